@@ -1,0 +1,79 @@
+// Domain errors. They know nothing about JSON-RPC or gRPC; rpc/errors.ts and grpc/errors.ts map them to codes.
+// Messages copy geth's wording where geth has one, because viem and ethers match on the text.
+
+/** Base class of every error the node raises on purpose. */
+export class KestrelError extends Error {
+  override name = 'KestrelError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A request parameter could not be decoded (geth: "invalid argument N: …"). */
+export class InvalidParamsError extends KestrelError {
+  override name = 'InvalidParamsError';
+}
+
+/** The method name is unknown or its namespace is disabled. */
+export class MethodNotFoundError extends KestrelError {
+  override name = 'MethodNotFoundError';
+  constructor(readonly method: string) {
+    super(`the method ${method} does not exist/is not available`);
+  }
+}
+
+/** The request envelope itself is malformed. */
+export class InvalidRequestError extends KestrelError {
+  override name = 'InvalidRequestError';
+}
+
+/** The body is not valid JSON. */
+export class ParseError extends KestrelError {
+  override name = 'ParseError';
+}
+
+/** A transaction was refused at admission (nonce too low, already known, insufficient funds, …). */
+export class TxRejectedError extends KestrelError {
+  override name = 'TxRejectedError';
+}
+
+/** EVM execution reverted; `data` holds the revert bytes. */
+export class RevertError extends KestrelError {
+  override name = 'RevertError';
+  constructor(readonly data: Uint8Array, readonly reason?: string) {
+    super(reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted');
+  }
+}
+
+/** EVM execution failed for a reason other than revert (out of gas, invalid opcode, timeout, …). */
+export class ExecutionError extends KestrelError {
+  override name = 'ExecutionError';
+}
+
+/** A referenced block, header or state does not exist (geth: "header not found"). */
+export class NotFoundError extends KestrelError {
+  override name = 'NotFoundError';
+}
+
+/** A configured resource limit was exceeded (range cap, batch size, filter cap, …). */
+export class LimitExceededError extends KestrelError {
+  override name = 'LimitExceededError';
+}
+
+/** A private method was called without a valid bearer token. */
+export class UnauthorizedError extends KestrelError {
+  override name = 'UnauthorizedError';
+  constructor() {
+    super('unauthorized');
+  }
+}
+
+/** The method exists but cannot be honoured on this chain (PoW-only, wallet features, …). */
+export class UnsupportedError extends KestrelError {
+  override name = 'UnsupportedError';
+}
+
+/** The feature is wired to a later part of the product and is switched off in this build. */
+export class NotEnabledError extends KestrelError {
+  override name = 'NotEnabledError';
+}

@@ -1,0 +1,51 @@
+// The one table from domain errors to JSON-RPC error objects (EIP-1474 codes, geth's conventions).
+import {
+  ExecutionError, InvalidParamsError, InvalidRequestError, KestrelError, LimitExceededError, MethodNotFoundError,
+  NotEnabledError, NotFoundError, ParseError, RevertError, TxRejectedError, UnauthorizedError, UnsupportedError,
+} from '../errors/index.ts';
+import { bytesToHex } from '../primitives/hex.ts';
+
+/** A JSON-RPC error object as it goes on the wire. */
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+export const SERVER_ERROR = -32000;
+export const LIMIT_EXCEEDED = -32005;
+export const EXECUTION_REVERTED = 3;
+export const UNAUTHORIZED = 4100;
+
+const table: Array<[new (...args: never[]) => Error, number]> = [
+  [ParseError, PARSE_ERROR],
+  [InvalidRequestError, INVALID_REQUEST],
+  [MethodNotFoundError, METHOD_NOT_FOUND],
+  [InvalidParamsError, INVALID_PARAMS],
+  [RevertError, EXECUTION_REVERTED],
+  [UnauthorizedError, UNAUTHORIZED],
+  [LimitExceededError, LIMIT_EXCEEDED],
+  [TxRejectedError, SERVER_ERROR],
+  [ExecutionError, SERVER_ERROR],
+  [NotFoundError, SERVER_ERROR],
+  [UnsupportedError, SERVER_ERROR],
+  [NotEnabledError, SERVER_ERROR],
+];
+
+/** Maps any thrown value to the JSON-RPC error object the client sees. */
+export function toRpcError(err: unknown): RpcErrorObject {
+  if (err instanceof RevertError) {
+    return { code: EXECUTION_REVERTED, message: err.message, data: bytesToHex(err.data) };
+  }
+  if (err instanceof KestrelError) {
+    for (const [cls, code] of table) if (err instanceof cls) return { code, message: err.message };
+    return { code: SERVER_ERROR, message: err.message };
+  }
+  // An unexpected failure: geth reports handler crashes as -32000 without leaking internals.
+  return { code: SERVER_ERROR, message: 'method handler crashed' };
+}

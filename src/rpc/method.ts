@@ -1,0 +1,29 @@
+// The shape of one JSON-RPC method: a literal wire name, the codecs that decode its params once into typed
+// values, and a handler of a few lines that calls a service.
+import type { Codec } from './params/codec.ts';
+import { decodeParams } from './params/codec.ts';
+
+/** Codec tuple → tuple of decoded value types. */
+export type Decoded<C extends readonly Codec<unknown>[]> = { [K in keyof C]: C[K] extends Codec<infer T> ? T : never };
+
+/** One JSON-RPC method bound to a service context type. */
+export interface RpcMethod<Ctx> {
+  readonly name: string;
+  /** Decodes positional params (throws InvalidParamsError with geth's wording). */
+  decode(params: unknown[]): unknown[];
+  /** Runs the method on decoded params; the result is already in wire form. */
+  run(ctx: Ctx, args: unknown[]): Promise<unknown> | unknown;
+}
+
+/** Defines a method; the handler receives the decoded, typed tuple. */
+export function defineMethod<Ctx, const C extends readonly Codec<unknown>[]>(def: {
+  name: string;
+  params: C;
+  handler: (ctx: Ctx, args: Decoded<C>) => Promise<unknown> | unknown;
+}): RpcMethod<Ctx> {
+  return {
+    name: def.name,
+    decode: (params) => decodeParams(params, def.params),
+    run: (ctx, args) => def.handler(ctx, args as Decoded<C>),
+  };
+}
