@@ -1,0 +1,95 @@
+// The transaction call object codec (eth_call, eth_estimateGas, eth_sendTransaction, …), after geth's
+// TransactionArgs: absent and null fields stay undefined, unknown fields are ignored.
+import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
+import { bytesEqual } from '../../primitives/hex.ts';
+import type { Codec } from './codec.ts';
+import { ParamError, codec } from './codec.ts';
+import { UnmarshalTypeError, address, atField, bytes, hash32, jsonKind } from './data.ts';
+import { uint256, uint64 } from './quantity.ts';
+
+const STRUCT = 'TransactionArgs';
+
+type Obj = Record<string, unknown>;
+
+/** True for a JSON object (not null, not an array). */
+function isObject(raw: unknown): raw is Obj {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+}
+
+/** Decodes obj[key] with `c` unless absent or null; errors name the field path. */
+function field<T>(obj: Obj, key: string, c: Codec<T>, path: string = key): T | undefined {
+  if (!Object.hasOwn(obj, key)) return undefined;
+  const raw = obj[key];
+  if (raw === undefined || raw === null) return undefined;
+  try {
+    return c.decode(raw);
+  } catch (e) {
+    throw atField(e, `${STRUCT}.${path}`);
+  }
+}
+
+/** Decodes one access list entry {address, storageKeys}; both keys are required, as in geth's AccessTuple. */
+function accessTuple(raw: unknown): AccessListItem {
+  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'types.AccessTuple', `${STRUCT}.accessList`);
+  const addr = field(raw, 'address', address, 'accessList.address');
+  if (addr === undefined) throw new ParamError("missing required field 'address' for AccessTuple");
+  if (!Object.hasOwn(raw, 'storageKeys') || raw['storageKeys'] === null) {
+    throw new ParamError("missing required field 'storageKeys' for AccessTuple");
+  }
+  const keys: unknown = raw['storageKeys'];
+  if (!Array.isArray(keys)) {
+    throw new UnmarshalTypeError(jsonKind(keys), '[]common.Hash', `${STRUCT}.accessList.storageKeys`);
+  }
+  const storageKeys = keys.map((k: unknown) => {
+    try {
+      return hash32.decode(k);
+    } catch (e) {
+      throw atField(e, `${STRUCT}.accessList.storageKeys`);
+    }
+  });
+  return { address: addr, storageKeys };
+}
+
+/** Decodes the accessList field (absent/null → undefined). */
+function accessList(obj: Obj): AccessListItem[] | undefined {
+  if (!Object.hasOwn(obj, 'accessList') || obj['accessList'] === null) return undefined;
+  const raw = obj['accessList'];
+  if (!Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'types.AccessList', `${STRUCT}.accessList`);
+  return raw.map(accessTuple);
+}
+
+/** A transaction call object → CallRequest; `gasLimit` aliases `gas`, `input` wins over an equal `data`. */
+export const callRequest: Codec<CallRequest> = codec((raw) => {
+  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), `ethapi.${STRUCT}`);
+  const gas = field(raw, 'gas', uint64);
+  const gasLimit = field(raw, 'gasLimit', uint64);
+  if (gas !== undefined && gasLimit !== undefined && gas !== gasLimit) {
+    throw new ParamError('both "gas" and "gasLimit" are set and not equal');
+  }
+  const data = field(raw, 'data', bytes);
+  const input = field(raw, 'input', bytes);
+  if (data !== undefined && input !== undefined && !bytesEqual(data, input)) {
+    throw new ParamError(
+      'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
+    );
+  }
+  const req: CallRequest = {
+    from: field(raw, 'from', address),
+    to: field(raw, 'to', address),
+    gas: gas ?? gasLimit,
+    gasPrice: field(raw, 'gasPrice', uint256),
+    maxFeePerGas: field(raw, 'maxFeePerGas', uint256),
+    maxPriorityFeePerGas: field(raw, 'maxPriorityFeePerGas', uint256),
+    value: field(raw, 'value', uint256),
+    data: input ?? data,
+    nonce: field(raw, 'nonce', uint64),
+    accessList: accessList(raw),
+    type: field(raw, 'type', uint64),
+    chainId: field(raw, 'chainId', uint256),
+  };
+  if (req.gasPrice !== undefined && (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined)) {
+    throw new ParamError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified');
+  }
+  for (const k of Object.keys(req) as (keyof CallRequest)[]) if (req[k] === undefined) delete req[k];
+  return req;
+});

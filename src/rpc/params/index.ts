@@ -1,0 +1,6 @@
+// Public surface of the RPC parameter codecs: the codec contract plus every concrete codec.
+export * from './codec.ts';
+export * from './quantity.ts';
+export * from './data.ts';
+export * from './block.ts';
+export * from './callRequest.ts';
