@@ -1,0 +1,64 @@
+// Compiles Solidity with the `solc` npm package (soljson), evmVersion "prague" (the node's hardfork;
+// solc 0.8.37 defaults to osaka, which the node does not run), optimizer on. Cached per source text.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import solc from 'solc';
+
+export const EVM_VERSION = 'prague';
+
+export interface CompiledContract {
+  /** JSON ABI (compatible with ethers' Interface and viem's Abi). */
+  abi: any[];
+  /** Creation bytecode, 0x-prefixed. */
+  bytecode: `0x${string}`;
+  /** Runtime bytecode as eth_getCode must return it (no immutables in our fixtures). */
+  deployedBytecode: `0x${string}`;
+}
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'contracts');
+const cache = new Map<string, Record<string, CompiledContract>>();
+
+/** Compiles one source file's text; returns every contract in it by name. Throws on any compiler error. */
+export function compileSource(source: string, fileName = 'Source.sol'): Record<string, CompiledContract> {
+  const key = `${fileName}\0${source}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const input = {
+    language: 'Solidity',
+    sources: { [fileName]: { content: source } },
+    settings: {
+      evmVersion: EVM_VERSION,
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    errors?: Array<{ severity: string; formattedMessage: string }>;
+    contracts?: Record<string, Record<string, { abi: any[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+  };
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  const out: Record<string, CompiledContract> = {};
+  for (const [name, c] of Object.entries(output.contracts?.[fileName] ?? {})) {
+    out[name] = {
+      abi: c.abi,
+      bytecode: `0x${c.evm.bytecode.object}`,
+      deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+    };
+  }
+  cache.set(key, out);
+  return out;
+}
+
+/** Compiles test/fixtures/contracts/<file>. */
+export function compileFixture(file = 'Kestrel.sol'): Record<string, CompiledContract> {
+  return compileSource(readFileSync(join(FIXTURES, file), 'utf8'), file);
+}
+
+/** The Store and Token contracts of test/fixtures/contracts/Kestrel.sol. */
+export function testContracts(): { Store: CompiledContract; Token: CompiledContract } {
+  const all = compileFixture('Kestrel.sol');
+  if (!all.Store || !all.Token) throw new Error('Kestrel.sol must define Store and Token');
+  return { Store: all.Store, Token: all.Token };
+}
