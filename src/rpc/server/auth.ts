@@ -1,0 +1,45 @@
+// Bearer-token and Origin checks shared by the HTTP and WS transports.
+import { timingSafeEqual } from 'node:crypto';
+
+/** True only when the Authorization header carries `Bearer <token>` equal to the configured token. */
+export function isAuthorized(header: string | string[] | undefined, token: string | undefined): boolean {
+  // An empty configured token would make "Bearer " match; treat it as "no private access configured".
+  if (token === undefined || token === '' || typeof header !== 'string') return false;
+  // The scheme is case-insensitive (RFC 7235); the credential is compared byte for byte.
+  const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  if (!m) return false;
+  const given = Buffer.from(m[1]!, 'utf8');
+  const want = Buffer.from(token, 'utf8');
+  // timingSafeEqual throws on unequal lengths; comparing want with itself keeps the work similar.
+  if (given.length !== want.length) {
+    timingSafeEqual(want, want);
+    return false;
+  }
+  return timingSafeEqual(given, want);
+}
+
+/** The value for Access-Control-Allow-Origin, or undefined when the origin is not allowed (or CORS is off). */
+export function corsAllowOrigin(origin: string | undefined, allowed: readonly string[]): string | undefined {
+  if (allowed.length === 0 || origin === undefined) return undefined;
+  if (allowed.includes('*')) return '*';
+  const o = origin.toLowerCase();
+  return allowed.some((a) => a.toLowerCase() === o) ? origin : undefined;
+}
+
+/** Whether a WebSocket handshake from this Origin may proceed (geth's rules). */
+export function wsOriginAllowed(origin: string | undefined, allowed: readonly string[] | undefined): boolean {
+  // Browsers always send Origin; its absence means a non-browser client, which CSRF-style checks cannot concern.
+  if (origin === undefined) return true;
+  if (allowed && allowed.length > 0) {
+    if (allowed.includes('*')) return true;
+    const o = origin.toLowerCase();
+    return allowed.some((a) => a.toLowerCase() === o);
+  }
+  // Nothing configured: only pages served from this machine, so a random website cannot drive a local node.
+  try {
+    const host = new URL(origin).hostname;
+    return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,167 @@
+// JSON-RPC over HTTP on bare node:http: POST only, bounded bodies, optional CORS and bearer auth.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { INTERNAL_ERROR, INVALID_REQUEST } from '../errors.ts';
+import { corsAllowOrigin, isAuthorized } from './auth.ts';
+import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
+import type { CallMeta, Dispatcher, RpcLimits, RpcLogger } from './jsonrpc.ts';
+
+/** Options of the HTTP transport. */
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  dispatcher: Dispatcher;
+  limits: RpcLimits;
+  /** [] = no CORS headers at all; ['*'] = any origin; otherwise exact origins. */
+  corsOrigins: string[];
+  /** When set, `Authorization: Bearer <token>` marks the call as authorized. */
+  authToken?: string;
+  /** Time allowed to receive a whole request (headers and body); default 30 s. */
+  requestTimeoutMs?: number;
+  log?: RpcLogger;
+}
+
+/** A running HTTP transport. */
+export interface RunningHttpServer {
+  server: http.Server;
+  port: number;
+  close(): Promise<void>;
+}
+
+// geth accepts these three; some older tooling still sends the -rpc variants.
+const ACCEPTED_CONTENT_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
+
+function contentTypeOk(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const media = header.split(';', 1)[0]!.trim().toLowerCase();
+  return ACCEPTED_CONTENT_TYPES.has(media);
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, {
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': String(Buffer.byteLength(body)),
+  });
+  res.end(body);
+}
+
+function sendRejection(
+  res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, errorResponse(null, { code: INVALID_REQUEST, message }), headers);
+}
+
+/** Answers 413 and then drops the connection so the rest of an oversized body is never read. */
+function rejectTooLarge(req: http.IncomingMessage, res: http.ServerResponse, size: number, max: number,
+  headers: Record<string, string>): void {
+  res.once('finish', () => req.socket.destroy());
+  sendRejection(res, 413, `content length too large (${size}>${max})`, { ...headers, Connection: 'close' });
+}
+
+/** Starts the HTTP JSON-RPC server; resolves once it listens (port 0 picks a free port). */
+export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
+  const { dispatcher, limits, corsOrigins, authToken } = opts;
+  const log = opts.log ?? stderrLogger;
+  const requestTimeout = opts.requestTimeoutMs ?? 30_000;
+
+  const server = http.createServer({
+    requestTimeout,
+    // Node requires headersTimeout <= requestTimeout.
+    headersTimeout: Math.min(requestTimeout, 10_000),
+    // Node only sweeps for expired requests on this interval; keep it proportionate so the timeout means something.
+    connectionsCheckingInterval: Math.max(50, Math.min(requestTimeout, 30_000) / 4),
+    keepAlive: true,
+  }, (req, res) => {
+    req.on('error', () => req.socket.destroy());
+    res.on('error', () => req.socket.destroy());
+
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+    const allowOrigin = corsAllowOrigin(origin, corsOrigins);
+    const cors: Record<string, string> = {};
+    if (allowOrigin !== undefined) {
+      cors['Access-Control-Allow-Origin'] = allowOrigin;
+      if (allowOrigin !== '*') cors['Vary'] = 'Origin';
+    }
+
+    if (req.method === 'OPTIONS' && corsOrigins.length > 0) {
+      if (allowOrigin !== undefined) {
+        cors['Access-Control-Allow-Methods'] = 'POST, OPTIONS';
+        const asked = req.headers['access-control-request-headers'];
+        cors['Access-Control-Allow-Headers'] = typeof asked === 'string' && asked !== ''
+          ? asked : 'Content-Type, Authorization';
+        cors['Access-Control-Max-Age'] = '600';
+      }
+      res.writeHead(204, cors);
+      res.end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      sendRejection(res, 405, 'method not allowed', { ...cors, Allow: corsOrigins.length > 0 ? 'POST, OPTIONS' : 'POST' });
+      return;
+    }
+    const declared = req.headers['content-length'];
+    if (declared !== undefined) {
+      const n = Number(declared);
+      if (Number.isFinite(n) && n > limits.maxBodyBytes) {
+        rejectTooLarge(req, res, n, limits.maxBodyBytes, cors);
+        return;
+      }
+    }
+    if (!contentTypeOk(req.headers['content-type'])) {
+      sendRejection(res, 415, 'invalid content type, only application/json is supported', cors);
+      return;
+    }
+
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let aborted = false;
+    req.on('data', (chunk: Buffer) => {
+      if (aborted) return;
+      received += chunk.length;
+      // Chunked uploads carry no Content-Length, so the limit must also hold while streaming.
+      if (received > limits.maxBodyBytes) {
+        aborted = true;
+        chunks.length = 0;
+        req.pause();
+        rejectTooLarge(req, res, received, limits.maxBodyBytes, cors);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (aborted) return;
+      const meta: CallMeta = { transport: 'http', authorized: isAuthorized(req.headers.authorization, authToken) };
+      handleBody(Buffer.concat(chunks, received), dispatcher, meta, limits, log).then(
+        (reply) => sendJson(res, 200, reply ?? '', cors),
+        (e: unknown) => {
+          // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
+          log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+          sendJson(res, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
+        },
+      );
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: Error): void => reject(e);
+    server.once('error', onError);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  server.on('error', (e) => log(`rpc: http server error: ${e.stack ?? e.message}`));
+
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Idle keep-alive sockets would otherwise hold close() open until they time out.
+      server.closeAllConnections();
+    }),
+  };
+}
