@@ -1,0 +1,183 @@
+// JSON-RPC over WebSocket: one handleBody per frame, replies in completion order, liveness by ping/pong.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { RawData } from 'ws';
+import { INVALID_REQUEST } from '../errors.ts';
+import { isAuthorized, wsOriginAllowed } from './auth.ts';
+import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
+import type { CallMeta, Dispatcher, RpcLimits, RpcLogger, WsConnection } from './jsonrpc.ts';
+
+/** Options of the WebSocket transport. */
+export interface WsServerOptions {
+  host: string;
+  port: number;
+  dispatcher: Dispatcher;
+  limits: RpcLimits;
+  /** Set at the handshake from `Authorization: Bearer <token>`; fixed for the connection's life. */
+  authToken?: string;
+  /** Allowed browser origins; undefined or [] = only localhost pages, ['*'] = any. */
+  corsOrigins?: string[];
+  /** Ping period; a client that has not ponged since the previous ping is dropped. Default 30 s. */
+  pingIntervalMs?: number;
+  log?: RpcLogger;
+}
+
+/** A running WebSocket transport. */
+export interface RunningWsServer {
+  server: http.Server;
+  wss: WebSocketServer;
+  port: number;
+  close(): Promise<void>;
+}
+
+interface ConnState {
+  alive: boolean;
+}
+
+function rawToBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
+  if (socket.writable) {
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  }
+  socket.destroy();
+}
+
+/** Builds the handle a method keeps to push messages and learn about disconnects. */
+function makeConnection(id: number, socket: WebSocket, log: RpcLogger): WsConnection {
+  const closeHooks: Array<() => void> = [];
+  let closed = false;
+  socket.once('close', () => {
+    closed = true;
+    for (const fn of closeHooks.splice(0)) {
+      // One failing cleanup must not skip the others (e.g. several subscriptions on one socket).
+      try {
+        fn();
+      } catch (e) {
+        log(`rpc: ws close hook failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      }
+    }
+  });
+  return {
+    id,
+    send(message) {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      // Pushes usually run from timers or event handlers, where a throw would take the process down.
+      try {
+        socket.send(JSON.stringify(message));
+      } catch (e) {
+        log(`rpc: ws push on connection ${id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      }
+    },
+    onClose(fn) {
+      if (closed) queueMicrotask(fn);
+      else closeHooks.push(fn);
+    },
+  };
+}
+
+/** Starts the WebSocket JSON-RPC server; resolves once it listens (port 0 picks a free port). */
+export async function startWsServer(opts: WsServerOptions): Promise<RunningWsServer> {
+  const { dispatcher, limits, authToken } = opts;
+  const log = opts.log ?? stderrLogger;
+  const pingIntervalMs = opts.pingIntervalMs ?? 30_000;
+  let nextConnectionId = 1;
+  const states = new Map<WebSocket, ConnState>();
+
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (_req, res) => {
+    const body = errorResponse(null, { code: INVALID_REQUEST, message: 'websocket upgrade required' });
+    res.writeHead(426, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Upgrade: 'websocket' });
+    res.end(body);
+  });
+  // Compression is off: inflating attacker frames costs memory that maxPayload does not bound up front.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxBodyBytes, perMessageDeflate: false });
+
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+    if (!wsOriginAllowed(origin, opts.corsOrigins)) {
+      rejectUpgrade(socket, 403, 'Forbidden');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
+
+  wss.on('connection', (socket: WebSocket, req: http.IncomingMessage) => {
+    const state: ConnState = { alive: true };
+    states.set(socket, state);
+    const connection = makeConnection(nextConnectionId++, socket, log);
+    const meta: CallMeta = {
+      transport: 'ws',
+      authorized: isAuthorized(req.headers.authorization, authToken),
+      connection,
+    };
+    // ws emits 'error' for protocol violations such as an oversized frame (it already closes with 1009);
+    // without a listener that error would be thrown and take the whole node down.
+    socket.on('error', () => socket.terminate());
+    socket.on('pong', () => {
+      state.alive = true;
+    });
+    socket.once('close', () => states.delete(socket));
+    socket.on('message', (data: RawData) => {
+      // Any inbound traffic proves the peer is alive, even if its pong is queued behind a large frame.
+      state.alive = true;
+      handleBody(rawToBuffer(data), dispatcher, meta, limits, log).then(
+        (reply) => {
+          if (reply !== undefined && socket.readyState === WebSocket.OPEN) socket.send(reply);
+        },
+        (e: unknown) => log(`rpc: ws handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      );
+    });
+  });
+
+  const pinger = setInterval(() => {
+    for (const [socket, state] of states) {
+      if (!state.alive) {
+        socket.terminate();
+        continue;
+      }
+      state.alive = false;
+      try {
+        socket.ping();
+      } catch {
+        socket.terminate();
+      }
+    }
+  }, pingIntervalMs);
+  pinger.unref();
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (e: Error): void => reject(e);
+      server.once('error', onError);
+      server.listen(opts.port, opts.host, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+  } catch (e) {
+    clearInterval(pinger);
+    throw e;
+  }
+  server.on('error', (e) => log(`rpc: ws server error: ${e.stack ?? e.message}`));
+
+  const port = (server.address() as AddressInfo).port;
+  return {
+    server,
+    wss,
+    port,
+    close: () => new Promise<void>((resolve) => {
+      clearInterval(pinger);
+      for (const socket of wss.clients) socket.terminate();
+      wss.close();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
