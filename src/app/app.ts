@@ -1,0 +1,234 @@
+// The deterministic state machine, ABCI-shaped: checkTx, finalizeBlock, commit, query. It never knows who drives
+// it; the solo engine and (later) the ABCI server call the same methods.
+import type { Common } from '@ethereumjs/common';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Address, createAccount } from '@ethereumjs/util';
+import { createVM, type VM } from '@ethereumjs/vm';
+import { KestrelError, NotFoundError } from '../errors/index.ts';
+import type { ChainStore } from '../store/chainStore.ts';
+import { blockSize } from '../store/chainStore.ts';
+import type { KvStore } from '../store/kv.ts';
+import type { BufferedTrieDb } from '../store/trieDb.ts';
+import { deriveMixHash, sealHeader, type BlockContext } from './block.ts';
+import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
+import { blockHashSource } from './evm/blockHashes.ts';
+import { executeTxs, type ExecTx } from './evm/executor.ts';
+import { checkAgainstState, decodeTx, type AdmissionRules } from './evm/validate.ts';
+import type { Genesis } from './genesis.ts';
+import type { StateDb } from './state/stateDb.ts';
+
+/** A block and its receipts once committed. */
+export interface CommittedBlock {
+  block: BlockRecord;
+  receipts: ReceiptRecord[];
+}
+
+/** The result of FinalizeBlock: the sealed (not yet committed) block and the txs that could not be included. */
+export interface FinalizeResult extends CommittedBlock {
+  rejected: Array<{ hash: Uint8Array; error: string }>;
+}
+
+/** Everything the app is built from. */
+export interface AppDeps {
+  kv: KvStore;
+  chain: ChainStore;
+  state: StateDb;
+  common: Common;
+  genesis: Genesis;
+  evmChainId: bigint;
+  minGasPrice: bigint;
+  etherbase: Uint8Array;
+}
+
+/** The Kestrel application state machine. */
+export class KestrelApp {
+  private headBlock!: BlockRecord;
+  private headState!: MerkleStateManager;
+  private headDb!: BufferedTrieDb;
+  private vm!: VM;
+  private sealed?: FinalizeResult;
+  private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
+  /** Coinbase for the next blocks (miner_setEtherbase changes it). */
+  etherbase: Uint8Array;
+  minGasPrice: bigint;
+
+  private constructor(private readonly deps: AppDeps) {
+    this.etherbase = deps.etherbase;
+    this.minGasPrice = deps.minGasPrice;
+  }
+
+  /** Opens the app on its store, writing genesis block 0 on first start. */
+  static async open(deps: AppDeps): Promise<KestrelApp> {
+    const app = new KestrelApp(deps);
+    await app.init();
+    return app;
+  }
+
+  private async init(): Promise<void> {
+    const { chain, state, common, genesis } = this.deps;
+    const headNumber = chain.headNumber();
+    this.headDb = state.bufferedDb();
+    if (headNumber === undefined) {
+      const st = state.executionState(new Uint8Array(0), this.headDb);
+      await st.checkpoint();
+      for (const a of genesis.alloc) await st.putAccount(new Address(a.address), createAccount({ nonce: 0n, balance: a.balance }));
+      await st.commit();
+      const stateRoot = await st.getStateRoot();
+      const ctx: BlockContext = {
+        number: 0n,
+        parentHash: new Uint8Array(32),
+        timestamp: genesis.time,
+        coinbase: new Uint8Array(20),
+        gasLimit: genesis.blockGasLimit,
+        baseFeePerGas: genesis.baseFee,
+        mixHash: new Uint8Array(32),
+      };
+      const header = await sealHeader(ctx, common, { stateRoot, txs: [], receipts: [], gasUsed: 0n });
+      const block: BlockRecord = { header, hash: header.hash(), number: 0n, txs: [], txHashes: [], senders: [], size: blockSize(header.raw(), []) };
+      await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, [])]);
+      chain.remember(block, []);
+      this.headBlock = block;
+      this.headState = st;
+    } else {
+      const head = chain.blockByNumber(headNumber);
+      if (!head) throw new KestrelError(`store corrupt: head block ${headNumber} missing`);
+      this.headBlock = head;
+      this.headState = state.executionState(head.header.stateRoot, this.headDb);
+    }
+    this.vm = await createVM({
+      common,
+      stateManager: this.headState,
+      blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
+    });
+  }
+
+  /** The latest committed block. */
+  get head(): BlockRecord {
+    return this.headBlock;
+  }
+
+  /** The base fee the next block will charge (EIP-1559). */
+  nextBaseFee(): bigint {
+    return this.headBlock.header.calcNextBaseFee();
+  }
+
+  /** Current admission rules. */
+  rules(): AdmissionRules {
+    return {
+      evmChainId: this.deps.evmChainId,
+      blockGasLimit: this.headBlock.header.gasLimit,
+      baseFee: this.nextBaseFee(),
+      minGasPrice: this.minGasPrice,
+    };
+  }
+
+  /** CheckTx: decodes, verifies and checks a raw transaction against the latest state. */
+  async checkTx(raw: Uint8Array): Promise<ExecTx> {
+    const rules = this.rules();
+    const item = decodeTx(raw, this.deps.common, rules);
+    const view = this.deps.state.readView(this.headBlock.header.stateRoot);
+    const acc = await view.getAccount(new Address(item.sender));
+    checkAgainstState(item, { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }, rules);
+    return item;
+  }
+
+  /** FinalizeBlock: executes the proposed txs on the head state and seals the next block (not yet persisted). */
+  async finalizeBlock(req: { txs: ExecTx[]; time: bigint }): Promise<FinalizeResult> {
+    if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
+    const parent = this.headBlock;
+    const number = parent.number + 1n;
+    const ctx: BlockContext = {
+      number,
+      parentHash: parent.hash,
+      timestamp: req.time > parent.header.timestamp ? req.time : parent.header.timestamp + 1n,
+      coinbase: this.etherbase,
+      gasLimit: parent.header.gasLimit,
+      baseFeePerGas: parent.header.calcNextBaseFee(),
+      mixHash: deriveMixHash(parent.hash, number),
+    };
+    await this.headState.checkpoint();
+    try {
+      const exec = await executeTxs(this.vm, this.headState, this.deps.common, ctx, req.txs);
+      await this.headState.commit();
+      const stateRoot = await this.headState.getStateRoot();
+      const txs = exec.included.map((t) => t.tx);
+      const header = await sealHeader(ctx, this.deps.common, { stateRoot, txs, receipts: exec.receipts, gasUsed: exec.gasUsed });
+      const block: BlockRecord = {
+        header,
+        hash: header.hash(),
+        number,
+        txs,
+        txHashes: exec.included.map((t) => t.hash),
+        senders: exec.included.map((t) => t.sender),
+        size: blockSize(header.raw(), txs),
+      };
+      this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected };
+      return this.sealed;
+    } catch (e) {
+      await this.abandon();
+      throw e;
+    }
+  }
+
+  /** Drops a sealed but uncommitted block and returns the head state to the last commit. */
+  private async abandon(): Promise<void> {
+    this.sealed = undefined;
+    this.headDb.discard();
+    this.headState = this.deps.state.executionState(this.headBlock.header.stateRoot, this.headDb);
+    this.vm = await createVM({
+      common: this.deps.common,
+      stateManager: this.headState,
+      blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
+    });
+  }
+
+  /** Commit: persists the sealed block, its state and indexes in one atomic batch, then announces it. */
+  async commit(): Promise<CommittedBlock> {
+    const s = this.sealed;
+    if (!s) throw new KestrelError('commit called without a finalized block');
+    const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts)];
+    try {
+      await this.deps.kv.write(ops);
+    } catch (e) {
+      await this.abandon();
+      throw e;
+    }
+    this.deps.chain.remember(s.block, s.receipts);
+    this.headBlock = s.block;
+    this.sealed = undefined;
+    const committed = { block: s.block, receipts: s.receipts };
+    for (const fn of this.commitListeners) {
+      try {
+        fn(committed);
+      } catch (e) {
+        console.error('commit listener failed:', e);
+      }
+    }
+    return committed;
+  }
+
+  /** Registers a listener called after every commit. */
+  onCommit(fn: (c: CommittedBlock) => void): void {
+    this.commitListeners.push(fn);
+  }
+
+  /**
+   * Query: ABCI-style read by path at a height (0/undefined = latest). Path `/evm/account` takes the 20-byte
+   * address and answers the RLP account [nonce, balance, storageRoot, codeHash] (empty when absent); the
+   * Cosmos query paths plug in here as they arrive.
+   */
+  async query(path: string, data: Uint8Array, height?: bigint): Promise<Uint8Array> {
+    const h = height === undefined || height === 0n ? this.headBlock.number : height;
+    if (h > this.headBlock.number) {
+      throw new NotFoundError(`height ${h} must be less than or equal to the current blockchain height ${this.headBlock.number}`);
+    }
+    const block = this.deps.chain.blockByNumber(h);
+    if (!block) throw new NotFoundError(`height ${h} is not available`);
+    if (path === '/evm/account') {
+      if (data.length !== 20) throw new KestrelError('account query wants a 20-byte address');
+      const acc = await this.deps.state.readView(block.header.stateRoot).getAccount(new Address(data));
+      return acc ? acc.serialize() : new Uint8Array(0);
+    }
+    throw new NotFoundError(`unknown query path ${path}`);
+  }
+}

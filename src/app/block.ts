@@ -1,0 +1,95 @@
+// Ethereum-format block assembly: header fields, transaction/receipt tries and the block bloom.
+import { createBlockHeader, genTransactionsTrieRoot, type BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Bloom, encodeReceipt } from '@ethereumjs/vm';
+import { keccak256 } from '../primitives/hash.ts';
+import { concatBytes, u64be } from '../primitives/hex.ts';
+import type { ReceiptRecord } from './chain/types.ts';
+
+/** Inputs that fix a block's execution context before its transactions run. */
+export interface BlockContext {
+  number: bigint;
+  parentHash: Uint8Array;
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  gasLimit: bigint;
+  baseFeePerGas: bigint;
+  mixHash: Uint8Array;
+}
+
+/** Deterministic prevRandao: every validator derives the same value from the parent. */
+export function deriveMixHash(parentHash: Uint8Array, number: bigint): Uint8Array {
+  return keccak256(concatBytes(parentHash, u64be(number)));
+}
+
+/** The header used as EVM context while the block's transactions execute (roots not known yet). */
+export function contextHeader(ctx: BlockContext, common: Common): BlockHeader {
+  return createBlockHeader(
+    {
+      number: ctx.number,
+      parentHash: ctx.parentHash,
+      timestamp: ctx.timestamp,
+      coinbase: ctx.coinbase,
+      gasLimit: ctx.gasLimit,
+      baseFeePerGas: ctx.baseFeePerGas,
+      mixHash: ctx.mixHash,
+      difficulty: 0n,
+    },
+    { common, setHardfork: false },
+  );
+}
+
+/** Root of the receipts trie (key rlp(index), value the consensus receipt encoding). */
+export async function receiptsRoot(receipts: ReceiptRecord[]): Promise<Uint8Array> {
+  const trie = new MerklePatriciaTrie();
+  for (let i = 0; i < receipts.length; i++) {
+    const r = receipts[i]!;
+    const encoded = encodeReceipt(
+      {
+        status: r.status,
+        cumulativeBlockGasUsed: r.cumulativeGasUsed,
+        bitvector: r.bloom,
+        logs: r.logs.map((l) => [l.address, l.topics, l.data]),
+      },
+      r.type as never,
+    );
+    await trie.put(RLP.encode(i), encoded);
+  }
+  return trie.root();
+}
+
+/** OR of the receipts' blooms. */
+export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
+  const bloom = new Bloom();
+  for (const r of receipts) bloom.or(new Bloom(r.bloom));
+  return bloom.bitvector;
+}
+
+/** The sealed header once execution has produced the state root and receipts. */
+export async function sealHeader(
+  ctx: BlockContext,
+  common: Common,
+  sealed: { stateRoot: Uint8Array; txs: TypedTransaction[]; receipts: ReceiptRecord[]; gasUsed: bigint },
+): Promise<BlockHeader> {
+  return createBlockHeader(
+    {
+      number: ctx.number,
+      parentHash: ctx.parentHash,
+      timestamp: ctx.timestamp,
+      coinbase: ctx.coinbase,
+      gasLimit: ctx.gasLimit,
+      baseFeePerGas: ctx.baseFeePerGas,
+      mixHash: ctx.mixHash,
+      difficulty: 0n,
+      stateRoot: sealed.stateRoot,
+      transactionsTrie: await genTransactionsTrieRoot(sealed.txs),
+      receiptTrie: await receiptsRoot(sealed.receipts),
+      logsBloom: blockBloom(sealed.receipts),
+      gasUsed: sealed.gasUsed,
+    },
+    { common, setHardfork: false },
+  );
+}

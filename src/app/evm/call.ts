@@ -1,0 +1,158 @@
+// eth_call and eth_estimateGas: run a message on a throw-away copy of a block's state, exactly as a transaction
+// would run (intrinsic gas, warm sets, refunds), bounded by the gas cap and the EVM timeout.
+import { createBlock } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { createTx, type TypedTransaction } from '@ethereumjs/tx';
+import { Address, createZeroAddress } from '@ethereumjs/util';
+import { createVM, runTx, type RunTxResult } from '@ethereumjs/vm';
+import { ExecutionError, RevertError } from '../../errors/index.ts';
+import type { CallRequest } from '../../primitives/callRequest.ts';
+import { contextHeader, deriveMixHash } from '../block.ts';
+import type { BlockRecord } from '../chain/types.ts';
+import type { StateDb } from '../state/stateDb.ts';
+import { blockHashSource } from './blockHashes.ts';
+import { decodeRevertReason } from './revert.ts';
+
+/** Limits applied to every call. */
+export interface CallLimits {
+  gasCap: bigint;
+  timeoutMs: number;
+}
+
+class Timeout extends Error {}
+
+/** Runs calls and gas estimations against historical state. */
+export class CallService {
+  constructor(
+    private readonly common: Common,
+    private readonly state: StateDb,
+    private readonly hashOf: (n: bigint) => Uint8Array | undefined,
+    private readonly limits: CallLimits,
+  ) {}
+
+  private buildTx(req: CallRequest, gas: bigint, nonce: bigint): TypedTransaction {
+    const base = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(0), gasLimit: gas, nonce };
+    let tx: TypedTransaction;
+    if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) {
+      const maxFeePerGas = req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n;
+      tx = createTx({ ...base, type: 2, maxFeePerGas, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n, accessList: req.accessList?.map((a) => [a.address, a.storageKeys]) as never }, { common: this.common, freeze: false });
+    } else if (req.accessList) {
+      tx = createTx({ ...base, type: 1, gasPrice: req.gasPrice ?? 0n, accessList: req.accessList.map((a) => [a.address, a.storageKeys]) as never }, { common: this.common, freeze: false });
+    } else {
+      tx = createTx({ ...base, type: 0, gasPrice: req.gasPrice ?? 0n }, { common: this.common, freeze: false });
+    }
+    const from = req.from ? new Address(req.from) : createZeroAddress();
+    // Impersonation: the message runs as `from` without a signature, as geth's eth_call does.
+    (tx as unknown as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+    return tx;
+  }
+
+  /** Executes once on a fresh state copy; returns the raw runTx result. */
+  private async execute(req: CallRequest, block: BlockRecord, gas: bigint, sm?: MerkleStateManager): Promise<RunTxResult> {
+    const state = sm ?? this.state.executionState(block.header.stateRoot);
+    const from = req.from ? new Address(req.from) : createZeroAddress();
+    const nonce = (await state.getAccount(from))?.nonce ?? 0n;
+    const tx = this.buildTx(req, gas, nonce);
+    const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
+    const h = block.header;
+    // geth runs unpriced calls with a zero base fee so they need no funds for gas.
+    const header = contextHeader(
+      {
+        number: h.number,
+        parentHash: h.parentHash,
+        timestamp: h.timestamp,
+        coinbase: h.coinbase.bytes,
+        gasLimit: h.gasLimit > gas ? h.gasLimit : gas,
+        baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n,
+        mixHash: h.mixHash.length ? h.mixHash : deriveMixHash(h.parentHash, h.number),
+      },
+      this.common,
+    );
+    const vm = await createVM({ common: this.common, stateManager: state, blockchain: blockHashSource(this.hashOf) });
+    const deadline = this.limits.timeoutMs > 0 ? Date.now() + this.limits.timeoutMs : 0;
+    if (deadline) {
+      let steps = 0;
+      vm.evm.events!.on('step', () => {
+        if ((++steps & 1023) === 0 && Date.now() > deadline) throw new Timeout();
+      });
+    }
+    await state.checkpoint();
+    try {
+      return await runTx(vm, {
+        tx,
+        block: createBlock({ header }, { common: this.common, setHardfork: false }),
+        skipNonce: true,
+        skipBalance: !priced,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+      });
+    } catch (e) {
+      if (e instanceof Timeout || (e as Error)?.message?.includes('Timeout')) {
+        throw new ExecutionError(`execution aborted (timeout = ${this.limits.timeoutMs / 1000}s)`);
+      }
+      throw translateRunTxError(e);
+    } finally {
+      await state.revert();
+    }
+  }
+
+  private capGas(req: CallRequest): bigint {
+    const cap = this.limits.gasCap > 0n ? this.limits.gasCap : 2n ** 63n;
+    return req.gas !== undefined && req.gas > 0n && req.gas < cap ? req.gas : cap;
+  }
+
+  /** eth_call: the return data, or RevertError / ExecutionError. */
+  async call(req: CallRequest, block: BlockRecord): Promise<Uint8Array> {
+    const r = await this.execute(req, block, this.capGas(req));
+    const err = r.execResult.exceptionError;
+    if (err) throw failure(err.error, r.execResult.returnValue, r);
+    return r.execResult.returnValue;
+  }
+
+  /** eth_estimateGas: the smallest gas limit with which the message succeeds (binary search, as geth). */
+  async estimateGas(req: CallRequest, block: BlockRecord): Promise<bigint> {
+    let hi = req.gas !== undefined && req.gas >= 21000n ? req.gas : block.header.gasLimit;
+    if (this.limits.gasCap > 0n && hi > this.limits.gasCap) hi = this.limits.gasCap;
+    const sm = this.state.executionState(block.header.stateRoot);
+    const first = await this.execute(req, block, hi, sm);
+    if (first.execResult.exceptionError) {
+      const e = first.execResult.exceptionError.error;
+      if (e === 'revert') throw failure(e, first.execResult.returnValue, first);
+      throw new ExecutionError(e.includes('out of gas') ? `gas required exceeds allowance (${hi})` : e);
+    }
+    const ok = async (gas: bigint): Promise<boolean> => {
+      try {
+        return !(await this.execute(req, block, gas, sm)).execResult.exceptionError;
+      } catch {
+        return false;
+      }
+    };
+    const used = first.totalGasSpent;
+    let lo = used - 1n;
+    // Most calls succeed with the gas they used plus refunds and the 63/64 reserve; try that first.
+    const optimistic = ((used + first.gasRefund + 2300n) * 64n) / 63n;
+    if (optimistic < hi && (await ok(optimistic))) hi = optimistic;
+    while (lo + 1n < hi) {
+      if ((hi - lo) * 1000n < hi * 15n) break; // within 1.5%, geth's estimate tolerance
+      const mid = (lo + hi) / 2n;
+      if (await ok(mid)) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+}
+
+function failure(error: string, data: Uint8Array, _r: RunTxResult): Error {
+  if (error === 'revert') return new RevertError(data, decodeRevertReason(data));
+  return new ExecutionError(error);
+}
+
+/** Maps runTx's pre-execution errors to geth's wording. */
+function translateRunTxError(e: unknown): Error {
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/gas limit/i.test(msg) && /intrinsic|upfront|too low/i.test(msg)) return new ExecutionError(`intrinsic gas too low: ${msg.split(' (')[0]}`);
+  if (/balance/i.test(msg) && /sender|enough|insufficient/i.test(msg)) return new ExecutionError('insufficient funds for gas * price + value');
+  if (/base fee/i.test(msg)) return new ExecutionError('max fee per gas less than block base fee');
+  return new ExecutionError(msg.split('\n')[0]!.slice(0, 300));
+}

@@ -1,0 +1,32 @@
+// The chain's Ethereum rules: hardfork, EIP-155 id, and native secp256k1 recovery (25× faster than pure JS).
+import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
+import secp256k1 from 'secp256k1';
+import { padLeft } from '../../primitives/hex.ts';
+
+/** The hardfork Kestrel executes (solc contracts must target the same evmVersion). */
+export const HARDFORK = Hardfork.Prague;
+
+function recoveryId(v: bigint, chainId?: bigint): number {
+  if (v === 0n || v === 1n) return Number(v);
+  if (chainId === undefined) return Number(v - 27n);
+  return Number(v - (chainId * 2n + 35n));
+}
+
+/** Recovers the uncompressed public key (64 bytes, no prefix) with the native library. */
+export function nativeEcrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+  const rec = recoveryId(v, chainId);
+  if (rec !== 0 && rec !== 1) throw new Error('invalid signature v value');
+  const sig = new Uint8Array(64);
+  sig.set(padLeft(r, 32), 0);
+  sig.set(padLeft(s, 32), 32);
+  const pub = secp256k1.ecdsaRecover(sig, rec, msgHash, false);
+  return pub.slice(1);
+}
+
+/** Builds the Common for an EIP-155 chain id at Kestrel's hardfork. */
+export function createChainCommon(evmChainId: bigint): Common {
+  return createCustomCommon({ chainId: Number(evmChainId), name: 'kestrel' }, Mainnet, {
+    hardfork: HARDFORK,
+    customCrypto: { ecrecover: nativeEcrecover },
+  });
+}

@@ -1,0 +1,85 @@
+// Transaction admission (CheckTx): decoding, signature, chain id and the stateful checks, in geth's order and
+// with geth's messages, because wallets and libraries match on them.
+import type { Common } from '@ethereumjs/common';
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { TxRejectedError } from '../../errors/index.ts';
+import type { ExecTx } from './executor.ts';
+
+/** Largest accepted serialized transaction (geth's txMaxSize, 4 slots of 32 KiB). */
+export const MAX_TX_BYTES = 128 * 1024;
+const SUPPORTED_TYPES = new Set([0, 1, 2, 4]);
+
+/** Account facts admission needs. */
+export interface AccountState {
+  nonce: bigint;
+  balance: bigint;
+}
+
+/** Chain parameters admission needs. */
+export interface AdmissionRules {
+  evmChainId: bigint;
+  blockGasLimit: bigint;
+  baseFee: bigint;
+  minGasPrice: bigint;
+}
+
+/** Decodes raw tx bytes and recovers the sender; stateless checks only. */
+export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules): ExecTx {
+  if (raw.length === 0) throw new TxRejectedError('typed transaction too short');
+  if (raw.length > MAX_TX_BYTES) throw new TxRejectedError('oversized data');
+  if (raw[0]! <= 0x7f && !SUPPORTED_TYPES.has(raw[0]!)) throw new TxRejectedError('transaction type not supported');
+  let tx: TypedTransaction;
+  try {
+    tx = createTxFromRLP(raw, { common });
+  } catch (e) {
+    throw new TxRejectedError(`rlp: invalid transaction: ${shortReason(e)}`);
+  }
+  if (tx.type === 0 && !(tx as unknown as { supports(eip: number): boolean }).supports(155)) {
+    throw new TxRejectedError('only replay-protected (EIP-155) transactions allowed over RPC');
+  }
+  const txChainId = (tx as unknown as { common: Common }).common.chainId();
+  if (txChainId !== rules.evmChainId) {
+    throw new TxRejectedError(`invalid chain id for signer: have ${txChainId} want ${rules.evmChainId}`);
+  }
+  let sender: Uint8Array;
+  try {
+    sender = tx.getSenderAddress().bytes;
+  } catch {
+    throw new TxRejectedError('invalid sender');
+  }
+  return { tx, sender, hash: tx.hash() };
+}
+
+function shortReason(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split('\n')[0]!.replace(/\s*\(.*$/, '').slice(0, 200);
+}
+
+/** Max fee per gas a tx commits to (gasPrice for legacy/2930). */
+export function feeCap(tx: TypedTransaction): bigint {
+  return 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as unknown as { gasPrice: bigint }).gasPrice;
+}
+
+/** Priority fee cap (gasPrice for legacy/2930). */
+export function tipCap(tx: TypedTransaction): bigint {
+  return 'maxPriorityFeePerGas' in tx ? (tx.maxPriorityFeePerGas as bigint) : feeCap(tx);
+}
+
+/** Stateful admission checks against the latest state; throws TxRejectedError with geth's message. */
+export function checkAgainstState(item: ExecTx, account: AccountState, rules: AdmissionRules): void {
+  const { tx } = item;
+  if (tx.gasLimit > rules.blockGasLimit) throw new TxRejectedError('exceeds block gas limit');
+  const cap = feeCap(tx);
+  if (tipCap(tx) > cap) throw new TxRejectedError('max priority fee per gas higher than max fee per gas');
+  if (cap < rules.minGasPrice) throw new TxRejectedError('transaction underpriced');
+  if (cap < rules.baseFee) {
+    throw new TxRejectedError(
+      `max fee per gas less than block base fee: address ${'0x' + Buffer.from(item.sender).toString('hex')}, maxFeePerGas: ${cap}, baseFee: ${rules.baseFee}`,
+    );
+  }
+  if (tx.nonce < account.nonce) throw new TxRejectedError('nonce too low');
+  if (account.balance < tx.value + tx.gasLimit * cap) {
+    throw new TxRejectedError('insufficient funds for gas * price + value');
+  }
+  if (tx.gasLimit < tx.getIntrinsicGas()) throw new TxRejectedError('intrinsic gas too low');
+}

@@ -1,0 +1,82 @@
+// genesis.json: the Cosmos-style document `kestreld init` writes, and the initial EVM allocation read from it.
+import { fromBech32, toBech32 } from '../primitives/bech32.ts';
+import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
+
+/** One coin of a bank balance. */
+export interface Coin {
+  denom: string;
+  amount: string;
+}
+
+/** The parts of genesis.json the node reads. */
+export interface GenesisDoc {
+  genesis_time: string;
+  chain_id: string;
+  initial_height: string;
+  consensus_params: { block: { max_bytes: string; max_gas: string } };
+  app_state: {
+    evm: { params: { evm_denom: string } };
+    feemarket: { params: { base_fee: string; no_base_fee: boolean } };
+    bank: { balances: Array<{ address: string; coins: Coin[] }>; denom_metadata: unknown[] };
+  };
+}
+
+/** The decoded genesis the app builds block 0 from. */
+export interface Genesis {
+  chainId: string;
+  time: bigint;
+  blockGasLimit: bigint;
+  baseFee: bigint;
+  evmDenom: string;
+  alloc: Array<{ address: Uint8Array; balance: bigint }>;
+}
+
+export const DEV_BALANCE = 10_000n * 10n ** 18n;
+export const DEFAULT_BLOCK_GAS_LIMIT = 30_000_000n;
+export const INITIAL_BASE_FEE = 1_000_000_000n;
+
+/** Builds a genesis document; `--dev` funds the ten dev accounts with the EVM denom and a second denom. */
+export function makeGenesisDoc(opts: { chainId: string; evmDenom: string; prefix: string; dev: boolean; now: Date }): GenesisDoc {
+  const balances = opts.dev
+    ? deriveAccounts(DEV_MNEMONIC, 10).map((a) => ({
+        address: toBech32(a.address, opts.prefix),
+        coins: [
+          { denom: opts.evmDenom, amount: DEV_BALANCE.toString() },
+          { denom: 'stake', amount: (10n ** 24n).toString() },
+        ],
+      }))
+    : [];
+  return {
+    genesis_time: new Date(Math.floor(opts.now.getTime() / 1000) * 1000).toISOString(),
+    chain_id: opts.chainId,
+    initial_height: '0',
+    consensus_params: { block: { max_bytes: '22020096', max_gas: DEFAULT_BLOCK_GAS_LIMIT.toString() } },
+    app_state: {
+      evm: { params: { evm_denom: opts.evmDenom } },
+      feemarket: { params: { base_fee: INITIAL_BASE_FEE.toString(), no_base_fee: false } },
+      bank: { balances, denom_metadata: [] },
+    },
+  };
+}
+
+/** Validates a genesis document and extracts what block 0 needs. */
+export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
+  const evmDenom = doc.app_state?.evm?.params?.evm_denom;
+  if (typeof evmDenom !== 'string' || evmDenom === '') throw new Error('genesis: app_state.evm.params.evm_denom missing');
+  const time = Date.parse(doc.genesis_time);
+  if (Number.isNaN(time)) throw new Error(`genesis: invalid genesis_time "${doc.genesis_time}"`);
+  const alloc: Genesis['alloc'] = [];
+  for (const b of doc.app_state.bank?.balances ?? []) {
+    const address = fromBech32(b.address, prefix);
+    const coin = b.coins.find((c) => c.denom === evmDenom);
+    if (coin) alloc.push({ address, balance: BigInt(coin.amount) });
+  }
+  return {
+    chainId: doc.chain_id,
+    time: BigInt(Math.floor(time / 1000)),
+    blockGasLimit: BigInt(doc.consensus_params.block.max_gas),
+    baseFee: BigInt(doc.app_state.feemarket.params.base_fee),
+    evmDenom,
+    alloc,
+  };
+}

@@ -1,0 +1,48 @@
+// State views over the archive: every block's state root stays readable. A view is a MerkleStateManager on a trie
+// at a given root; execution views buffer their writes in memory so nothing reaches disk unless a block commits.
+import type { Common } from '@ethereumjs/common';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { ValueEncoding } from '@ethereumjs/util';
+import type { KvStore } from '../../store/kv.ts';
+import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
+
+/** Creates state managers at historical roots, sharing one cache of immutable trie nodes. */
+export class StateDb {
+  private readonly nodes = new NodeCache(200_000);
+  private readonly views = new Map<string, MerkleStateManager>();
+
+  constructor(private readonly kv: KvStore, private readonly common: Common) {}
+
+  /** A fresh buffered trie DB over the archive (writes stay in memory until drained). */
+  bufferedDb(): BufferedTrieDb {
+    return new BufferedTrieDb(this.kv, this.nodes);
+  }
+
+  /** A state manager for executing on top of `root`; its writes go to `db` (drain to persist, or drop). */
+  executionState(root: Uint8Array, db: BufferedTrieDb = this.bufferedDb()): MerkleStateManager {
+    const trie = new MerklePatriciaTrie({ db, root: root.length ? root : undefined, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common: this.common });
+    return new MerkleStateManager({ common: this.common, trie, caches: new Caches() });
+  }
+
+  /**
+   * A read-only view at `root`, reused for repeated reads of the same root (its caches then stay warm).
+   * Callers must not write through it.
+   */
+  readView(root: Uint8Array): MerkleStateManager {
+    const key = Buffer.from(root).toString('hex');
+    let view = this.views.get(key);
+    if (view) {
+      this.views.delete(key);
+      this.views.set(key, view);
+      return view;
+    }
+    view = this.executionState(root);
+    if (this.views.size >= 16) {
+      const oldest = this.views.keys().next().value;
+      if (oldest !== undefined) this.views.delete(oldest);
+    }
+    this.views.set(key, view);
+    return view;
+  }
+}

@@ -1,0 +1,22 @@
+// `kestreld init`: lays out a home with app.toml, genesis.json, auth.token, a validator key and keystore/.
+import type { Command } from 'commander';
+import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
+import { defaultHome, homePaths, initHome } from '../../node/home.ts';
+
+/** Registers `init`. */
+export function registerInitCommand(program: Command): void {
+  program
+    .command('init')
+    .description('initialise a node home (config/app.toml, config/genesis.json, config/auth.token, keystore/)')
+    .option('--home <dir>', 'node home directory')
+    .option('--chain-id <id>', 'Cosmos chain id; the EIP-155 id is its number', DEFAULT_CHAIN_ID)
+    .option('--dev', 'fund the ten well-known development accounts in genesis', false)
+    .option('--overwrite', 'replace an existing genesis.json', false)
+    .action((opts: { home?: string; chainId: string; dev: boolean; overwrite: boolean }) => {
+      const home = opts.home ?? defaultHome(opts.dev);
+      initHome(home, { chainId: opts.chainId, dev: opts.dev, overwrite: opts.overwrite });
+      console.log(`initialised ${home} (chain-id ${opts.chainId})`);
+      console.log(`  genesis:    ${homePaths(home).genesis}`);
+      console.log(`  auth token: ${homePaths(home).authToken}`);
+    });
+}

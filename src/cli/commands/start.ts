@@ -1,0 +1,89 @@
+// `kestreld start`: runs the node until SIGINT/SIGTERM (graceful: finish the block, flush, exit 0).
+import type { Command } from 'commander';
+import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
+import { loadConfig, type FlagOverrides } from '../../config/load.ts';
+import { startNode } from '../../main.ts';
+import { defaultHome, initHome, isInitialized } from '../../node/home.ts';
+
+/** Flags that belong to features of later releases: accepted by the parser, refused with a clear message. */
+const NOT_YET: Record<string, string> = {
+  'grpc.address': 'the gRPC server (cosmos.bank.v1beta1.Query) is not part of this build yet',
+  'rpc.laddr': 'the CometBFT-compatible RPC server is not part of this build yet',
+  'abci.laddr': 'ABCI serving (--consensus cometbft) is not part of this build yet',
+};
+
+const FLAG_MAP: Record<string, string> = {
+  blockTime: 'block-time',
+  minimumGasPrices: 'minimum-gas-prices',
+  'jsonRpc.address': 'json-rpc.address',
+  'jsonRpc.wsAddress': 'json-rpc.ws-address',
+  'jsonRpc.api': 'json-rpc.api',
+  'jsonRpc.compat': 'json-rpc.compat',
+  'grpc.address': 'grpc.address',
+  'rpc.laddr': 'rpc.laddr',
+  consensus: 'consensus',
+  'abci.laddr': 'abci.laddr',
+  chainId: 'chain-id',
+};
+
+/** Registers `start`. */
+export function registerStartCommand(program: Command): void {
+  program
+    .command('start')
+    .description('run the node (embedded single-validator engine by default)')
+    .option('--home <dir>', 'node home directory (default ~/.kestrel, or ~/.kestrel-dev with --dev)')
+    .option('--dev', 'development chain: create the home if absent and fund the ten dev accounts', false)
+    .option('--chain-id <id>', 'chain id used when --dev creates the home', DEFAULT_CHAIN_ID)
+    .option('--block-time <duration>', '0 = seal as soon as txs are pending; e.g. 1s = seal every second')
+    .option('--minimum-gas-prices <coins>', 'minimum gas price, e.g. 0akestrel (overrides app.toml)')
+    .option('--json-rpc.address <host:port>', 'JSON-RPC HTTP listen address (default 127.0.0.1:8545)')
+    .option('--json-rpc.ws-address <host:port>', 'JSON-RPC WebSocket listen address (default 127.0.0.1:8546)')
+    .option('--json-rpc.api <list>', 'enabled namespaces, e.g. eth,net,web3,txpool,debug,personal,miner')
+    .option('--json-rpc.compat <mode>', 'none (standard values) or ethermint (values the reference node returned)')
+    .option('--grpc.address <host:port>', 'gRPC listen address (default 127.0.0.1:9090)')
+    .option('--rpc.laddr <url>', 'CometBFT-compatible RPC listen address (default tcp://127.0.0.1:26657)')
+    .option('--consensus <engine>', 'solo (default) or cometbft')
+    .option('--abci.laddr <url>', 'ABCI listen address for --consensus cometbft (default tcp://127.0.0.1:26658)')
+    .action(async (opts: Record<string, unknown>) => {
+      const dev = opts.dev === true;
+      const home = (opts.home as string | undefined) ?? defaultHome(dev);
+      const flags: FlagOverrides = { dev };
+      for (const [k, v] of Object.entries(opts)) {
+        const name = FLAG_MAP[k];
+        if (name && v !== undefined && !(k === 'chainId')) flags[name] = v as string;
+      }
+      for (const [flag, why] of Object.entries(NOT_YET)) {
+        if (flags[flag] !== undefined) throw new Error(`--${flag}: ${why}`);
+      }
+      if (flags['consensus'] === 'cometbft') throw new Error('--consensus cometbft: ' + NOT_YET['abci.laddr']);
+      if (!isInitialized(home)) {
+        if (!dev) throw new Error(`${home} is not initialised: run "kestreld init --home ${home}" first (or use --dev)`);
+        initHome(home, { chainId: opts.chainId as string, dev: true });
+        console.log(`created dev home ${home}`);
+      }
+      const config = loadConfig(home, flags, DEFAULT_CHAIN_ID);
+      const node = await startNode(config);
+      const h = node.app.head;
+      console.log(`kestreld started: chain-id ${config.chainId} (EIP-155 ${config.evmChainId}), head #${h.number}`);
+      console.log(`JSON-RPC HTTP listening on http://${config.jsonRpc.address.replace(/:\d+$/, '')}:${node.httpPort}`);
+      console.log(`JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`);
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) {
+          console.error(`${signal} again: exiting immediately`);
+          process.exit(1);
+        }
+        stopping = true;
+        console.log(`${signal} received: stopping`);
+        node.close().then(
+          () => process.exit(0),
+          (e) => {
+            console.error('shutdown failed:', e);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+    });
+}

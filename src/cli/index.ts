@@ -1,0 +1,28 @@
+// kestreld: the node daemon and its client commands.
+import { Command, CommanderError } from 'commander';
+import { registerAuthCommands } from './commands/auth.ts';
+import { registerInitCommand } from './commands/init.ts';
+import { registerStartCommand } from './commands/start.ts';
+
+/** Builds the command tree (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command('kestreld')
+    .description('Kestrel: a proof-of-stake EVM chain node')
+    .showHelpAfterError()
+    .exitOverride();
+  registerInitCommand(program);
+  registerStartCommand(program);
+  registerAuthCommands(program);
+  return program;
+}
+
+/** Entry point used by bin/kestreld.js. */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) process.exit(e.exitCode);
+    console.error(`Error: ${(e as Error).message}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,49 @@
+// Default settings and the app.toml written by `kestreld init`.
+
+export const DEFAULT_CHAIN_ID = 'kestrel_9000-1';
+export const DEFAULT_EVM_DENOM = 'akestrel';
+export const DEFAULT_BECH32_PREFIX = 'kestrel';
+export const ALL_NAMESPACES = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'miner'] as const;
+
+/** The app.toml a fresh home gets; every key is documented in the README. */
+export function defaultAppToml(): string {
+  return `# Kestrel node configuration. Command-line flags override these values.
+
+# Minimum gas price a transaction must pay to be admitted and included, e.g. "0akestrel".
+minimum-gas-prices = "0${DEFAULT_EVM_DENOM}"
+
+# Block production of the embedded solo engine: "0" seals as soon as transactions are pending,
+# a duration such as "1s" seals on that interval (empty blocks included).
+block-time = "0"
+
+[consensus]
+engine = "solo"
+
+[json-rpc]
+enable = true
+address = "127.0.0.1:8545"
+ws-address = "127.0.0.1:8546"
+api = "eth,net,web3,txpool,debug,personal,miner"
+gas-cap = 25000000
+evm-timeout = "5s"
+logs-cap = 10000
+block-range-cap = 10000
+filter-cap = 200
+feehistory-cap = 100
+http-timeout = "30s"
+max-body-bytes = 5242880
+batch-request-limit = 1000
+cors-origins = ["*"]
+# "none" returns standard post-merge values; "ethermint" returns the values Ethermint returned.
+compat = "none"
+
+[grpc]
+address = "127.0.0.1:9090"
+
+[rpc]
+laddr = "tcp://127.0.0.1:26657"
+
+[abci]
+laddr = "tcp://127.0.0.1:26658"
+`;
+}

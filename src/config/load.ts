@@ -1,0 +1,124 @@
+// Builds the typed NodeConfig from defaults, <home>/config/app.toml and command-line flags (in that order).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { parseEvmChainId } from './chainId.ts';
+import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml, ALL_NAMESPACES } from './defaults.ts';
+import { parseDurationMs } from './durations.ts';
+import type { NodeConfig } from './schema.ts';
+
+/** Command-line overrides, keyed by flag name without dashes (e.g. "json-rpc.address"). */
+export type FlagOverrides = Record<string, string | boolean | undefined>;
+
+type Toml = Record<string, unknown>;
+
+function section(t: Toml, name: string): Toml {
+  const v = t[name];
+  return v && typeof v === 'object' ? (v as Toml) : {};
+}
+
+function str(v: unknown, key: string): string {
+  if (typeof v !== 'string') throw new Error(`config: ${key} must be a string`);
+  return v;
+}
+
+function int(v: unknown, key: string): number {
+  const n = typeof v === 'string' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+    throw new Error(`config: ${key} must be a non-negative integer`);
+  }
+  return n;
+}
+
+/** Parses "<amount><denom>" minimum gas prices for the EVM denom; other denoms are ignored here. */
+export function parseMinGasPrice(text: string, evmDenom: string): bigint {
+  const trimmed = text.trim();
+  if (trimmed === '') return 0n;
+  for (const part of trimmed.split(',')) {
+    const m = /^(\d+)(?:\.0*)?([a-zA-Z][a-zA-Z0-9/:._-]*)$/.exec(part.trim());
+    if (!m) throw new Error(`invalid minimum-gas-prices "${text}": expected e.g. 0${evmDenom}`);
+    if (m[2] === evmDenom) return BigInt(m[1]!);
+  }
+  return 0n;
+}
+
+/** Reads the home's genesis chain id (falls back to the default when the home is not initialised yet). */
+export function readGenesisChainId(home: string): string | undefined {
+  const p = join(home, 'config', 'genesis.json');
+  if (!existsSync(p)) return undefined;
+  const g = JSON.parse(readFileSync(p, 'utf8')) as { chain_id?: string };
+  return g.chain_id;
+}
+
+/** Loads and validates the configuration; throws Error with a clear message on bad values. */
+export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: string): NodeConfig {
+  const tomlPath = join(home, 'config', 'app.toml');
+  const toml = parseToml(existsSync(tomlPath) ? readFileSync(tomlPath, 'utf8') : defaultAppToml()) as Toml;
+  const defaults = parseToml(defaultAppToml()) as Toml;
+  const pick = (sec: string | null, key: string): unknown => {
+    const flag = flags[sec ? `${sec}.${key}` : key];
+    if (flag !== undefined) return flag;
+    const fromFile = sec ? section(toml, sec)[key] : toml[key];
+    if (fromFile !== undefined) return fromFile;
+    return sec ? section(defaults, sec)[key] : defaults[key];
+  };
+  const chainId = (flags['chain-id'] as string | undefined) ?? readGenesisChainId(home) ?? chainIdDefault;
+  const apiRaw = pick('json-rpc', 'api');
+  const api = (Array.isArray(apiRaw) ? apiRaw.map(String) : str(apiRaw, 'json-rpc.api').split(','))
+    .map((s) => s.trim()).filter((s) => s.length > 0);
+  const seen = new Set<string>();
+  for (const ns of api) {
+    if (!(ALL_NAMESPACES as readonly string[]).includes(ns)) {
+      throw new Error(`invalid namespace "${ns}" in json-rpc.api (available: ${ALL_NAMESPACES.join(', ')})`);
+    }
+    if (seen.has(ns)) throw new Error(`repeated API namespace '${ns}'`);
+    seen.add(ns);
+  }
+  const compat = str(pick('json-rpc', 'compat'), 'json-rpc.compat');
+  if (compat !== 'none' && compat !== 'ethermint') {
+    throw new Error(`invalid json-rpc.compat "${compat}" (use none or ethermint)`);
+  }
+  const consensus = str(flags['consensus'] ?? section(toml, 'consensus')['engine'] ?? 'solo', 'consensus');
+  if (consensus !== 'solo' && consensus !== 'cometbft') {
+    throw new Error(`invalid consensus "${consensus}" (use solo or cometbft)`);
+  }
+  const cors = pick('json-rpc', 'cors-origins');
+  const corsOrigins = Array.isArray(cors) ? cors.map(String) : String(cors).split(',').filter(Boolean);
+  const evmTimeoutMs = parseDurationMs(str(pick('json-rpc', 'evm-timeout'), 'json-rpc.evm-timeout'));
+  const blockTimeMs = parseDurationMs(String(pick(null, 'block-time')));
+  const minGasRaw = flags['minimum-gas-prices'] ?? toml['minimum-gas-prices'] ?? `0${DEFAULT_EVM_DENOM}`;
+  const explicitFlags = new Set(Object.keys(flags).filter((k) => flags[k] !== undefined));
+  return {
+    home,
+    dev: flags['dev'] === true,
+    chainId,
+    evmChainId: parseEvmChainId(chainId),
+    evmDenom: DEFAULT_EVM_DENOM,
+    bech32Prefix: DEFAULT_BECH32_PREFIX,
+    blockTimeMs,
+    minGasPrice: parseMinGasPrice(str(minGasRaw, 'minimum-gas-prices'), DEFAULT_EVM_DENOM),
+    minGasPriceFromFlag: flags['minimum-gas-prices'] !== undefined,
+    consensus,
+    jsonRpc: {
+      enable: pick('json-rpc', 'enable') !== false,
+      address: str(pick('json-rpc', 'address'), 'json-rpc.address'),
+      wsAddress: str(pick('json-rpc', 'ws-address'), 'json-rpc.ws-address'),
+      api,
+      gasCap: BigInt(int(pick('json-rpc', 'gas-cap'), 'json-rpc.gas-cap')),
+      evmTimeoutMs,
+      logsCap: int(pick('json-rpc', 'logs-cap'), 'json-rpc.logs-cap'),
+      blockRangeCap: int(pick('json-rpc', 'block-range-cap'), 'json-rpc.block-range-cap'),
+      filterCap: int(pick('json-rpc', 'filter-cap'), 'json-rpc.filter-cap'),
+      feeHistoryCap: int(pick('json-rpc', 'feehistory-cap'), 'json-rpc.feehistory-cap'),
+      maxBodyBytes: int(pick('json-rpc', 'max-body-bytes'), 'json-rpc.max-body-bytes'),
+      maxBatchItems: int(pick('json-rpc', 'batch-request-limit'), 'json-rpc.batch-request-limit'),
+      corsOrigins,
+      httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
+      compat,
+    },
+    grpcAddress: str(pick('grpc', 'address'), 'grpc.address'),
+    rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
+    abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),
+    explicitFlags,
+  };
+}

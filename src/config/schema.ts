@@ -1,0 +1,41 @@
+// The node's typed configuration. It is validated once in load.ts; nothing else reads app.toml or process.env.
+
+/** JSON-RPC server settings (app.toml [json-rpc]). */
+export interface JsonRpcConfig {
+  enable: boolean;
+  address: string;
+  wsAddress: string;
+  api: string[];
+  gasCap: bigint;
+  evmTimeoutMs: number;
+  logsCap: number;
+  blockRangeCap: number;
+  filterCap: number;
+  feeHistoryCap: number;
+  maxBodyBytes: number;
+  maxBatchItems: number;
+  corsOrigins: string[];
+  httpTimeoutMs: number;
+  compat: 'none' | 'ethermint';
+}
+
+/** Everything a running node needs to know. */
+export interface NodeConfig {
+  home: string;
+  dev: boolean;
+  chainId: string;
+  evmChainId: bigint;
+  evmDenom: string;
+  bech32Prefix: string;
+  blockTimeMs: number;
+  minGasPrice: bigint;
+  /** True when --minimum-gas-prices was given on the command line (it then wins over app.toml). */
+  minGasPriceFromFlag: boolean;
+  consensus: 'solo' | 'cometbft';
+  jsonRpc: JsonRpcConfig;
+  grpcAddress: string;
+  rpcLaddr: string;
+  abciLaddr: string;
+  /** Addresses whose flags were passed explicitly (later features reject them until they exist). */
+  explicitFlags: Set<string>;
+}

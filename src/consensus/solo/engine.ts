@@ -1,0 +1,58 @@
+// The embedded single-validator engine. `blockTimeMs = 0` seals as soon as executable txs are pending (batching
+// everything that arrived meanwhile, never an empty block); otherwise it seals every interval, empty or not.
+import type { KestrelApp } from '../../app/app.ts';
+import type { TxPool } from '../../mempool/pool.ts';
+
+/** Drives the app: decides when to make a block and which txs go in. */
+export class SoloEngine {
+  private timer?: NodeJS.Timeout;
+  private producing?: Promise<void>;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly app: KestrelApp, private readonly pool: TxPool, private readonly blockTimeMs: number) {}
+
+  /** Starts interval sealing (instant mode needs no timer). */
+  start(): void {
+    if (this.blockTimeMs > 0) this.timer = setInterval(() => this.trigger(true), this.blockTimeMs);
+  }
+
+  /** Called when a tx entered the pool: in instant mode, seal soon (coalescing concurrent arrivals). */
+  notify(): void {
+    if (this.blockTimeMs === 0) this.trigger(false);
+  }
+
+  private trigger(allowEmpty: boolean): void {
+    if (this.stopped) return;
+    if (this.producing) {
+      this.again = true;
+      return;
+    }
+    this.producing = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.produce(allowEmpty))
+      .catch((e) => console.error('block production failed:', e))
+      .finally(() => {
+        this.producing = undefined;
+        if (this.again && !this.stopped) {
+          this.again = false;
+          if (this.pool.hasPending()) this.trigger(false);
+        }
+      });
+  }
+
+  private async produce(allowEmpty: boolean): Promise<void> {
+    const txs = this.pool.executable(this.app.head.header.gasLimit);
+    if (txs.length === 0 && !allowEmpty) return;
+    const time = BigInt(Math.floor(Date.now() / 1000));
+    const res = await this.app.finalizeBlock({ txs, time });
+    const committed = await this.app.commit();
+    this.pool.onCommitted(committed, res.rejected);
+  }
+
+  /** Stops sealing and waits for a block in progress to finish committing. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    while (this.producing) await this.producing;
+  }
+}

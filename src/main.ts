@@ -1,0 +1,104 @@
+// Composition root: config → store → app → pool → engine → servers. The only place that knows concrete classes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KestrelApp } from './app/app.ts';
+import { CallService } from './app/evm/call.ts';
+import { createChainCommon } from './app/evm/common.ts';
+import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
+import { ChainQuery } from './app/query.ts';
+import { StateDb } from './app/state/stateDb.ts';
+import type { NodeConfig } from './config/schema.ts';
+import { SoloEngine } from './consensus/solo/engine.ts';
+import { TxPool } from './mempool/pool.ts';
+import { TxSubmitter } from './mempool/submit.ts';
+import { homePaths, readAuthToken, readValidatorAddress } from './node/home.ts';
+import type { RpcContext } from './rpc/context.ts';
+import { ethNamespace } from './rpc/namespaces/eth/index.ts';
+import { netNamespace } from './rpc/namespaces/net/index.ts';
+import { web3Namespace } from './rpc/namespaces/web3/index.ts';
+import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
+import { startHttpServer } from './rpc/server/http.ts';
+import { startWsServer } from './rpc/server/ws.ts';
+import { ChainStore } from './store/chainStore.ts';
+import { KvStore } from './store/kv.ts';
+
+export const VERSION = '0.1.0';
+
+/** A running node. */
+export interface RunningNode {
+  httpPort: number;
+  wsPort: number;
+  app: KestrelApp;
+  /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
+  close(): Promise<void>;
+}
+
+function splitHostPort(addr: string): { host: string; port: number } {
+  const i = addr.lastIndexOf(':');
+  if (i < 0) throw new Error(`invalid address "${addr}": expected host:port`);
+  const port = Number(addr.slice(i + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port in "${addr}"`);
+  return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
+}
+
+/** The client version string, in geth's layout. */
+export function clientVersion(): string {
+  return `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+}
+
+/** Starts a node from a loaded configuration (the home must be initialised). */
+export async function startNode(config: NodeConfig): Promise<RunningNode> {
+  const paths = homePaths(config.home);
+  const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
+  const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
+  const common = createChainCommon(config.evmChainId);
+  const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
+  try {
+    const chainStore = new ChainStore(kv, common);
+    const stateDb = new StateDb(kv, common);
+    const app = await KestrelApp.open({
+      kv, chain: chainStore, state: stateDb, common, genesis,
+      evmChainId: config.evmChainId, minGasPrice: config.minGasPrice, etherbase: readValidatorAddress(config.home),
+    });
+    const chain = new ChainQuery(app, chainStore, stateDb);
+    const pool = new TxPool();
+    const engine = new SoloEngine(app, pool, config.blockTimeMs);
+    const txs = new TxSubmitter(app, chain, pool, () => engine.notify());
+    const calls = new CallService(common, stateDb, (n) => chainStore.blockByNumber(n)?.hash, {
+      gasCap: config.jsonRpc.gasCap,
+      timeoutMs: config.jsonRpc.evmTimeoutMs,
+    });
+    const ctx: RpcContext = {
+      config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
+      accounts: () => [],
+    };
+    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace }, config.jsonRpc.api);
+    const dispatcher = createDispatcher(ctx, table);
+    const limits = { maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems };
+    const authToken = readAuthToken(config.home);
+    engine.start();
+    const http = splitHostPort(config.jsonRpc.address);
+    const ws = splitHostPort(config.jsonRpc.wsAddress);
+    const httpServer = await startHttpServer({
+      host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
+      requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
+    });
+    const wsServer = await startWsServer({ host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins });
+    let closed = false;
+    return {
+      httpPort: httpServer.port,
+      wsPort: wsServer.port,
+      app,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await Promise.allSettled([httpServer.close(), wsServer.close()]);
+        await engine.stop();
+        await kv.close();
+      },
+    };
+  } catch (e) {
+    await kv.close().catch(() => {});
+    throw e;
+  }
+}

@@ -1,0 +1,72 @@
+// The node's home directory: config/app.toml, config/genesis.json, config/auth.token, config/priv_validator_key.json,
+// keystore/ and data/. `kestreld init` (or the first `start --dev`) lays it out.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { makeGenesisDoc } from '../app/genesis.ts';
+import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml } from '../config/defaults.ts';
+import { parseEvmChainId } from '../config/chainId.ts';
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts';
+import { privateKeyToAddress, randomPrivateKey } from '../keys/secp.ts';
+
+/** Default home: ~/.kestrel-dev for dev chains, ~/.kestrel otherwise. */
+export function defaultHome(dev: boolean): string {
+  return join(homedir(), dev ? '.kestrel-dev' : '.kestrel');
+}
+
+/** Paths inside a home. */
+export function homePaths(home: string) {
+  return {
+    config: join(home, 'config'),
+    appToml: join(home, 'config', 'app.toml'),
+    genesis: join(home, 'config', 'genesis.json'),
+    authToken: join(home, 'config', 'auth.token'),
+    validatorKey: join(home, 'config', 'priv_validator_key.json'),
+    keystore: join(home, 'keystore'),
+    data: join(home, 'data'),
+  };
+}
+
+/** Writes a file atomically (temp file + rename) with the given mode. */
+export function writeFileAtomic(path: string, content: string, mode = 0o644): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, content, { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, path);
+}
+
+/** True when the home already holds a genesis. */
+export function isInitialized(home: string): boolean {
+  return existsSync(homePaths(home).genesis);
+}
+
+/** Lays out a new home; refuses to overwrite an existing genesis unless `overwrite`. */
+export function initHome(home: string, opts: { chainId: string; dev: boolean; overwrite?: boolean }): void {
+  parseEvmChainId(opts.chainId);
+  const p = homePaths(home);
+  if (existsSync(p.genesis) && !opts.overwrite) {
+    throw new Error(`genesis.json already exists in ${p.config}; use --overwrite to replace it`);
+  }
+  for (const d of [p.config, p.keystore, p.data]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  if (!existsSync(p.appToml)) writeFileAtomic(p.appToml, defaultAppToml());
+  const doc = makeGenesisDoc({ chainId: opts.chainId, evmDenom: DEFAULT_EVM_DENOM, prefix: DEFAULT_BECH32_PREFIX, dev: opts.dev, now: new Date() });
+  writeFileAtomic(p.genesis, JSON.stringify(doc, null, 2) + '\n');
+  if (!existsSync(p.authToken)) writeFileAtomic(p.authToken, randomBytes(32).toString('hex') + '\n', 0o600);
+  if (!existsSync(p.validatorKey)) {
+    const key = randomPrivateKey();
+    const body = { address: bytesToHex(privateKeyToAddress(key)), priv_key: bytesToHex(key) };
+    writeFileAtomic(p.validatorKey, JSON.stringify(body, null, 2) + '\n', 0o600);
+  }
+}
+
+/** Reads the bearer token for private methods. */
+export function readAuthToken(home: string): string {
+  return readFileSync(homePaths(home).authToken, 'utf8').trim();
+}
+
+/** Reads the validator's account address (the default etherbase). */
+export function readValidatorAddress(home: string): Uint8Array {
+  const v = JSON.parse(readFileSync(homePaths(home).validatorKey, 'utf8')) as { address: string };
+  return hexToBytes(v.address);
+}

@@ -1,0 +1,22 @@
+// The services every namespace adapter may use. Built once in main.ts.
+import type { KestrelApp } from '../app/app.ts';
+import type { CallService } from '../app/evm/call.ts';
+import type { ChainQuery } from '../app/query.ts';
+import type { NodeConfig } from '../config/schema.ts';
+import type { TxPool } from '../mempool/pool.ts';
+import type { TxSubmitter } from '../mempool/submit.ts';
+import type { Compat } from './format/block.ts';
+
+/** Service context handed to every RPC method. */
+export interface RpcContext {
+  config: NodeConfig;
+  app: KestrelApp;
+  chain: ChainQuery;
+  calls: CallService;
+  pool: TxPool;
+  txs: TxSubmitter;
+  compat: Compat;
+  clientVersion: string;
+  /** Addresses of keys the node manages (filled by the key store). */
+  accounts(): Uint8Array[];
+}

@@ -1,0 +1,14 @@
+// The eth namespace: every method of the node-core surface.
+import type { RpcContext } from '../../context.ts';
+import type { RpcMethod } from '../../method.ts';
+import { blockMethods } from './blocks.ts';
+import { callMethods } from './call.ts';
+import { chainMethods } from './chain.ts';
+import { feeMethods } from './fees.ts';
+import { stateMethods } from './state.ts';
+import { transactionMethods } from './transactions.ts';
+
+/** All eth_ methods. */
+export const ethNamespace: RpcMethod<RpcContext>[] = [
+  ...chainMethods, ...stateMethods, ...blockMethods, ...transactionMethods, ...callMethods, ...feeMethods,
+];

@@ -1,0 +1,12 @@
+// The web3 namespace.
+import { keccak256 } from '../../../primitives/hash.ts';
+import { bytesToHex } from '../../../primitives/hex.ts';
+import type { RpcContext } from '../../context.ts';
+import { defineMethod, type RpcMethod } from '../../method.ts';
+import { bytes } from '../../params/index.ts';
+
+/** web3_ methods; sha3 hashes the decoded bytes, as geth does (Ethermint hashed the hex text). */
+export const web3Namespace: RpcMethod<RpcContext>[] = [
+  defineMethod({ name: 'web3_clientVersion', params: [], handler: (ctx: RpcContext) => ctx.clientVersion }),
+  defineMethod({ name: 'web3_sha3', params: [bytes], handler: (_ctx: RpcContext, [data]) => bytesToHex(keccak256(data)) }),
+];

@@ -1,0 +1,39 @@
+// Collects the enabled namespaces into one dispatcher. Private namespaces need the bearer token; disabled or
+// unknown names answer -32601 like geth.
+import { MethodNotFoundError, UnauthorizedError } from '../errors/index.ts';
+import type { RpcContext } from './context.ts';
+import type { RpcMethod } from './method.ts';
+import type { CallMeta, Dispatcher } from './server/jsonrpc.ts';
+
+/** Namespaces whose methods require `Authorization: Bearer <token>`. */
+export const PRIVATE_NAMESPACES = new Set(['personal', 'miner']);
+
+/** Builds the method table for the enabled namespaces; duplicate names are a startup error. */
+export function buildMethodTable(
+  namespaces: Record<string, RpcMethod<RpcContext>[]>,
+  enabled: readonly string[],
+): Map<string, RpcMethod<RpcContext>> {
+  const table = new Map<string, RpcMethod<RpcContext>>();
+  for (const ns of enabled) {
+    for (const m of namespaces[ns] ?? []) {
+      if (!m.name.startsWith(`${ns}_`)) throw new Error(`method ${m.name} registered under namespace ${ns}`);
+      if (table.has(m.name)) throw new Error(`duplicate RPC method ${m.name}`);
+      table.set(m.name, m);
+    }
+  }
+  return table;
+}
+
+/** A dispatcher that decodes params once and runs the method with the service context. */
+export function createDispatcher(ctx: RpcContext, table: Map<string, RpcMethod<RpcContext>>): Dispatcher {
+  return {
+    async call(method: string, params: unknown[], meta: CallMeta): Promise<unknown> {
+      const m = table.get(method);
+      if (!m) throw new MethodNotFoundError(method);
+      const ns = method.slice(0, method.indexOf('_'));
+      if (PRIVATE_NAMESPACES.has(ns) && !meta.authorized) throw new UnauthorizedError();
+      const args = m.decode(params);
+      return m.run(ctx, args);
+    },
+  };
+}

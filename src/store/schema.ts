@@ -1,0 +1,39 @@
+// The LevelDB key schema, in one place. Every key starts with a one-byte prefix.
+import { concatBytes, u64be } from '../primitives/hex.ts';
+
+const P_TRIE = 0x73; // 's' + trie node / code key (content-addressed, never overwritten)
+const P_CANON = 0x68; // 'h' + number(8) → block hash
+const P_HASH = 0x48; // 'H' + hash(32) → number(8)
+const P_BLOCK = 0x62; // 'b' + number(8) → stored block record (RLP)
+const P_RECEIPTS = 0x72; // 'r' + number(8) → stored receipts record (RLP)
+const P_TX = 0x74; // 't' + txHash(32) → number(8) ‖ index(4)
+const P_META = 0x6d; // 'm' + name → metadata
+
+/** Key of a trie node or contract code blob. */
+export function trieKey(k: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(P_TRIE), k);
+}
+/** Key of the canonical hash at a height. */
+export function canonKey(n: bigint): Uint8Array {
+  return concatBytes(Uint8Array.of(P_CANON), u64be(n));
+}
+/** Key of the number of a block hash. */
+export function hashKey(hash: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(P_HASH), hash);
+}
+/** Key of a stored block. */
+export function blockKey(n: bigint): Uint8Array {
+  return concatBytes(Uint8Array.of(P_BLOCK), u64be(n));
+}
+/** Key of a block's receipts. */
+export function receiptsKey(n: bigint): Uint8Array {
+  return concatBytes(Uint8Array.of(P_RECEIPTS), u64be(n));
+}
+/** Key of a transaction's location. */
+export function txKey(hash: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(P_TX), hash);
+}
+/** Key of a metadata entry. */
+export function metaKey(name: string): Uint8Array {
+  return concatBytes(Uint8Array.of(P_META), new TextEncoder().encode(name));
+}
