@@ -1,6 +1,7 @@
 // Starts a real `kestreld start --dev` process on free ports for integration tests, and talks raw JSON-RPC to it.
 // Never mocks the node: every test drives the actual binary through bin/kestreld.js.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -103,7 +104,12 @@ export async function startNode(opts: StartOptions = {}): Promise<KestrelNode> {
     tmpBase = mkdtempSync(join(tmpdir(), 'kestrel-test-'));
     home = join(tmpBase, 'home'); // absent on purpose: --dev creates it on first start
   }
-  return launch(home, opts, tmpBase);
+  try {
+    return await launch(home, opts, tmpBase);
+  } catch (e) {
+    if (tmpBase !== undefined) rmSync(tmpBase, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 async function launch(home: string, opts: StartOptions, tmpBase: string | undefined): Promise<KestrelNode> {
@@ -286,6 +292,46 @@ export async function post(
   return { status: res.status, headers: res.headers, text, json };
 }
 
+/**
+ * POSTs with node:http and resolves as soon as the response head arrives, even if the server stops reading
+ * the upload early (what a server does when it rejects an oversize body with 413).
+ */
+export function postEarlyResponse(url: string, body: string | Buffer, timeoutMs = 15_000): Promise<{ status: number; text: string }> {
+  return new Promise((res, rej) => {
+    const buf = typeof body === 'string' ? Buffer.from(body) : body;
+    const r = httpRequest(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(buf.length) },
+      timeout: timeoutMs,
+    });
+    let settled = false;
+    r.on('response', (resp) => {
+      let text = '';
+      resp.setEncoding('utf8');
+      resp.on('data', (c: string) => {
+        if (text.length < 10_000) text += c;
+      });
+      const done = () => {
+        if (!settled) {
+          settled = true;
+          res({ status: resp.statusCode ?? 0, text });
+        }
+      };
+      resp.on('end', done);
+      resp.on('error', done);
+      resp.on('close', done);
+    });
+    r.on('timeout', () => r.destroy(new Error(`no response within ${timeoutMs} ms`)));
+    r.on('error', (e) => {
+      if (!settled) {
+        settled = true;
+        rej(e);
+      }
+    });
+    r.end(buf);
+  });
+}
+
 /** Polls `fn` until it returns a value other than undefined/null, or throws after `timeoutMs`. */
 export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined>, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -303,3 +349,17 @@ export async function waitForReceipt(url: string, hash: string, timeoutMs = 15_0
 }
 
 export { sleep };
+
+/**
+ * An afterEach hook that prints the node's logs when the test just run failed:
+ * `afterEach(printLogsOnFailure(() => node))`. (TestContext.passed exists at runtime on Node ≥ 20.12 but
+ * is missing from @types/node 20.)
+ */
+export function printLogsOnFailure(getNodes: () => KestrelNode | undefined | Array<KestrelNode | undefined>) {
+  return (t: unknown): void => {
+    const ctx = t as { passed?: boolean; name?: string };
+    if (ctx.passed !== false) return;
+    const nodes = getNodes();
+    for (const n of Array.isArray(nodes) ? nodes : [nodes]) n?.printLogs(`failed: ${ctx.name ?? '?'}`);
+  };
+}
