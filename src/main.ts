@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KestrelApp } from './app/app.ts';
 import { CallService } from './app/evm/call.ts';
-import { createChainCommon } from './app/evm/common.ts';
+import { createChainCommon, createSharedCommon } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
@@ -51,20 +51,21 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const paths = homePaths(config.home);
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
-  const common = createChainCommon(config.evmChainId);
+  const common = createSharedCommon(config.evmChainId);
+  const vmCommon = () => createChainCommon(config.evmChainId);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
   try {
     const chainStore = new ChainStore(kv, common);
     const stateDb = new StateDb(kv, common);
     const app = await KestrelApp.open({
-      kv, chain: chainStore, state: stateDb, common, genesis,
+      kv, chain: chainStore, state: stateDb, common, vmCommon, genesis,
       evmChainId: config.evmChainId, minGasPrice: config.minGasPrice, etherbase: readValidatorAddress(config.home),
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
     const pool = new TxPool();
     const engine = new SoloEngine(app, pool, config.blockTimeMs);
     const txs = new TxSubmitter(app, chain, pool, () => engine.notify());
-    const calls = new CallService(common, stateDb, (n) => chainStore.blockByNumber(n)?.hash, {
+    const calls = new CallService(common, vmCommon, stateDb, (n) => chainStore.blockByNumber(n)?.hash, {
       gasCap: config.jsonRpc.gasCap,
       timeoutMs: config.jsonRpc.evmTimeoutMs,
     });

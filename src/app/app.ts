@@ -17,6 +17,11 @@ import { checkAgainstState, decodeTx, type AdmissionRules } from './evm/validate
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
 
+/** A transaction that passed CheckTx, with its sender's nonce in the state it was checked against. */
+export interface CheckedTx extends ExecTx {
+  stateNonce: bigint;
+}
+
 /** A block and its receipts once committed. */
 export interface CommittedBlock {
   block: BlockRecord;
@@ -33,7 +38,10 @@ export interface AppDeps {
   kv: KvStore;
   chain: ChainStore;
   state: StateDb;
+  /** Shared, copy-free Common for txs and headers (see createSharedCommon). */
   common: Common;
+  /** Makes a private Common for a VM (an EVM registers listeners on its Common). */
+  vmCommon: () => Common;
   genesis: Genesis;
   evmChainId: bigint;
   minGasPrice: bigint;
@@ -96,7 +104,7 @@ export class KestrelApp {
       this.headState = state.executionState(head.header.stateRoot, this.headDb);
     }
     this.vm = await createVM({
-      common,
+      common: this.deps.vmCommon(),
       stateManager: this.headState,
       blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
     });
@@ -123,13 +131,14 @@ export class KestrelApp {
   }
 
   /** CheckTx: decodes, verifies and checks a raw transaction against the latest state. */
-  async checkTx(raw: Uint8Array): Promise<ExecTx> {
+  async checkTx(raw: Uint8Array): Promise<CheckedTx> {
     const rules = this.rules();
     const item = decodeTx(raw, this.deps.common, rules);
     const view = this.deps.state.readView(this.headBlock.header.stateRoot);
     const acc = await view.getAccount(new Address(item.sender));
-    checkAgainstState(item, { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }, rules);
-    return item;
+    const stateNonce = acc?.nonce ?? 0n;
+    checkAgainstState(item, { nonce: stateNonce, balance: acc?.balance ?? 0n }, rules);
+    return { ...item, stateNonce };
   }
 
   /** FinalizeBlock: executes the proposed txs on the head state and seals the next block (not yet persisted). */
@@ -176,7 +185,7 @@ export class KestrelApp {
     this.headDb.discard();
     this.headState = this.deps.state.executionState(this.headBlock.header.stateRoot, this.headDb);
     this.vm = await createVM({
-      common: this.deps.common,
+      common: this.deps.vmCommon(),
       stateManager: this.headState,
       blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
     });

@@ -16,8 +16,7 @@ export class TxSubmitter {
   /** Validates and pools a raw signed tx; returns its hash (throws TxRejectedError with geth's message). */
   async submitRaw(raw: Uint8Array): Promise<Uint8Array> {
     const item = await this.app.checkTx(raw);
-    const acc = await this.chain.account(item.sender, this.chain.head());
-    this.pool.add(item, acc.nonce);
+    this.pool.add(item, item.stateNonce);
     this.onAccepted();
     return item.hash;
   }

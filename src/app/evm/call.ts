@@ -26,6 +26,7 @@ class Timeout extends Error {}
 export class CallService {
   constructor(
     private readonly common: Common,
+    private readonly vmCommon: () => Common,
     private readonly state: StateDb,
     private readonly hashOf: (n: bigint) => Uint8Array | undefined,
     private readonly limits: CallLimits,
@@ -69,7 +70,7 @@ export class CallService {
       },
       this.common,
     );
-    const vm = await createVM({ common: this.common, stateManager: state, blockchain: blockHashSource(this.hashOf) });
+    const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
     const deadline = this.limits.timeoutMs > 0 ? Date.now() + this.limits.timeoutMs : 0;
     if (deadline) {
       let steps = 0;
