@@ -137,7 +137,8 @@ export class TxPool {
       const q = this.senders.get(key);
       this.byHash.delete(hex(c.block.txHashes[i]!));
       if (!q) return;
-      q.txs.delete(tx.nonce);
+      // The pooled tx at this nonce may be a replacement that arrived while the block was built: drop it too.
+      this.drop(q, tx.nonce);
       if (tx.nonce + 1n > q.stateNonce) q.stateNonce = tx.nonce + 1n;
       for (const n of q.txs.keys()) if (n < q.stateNonce) this.drop(q, n);
       if (q.txs.size === 0) this.senders.delete(key);
