@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KestrelApp } from './app/app.ts';
 import { CallService } from './app/evm/call.ts';
-import { createChainCommon, createSharedCommon } from './app/evm/common.ts';
+import { createChainCommon, createFastKeccak, createSharedCommon } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
@@ -51,8 +51,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const paths = homePaths(config.home);
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
-  const common = createSharedCommon(config.evmChainId);
-  const vmCommon = () => createChainCommon(config.evmChainId);
+  const keccak = await createFastKeccak();
+  const common = createSharedCommon(config.evmChainId, keccak);
+  const vmCommon = () => createChainCommon(config.evmChainId, keccak);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
   try {
     const chainStore = new ChainStore(kv, common);

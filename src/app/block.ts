@@ -1,12 +1,11 @@
 // Ethereum-format block assembly: header fields, transaction/receipt tries and the block bloom.
-import { createBlockHeader, genTransactionsTrieRoot, type BlockHeader } from '@ethereumjs/block';
+import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
+import { indexedTrieRoot } from './chain/orderedTrie.ts';
 import type { ReceiptRecord } from './chain/types.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */
@@ -43,22 +42,25 @@ export function contextHeader(ctx: BlockContext, common: Common): BlockHeader {
 }
 
 /** Root of the receipts trie (key rlp(index), value the consensus receipt encoding). */
-export async function receiptsRoot(receipts: ReceiptRecord[]): Promise<Uint8Array> {
-  const trie = new MerklePatriciaTrie();
-  for (let i = 0; i < receipts.length; i++) {
-    const r = receipts[i]!;
-    const encoded = encodeReceipt(
-      {
-        status: r.status,
-        cumulativeBlockGasUsed: r.cumulativeGasUsed,
-        bitvector: r.bloom,
-        logs: r.logs.map((l) => [l.address, l.topics, l.data]),
-      },
-      r.type as never,
-    );
-    await trie.put(RLP.encode(i), encoded);
-  }
-  return trie.root();
+export function receiptsRoot(receipts: ReceiptRecord[]): Uint8Array {
+  return indexedTrieRoot(
+    receipts.map((r) =>
+      encodeReceipt(
+        {
+          status: r.status,
+          cumulativeBlockGasUsed: r.cumulativeGasUsed,
+          bitvector: r.bloom,
+          logs: r.logs.map((l) => [l.address, l.topics, l.data]),
+        },
+        r.type as never,
+      ),
+    ),
+  );
+}
+
+/** Root of the transactions trie (key rlp(index), value the canonical tx encoding). */
+export function transactionsRoot(txs: TypedTransaction[]): Uint8Array {
+  return indexedTrieRoot(txs.map((t) => t.serialize()));
 }
 
 /** OR of the receipts' blooms. */
@@ -85,8 +87,8 @@ export async function sealHeader(
       mixHash: ctx.mixHash,
       difficulty: 0n,
       stateRoot: sealed.stateRoot,
-      transactionsTrie: await genTransactionsTrieRoot(sealed.txs),
-      receiptTrie: await receiptsRoot(sealed.receipts),
+      transactionsTrie: transactionsRoot(sealed.txs),
+      receiptTrie: receiptsRoot(sealed.receipts),
       logsBloom: blockBloom(sealed.receipts),
       gasUsed: sealed.gasUsed,
     },

@@ -126,14 +126,14 @@ describe('checkAgainstState', () => {
     rejects(() => checkAgainstState(tx, rich, rules), /^max fee per gas less than block base fee: address 0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266, maxFeePerGas: 999999999, baseFee: 1000000000$/);
     checkAgainstState(tx, rich, { ...rules, baseFee: GWEI - 1n });
   });
-  test('calldata below the EIP-7623 floor (Prague) is refused at admission, as geth does', { todo: 'bug: checkAgainstState compares gasLimit with getIntrinsicGas() only, not getMinimumGasLimit(); such a tx is admitted, then rejected by runTx at execution (INTRINSIC_GAS_TOO_LOW) and silently dropped from the pool' }, () => {
+  test('calldata below the EIP-7623 floor (Prague) is refused at admission, as geth does', () => {
     const tx = item(dyn({ gasLimit: 40_000n, data: new Uint8Array(1000).fill(1) }));
     assert.equal(tx.tx.getIntrinsicGas(), 37_000n);
     assert.equal(tx.tx.getMinimumGasLimit(), 61_000n);
     rejects(() => checkAgainstState(tx, rich, rules), /insufficient gas for floor data gas cost/);
   });
 
-  test('intrinsic gas is checked before nonce and balance (geth\'s stateless checks come first)', { todo: 'bug (minor): checkAgainstState checks intrinsic gas last, so an underfunded or stale tx with too little gas reports nonce/funds instead of "intrinsic gas too low"' }, () => {
+  test('intrinsic gas is checked before nonce and balance (geth\'s stateless checks come first)', () => {
     rejects(() => checkAgainstState(item(dyn({ gasLimit: 20_000n })), { nonce: 0n, balance: 0n }, rules), /^intrinsic gas too low$/);
     rejects(() => checkAgainstState(item(dyn({ gasLimit: 20_000n })), { nonce: 1n, balance: 10n ** 22n }, rules), /^intrinsic gas too low$/);
   });

@@ -65,12 +65,19 @@ export function tipCap(tx: TypedTransaction): bigint {
   return 'maxPriorityFeePerGas' in tx ? (tx.maxPriorityFeePerGas as bigint) : feeCap(tx);
 }
 
-/** Stateful admission checks against the latest state; throws TxRejectedError with geth's message. */
+/**
+ * Admission checks against the latest state, in geth's order (stateless limits first, then nonce and balance);
+ * throws TxRejectedError with geth's message.
+ */
 export function checkAgainstState(item: ExecTx, account: AccountState, rules: AdmissionRules): void {
   const { tx } = item;
   if (tx.gasLimit > rules.blockGasLimit) throw new TxRejectedError('exceeds block gas limit');
   const cap = feeCap(tx);
   if (tipCap(tx) > cap) throw new TxRejectedError('max priority fee per gas higher than max fee per gas');
+  const intrinsic = tx.getIntrinsicGas();
+  if (tx.gasLimit < intrinsic) throw new TxRejectedError('intrinsic gas too low');
+  // EIP-7623 (Prague): calldata-heavy txs must also cover the calldata floor, or execution would refuse them.
+  if (tx.gasLimit < tx.getMinimumGasLimit()) throw new TxRejectedError('insufficient gas for floor data gas cost');
   if (cap < rules.minGasPrice) throw new TxRejectedError('transaction underpriced');
   if (cap < rules.baseFee) {
     throw new TxRejectedError(
@@ -81,5 +88,4 @@ export function checkAgainstState(item: ExecTx, account: AccountState, rules: Ad
   if (account.balance < tx.value + tx.gasLimit * cap) {
     throw new TxRejectedError('insufficient funds for gas * price + value');
   }
-  if (tx.gasLimit < tx.getIntrinsicGas()) throw new TxRejectedError('intrinsic gas too low');
 }
