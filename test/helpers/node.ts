@@ -1,9 +1,8 @@
 // Starts a real `kestreld start --dev` process on free ports for integration tests, and talks raw JSON-RPC to it.
 // Never mocks the node: every test drives the actual binary through bin/kestreld.js.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -160,8 +159,12 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
   const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<number | null> => {
     if (exitCode !== undefined) return exitCode;
     proc.kill(signal);
-    const timeout = sleep(STOP_TIMEOUT_MS).then(() => 'timeout' as const);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((res) => {
+      timer = setTimeout(() => res('timeout'), STOP_TIMEOUT_MS);
+    });
     const r = await Promise.race([exited, timeout]);
+    clearTimeout(timer);
     if (r === 'timeout') {
       proc.kill('SIGKILL');
       await exited;
@@ -293,42 +296,63 @@ export async function post(
 }
 
 /**
- * POSTs with node:http and resolves as soon as the response head arrives, even if the server stops reading
- * the upload early (what a server does when it rejects an oversize body with 413).
+ * POSTs over a raw TCP socket and returns the status line and body the server sent, even when the server
+ * answers before reading the whole upload and resets the connection (what a server does when it rejects an
+ * oversize body with 413 — node:http and fetch then report ECONNRESET and lose the response).
+ * `chunked` sends Transfer-Encoding: chunked instead of Content-Length, so the server must count bytes.
  */
-export function postEarlyResponse(url: string, body: string | Buffer, timeoutMs = 15_000): Promise<{ status: number; text: string }> {
+export function postRaw(
+  url: string,
+  body: string | Buffer,
+  opts: { chunked?: boolean; timeoutMs?: number } = {},
+): Promise<{ status: number; text: string }> {
+  const u = new URL(url);
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
   return new Promise((res, rej) => {
-    const buf = typeof body === 'string' ? Buffer.from(body) : body;
-    const r = httpRequest(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'content-length': String(buf.length) },
-      timeout: timeoutMs,
-    });
-    let settled = false;
-    r.on('response', (resp) => {
-      let text = '';
-      resp.setEncoding('utf8');
-      resp.on('data', (c: string) => {
-        if (text.length < 10_000) text += c;
-      });
-      const done = () => {
-        if (!settled) {
-          settled = true;
-          res({ status: resp.statusCode ?? 0, text });
-        }
-      };
-      resp.on('end', done);
-      resp.on('error', done);
-      resp.on('close', done);
-    });
-    r.on('timeout', () => r.destroy(new Error(`no response within ${timeoutMs} ms`)));
-    r.on('error', (e) => {
-      if (!settled) {
-        settled = true;
-        rej(e);
+    const sock = connect(Number(u.port), u.hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => sock.destroy(new Error(`no complete response within ${opts.timeoutMs ?? 15_000} ms`)), opts.timeoutMs ?? 15_000);
+    const finish = (err?: Error) => {
+      clearTimeout(timer);
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(raw);
+      if (!m) {
+        rej(err ?? new Error(`no HTTP response (got ${JSON.stringify(raw.slice(0, 200))})`));
+        return;
       }
+      const sep = raw.indexOf('\r\n\r\n');
+      res({ status: Number(m[1]), text: sep >= 0 ? raw.slice(sep + 4) : '' });
+    };
+    sock.on('data', (d: Buffer) => {
+      chunks.push(d);
+      // One response is all we want; stop once the head and a complete-looking body have arrived.
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const sep = raw.indexOf('\r\n\r\n');
+      const len = /\r\ncontent-length: *(\d+)/i.exec(raw.slice(0, sep));
+      if (sep >= 0 && len && Buffer.byteLength(raw.slice(sep + 4)) >= Number(len[1])) sock.destroy();
     });
-    r.end(buf);
+    sock.on('error', () => {
+      /* EPIPE/ECONNRESET while uploading: the response (if any) is already in `chunks` */
+    });
+    sock.on('close', () => finish());
+    sock.on('connect', () => {
+      const head =
+        `POST ${u.pathname || '/'} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\nConnection: close\r\n` +
+        (opts.chunked ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${buf.length}\r\n\r\n`);
+      sock.write(head);
+      const writeBody = () => {
+        const step = 256 * 1024;
+        for (let i = 0; i < buf.length && !sock.destroyed; i += step) {
+          const part = buf.subarray(i, i + step);
+          sock.write(opts.chunked ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]) : part);
+        }
+        if (opts.chunked && !sock.destroyed) sock.write('0\r\n\r\n');
+      };
+      // With a Content-Length the server may answer from the headers alone; give it a moment first so our
+      // upload cannot race its answer (a reset with unread upload data can make the kernel drop the answer).
+      if (opts.chunked) writeBody();
+      else setTimeout(() => { if (chunks.length === 0 && !sock.destroyed) writeBody(); }, 300);
+    });
   });
 }
 
