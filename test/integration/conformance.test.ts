@@ -42,14 +42,7 @@ interface Case {
   check?: (result: any, ctx: Ctx) => void | Promise<void>;
   /** Label when the same method appears more than once. */
   label?: string;
-  /** Known node bug in the result's shape (reported): the schema check runs as a separate todo test. */
-  schemaTodo?: string;
-  /** Known node bug in the value (reported): `check` runs as a separate todo test. */
-  checkTodo?: string;
 }
-
-const TODO_BLOCK_TIMESTAMP =
-  'node bug: transaction objects lack blockTimestamp, which the execution-apis schema requires for mined txs';
 
 const { Store } = testContracts();
 const storeIface = new Interface(Store.abi);
@@ -113,24 +106,24 @@ const cases: Case[] = [
     check: (r, c) => assert.equal(Number(BigInt(r)), c.setBlock.transactions.length),
   },
   { method: 'eth_getBlockByNumber', label: 'hashes', params: (c) => [c.setBlock.number, false], check: (r, c) => assert.equal(r.hash, c.setBlock.hash) },
-  { method: 'eth_getBlockByNumber', label: 'full txs', schemaTodo: TODO_BLOCK_TIMESTAMP, params: (c) => [c.setBlock.number, true], check: (r, c) => assert.equal(r.transactions[0].hash, c.setHash) },
+  { method: 'eth_getBlockByNumber', label: 'full txs', params: (c) => [c.setBlock.number, true], check: (r, c) => assert.equal(r.transactions[0].hash, c.setHash) },
   { method: 'eth_getBlockByNumber', label: 'genesis', params: () => ['0x0', true], check: (r) => assert.equal(r.number, '0x0') },
   { method: 'eth_getBlockByNumber', label: 'latest', params: () => ['latest', false] },
   { method: 'eth_getBlockByNumber', label: 'pending', params: () => ['pending', false] },
   { method: 'eth_getBlockByHash', label: 'hashes', params: (c) => [c.setBlock.hash, false], check: (r, c) => assert.equal(r.number, c.setBlock.number) },
-  { method: 'eth_getBlockByHash', label: 'full txs', schemaTodo: TODO_BLOCK_TIMESTAMP, params: (c) => [c.setBlock.hash, true] },
-  { method: 'eth_getTransactionByHash', label: 'EIP-1559 transfer', schemaTodo: TODO_BLOCK_TIMESTAMP, params: (c) => [c.transferHash], check: (r, c) => assert.equal(r.hash, c.transferHash) },
-  { method: 'eth_getTransactionByHash', label: 'legacy transfer', schemaTodo: TODO_BLOCK_TIMESTAMP, params: (c) => [c.legacyHash], check: (r) => assert.equal(r.type, '0x0') },
-  { method: 'eth_getTransactionByHash', label: 'contract creation', schemaTodo: TODO_BLOCK_TIMESTAMP, params: (c) => [c.deployHash], check: (r) => assert.equal(r.to, null) },
+  { method: 'eth_getBlockByHash', label: 'full txs', params: (c) => [c.setBlock.hash, true] },
+  { method: 'eth_getTransactionByHash', label: 'EIP-1559 transfer', params: (c) => [c.transferHash], check: (r, c) => assert.equal(r.hash, c.transferHash) },
+  { method: 'eth_getTransactionByHash', label: 'legacy transfer', params: (c) => [c.legacyHash], check: (r) => assert.equal(r.type, '0x0') },
+  { method: 'eth_getTransactionByHash', label: 'contract creation', params: (c) => [c.deployHash], check: (r) => assert.equal(r.to, null) },
   {
     method: 'eth_getTransactionByBlockHashAndIndex',
-    schemaTodo: TODO_BLOCK_TIMESTAMP,
+   
     params: (c) => [c.setBlock.hash, '0x0'],
     check: (r, c) => assert.equal(r.hash, c.setHash),
   },
   {
     method: 'eth_getTransactionByBlockNumberAndIndex',
-    schemaTodo: TODO_BLOCK_TIMESTAMP,
+   
     params: (c) => [c.setBlock.number, '0x0'],
     check: (r, c) => assert.equal(r.hash, c.setHash),
   },
@@ -183,7 +176,6 @@ const cases: Case[] = [
   {
     method: 'eth_estimateGas',
     label: 'transfer',
-    checkTodo: 'node bug: eth_estimateGas for a plain transfer returns 21165; geth (and Anvil) return exactly 21000',
     params: (c) => [{ from: c.sender.address, to: c.other.address, value: '0x1' }],
     check: (r) => assert.equal(BigInt(r), 21_000n),
   },
@@ -265,11 +257,9 @@ describe('JSON-RPC conformance (OpenRPC result schemas)', { timeout: 120_000 }, 
         };
         it(name, async () => {
           const result = await run();
-          if (!c.schemaTodo) assertConforms(c.method, result);
-          if (!c.checkTodo) await c.check?.(result, ctx);
+          assertConforms(c.method, result);
+          await c.check?.(result, ctx);
         });
-        if (c.schemaTodo) it(`${name}: result schema`, { todo: c.schemaTodo }, async () => assertConforms(c.method, await run()));
-        if (c.checkTodo) it(`${name}: value`, { todo: c.checkTodo }, async () => c.check?.(await run(), ctx));
       }
 
       it('unknown hashes and numbers give null', async () => {

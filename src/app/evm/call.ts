@@ -116,6 +116,14 @@ export class CallService {
     let hi = req.gas !== undefined && req.gas >= 21000n ? req.gas : block.header.gasLimit;
     if (this.limits.gasCap > 0n && hi > this.limits.gasCap) hi = this.limits.gasCap;
     const sm = this.state.executionState(block.header.stateRoot);
+    // A plain value transfer to an account without code costs exactly 21000 (geth's shortcut).
+    if (req.to && (req.data === undefined || req.data.length === 0) && !req.accessList?.length) {
+      const code = await sm.getCode(new Address(req.to));
+      if (code.length === 0) {
+        const probe = await this.execute(req, block, 21000n, sm);
+        if (!probe.execResult.exceptionError) return 21000n;
+      }
+    }
     const first = await this.execute(req, block, hi, sm);
     if (first.execResult.exceptionError) {
       const e = first.execResult.exceptionError.error;

@@ -8,6 +8,7 @@ export interface TxPlacement {
   blockHash: Uint8Array;
   blockNumber: bigint;
   index: number;
+  timestamp: bigint;
   baseFee?: bigint;
 }
 
@@ -19,6 +20,7 @@ export function formatTx(tx: TypedTransaction, sender: Uint8Array, hash: Uint8Ar
   const out: Json = {
     blockHash: placement ? bytesToHex(placement.blockHash) : null,
     blockNumber: placement ? toQuantity(placement.blockNumber) : null,
+    blockTimestamp: placement ? toQuantity(placement.timestamp) : null,
     from: bytesToHex(sender),
     gas: toQuantity(tx.gasLimit),
     gasPrice: toQuantity(
