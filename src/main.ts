@@ -72,6 +72,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     });
     const ctx: RpcContext = {
       config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
+      state: stateDb, common, vmCommon,
       accounts: () => [],
     };
     const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace }, config.jsonRpc.api);

@@ -2,6 +2,8 @@
 import type { KestrelApp } from '../app/app.ts';
 import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
+import type { StateDb } from '../app/state/stateDb.ts';
+import type { Common } from '@ethereumjs/common';
 import type { NodeConfig } from '../config/schema.ts';
 import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
@@ -16,6 +18,11 @@ export interface RpcContext {
   pool: TxPool;
   txs: TxSubmitter;
   compat: Compat;
+  /** Historical state access (proofs, tracing). */
+  state: StateDb;
+  /** Shared Common for txs and headers; `vmCommon()` makes a private one for each VM. */
+  common: Common;
+  vmCommon: () => Common;
   clientVersion: string;
   /** Addresses of keys the node manages (filled by the key store). */
   accounts(): Uint8Array[];
