@@ -24,21 +24,22 @@ export function deriveMixHash(parentHash: Uint8Array, number: bigint): Uint8Arra
   return keccak256(concatBytes(parentHash, u64be(number)));
 }
 
+function contextFields(ctx: BlockContext) {
+  return {
+    number: ctx.number,
+    parentHash: ctx.parentHash,
+    timestamp: ctx.timestamp,
+    coinbase: ctx.coinbase,
+    gasLimit: ctx.gasLimit,
+    baseFeePerGas: ctx.baseFeePerGas,
+    mixHash: ctx.mixHash,
+    difficulty: 0n,
+  };
+}
+
 /** The header used as EVM context while the block's transactions execute (roots not known yet). */
 export function contextHeader(ctx: BlockContext, common: Common): BlockHeader {
-  return createBlockHeader(
-    {
-      number: ctx.number,
-      parentHash: ctx.parentHash,
-      timestamp: ctx.timestamp,
-      coinbase: ctx.coinbase,
-      gasLimit: ctx.gasLimit,
-      baseFeePerGas: ctx.baseFeePerGas,
-      mixHash: ctx.mixHash,
-      difficulty: 0n,
-    },
-    { common, setHardfork: false },
-  );
+  return createBlockHeader(contextFields(ctx), { common, setHardfork: false });
 }
 
 /** Root of the receipts trie (key rlp(index), value the consensus receipt encoding). */
@@ -78,14 +79,7 @@ export async function sealHeader(
 ): Promise<BlockHeader> {
   return createBlockHeader(
     {
-      number: ctx.number,
-      parentHash: ctx.parentHash,
-      timestamp: ctx.timestamp,
-      coinbase: ctx.coinbase,
-      gasLimit: ctx.gasLimit,
-      baseFeePerGas: ctx.baseFeePerGas,
-      mixHash: ctx.mixHash,
-      difficulty: 0n,
+      ...contextFields(ctx),
       stateRoot: sealed.stateRoot,
       transactionsTrie: transactionsRoot(sealed.txs),
       receiptTrie: receiptsRoot(sealed.receipts),

@@ -1,36 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { fail, table, type Fail } from '../../../test/helpers/codecTable.ts';
 import { LATEST } from '../../primitives/blockSelector.ts';
 import type { BlockSelector } from '../../primitives/blockSelector.ts';
 import { blockNumberOrTag, blockSelector, optionalBlockNumberOrTag, optionalBlockSelector } from './block.ts';
-import { ParamError, decodeParams } from './codec.ts';
-import type { Codec } from './codec.ts';
+import { decodeParams } from './codec.ts';
 
-/** An expected ParamError message in a table row. */
-class Fail {
-  constructor(readonly message: string) {}
-}
-const fail = (message: string) => new Fail(message);
-
-/** Runs a table: Fail rows expect that exact ParamError message, other rows deepEqual the decoded value. */
-function table<T>(c: Codec<T>, cases: [input: unknown, expected: T | Fail][]): void {
-  for (const [input, expected] of cases) {
-    it(JSON.stringify(input) ?? String(input), () => {
-      if (expected instanceof Fail) {
-        assert.throws(
-          () => c.decode(input),
-          (e: unknown) => {
-            assert.ok(e instanceof ParamError, `not a ParamError: ${String(e)}`);
-            assert.equal(e.message, expected.message);
-            return true;
-          },
-        );
-      } else {
-        assert.deepEqual(c.decode(input), expected);
-      }
-    });
-  }
-}
 
 const tag = (t: string) => ({ kind: 'tag', tag: t }) as BlockSelector;
 const num = (n: bigint) => ({ kind: 'number', number: n }) as BlockSelector;

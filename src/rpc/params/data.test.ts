@@ -1,37 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ParamError } from './codec.ts';
-import type { Codec } from './codec.ts';
+import { fail, table } from '../../../test/helpers/codecTable.ts';
 import { address, array, bool, bytes, hash32, jsonObject, rawTx, rewardPercentiles, storageSlot, string } from './data.ts';
 import { uint64 } from './quantity.ts';
 
-/** An expected ParamError message in a table row. */
-class Fail {
-  constructor(readonly message: string) {}
-}
-const fail = (message: string) => new Fail(message);
-
-type Case<T> = [input: unknown, expected: T | Fail];
-
-/** Runs a table: Fail rows expect that exact ParamError message, other rows deepEqual the decoded value. */
-function table<T>(c: Codec<T>, cases: Case<T>[]): void {
-  for (const [input, expected] of cases) {
-    it(JSON.stringify(input) ?? String(input), () => {
-      if (expected instanceof Fail) {
-        assert.throws(
-          () => c.decode(input),
-          (e: unknown) => {
-            assert.ok(e instanceof ParamError, `not a ParamError: ${String(e)}`);
-            assert.equal(e.message, expected.message);
-            return true;
-          },
-        );
-      } else {
-        assert.deepEqual(c.decode(input), expected);
-      }
-    });
-  }
-}
 
 const u8 = (...b: number[]) => new Uint8Array(b);
 const hex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));

@@ -1,36 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ParamError } from './codec.ts';
-import type { Codec } from './codec.ts';
+import { fail, table } from '../../../test/helpers/codecTable.ts';
 import { blockCount, uint256, uint64, uintIndex } from './quantity.ts';
 
-/** An expected ParamError message in a table row. */
-class Fail {
-  constructor(readonly message: string) {}
-}
-const fail = (message: string) => new Fail(message);
-
-type Case<T> = [input: unknown, expected: T | Fail];
-
-/** Runs a table: Fail rows expect that exact ParamError message, other rows deepEqual the decoded value. */
-function table<T>(c: Codec<T>, cases: Case<T>[]): void {
-  for (const [input, expected] of cases) {
-    it(`${JSON.stringify(input, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`, () => {
-      if (expected instanceof Fail) {
-        assert.throws(
-          () => c.decode(input),
-          (e: unknown) => {
-            assert.ok(e instanceof ParamError, `not a ParamError: ${String(e)}`);
-            assert.equal(e.message, expected.message);
-            return true;
-          },
-        );
-      } else {
-        assert.deepEqual(c.decode(input), expected);
-      }
-    });
-  }
-}
 
 const U64 = (r: string) => fail(`json: cannot unmarshal ${r} into Go value of type hexutil.Uint64`);
 const BIG = (r: string) => fail(`json: cannot unmarshal ${r} into Go value of type *hexutil.Big`);
