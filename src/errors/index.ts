@@ -77,3 +77,8 @@ export class UnsupportedError extends KestrelError {
 export class NotEnabledError extends KestrelError {
   override name = 'NotEnabledError';
 }
+
+/** A key store or signing operation failed (wrong passphrase, unknown or locked account, …); geth's wording. */
+export class KeyStoreError extends KestrelError {
+  override name = 'KeyStoreError';
+}

@@ -1,6 +1,6 @@
 // The one table from domain errors to JSON-RPC error objects (EIP-1474 codes, geth's conventions).
 import {
-  ExecutionError, InvalidParamsError, InvalidRequestError, KestrelError, LimitExceededError, MethodNotFoundError,
+  ExecutionError, InvalidParamsError, InvalidRequestError, KestrelError, KeyStoreError, LimitExceededError, MethodNotFoundError,
   NotEnabledError, NotFoundError, ParseError, RevertError, TxRejectedError, UnauthorizedError, UnsupportedError,
 } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
@@ -35,6 +35,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [NotFoundError, SERVER_ERROR],
   [UnsupportedError, SERVER_ERROR],
   [NotEnabledError, SERVER_ERROR],
+  [KeyStoreError, SERVER_ERROR],
 ];
 
 /** Maps any thrown value to the JSON-RPC error object the client sees. */
