@@ -28,6 +28,10 @@ export interface KestrelNode {
   readonly http: string;
   /** ws://127.0.0.1:<port> */
   readonly ws: string;
+  /** 127.0.0.1:<port> of the gRPC server (--grpc.address) */
+  readonly grpc: string;
+  /** http://127.0.0.1:<port> of the CometBFT-compatible RPC (--rpc.laddr) */
+  readonly comet: string;
   readonly home: string;
   readonly proc: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far (tail-capped). */
@@ -85,11 +89,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function twoFreePorts(): Promise<[number, number]> {
-  const a = await freePort();
-  let b = await freePort();
-  while (b === a) b = await freePort();
-  return [a, b];
+async function distinctFreePorts(n: number): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < n) {
+    const p = await freePort();
+    if (!ports.includes(p)) ports.push(p);
+  }
+  return ports;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -112,11 +118,13 @@ export async function startNode(opts: StartOptions = {}): Promise<KestrelNode> {
 }
 
 async function launch(home: string, opts: StartOptions, tmpBase: string | undefined): Promise<KestrelNode> {
-  const [httpPort, wsPort] = await twoFreePorts();
+  const [httpPort, wsPort, grpcPort, cometPort] = (await distinctFreePorts(4)) as [number, number, number, number];
   const args = [
     'bin/kestreld.js', 'start', '--dev', '--home', home,
     '--json-rpc.address', `127.0.0.1:${httpPort}`,
     '--json-rpc.ws-address', `127.0.0.1:${wsPort}`,
+    '--grpc.address', `127.0.0.1:${grpcPort}`,
+    '--rpc.laddr', `tcp://127.0.0.1:${cometPort}`,
     ...(opts.args ?? []),
   ];
   const proc = spawn(process.execPath, args, {
@@ -149,6 +157,8 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
 
   const http = `http://127.0.0.1:${httpPort}`;
   const ws = `ws://127.0.0.1:${wsPort}`;
+  const grpc = `127.0.0.1:${grpcPort}`;
+  const comet = `http://127.0.0.1:${cometPort}`;
   const printLogs = (reason: string) => {
     const tail = log.length > 20_000 ? '…' + log.slice(-20_000) : log;
     process.stderr.write(
@@ -177,6 +187,8 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
   const node: KestrelNode = {
     http,
     ws,
+    grpc,
+    comet,
     home,
     proc,
     logs: () => log,

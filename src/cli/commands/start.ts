@@ -7,8 +7,6 @@ import { defaultHome, initHome, isInitialized } from '../../node/home.ts';
 
 /** Flags that belong to features of later releases: accepted by the parser, refused with a clear message. */
 const NOT_YET: Record<string, string> = {
-  'grpc.address': 'the gRPC server (cosmos.bank.v1beta1.Query) is not part of this build yet',
-  'rpc.laddr': 'the CometBFT-compatible RPC server is not part of this build yet',
   'abci.laddr': 'ABCI serving (--consensus cometbft) is not part of this build yet',
 };
 
