@@ -89,14 +89,100 @@ describe('TxPool admission', () => {
     rejects(() => pool.add(orig, 0n), 'replacement transaction underpriced');
   });
 
-  test('limits: per sender and total', () => {
-    const pool = new TxPool({ maxTxs: 3, maxPerSender: 2, priceBumpPercent: 10n });
-    pool.add(tx(alice, 0n), 0n);
+  test('nonce below the state nonce is refused', () => {
+    const pool = new TxPool();
+    pool.add(tx(alice, 3n), 3n);
+    rejects(() => pool.add(tx(alice, 2n), 3n), 'nonce too low');
+    // a stale state nonce never moves the pool's view back
+    assert.equal(pool.add(tx(alice, 4n), 1n), 'pending');
+    assert.equal(pool.pendingNonce(alice.address, 1n), 5n);
+  });
+});
+
+const quiet = () => {};
+
+describe('TxPool bounds', () => {
+  test('pending full: the cheapest pending tail of another sender is evicted, a cheaper newcomer refused', () => {
+    const pool = new TxPool({ globalSlots: 3, accountSlots: 16 }, quiet);
+    pool.add(tx(alice, 0n, { fee: 10n * GWEI }), 0n);
+    pool.add(tx(alice, 1n, { fee: 12n * GWEI }), 0n);
+    const bob0 = tx(bob, 0n, { fee: 11n * GWEI });
+    pool.add(bob0, 0n);
+    rejects(() => pool.add(tx(carol, 0n, { fee: 10n * GWEI }), 0n), 'transaction underpriced');
+    rejects(() => pool.add(tx(carol, 0n, { fee: 11n * GWEI }), 0n), 'transaction underpriced'); // ties lose
+    // the tails are alice1 (12) and bob0 (11): bob0 is the cheapest evictable one
+    const c0 = tx(carol, 0n, { fee: 20n * GWEI });
+    assert.equal(pool.add(c0, 0n), 'pending');
+    assert.equal(pool.get(bob0.hash), undefined);
+    assert.deepEqual(pool.counts(), { pending: 3, queued: 0 });
+    // a sender cannot evict its own txs to make room
+    rejects(() => pool.add(tx(carol, 1n, { fee: 1n * GWEI }), 0n), 'transaction underpriced');
+  });
+
+  test('pending full: an account over its guaranteed slots gives up its highest nonce first', () => {
+    const pool = new TxPool({ globalSlots: 4, accountSlots: 2 }, quiet);
+    for (const n of [0n, 1n, 2n]) pool.add(tx(alice, n, { fee: 50n * GWEI }), 0n);
+    pool.add(tx(bob, 0n, { fee: 10n * GWEI }), 0n);
+    const c0 = tx(carol, 0n, { fee: 5n * GWEI }); // cheapest of all, still gets in: alice holds 3 > 2 slots
+    assert.equal(pool.add(c0, 0n), 'pending');
+    assert.equal(pool.pendingNonce(alice.address, 0n), 2n, 'alice2 was evicted');
+    assert.deepEqual(pool.counts(), { pending: 4, queued: 0 });
+  });
+
+  test('filling a gap promotes queued txs, and they count against the pending bound', () => {
+    const pool = new TxPool({ globalSlots: 3 }, quiet);
     pool.add(tx(alice, 1n), 0n);
-    rejects(() => pool.add(tx(alice, 2n), 0n), 'account limit exceeded');
-    pool.add(tx(bob, 0n), 0n);
-    rejects(() => pool.add(tx(carol, 0n), 0n), 'txpool is full');
-    pool.add(tx(alice, 1n, { fee: 20n * GWEI, tip: 2n * GWEI }), 0n); // replacement still allowed when full
+    pool.add(tx(alice, 2n), 0n);
+    pool.add(tx(bob, 0n, { fee: 20n * GWEI }), 0n);
+    pool.add(tx(bob, 1n, { fee: 20n * GWEI }), 0n);
+    assert.deepEqual(pool.counts(), { pending: 2, queued: 2 });
+    // alice0 would make 3 txs pending (0, 1, 2) → 5 > 3; bob's txs pay more than alice0 → refused
+    rejects(() => pool.add(tx(alice, 0n), 0n), 'transaction underpriced');
+    assert.deepEqual(pool.counts(), { pending: 2, queued: 2 }, 'nothing changed');
+  });
+
+  test('queued bounds: per account refused, global evicts the cheapest queued of another sender', () => {
+    const pool = new TxPool({ accountQueue: 2, globalQueue: 3 }, quiet);
+    pool.add(tx(alice, 5n, { fee: 10n * GWEI }), 0n);
+    pool.add(tx(alice, 6n, { fee: 10n * GWEI }), 0n);
+    rejects(() => pool.add(tx(alice, 7n), 0n), 'account limit exceeded');
+    const b5 = tx(bob, 5n, { fee: 9n * GWEI });
+    pool.add(b5, 0n);
+    rejects(() => pool.add(tx(carol, 5n, { fee: 9n * GWEI }), 0n), 'transaction underpriced');
+    assert.equal(pool.add(tx(carol, 5n, { fee: 30n * GWEI }), 0n), 'queued');
+    assert.equal(pool.get(b5.hash), undefined, 'the cheapest queued tx was evicted');
+    assert.deepEqual(pool.counts(), { pending: 0, queued: 3 });
+    // queued newcomers never push out pending txs, and pending ones are not bounded by the queue
+    assert.equal(pool.add(tx(bob, 0n, { fee: 1n * GWEI }), 0n), 'pending');
+  });
+
+  test('replacement is allowed when full', () => {
+    const pool = new TxPool({ globalSlots: 1 }, quiet);
+    pool.add(tx(alice, 0n), 0n);
+    pool.add(tx(alice, 0n, { fee: 20n * GWEI, tip: 2n * GWEI }), 0n);
+    assert.deepEqual(pool.counts(), { pending: 1, queued: 0 });
+  });
+
+  test('queued txs expire after the lifetime; pending ones do not', () => {
+    const pool = new TxPool({ lifetimeMs: 1000 }, quiet);
+    pool.add(tx(alice, 0n), 0n, 0);
+    pool.add(tx(alice, 2n), 0n, 0);
+    pool.add(tx(alice, 3n), 0n, 600);
+    assert.equal(pool.expireQueued(999), 0);
+    assert.equal(pool.expireQueued(1000), 1);
+    assert.deepEqual(pool.counts(), { pending: 1, queued: 1 });
+    assert.equal(pool.expireQueued(10_000), 1);
+    assert.deepEqual(pool.counts(), { pending: 1, queued: 0 });
+  });
+
+  test('remove() demotes the later nonces to queued', () => {
+    const pool = new TxPool();
+    const a1 = tx(alice, 1n);
+    for (const t of [tx(alice, 0n), a1, tx(alice, 2n)]) pool.add(t, 0n);
+    assert.ok(pool.remove(a1.hash));
+    assert.deepEqual(pool.counts(), { pending: 1, queued: 1 });
+    const c = pool.contentFrom(alice.address);
+    assert.deepEqual([c.pending.map((t) => t.tx.nonce), c.queued.map((t) => t.tx.nonce)], [[0n], [2n]]);
   });
 });
 
@@ -124,6 +210,20 @@ describe('TxPool.executable', () => {
     assert.deepEqual(nonces(pool.executable(99_999n)), ['b0', 'c0']);
     assert.deepEqual(nonces(pool.executable(20_999n)), []);
     assert.equal(pool.counts().pending, 5, 'executable() does not remove anything');
+  });
+});
+
+describe('TxPool.executable at a base fee', () => {
+  test('orders by effective tip and holds back txs under the base fee or the minimum gas price', () => {
+    const pool = new TxPool();
+    pool.add(tx(alice, 0n, { fee: 12n * GWEI, tip: 5n * GWEI }), 0n); // at base fee 10: effective tip 2
+    pool.add(tx(bob, 0n, { fee: 20n * GWEI, tip: 3n * GWEI }), 0n); // effective tip 3
+    pool.add(tx(carol, 0n, { fee: 9n * GWEI, tip: 1n * GWEI }), 0n); // under the base fee: waits
+    pool.add(tx(carol, 1n, { fee: 90n * GWEI, tip: 9n * GWEI }), 0n); // behind carol0: waits too
+    assert.deepEqual(nonces(pool.executable(30_000_000n)), ['a0', 'b0', 'c0', 'c1'], 'no base fee: by tip cap');
+    assert.deepEqual(nonces(pool.executable(30_000_000n, { baseFee: 10n * GWEI })), ['b0', 'a0']);
+    assert.deepEqual(nonces(pool.executable(30_000_000n, { baseFee: 0n, minGasPrice: 15n * GWEI })), ['b0']);
+    assert.equal(pool.counts().pending, 4);
   });
 });
 

@@ -1,65 +1,146 @@
-// The transaction pool: per-sender nonce order, `pending` = executable from the account's state nonce,
-// `queued` = beyond a nonce gap. Same-nonce replacement needs a 10% bump of both fee caps (geth's rule).
+// The transaction pool: per-sender nonce order, `pending` = the run executable from the account's state nonce,
+// `queued` = beyond a nonce gap. Same-nonce replacement needs a bump of both fee caps. Bounded like geth's pool
+// (pending and queued slots per account and in total); when a bound is reached the cheapest tx of another
+// sender is evicted, or the newcomer is refused. It owns no I/O: the journal and the expiry timer sit beside it.
 import type { CommittedBlock } from '../app/app.ts';
 import type { ExecTx } from '../app/evm/executor.ts';
-import { feeCap, tipCap } from '../app/evm/validate.ts';
 import { TxRejectedError } from '../errors/index.ts';
+import { comparePrice, DEFAULT_POOL_LIMITS, isEnoughBump, type PoolLimits } from './limits.ts';
+import { selectForBlock, type SelectRules } from './select.ts';
 
-/** Pool bounds. */
-export interface PoolLimits {
-  maxTxs: number;
-  maxPerSender: number;
-  priceBumpPercent: bigint;
-}
-
-export const DEFAULT_POOL_LIMITS: PoolLimits = { maxTxs: 10_000, maxPerSender: 1_000, priceBumpPercent: 10n };
+export { DEFAULT_POOL_LIMITS, type PoolLimits } from './limits.ts';
 
 /** A pooled transaction. */
 export interface PoolTx extends ExecTx {
+  /** When it entered the pool (ms since epoch); queued txs expire `lifetimeMs` after it. */
   addedAt: number;
 }
 
+/** One sender's pooled txs, split as the RPC shows them, each list in nonce order. */
+export interface SenderTxs {
+  sender: Uint8Array;
+  pending: PoolTx[];
+  queued: PoolTx[];
+}
+
 interface SenderQueue {
-  /** The sender's nonce in the latest committed state. */
+  sender: Uint8Array;
+  /** The sender's nonce in the latest state the pool has seen (never goes back). */
   stateNonce: bigint;
+  /** Length of the contiguous run of txs from stateNonce: these are pending, the rest queued. */
+  run: number;
   txs: Map<bigint, PoolTx>;
 }
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+/** Why a tx left the pool other than by being mined. */
+export type DropReason = 'evicted' | 'expired' | 'invalid' | 'replaced' | 'removed';
 
-/** In-memory transaction pool keyed by sender and nonce, with a hash index. */
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+const short = (t: PoolTx) => `0x${hex(t.hash)}`;
+
+/** In-memory transaction pool keyed by sender and nonce, with a hash index and running pending/queued counts. */
 export class TxPool {
   private readonly senders = new Map<string, SenderQueue>();
   private readonly byHash = new Map<string, PoolTx>();
+  private pendingTotal = 0;
+  private readonly limits: PoolLimits;
 
-  constructor(private readonly limits: PoolLimits = DEFAULT_POOL_LIMITS) {}
+  constructor(limits: Partial<PoolLimits> = {}, private readonly log: (line: string) => void = (l) => console.warn(l)) {
+    this.limits = { ...DEFAULT_POOL_LIMITS, ...limits };
+  }
 
-  /** Adds a checked tx; `stateNonce` is the sender's committed nonce. Returns where it landed. */
-  add(item: ExecTx, stateNonce: bigint): 'pending' | 'queued' {
+  /** The bounds this pool enforces. */
+  get bounds(): Readonly<PoolLimits> {
+    return this.limits;
+  }
+
+  /**
+   * Adds a checked tx; `stateNonce` is the sender's nonce in the state it was checked against. Returns where it
+   * landed. Throws TxRejectedError with geth's message (already known, replacement transaction underpriced,
+   * transaction underpriced / txpool is full at a bound, account limit exceeded).
+   */
+  add(item: ExecTx, stateNonce: bigint, addedAt = Date.now()): 'pending' | 'queued' {
     const h = hex(item.hash);
     if (this.byHash.has(h)) throw new TxRejectedError('already known');
     const key = hex(item.sender);
-    let q = this.senders.get(key);
-    if (!q) {
-      q = { stateNonce, txs: new Map() };
-      this.senders.set(key, q);
-    }
-    q.stateNonce = stateNonce;
-    const existing = q.txs.get(item.tx.nonce);
+    const q = this.senders.get(key) ?? { sender: item.sender, stateNonce, run: 0, txs: new Map<bigint, PoolTx>() };
+    if (stateNonce > q.stateNonce) this.advance(q, stateNonce);
+    const nonce = item.tx.nonce;
+    if (nonce < q.stateNonce) throw new TxRejectedError('nonce too low');
+    const pooled: PoolTx = { ...item, addedAt };
+    const existing = q.txs.get(nonce);
     if (existing) {
-      const bump = 100n + this.limits.priceBumpPercent;
-      if (feeCap(item.tx) * 100n < feeCap(existing.tx) * bump || tipCap(item.tx) * 100n < tipCap(existing.tx) * bump) {
+      if (!isEnoughBump(existing.tx, item.tx, this.limits.priceBumpPercent)) {
         throw new TxRejectedError('replacement transaction underpriced');
       }
       this.byHash.delete(hex(existing.hash));
-    } else {
-      if (this.byHash.size >= this.limits.maxTxs) throw new TxRejectedError('txpool is full');
-      if (q.txs.size >= this.limits.maxPerSender) throw new TxRejectedError('account limit exceeded');
+      q.txs.set(nonce, pooled);
+      this.byHash.set(h, pooled);
+      return nonce < q.stateNonce + BigInt(q.run) ? 'pending' : 'queued';
     }
-    const pooled: PoolTx = { ...item, addedAt: Date.now() };
-    q.txs.set(item.tx.nonce, pooled);
+    const end = q.stateNonce + BigInt(q.run);
+    const victims = nonce === end ? this.planPending(q, item, nonce) : this.planQueued(q, item);
+    for (const v of victims) {
+      this.log(`txpool: evicting ${short(v)} (pool full; a better-paying tx arrived)`);
+      this.removeTx(v);
+    }
+    if (!this.senders.has(key)) this.senders.set(key, q);
+    q.txs.set(nonce, pooled);
     this.byHash.set(h, pooled);
-    return item.tx.nonce <= this.pendingNonce(item.sender, stateNonce) - 1n ? 'pending' : 'queued';
+    if (nonce === q.stateNonce + BigInt(q.run)) this.extendRun(q);
+    return nonce < q.stateNonce + BigInt(q.run) ? 'pending' : 'queued';
+  }
+
+  /** Txs to evict so that `item` (and the queued txs it promotes) fit under the pending bounds. */
+  private planPending(q: SenderQueue, item: ExecTx, nonce: bigint): PoolTx[] {
+    let promoted = 1;
+    while (q.txs.has(nonce + BigInt(promoted))) promoted++;
+    let need = this.pendingTotal + promoted - this.limits.globalSlots;
+    if (need <= 0) return [];
+    const others = [...this.senders.values()].filter((s) => s !== q && s.run > 0);
+    const runs = new Map(others.map((s) => [s, s.run]));
+    const victims: PoolTx[] = [];
+    const tail = (s: SenderQueue) => s.txs.get(s.stateNonce + BigInt(runs.get(s)! - 1))!;
+    // geth's fairness first: accounts holding more than their guaranteed slots give up their highest nonces.
+    while (need > 0) {
+      let big: SenderQueue | undefined;
+      for (const s of others) if (runs.get(s)! > this.limits.accountSlots && (!big || runs.get(s)! > runs.get(big)!)) big = s;
+      if (!big) break;
+      victims.push(tail(big));
+      runs.set(big, runs.get(big)! - 1);
+      need--;
+    }
+    while (need > 0) {
+      let cheapest: SenderQueue | undefined;
+      for (const s of others) if (runs.get(s)! > 0 && (!cheapest || comparePrice(tail(s).tx, tail(cheapest).tx) < 0)) cheapest = s;
+      if (!cheapest) throw new TxRejectedError('txpool is full');
+      if (comparePrice(item.tx, tail(cheapest).tx) <= 0) throw new TxRejectedError('transaction underpriced');
+      victims.push(tail(cheapest));
+      runs.set(cheapest, runs.get(cheapest)! - 1);
+      need--;
+    }
+    return victims;
+  }
+
+  /** Txs to evict so that a queued `item` fits under the queued bounds (it never displaces pending txs). */
+  private planQueued(q: SenderQueue, item: ExecTx): PoolTx[] {
+    if (q.txs.size - q.run >= this.limits.accountQueue) throw new TxRejectedError('account limit exceeded');
+    if (this.queuedTotal() < this.limits.globalQueue) return [];
+    let victim: PoolTx | undefined;
+    for (const s of this.senders.values()) {
+      if (s === q || s.txs.size === s.run) continue;
+      const last = this.lastQueued(s);
+      if (!victim || comparePrice(last.tx, victim.tx) < 0) victim = last;
+    }
+    if (!victim) throw new TxRejectedError('txpool is full');
+    if (comparePrice(item.tx, victim.tx) <= 0) throw new TxRejectedError('transaction underpriced');
+    return [victim];
+  }
+
+  private lastQueued(s: SenderQueue): PoolTx {
+    let best: PoolTx | undefined;
+    for (const t of s.txs.values()) if (!best || t.tx.nonce > best.tx.nonce) best = t;
+    return best!;
   }
 
   /** A pooled tx by hash. */
@@ -67,10 +148,15 @@ export class TxPool {
     return this.byHash.get(hex(hash));
   }
 
+  /** Number of pooled txs. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
   /** The next nonce the sender can use: the first gap at or above its state nonce. */
   pendingNonce(sender: Uint8Array, stateNonce: bigint): bigint {
     const q = this.senders.get(hex(sender));
-    let n = stateNonce;
+    let n = q && q.stateNonce > stateNonce ? q.stateNonce : stateNonce;
     if (!q) return n;
     while (q.txs.has(n)) n++;
     return n;
@@ -78,88 +164,136 @@ export class TxPool {
 
   /** Number of pending (executable) and queued txs. */
   counts(): { pending: number; queued: number } {
-    let pending = 0;
-    for (const q of this.senders.values()) {
-      let n = q.stateNonce;
-      while (q.txs.has(n)) {
-        pending++;
-        n++;
-      }
-    }
-    return { pending, queued: this.byHash.size - pending };
+    return { pending: this.pendingTotal, queued: this.queuedTotal() };
+  }
+
+  private queuedTotal(): number {
+    return this.byHash.size - this.pendingTotal;
   }
 
   /** True when at least one tx is executable now. */
   hasPending(): boolean {
-    for (const q of this.senders.values()) if (q.txs.has(q.stateNonce)) return true;
-    return false;
+    return this.pendingTotal > 0;
+  }
+
+  /** Every sender's txs split into pending and queued, in nonce order (txpool_content). */
+  content(): SenderTxs[] {
+    return [...this.senders.values()].map((q) => this.split(q));
+  }
+
+  /** One sender's txs (txpool_contentFrom); empty lists when it has none. */
+  contentFrom(sender: Uint8Array): SenderTxs {
+    const q = this.senders.get(hex(sender));
+    return q ? this.split(q) : { sender, pending: [], queued: [] };
+  }
+
+  private split(q: SenderQueue): SenderTxs {
+    const sorted = [...q.txs.values()].sort((a, b) => (a.tx.nonce < b.tx.nonce ? -1 : 1));
+    return { sender: q.sender, pending: sorted.slice(0, q.run), queued: sorted.slice(q.run) };
   }
 
   /**
-   * Executable txs for the next block: each sender's run from its state nonce, merged across senders by tip
-   * (highest first) while keeping every sender's nonce order, up to `gasLimit` of declared gas.
+   * Executable txs for the next block: each sender's run from its state nonce, merged across senders by
+   * effective tip (highest first) while keeping every sender's nonce order, up to `gasLimit` of declared gas.
+   * Txs whose fee cap is under the base fee or the minimum gas price wait, with the sender's later nonces.
    */
-  executable(gasLimit: bigint): ExecTx[] {
+  executable(gasLimit: bigint, rules: Omit<SelectRules, 'gasLimit'> = {}): ExecTx[] {
     const runs: PoolTx[][] = [];
     for (const q of this.senders.values()) {
+      if (q.run === 0) continue;
       const run: PoolTx[] = [];
-      let n = q.stateNonce;
-      for (let t = q.txs.get(n); t; t = q.txs.get(++n)) run.push(t);
-      if (run.length) runs.push(run);
+      for (let i = 0n; i < BigInt(q.run); i++) run.push(q.txs.get(q.stateNonce + i)!);
+      runs.push(run);
     }
-    const heads = runs.map((r) => ({ run: r, i: 0 }));
-    const out: ExecTx[] = [];
-    let gas = 0n;
-    while (heads.length) {
-      let best = 0;
-      for (let k = 1; k < heads.length; k++) {
-        const a = heads[k]!.run[heads[k]!.i]!;
-        const b = heads[best]!.run[heads[best]!.i]!;
-        if (tipCap(a.tx) > tipCap(b.tx) || (tipCap(a.tx) === tipCap(b.tx) && a.addedAt < b.addedAt)) best = k;
-      }
-      const h = heads[best]!;
-      const tx = h.run[h.i]!;
-      if (gas + tx.tx.gasLimit > gasLimit) {
-        heads.splice(best, 1); // this sender's later txs cannot go before this one
-        continue;
-      }
-      gas += tx.tx.gasLimit;
-      out.push(tx);
-      if (++h.i >= h.run.length) heads.splice(best, 1);
-    }
-    return out;
+    return selectForBlock(runs, { ...rules, gasLimit });
   }
 
-  /** Removes mined and invalid txs after a commit and advances the senders' state nonces. */
+  /**
+   * After a commit: removes mined txs (and stale same-nonce replacements), advances the senders' state nonces
+   * and drops, with a log line, each sender's first tx the block builder found invalid; that sender's later txs
+   * stay, queued behind the gap, until a valid tx fills it.
+   */
   onCommitted(c: CommittedBlock, rejected: Array<{ hash: Uint8Array; error: string }>): void {
+    const next = new Map<string, bigint>();
     c.block.txs.forEach((tx, i) => {
       const key = hex(c.block.senders[i]!);
-      const q = this.senders.get(key);
-      this.byHash.delete(hex(c.block.txHashes[i]!));
-      if (!q) return;
-      // The pooled tx at this nonce may be a replacement that arrived while the block was built: drop it too.
-      this.drop(q, tx.nonce);
-      if (tx.nonce + 1n > q.stateNonce) q.stateNonce = tx.nonce + 1n;
-      for (const n of q.txs.keys()) if (n < q.stateNonce) this.drop(q, n);
-      if (q.txs.size === 0) this.senders.delete(key);
+      const n = tx.nonce + 1n;
+      if ((next.get(key) ?? 0n) < n) next.set(key, n);
     });
+    for (const [key, n] of next) {
+      const q = this.senders.get(key);
+      if (q && n > q.stateNonce) this.advance(q, n);
+    }
+    const firstBad = new Map<string, { t: PoolTx; error: string }>();
     for (const r of rejected) {
       const t = this.byHash.get(hex(r.hash));
       if (!t || r.error === 'exceeds block gas limit') continue;
-      console.warn(`txpool: dropping ${'0x' + hex(r.hash)}: ${r.error}`);
       const key = hex(t.sender);
-      const q = this.senders.get(key);
-      if (q) {
-        this.drop(q, t.tx.nonce);
-        if (q.txs.size === 0) this.senders.delete(key);
-      }
+      const seen = firstBad.get(key);
+      if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error });
+    }
+    for (const { t, error } of firstBad.values()) {
+      this.log(`txpool: dropping ${short(t)}: ${error}`);
+      this.removeTx(t);
     }
   }
 
-  private drop(q: SenderQueue, nonce: bigint): void {
-    const t = q.txs.get(nonce);
-    if (!t) return;
-    q.txs.delete(nonce);
+  /** Removes queued txs older than the lifetime; returns how many went. */
+  expireQueued(now = Date.now()): number {
+    const cutoff = now - this.limits.lifetimeMs;
+    const old: PoolTx[] = [];
+    for (const q of this.senders.values()) {
+      if (q.txs.size === q.run) continue;
+      const end = q.stateNonce + BigInt(q.run);
+      for (const t of q.txs.values()) if (t.tx.nonce > end && t.addedAt <= cutoff) old.push(t);
+    }
+    for (const t of old) this.removeTx(t);
+    if (old.length > 0) this.log(`txpool: ${old.length} queued tx(s) expired (waited longer than ${this.limits.lifetimeMs} ms for a nonce gap to fill)`);
+    return old.length;
+  }
+
+  /** Removes one tx by hash (e.g. when its journal record could not be written); later nonces become queued. */
+  remove(hash: Uint8Array): boolean {
+    const t = this.byHash.get(hex(hash));
+    if (!t) return false;
+    this.removeTx(t);
+    return true;
+  }
+
+  private removeTx(t: PoolTx): void {
+    const key = hex(t.sender);
+    const q = this.senders.get(key);
     this.byHash.delete(hex(t.hash));
+    if (!q || q.txs.get(t.tx.nonce) !== t) return;
+    q.txs.delete(t.tx.nonce);
+    const idx = Number(t.tx.nonce - q.stateNonce);
+    if (idx < q.run) {
+      // The txs behind the removed one are no longer executable: they are demoted to queued.
+      this.pendingTotal -= q.run - idx;
+      q.run = idx;
+    }
+    if (q.txs.size === 0) this.senders.delete(key);
+  }
+
+  /** Moves a sender's state nonce forward: txs below it are gone (mined or replaced), the run is recounted. */
+  private advance(q: SenderQueue, stateNonce: bigint): void {
+    for (const [n, t] of q.txs) {
+      if (n < stateNonce) {
+        q.txs.delete(n);
+        this.byHash.delete(hex(t.hash));
+      }
+    }
+    this.pendingTotal -= q.run;
+    q.run = 0;
+    q.stateNonce = stateNonce;
+    this.extendRun(q);
+    if (q.txs.size === 0) this.senders.delete(hex(q.sender));
+  }
+
+  private extendRun(q: SenderQueue): void {
+    while (q.txs.has(q.stateNonce + BigInt(q.run))) {
+      q.run++;
+      this.pendingTotal++;
+    }
   }
 }

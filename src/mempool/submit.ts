@@ -1,12 +1,22 @@
-// Transaction submission: CheckTx against the app, then the pool, then a nudge to the engine.
+// Transaction submission: CheckTx against the app, then the pool, then the journal (the hash is returned only once
+// the tx is on disk), then a nudge to the engine and the pending-tx listeners.
 import { Address } from '@ethereumjs/util';
 import type { CheckedTx, KestrelApp } from '../app/app.ts';
 import type { ChainQuery } from '../app/query.ts';
+import { TxRejectedError } from '../errors/index.ts';
+import type { JournalEntry, TxJournal } from './journal.ts';
 import type { TxPool } from './pool.ts';
+
+/** What replaying a journal did. */
+export interface RestoreResult {
+  restored: number;
+  dropped: number;
+}
 
 /** Accepts raw transactions for inclusion. */
 export class TxSubmitter {
   private readonly acceptedListeners: Array<(tx: CheckedTx) => void> = [];
+  private journal?: TxJournal;
 
   constructor(
     private readonly app: KestrelApp,
@@ -15,10 +25,25 @@ export class TxSubmitter {
     private readonly onAccepted: () => void,
   ) {}
 
+  /** Journals every tx accepted from now on. */
+  useJournal(journal: TxJournal): void {
+    this.journal = journal;
+  }
+
   /** Validates and pools a raw signed tx; returns its hash (throws TxRejectedError with geth's message). */
   async submitRaw(raw: Uint8Array): Promise<Uint8Array> {
-    const item = await this.app.checkTx(raw);
-    this.pool.add(item, item.stateNonce);
+    const item = await this.check(raw);
+    const addedAt = Date.now();
+    this.pool.add(item, item.stateNonce, addedAt);
+    if (this.journal) {
+      try {
+        await this.journal.append({ raw, addedAt });
+      } catch (e) {
+        this.pool.remove(item.hash);
+        console.error('txpool journal write failed:', e);
+        throw new TxRejectedError('transaction not accepted: the pool journal could not be written');
+      }
+    }
     this.onAccepted();
     for (const fn of this.acceptedListeners) {
       try {
@@ -28,6 +53,38 @@ export class TxSubmitter {
       }
     }
     return item.hash;
+  }
+
+  /** CheckTx, repeated if a block was committed meanwhile (the sender's state nonce may have moved). */
+  private async check(raw: Uint8Array): Promise<CheckedTx> {
+    for (let attempt = 0; ; attempt++) {
+      const head = this.app.head;
+      const item = await this.app.checkTx(raw);
+      if (this.app.head === head || attempt >= 3) return item;
+    }
+  }
+
+  /**
+   * Re-admits journaled txs in their original order through the normal checks against the current state;
+   * the ones that no longer pass (mined, under the minimum gas price, out of funds) are dropped with a log line.
+   */
+  async restore(entries: JournalEntry[]): Promise<RestoreResult> {
+    let restored = 0;
+    let dropped = 0;
+    for (const e of entries) {
+      try {
+        const item = await this.app.checkTx(e.raw);
+        this.pool.add(item, item.stateNonce, e.addedAt);
+        restored++;
+      } catch (err) {
+        const why = err instanceof Error ? err.message : String(err);
+        // Mined txs and superseded records are the normal case after a restart; no need to list each.
+        if (why !== 'nonce too low' && why !== 'already known') console.warn(`txpool: journaled tx not restored: ${why}`);
+        dropped++;
+      }
+    }
+    if (restored > 0) this.onAccepted();
+    return { restored, dropped };
   }
 
   /** Registers a listener called for every tx that entered the pool (pending filters, subscriptions). */

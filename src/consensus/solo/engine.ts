@@ -41,7 +41,9 @@ export class SoloEngine {
   }
 
   private async produce(allowEmpty: boolean): Promise<void> {
-    const txs = this.pool.executable(this.app.head.header.gasLimit);
+    // By effective tip at the next base fee, each sender in nonce order; txs the executor finds invalid are
+    // skipped there and dropped (with a log line) by the pool in onCommitted.
+    const txs = this.pool.executable(this.app.head.header.gasLimit, { baseFee: this.app.nextBaseFee(), minGasPrice: this.app.minGasPrice });
     if (txs.length === 0 && !allowEmpty) return;
     const time = BigInt(Math.floor(Date.now() / 1000));
     const res = await this.app.finalizeBlock({ txs, time });

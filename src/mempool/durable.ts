@@ -1,0 +1,35 @@
+// Wires the journal to a pool at start: replay the file through normal admission, rewrite it from what survived
+// (compaction), then journal every newly accepted tx.
+import { TxJournal, readJournal, type JournalEntry } from './journal.ts';
+import type { TxPool } from './pool.ts';
+import type { TxSubmitter } from './submit.ts';
+
+/** The pool's content as journal records, each sender in nonce order (so a replay re-admits them in order). */
+export function poolSnapshot(pool: TxPool): JournalEntry[] {
+  const out: JournalEntry[] = [];
+  for (const s of pool.content()) {
+    for (const t of [...s.pending, ...s.queued]) out.push({ raw: t.tx.serialize(), addedAt: t.addedAt });
+  }
+  return out;
+}
+
+/** What opening the journal found and did. */
+export interface JournalOpened {
+  journal: TxJournal;
+  restored: number;
+  dropped: number;
+  tornBytes: number;
+}
+
+/** Replays `path` into the pool through `submitter`, compacts it and attaches it to the submitter. */
+export async function openPoolJournal(path: string, pool: TxPool, submitter: TxSubmitter, fsync: boolean): Promise<JournalOpened> {
+  const read = readJournal(path);
+  const { restored, dropped } = await submitter.restore(read.entries);
+  const journal = await TxJournal.create(path, poolSnapshot(pool), {
+    fsync,
+    snapshot: () => poolSnapshot(pool),
+    liveCount: () => pool.size,
+  });
+  submitter.useJournal(journal);
+  return { journal, restored, dropped, tornBytes: read.tornBytes };
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { readJournal, TxJournal, type JournalEntry } from './journal.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'kestrel-journal-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const entry = (i: number, len = 100): JournalEntry => ({ raw: new Uint8Array(len).fill(i & 0xff), addedAt: 1_700_000_000_000 + i });
+
+describe('TxJournal', () => {
+  test('a missing file reads as empty', () => {
+    assert.deepEqual(readJournal(join(dir, 'none')), { entries: [], tornBytes: 0 });
+  });
+
+  test('create, concurrent appends (group commit), reopen', async () => {
+    const path = join(dir, 'a.journal');
+    let live: JournalEntry[] = [entry(1)];
+    const j = await TxJournal.create(path, live, { fsync: true, snapshot: () => live, liveCount: () => live.length });
+    const more = Array.from({ length: 50 }, (_, i) => entry(i + 2, 10 + i));
+    await Promise.all(more.map((e) => j.append(e)));
+    assert.equal(j.recordCount, 51);
+    await j.close();
+    const got = readJournal(path);
+    assert.equal(got.tornBytes, 0);
+    assert.deepEqual(got.entries, [entry(1), ...more]);
+    await assert.rejects(j.append(entry(99)), /closed/);
+    live = [];
+  });
+
+  test('a torn or corrupt tail is ignored; earlier records survive', async () => {
+    const path = join(dir, 'b.journal');
+    const live: JournalEntry[] = [];
+    const j = await TxJournal.create(path, [entry(1), entry(2)], { fsync: false, snapshot: () => live, liveCount: () => 0 });
+    await j.close();
+    const whole = statSync(path).size;
+    appendFileSync(path, Buffer.from([0, 0, 0, 200, 1, 2, 3])); // a record header whose body never made it
+    let got = readJournal(path);
+    assert.equal(got.entries.length, 2);
+    assert.equal(got.tornBytes, 7);
+    // flip one byte of the second record's payload: its checksum fails, the first one stays
+    const buf = readFileSync(path);
+    buf[whole - 1] ^= 0xff;
+    writeFileSync(path, buf);
+    got = readJournal(path);
+    assert.deepEqual(got.entries, [entry(1)]);
+    writeFileSync(path, 'not a journal');
+    assert.deepEqual(readJournal(path), { entries: [], tornBytes: 13 });
+  });
+
+  test('compaction rewrites the file from the pool content, appends continue in the new file', async () => {
+    const path = join(dir, 'c.journal');
+    let live = [entry(1), entry(2), entry(3)];
+    const j = await TxJournal.create(path, live, { fsync: false, snapshot: () => live, liveCount: () => live.length });
+    live = [entry(3)];
+    await j.compact();
+    await j.append(entry(4));
+    assert.equal(j.recordCount, 2);
+    await j.close();
+    assert.deepEqual(readJournal(path).entries, [entry(3), entry(4)]);
+  });
+
+  test('grows past 4x the pool (and 1024 records): compacts by itself', async () => {
+    const path = join(dir, 'd.journal');
+    const live = [entry(7)];
+    const j = await TxJournal.create(path, [], { fsync: false, snapshot: () => live, liveCount: () => live.length });
+    for (let i = 0; i < 1100; i++) await j.append(entry(i, 8));
+    assert.ok(j.recordCount < 100, `compacted (records now ${j.recordCount})`);
+    await j.close();
+    assert.deepEqual(readJournal(path).entries[0], entry(7));
+  });
+});
