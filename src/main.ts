@@ -2,13 +2,19 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KestrelApp } from './app/app.ts';
+import { Bank } from './app/bank/bank.ts';
+import { BankQueries } from './app/bank/query.ts';
+import { BankStore } from './app/bank/store.ts';
 import { CallService } from './app/evm/call.ts';
 import { createChainCommon, createFastKeccak, createSharedCommon } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
 import type { NodeConfig } from './config/schema.ts';
+import { readValidatorIdentity } from './cometrpc/identity.ts';
+import { startCometRpcServer } from './cometrpc/server.ts';
 import { SoloEngine } from './consensus/solo/engine.ts';
+import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { TxPool } from './mempool/pool.ts';
 import { TxSubmitter } from './mempool/submit.ts';
 import { homePaths, readAuthToken, readValidatorAddress } from './node/home.ts';
@@ -28,6 +34,8 @@ export const VERSION = '0.1.0';
 export interface RunningNode {
   httpPort: number;
   wsPort: number;
+  grpcPort: number;
+  cometPort: number;
   app: KestrelApp;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
@@ -58,9 +66,11 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   try {
     const chainStore = new ChainStore(kv, common);
     const stateDb = new StateDb(kv, common);
+    const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
     const app = await KestrelApp.open({
       kv, chain: chainStore, state: stateDb, common, vmCommon, genesis,
       evmChainId: config.evmChainId, minGasPrice: config.minGasPrice, etherbase: readValidatorAddress(config.home),
+      queryModules: [new BankQueries(bank, config.bech32Prefix)],
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
     const pool = new TxPool();
@@ -87,15 +97,28 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
     });
     const wsServer = await startWsServer({ host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins });
+    const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
+    const grpcServer = await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number });
+    const validator = readValidatorIdentity(paths.validatorKey);
+    const cometServer = await startCometRpcServer(config.rpcLaddr, {
+      chainId: config.chainId, moniker: 'kestrel', version: VERSION, rpcAddress: config.rpcLaddr, nodeId: validator.address,
+      validator: { ...validator, votingPower: 10n }, head: () => app.head, blockByNumber: (n) => chain.blockByNumber(n),
+      appHash: (b) => bank.appHash(b), query, submitTx: async (raw) => void (await txs.submitRaw(raw)),
+    }).catch(async (e: unknown) => {
+      await grpcServer.close();
+      throw e;
+    });
     let closed = false;
     return {
       httpPort: httpServer.port,
       wsPort: wsServer.port,
+      grpcPort: grpcServer.port,
+      cometPort: cometServer.port,
       app,
       async close() {
         if (closed) return;
         closed = true;
-        await Promise.allSettled([httpServer.close(), wsServer.close()]);
+        await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer.close()]);
         await engine.stop();
         await kv.close();
       },

@@ -14,6 +14,7 @@ import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
 import { blockHashSource } from './evm/blockHashes.ts';
 import { executeTxs, type ExecTx } from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AdmissionRules } from './evm/validate.ts';
+import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
 
@@ -46,6 +47,8 @@ export interface AppDeps {
   evmChainId: bigint;
   minGasPrice: bigint;
   etherbase: Uint8Array;
+  /** Modules answering query() paths under their prefix (the bank's /cosmos.bank.v1beta1.Query/…). */
+  queryModules?: QueryModule[];
 }
 
 /** The Kestrel application state machine. */
@@ -238,6 +241,8 @@ export class KestrelApp {
       const acc = await this.deps.state.readView(block.header.stateRoot).getAccount(new Address(data));
       return acc ? acc.serialize() : new Uint8Array(0);
     }
+    const module = this.deps.queryModules?.find((m) => path.startsWith(m.prefix));
+    if (module) return module.query(path, data, block);
     throw new NotFoundError(`unknown query path ${path}`);
   }
 }

@@ -29,7 +29,12 @@ export interface Genesis {
   baseFee: bigint;
   evmDenom: string;
   alloc: Array<{ address: Uint8Array; balance: bigint }>;
+  /** Balances of the other denoms (the bank store), per account, zero amounts dropped. */
+  bank: Array<{ address: Uint8Array; coins: Array<{ denom: string; amount: bigint }> }>;
 }
+
+/** The Cosmos SDK's denom rule (sdk.ValidateDenom). */
+export const DENOM_REGEX = /^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/;
 
 export const DEV_BALANCE = 10_000n * 10n ** 18n;
 export const DEFAULT_BLOCK_GAS_LIMIT = 30_000_000n;
@@ -66,10 +71,24 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
   const time = Date.parse(doc.genesis_time);
   if (Number.isNaN(time)) throw new Error(`genesis: invalid genesis_time "${doc.genesis_time}"`);
   const alloc: Genesis['alloc'] = [];
+  const bank: Genesis['bank'] = [];
+  const seen = new Set<string>();
   for (const b of doc.app_state.bank?.balances ?? []) {
     const address = fromBech32(b.address, prefix);
-    const coin = b.coins.find((c) => c.denom === evmDenom);
-    if (coin) alloc.push({ address, balance: BigInt(coin.amount) });
+    if (seen.has(b.address)) throw new Error(`genesis: duplicate balance for address ${b.address}`);
+    seen.add(b.address);
+    const denoms = new Set<string>();
+    const others: Genesis['bank'][number]['coins'] = [];
+    for (const c of b.coins) {
+      if (!DENOM_REGEX.test(c.denom)) throw new Error(`genesis: ${b.address}: invalid denom: ${c.denom}`);
+      if (!/^\d+$/.test(c.amount)) throw new Error(`genesis: ${b.address}: invalid amount "${c.amount}" of ${c.denom}`);
+      if (denoms.has(c.denom)) throw new Error(`genesis: ${b.address}: duplicate denomination ${c.denom}`);
+      denoms.add(c.denom);
+      const amount = BigInt(c.amount);
+      if (c.denom === evmDenom) alloc.push({ address, balance: amount });
+      else if (amount > 0n) others.push({ denom: c.denom, amount });
+    }
+    if (others.length > 0) bank.push({ address, coins: others });
   }
   return {
     chainId: doc.chain_id,
@@ -78,5 +97,6 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
     baseFee: BigInt(doc.app_state.feemarket.params.base_fee),
     evmDenom,
     alloc,
+    bank,
   };
 }

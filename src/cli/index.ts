@@ -1,7 +1,9 @@
 // kestreld: the node daemon and its client commands.
 import { Command, CommanderError } from 'commander';
 import { registerAuthCommands } from './commands/auth.ts';
+import { registerDebugCommands } from './commands/debug.ts';
 import { registerInitCommand } from './commands/init.ts';
+import { registerQueryCommands } from './commands/query.ts';
 import { registerStartCommand } from './commands/start.ts';
 
 /** Builds the command tree (exported for tests). */
@@ -13,6 +15,8 @@ export function buildProgram(): Command {
   registerInitCommand(program);
   registerStartCommand(program);
   registerAuthCommands(program);
+  registerQueryCommands(program);
+  registerDebugCommands(program);
   return program;
 }
 

@@ -37,3 +37,10 @@ export function txKey(hash: Uint8Array): Uint8Array {
 export function metaKey(name: string): Uint8Array {
   return concatBytes(Uint8Array.of(P_META), new TextEncoder().encode(name));
 }
+
+const P_BANK = 0x42; // 'B' + address(20) → RLP [[denom, amount], …] of the account's non-EVM denoms, sorted by denom
+
+/** Key of an account's non-EVM bank balances. */
+export function bankAccountKey(addr: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(P_BANK), addr);
+}

@@ -65,6 +65,8 @@ export function registerStartCommand(program: Command): void {
       console.log(`kestreld started: chain-id ${config.chainId} (EIP-155 ${config.evmChainId}), head #${h.number}`);
       console.log(`JSON-RPC HTTP listening on http://${config.jsonRpc.address.replace(/:\d+$/, '')}:${node.httpPort}`);
       console.log(`JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`);
+      console.log(`gRPC listening on ${config.grpcAddress.replace(/:\d+$/, '')}:${node.grpcPort}`);
+      console.log(`CometBFT RPC listening on ${config.rpcLaddr.replace(/:\d+$/, '')}:${node.cometPort}`);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) {

@@ -1,0 +1,72 @@
+// The bank module: multi-denom balances per account. The EVM denom's balance IS the account's balance in the state
+// trie at that block (one source of truth: eth_getBalance and the bank query cannot disagree); the other denoms
+// come from the bank store.
+import { Address } from '@ethereumjs/util';
+import { keccak256 } from '../../primitives/hash.ts';
+import { concatBytes } from '../../primitives/hex.ts';
+import type { BlockRecord } from '../chain/types.ts';
+import type { Genesis } from '../genesis.ts';
+import type { StateDb } from '../state/stateDb.ts';
+import type { Coin } from './proto.ts';
+import { sortCoins, type BankStore } from './store.ts';
+
+/** Balances and supply at any block. */
+export class Bank {
+  /** Supply of the EVM denom: constant, because fees go to the etherbase (nothing is burned or minted). */
+  private readonly evmSupply: bigint;
+
+  constructor(
+    private readonly store: BankStore,
+    private readonly state: StateDb,
+    genesis: Genesis,
+  ) {
+    this.evmDenom = genesis.evmDenom;
+    this.evmSupply = genesis.alloc.reduce((sum, a) => sum + a.balance, 0n);
+  }
+
+  /** The denom whose balances live in the EVM account trie. */
+  readonly evmDenom: string;
+
+  /** Merkle root of the non-EVM balances (committed in the app hash beside the state root). */
+  get root(): Uint8Array {
+    return this.store.root;
+  }
+
+  /** The app hash after a block: keccak256(stateRoot ‖ bank root), committing to every denom's balances. */
+  appHash(block: BlockRecord): Uint8Array {
+    return keccak256(concatBytes(block.header.stateRoot, this.store.root));
+  }
+
+  /** The EVM denom balance of an account at a block. */
+  async evmBalance(addr: Uint8Array, block: BlockRecord): Promise<bigint> {
+    const acc = await this.state.readView(block.header.stateRoot).getAccount(new Address(addr));
+    return acc?.balance ?? 0n;
+  }
+
+  /** Every non-zero balance of an account at a block, sorted by denom. */
+  async balances(addr: Uint8Array, block: BlockRecord): Promise<Coin[]> {
+    const coins = this.store.balances(addr);
+    const evm = await this.evmBalance(addr, block);
+    if (evm > 0n) coins.push({ denom: this.evmDenom, amount: evm });
+    return sortCoins(coins);
+  }
+
+  /** One denom's balance of an account at a block (0 when it holds none). */
+  async balance(addr: Uint8Array, denom: string, block: BlockRecord): Promise<bigint> {
+    if (denom === this.evmDenom) return this.evmBalance(addr, block);
+    return this.store.balances(addr).find((c) => c.denom === denom)?.amount ?? 0n;
+  }
+
+  /** Supply of every denom, sorted by denom (the same at every height, see BankStore). */
+  supply(): Coin[] {
+    const coins = this.store.supply();
+    if (this.evmSupply > 0n) coins.push({ denom: this.evmDenom, amount: this.evmSupply });
+    return sortCoins(coins);
+  }
+
+  /** Supply of one denom (0 when unknown). */
+  supplyOf(denom: string): bigint {
+    if (denom === this.evmDenom) return this.evmSupply;
+    return this.store.supply().find((c) => c.denom === denom)?.amount ?? 0n;
+  }
+}
