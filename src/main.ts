@@ -17,10 +17,14 @@ import { SoloEngine } from './consensus/solo/engine.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { TxPool } from './mempool/pool.ts';
 import { TxSubmitter } from './mempool/submit.ts';
-import { homePaths, readAuthToken, readValidatorAddress } from './node/home.ts';
+import { DEV_MNEMONIC } from './keys/devAccounts.ts';
+import { deriveDevKeys, installDevKeys } from './keystore/dev.ts';
+import { KeyStore } from './keystore/keystore.ts';
+import { homePaths, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
 import { netNamespace } from './rpc/namespaces/net/index.ts';
+import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
 import { startHttpServer } from './rpc/server/http.ts';
@@ -54,6 +58,18 @@ export function clientVersion(): string {
   return `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
 }
 
+/** Reads the bearer token of the private namespaces (json-rpc.auth-token-file). */
+function readAuthTokenFile(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw new Error(`cannot read the JSON-RPC auth token file ${path}: ${(e as Error).message}`);
+  }
+  if (token === '') throw new Error(`the JSON-RPC auth token file ${path} is empty`);
+  return token;
+}
+
 /** Starts a node from a loaded configuration (the home must be initialised). */
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const paths = homePaths(config.home);
@@ -80,15 +96,19 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       gasCap: config.jsonRpc.gasCap,
       timeoutMs: config.jsonRpc.evmTimeoutMs,
     });
+    const keystore = new KeyStore({ dir: paths.keystore, scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP } });
+    // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
+    if (config.dev) await installDevKeys(keystore, deriveDevKeys(DEV_MNEMONIC, 10));
     const ctx: RpcContext = {
       config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
       state: stateDb, common, vmCommon,
-      accounts: () => [],
+      accounts: () => keystore.accounts(),
+      keystore,
     };
-    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace }, config.jsonRpc.api);
+    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
     const limits = { maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems };
-    const authToken = readAuthToken(config.home);
+    const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
     engine.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
@@ -120,6 +140,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         closed = true;
         await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer.close()]);
         await engine.stop();
+        keystore.close();
         await kv.close();
       },
     };

@@ -36,6 +36,14 @@ batch-request-limit = 1000
 cors-origins = ["*"]
 # "none" returns standard post-merge values; "ethermint" returns the values Ethermint returned.
 compat = "none"
+# Bearer token file for the private namespaces (personal, miner); empty = <home>/config/auth.token.
+auth-token-file = ""
+
+[keystore]
+# scrypt cost of new key files in <home>/keystore. Unset: geth's standard n=262144, p=1 (about 0.5-1 s per unlock),
+# or geth's light n=4096, p=6 with --dev. Existing files keep the cost they were written with.
+# scrypt-n = 262144
+# scrypt-p = 1
 
 [grpc]
 address = "127.0.0.1:9090"

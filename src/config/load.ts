@@ -1,6 +1,6 @@
 // Builds the typed NodeConfig from defaults, <home>/config/app.toml and command-line flags (in that order).
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parseEvmChainId } from './chainId.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml, ALL_NAMESPACES } from './defaults.ts';
@@ -48,6 +48,23 @@ export function readGenesisChainId(home: string): string | undefined {
   if (!existsSync(p)) return undefined;
   const g = JSON.parse(readFileSync(p, 'utf8')) as { chain_id?: string };
   return g.chain_id;
+}
+
+/** The bearer-token file: json-rpc.auth-token-file (relative to the home), else <home>/config/auth.token. */
+function authTokenFile(home: string, v: unknown): string {
+  const given = v === undefined ? '' : str(v, 'json-rpc.auth-token-file').trim();
+  return given === '' ? join(home, 'config', 'auth.token') : resolve(home, given);
+}
+
+/** scrypt cost of new key files: geth's standard (n=2^18, p=1), or its light cost (n=2^12, p=6) under --dev. */
+function keystoreConfig(n: unknown, p: unknown, dev: boolean): NodeConfig['keystore'] {
+  const scryptN = n === undefined ? (dev ? 4096 : 262144) : int(n, 'keystore.scrypt-n');
+  const scryptP = p === undefined ? (dev ? 6 : 1) : int(p, 'keystore.scrypt-p');
+  if (scryptN < 2 || scryptN > 2 ** 20 || (scryptN & (scryptN - 1)) !== 0) {
+    throw new Error(`config: keystore.scrypt-n must be a power of two between 2 and 1048576 (got ${scryptN})`);
+  }
+  if (scryptP < 1 || scryptP > 64) throw new Error(`config: keystore.scrypt-p must be between 1 and 64 (got ${scryptP})`);
+  return { scryptN, scryptP };
 }
 
 /** Loads and validates the configuration; throws Error with a clear message on bad values. */
@@ -115,7 +132,9 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       corsOrigins,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
       compat,
+      authTokenFile: authTokenFile(home, pick('json-rpc', 'auth-token-file')),
     },
+    keystore: keystoreConfig(pick('keystore', 'scrypt-n'), pick('keystore', 'scrypt-p'), flags['dev'] === true),
     grpcAddress: str(pick('grpc', 'address'), 'grpc.address'),
     rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
     abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),

@@ -17,6 +17,15 @@ export interface JsonRpcConfig {
   corsOrigins: string[];
   httpTimeoutMs: number;
   compat: 'none' | 'ethermint';
+  /** File holding the bearer token of the private namespaces (default <home>/config/auth.token). */
+  authTokenFile: string;
+}
+
+/** Key store settings (app.toml [keystore]). */
+export interface KeyStoreConfig {
+  /** scrypt cost of new key files (default 262144, 4096 with --dev); r is always 8. */
+  scryptN: number;
+  scryptP: number;
 }
 
 /** Everything a running node needs to know. */
@@ -33,6 +42,7 @@ export interface NodeConfig {
   minGasPriceFromFlag: boolean;
   consensus: 'solo' | 'cometbft';
   jsonRpc: JsonRpcConfig;
+  keystore: KeyStoreConfig;
   grpcAddress: string;
   rpcLaddr: string;
   abciLaddr: string;

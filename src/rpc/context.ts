@@ -5,6 +5,7 @@ import type { ChainQuery } from '../app/query.ts';
 import type { StateDb } from '../app/state/stateDb.ts';
 import type { Common } from '@ethereumjs/common';
 import type { NodeConfig } from '../config/schema.ts';
+import type { KeyStore } from '../keystore/keystore.ts';
 import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
 import type { Compat } from './format/block.ts';
@@ -26,4 +27,6 @@ export interface RpcContext {
   clientVersion: string;
   /** Addresses of keys the node manages (filled by the key store). */
   accounts(): Uint8Array[];
+  /** The node's key store: key files, unlocked keys, per-account send locks. */
+  keystore: KeyStore;
 }

@@ -17,6 +17,9 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.wsAddress': 'json-rpc.ws-address',
   'jsonRpc.api': 'json-rpc.api',
   'jsonRpc.compat': 'json-rpc.compat',
+  'jsonRpc.authTokenFile': 'json-rpc.auth-token-file',
+  'keystore.scryptN': 'keystore.scrypt-n',
+  'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
   'rpc.laddr': 'rpc.laddr',
   consensus: 'consensus',
@@ -38,6 +41,9 @@ export function registerStartCommand(program: Command): void {
     .option('--json-rpc.ws-address <host:port>', 'JSON-RPC WebSocket listen address (default 127.0.0.1:8546)')
     .option('--json-rpc.api <list>', 'enabled namespaces, e.g. eth,net,web3,txpool,debug,personal,miner')
     .option('--json-rpc.compat <mode>', 'none (standard values) or ethermint (values the reference node returned)')
+    .option('--json-rpc.auth-token-file <path>', 'bearer token file for personal_/miner_ (default <home>/config/auth.token)')
+    .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
+    .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')
     .option('--grpc.address <host:port>', 'gRPC listen address (default 127.0.0.1:9090)')
     .option('--rpc.laddr <url>', 'CometBFT-compatible RPC listen address (default tcp://127.0.0.1:26657)')
     .option('--consensus <engine>', 'solo (default) or cometbft')

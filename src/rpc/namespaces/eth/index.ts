@@ -5,10 +5,11 @@ import { blockMethods } from './blocks.ts';
 import { callMethods } from './call.ts';
 import { chainMethods } from './chain.ts';
 import { feeMethods } from './fees.ts';
+import { signMethods } from './sign.ts';
 import { stateMethods } from './state.ts';
 import { transactionMethods } from './transactions.ts';
 
 /** All eth_ methods. */
 export const ethNamespace: RpcMethod<RpcContext>[] = [
-  ...chainMethods, ...stateMethods, ...blockMethods, ...transactionMethods, ...callMethods, ...feeMethods,
+  ...chainMethods, ...stateMethods, ...blockMethods, ...transactionMethods, ...callMethods, ...feeMethods, ...signMethods,
 ];

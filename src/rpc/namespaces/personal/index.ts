@@ -1,0 +1,162 @@
+// The personal_ namespace (private: the registry refuses it without the bearer token). Accounts live in the node's
+// key store; results and error texts follow geth's (internal/ethapi PersonalAccountAPI, accounts/keystore).
+// Every handler is a thin adapter over ctx.keystore and the signing helpers of eth/sign.ts.
+import { KeyStoreError } from '../../../errors/index.ts';
+import { recoverPersonalMessage, signPersonalMessage } from '../../../keystore/signer.ts';
+import { bytesToHex } from '../../../primitives/hex.ts';
+import type { RpcContext } from '../../context.ts';
+import { defineMethod, type RpcMethod } from '../../method.ts';
+import { address, bool, bytes, callRequest, optional, string } from '../../params/index.ts';
+import { sendFromKeyStore, signFromKeyStore } from '../eth/sign.ts';
+import { checkWalletUrl, DEFAULT_UNLOCK_SECONDS, parseRawKey, unlockDurationMs, unlockSeconds } from './params.ts';
+
+/** Handler for personal_listAccounts. */
+export const listAccounts = defineMethod({
+  name: 'personal_listAccounts',
+  params: [],
+  handler: (ctx: RpcContext) => ctx.keystore.accounts().map((a) => bytesToHex(a)),
+});
+
+/** Handler for personal_newAccount: a random key, stored encrypted; the account starts locked. */
+export const newAccount = defineMethod({
+  name: 'personal_newAccount',
+  params: [string],
+  handler: async (ctx: RpcContext, [passphrase]) => bytesToHex(await ctx.keystore.newAccount(passphrase)),
+});
+
+/** Handler for personal_importRawKey (hex with or without 0x; a duplicate is "account already exists"). */
+export const importRawKey = defineMethod({
+  name: 'personal_importRawKey',
+  params: [string, string],
+  handler: async (ctx: RpcContext, [hexKey, passphrase]) => {
+    const key = parseRawKey(hexKey);
+    try {
+      return bytesToHex(await ctx.keystore.importKey(key, passphrase));
+    } finally {
+      key.fill(0);
+    }
+  },
+});
+
+/** Handler for personal_unlockAccount: duration in seconds, default 300, 0 = until the node exits. */
+export const unlockAccount = defineMethod({
+  name: 'personal_unlockAccount',
+  params: [address, string, optional(unlockSeconds, () => DEFAULT_UNLOCK_SECONDS)],
+  handler: async (ctx: RpcContext, [addr, passphrase, seconds]) => {
+    await ctx.keystore.unlock(addr, passphrase, unlockDurationMs(seconds));
+    return true;
+  },
+});
+
+/** Handler for personal_lockAccount: forgets the key at once (true, as geth, even when it was not unlocked). */
+export const lockAccount = defineMethod({
+  name: 'personal_lockAccount',
+  params: [address],
+  handler: (ctx: RpcContext, [addr]) => {
+    ctx.keystore.lock(addr);
+    return true;
+  },
+});
+
+/** Handler for personal_sendTransaction: decrypts for this transaction only; the account stays locked. */
+export const sendTransaction = defineMethod({
+  name: 'personal_sendTransaction',
+  params: [callRequest, string],
+  handler: async (ctx: RpcContext, [req, passphrase]) => bytesToHex(await sendFromKeyStore(ctx, req, passphrase)),
+});
+
+/** Handler for personal_signTransaction: like eth_signTransaction, with the passphrase. */
+export const signTransaction = defineMethod({
+  name: 'personal_signTransaction',
+  params: [callRequest, string],
+  handler: (ctx: RpcContext, [req, passphrase]) => signFromKeyStore(ctx, req, passphrase),
+});
+
+/**
+ * Handler for personal_sign: EIP-191, v = 27/28. geth requires the passphrase; Kestrel also accepts the call
+ * without it for an unlocked account, which is what ethers' JsonRpcSigner.signMessage sends.
+ */
+export const sign = defineMethod({
+  name: 'personal_sign',
+  params: [bytes, address, optional(string)],
+  handler: async (ctx: RpcContext, [data, addr, passphrase]) => {
+    if (passphrase === undefined) return bytesToHex(signPersonalMessage(data, ctx.keystore.unlockedKey(addr)));
+    const key = await ctx.keystore.decrypt(addr, passphrase);
+    try {
+      return bytesToHex(signPersonalMessage(data, key));
+    } finally {
+      key.fill(0);
+    }
+  },
+});
+
+/** Handler for personal_ecRecover: the address that made a personal_sign signature. */
+export const ecRecover = defineMethod({
+  name: 'personal_ecRecover',
+  params: [bytes, bytes],
+  handler: (_ctx: RpcContext, [data, sig]) => bytesToHex(recoverPersonalMessage(data, sig)),
+});
+
+/** Handler for personal_listWallets: one keystore:// wallet per key file, as geth lists them. */
+export const listWallets = defineMethod({
+  name: 'personal_listWallets',
+  params: [],
+  handler: (ctx: RpcContext) =>
+    ctx.keystore.wallets().map((w) => ({
+      url: w.url,
+      status: w.unlocked ? 'Unlocked' : 'Locked',
+      accounts: [{ address: bytesToHex(w.address), url: w.url }],
+    })),
+});
+
+/** The key-store wallet at `url`, or geth's errors for a malformed or unknown URL. */
+function requireWallet(ctx: RpcContext, url: string): void {
+  checkWalletUrl(url);
+  if (!ctx.keystore.wallets().some((w) => w.url === url)) throw new KeyStoreError('unknown wallet');
+}
+
+/** Handler for personal_openWallet: key-store wallets need no opening (null, as geth). */
+export const openWallet = defineMethod({
+  name: 'personal_openWallet',
+  params: [string, optional(string)],
+  handler: (ctx: RpcContext, [url]) => {
+    requireWallet(ctx, url);
+    return null;
+  },
+});
+
+/** Handler for personal_deriveAccount: key-store wallets hold one key and cannot derive (geth: "not supported"). */
+export const deriveAccount = defineMethod({
+  name: 'personal_deriveAccount',
+  params: [string, string, optional(bool)],
+  handler: (ctx: RpcContext, [url]) => {
+    requireWallet(ctx, url);
+    throw new KeyStoreError('not supported');
+  },
+});
+
+/** Handler for personal_initializeWallet: only smartcard wallets can be initialised; key-store files cannot. */
+export const initializeWallet = defineMethod({
+  name: 'personal_initializeWallet',
+  params: [string],
+  handler: (ctx: RpcContext, [url]) => {
+    requireWallet(ctx, url);
+    throw new KeyStoreError('specified wallet does not support initialization');
+  },
+});
+
+/** Handler for personal_unpair: only smartcard wallets are paired; key-store files are not. */
+export const unpair = defineMethod({
+  name: 'personal_unpair',
+  params: [string, string],
+  handler: (ctx: RpcContext, [url]) => {
+    requireWallet(ctx, url);
+    throw new KeyStoreError('specified wallet does not support pairing');
+  },
+});
+
+/** All personal_ methods. */
+export const personalNamespace: RpcMethod<RpcContext>[] = [
+  listAccounts, newAccount, importRawKey, unlockAccount, lockAccount, sendTransaction, signTransaction, sign, ecRecover,
+  listWallets, openWallet, deriveAccount, initializeWallet, unpair,
+];
