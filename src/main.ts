@@ -22,6 +22,7 @@ import { deriveDevKeys, installDevKeys } from './keystore/dev.ts';
 import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
+import { debugNamespace } from './rpc/namespaces/debug/index.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
 import { netNamespace } from './rpc/namespaces/net/index.ts';
 import { personalNamespace } from './rpc/namespaces/personal/index.ts';
@@ -31,6 +32,8 @@ import { startHttpServer } from './rpc/server/http.ts';
 import { startWsServer } from './rpc/server/ws.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
+import { trieKey } from './store/schema.ts';
+import { TraceService } from './tracing/service.ts';
 
 export const VERSION = '0.1.0';
 
@@ -99,13 +102,19 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const keystore = new KeyStore({ dir: paths.keystore, scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP } });
     // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
     if (config.dev) await installDevKeys(keystore, deriveDevKeys(DEV_MNEMONIC, 10));
+    const tracing = new TraceService({
+      common, vmCommon, state: stateDb, chain, calls,
+      hashOf: (n) => chainStore.blockByNumber(n)?.hash,
+      // Tracers read state synchronously; trie nodes and code are content-addressed, so direct reads are safe.
+      readNode: (key) => kv.get(trieKey(key)),
+    });
     const ctx: RpcContext = {
       config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
-      state: stateDb, common, vmCommon,
+      state: stateDb, common, vmCommon, tracing,
       accounts: () => keystore.accounts(),
       keystore,
     };
-    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace }, config.jsonRpc.api);
+    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, debug: debugNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
     const limits = { maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems };
     const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);

@@ -8,6 +8,7 @@ import type { NodeConfig } from '../config/schema.ts';
 import type { KeyStore } from '../keystore/keystore.ts';
 import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
+import type { TraceService } from '../tracing/service.ts';
 import type { Compat } from './format/block.ts';
 
 /** Service context handed to every RPC method. */
@@ -25,6 +26,8 @@ export interface RpcContext {
   common: Common;
   vmCommon: () => Common;
   clientVersion: string;
+  /** debug_trace*: replay and tracing. */
+  tracing: TraceService;
   /** Addresses of keys the node manages (filled by the key store). */
   accounts(): Uint8Array[];
   /** The node's key store: key files, unlocked keys, per-account send locks. */

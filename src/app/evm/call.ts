@@ -1,11 +1,11 @@
 // eth_call and eth_estimateGas: run a message on a throw-away copy of a block's state, exactly as a transaction
 // would run (intrinsic gas, warm sets, refunds), bounded by the gas cap and the EVM timeout.
-import { createBlock } from '@ethereumjs/block';
+import { createBlock, type Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, createZeroAddress } from '@ethereumjs/util';
-import { createVM, runTx, type RunTxResult } from '@ethereumjs/vm';
+import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import { contextHeader, deriveMixHash } from '../block.ts';
@@ -18,6 +18,18 @@ import { decodeRevertReason } from './revert.ts';
 export interface CallLimits {
   gasCap: bigint;
   timeoutMs: number;
+}
+
+/**
+ * Lets a tracer watch one call (debug_traceCall). attach() runs on the fresh VM before execution, finish() after
+ * it while the call's state is still in place; with a hook the tracer enforces its own deadline.
+ */
+export interface CallHook {
+  attach(vm: VM, state: MerkleStateManager, tx: TypedTransaction, block: Block): void;
+  finish(result: RunTxResult): void;
+  detach(): void;
+  /** The tracer's own failure, if it aborted the execution. */
+  readonly failure: Error | undefined;
 }
 
 class Timeout extends Error {}
@@ -50,7 +62,7 @@ export class CallService {
   }
 
   /** Executes once on a fresh state copy; returns the raw runTx result. */
-  private async execute(req: CallRequest, block: BlockRecord, gas: bigint, sm?: MerkleStateManager): Promise<RunTxResult> {
+  private async execute(req: CallRequest, block: BlockRecord, gas: bigint, sm?: MerkleStateManager, hook?: CallHook): Promise<RunTxResult> {
     const state = sm ?? this.state.executionState(block.header.stateRoot);
     const from = req.from ? new Address(req.from) : createZeroAddress();
     const nonce = (await state.getAccount(from))?.nonce ?? 0n;
@@ -71,29 +83,35 @@ export class CallService {
       this.common,
     );
     const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
-    const deadline = this.limits.timeoutMs > 0 ? Date.now() + this.limits.timeoutMs : 0;
+    const deadline = this.limits.timeoutMs > 0 && !hook ? Date.now() + this.limits.timeoutMs : 0;
     if (deadline) {
       let steps = 0;
       vm.evm.events!.on('step', () => {
         if ((++steps & 1023) === 0 && Date.now() > deadline) throw new Timeout();
       });
     }
+    const ctxBlock = createBlock({ header }, { common: this.common, setHardfork: false });
     await state.checkpoint();
+    hook?.attach(vm, state, tx, ctxBlock);
     try {
-      return await runTx(vm, {
+      const r = await runTx(vm, {
         tx,
-        block: createBlock({ header }, { common: this.common, setHardfork: false }),
+        block: ctxBlock,
         skipNonce: true,
         skipBalance: !priced,
         skipBlockGasLimitValidation: true,
         skipHardForkValidation: true,
       });
+      hook?.finish(r);
+      return r;
     } catch (e) {
+      if (hook?.failure) throw hook.failure;
       if (e instanceof Timeout || (e as Error)?.message?.includes('Timeout')) {
         throw new ExecutionError(`execution aborted (timeout = ${this.limits.timeoutMs / 1000}s)`);
       }
       throw translateRunTxError(e);
     } finally {
+      hook?.detach();
       await state.revert();
     }
   }
@@ -101,6 +119,11 @@ export class CallService {
   private capGas(req: CallRequest): bigint {
     const cap = this.limits.gasCap > 0n ? this.limits.gasCap : 2n ** 63n;
     return req.gas !== undefined && req.gas > 0n && req.gas < cap ? req.gas : cap;
+  }
+
+  /** debug_traceCall: runs the call under `hook`; a failing call is a result here, not an error. */
+  async traceCall(req: CallRequest, block: BlockRecord, hook: CallHook): Promise<RunTxResult> {
+    return this.execute(req, block, this.capGas(req), undefined, hook);
   }
 
   /** eth_call: the return data, or RevertError / ExecutionError. */

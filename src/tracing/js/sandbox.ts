@@ -1,0 +1,70 @@
+// The sandbox for untrusted tracer code: QuickJS compiled to WebAssembly (quickjs-emscripten). Tracer code runs
+// in its own interpreter with its own heap inside WASM linear memory; it reaches the node only through the host
+// functions the tracer bridge installs. Each trace gets a fresh runtime with a memory cap, a stack cap and an
+// interrupt deadline.
+import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
+
+/** Resource limits of one tracer sandbox. */
+export interface SandboxLimits {
+  /** Heap limit of the tracer's runtime. */
+  memoryBytes: number;
+  /** Native stack limit (bounds recursion). */
+  stackBytes: number;
+}
+
+/** Default limits: far more than real tracers use, far less than the node can spare. */
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 };
+
+/** A runtime + context pair; dispose when the trace ends. */
+export interface Sandbox {
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  dispose(): void;
+}
+
+/** Owns the (lazily compiled) QuickJS WebAssembly module and hands out fresh sandboxes. */
+export class SandboxHost {
+  private module?: Promise<QuickJSWASMModule>;
+
+  constructor(private readonly limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS) {}
+
+  private load(): Promise<QuickJSWASMModule> {
+    this.module ??= newQuickJSWASMModule(RELEASE_SYNC).catch((e: unknown) => {
+      this.module = undefined;
+      throw e;
+    });
+    return this.module;
+  }
+
+  /** A new runtime whose interrupt handler fires once `deadline` (epoch ms, 0 = never) has passed. */
+  async create(deadline: number): Promise<Sandbox> {
+    const mod = await this.load();
+    const runtime = mod.newRuntime();
+    runtime.setMemoryLimit(this.limits.memoryBytes);
+    runtime.setMaxStackSize(this.limits.stackBytes);
+    runtime.setInterruptHandler(() => deadline > 0 && Date.now() > deadline);
+    const context = runtime.newContext();
+    const host = this;
+    return {
+      runtime,
+      context,
+      dispose() {
+        // A leaked handle makes QuickJS abort inside WASM; never let that reach the caller's result.
+        try {
+          context.dispose();
+          runtime.dispose();
+        } catch {
+          host.discard();
+        }
+      },
+    };
+  }
+
+  /**
+   * Forgets the module after a failure inside WebAssembly itself (a trap, not a JS exception of the tracer):
+   * its linear memory can no longer be trusted, so the next trace compiles a fresh one.
+   */
+  discard(): void {
+    this.module = undefined;
+  }
+}

@@ -1,0 +1,193 @@
+// The tracer contract: what the replay driver tells a tracer while a transaction executes, and the typed results
+// the built-in tracers produce (rendered to geth's JSON by rpc/namespaces/debug/format.ts).
+import type { SyncState } from './syncState.ts';
+
+/** The kind of a call frame, as geth's tracers name it. */
+export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2';
+
+/** The transaction (or call) being traced and the block it runs in. */
+export interface TxEnv {
+  from: Uint8Array;
+  /** Recipient; undefined for a contract creation. */
+  to?: Uint8Array;
+  value: bigint;
+  input: Uint8Array;
+  gasLimit: bigint;
+  /** Effective gas price paid per unit of gas. */
+  gasPrice: bigint;
+  intrinsicGas: bigint;
+  blockNumber: bigint;
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  /** Present when the trace replays a mined transaction. */
+  blockHash?: Uint8Array;
+  txIndex?: number;
+  txHash?: Uint8Array;
+  /** Reads state as of the current execution point (synchronous; safe at every hook). */
+  state: SyncState;
+  /** True for addresses of the active precompiles. */
+  isPrecompile(addr: Uint8Array): boolean;
+}
+
+/** A call frame being entered. `depth` is 0 for the transaction's own frame. */
+export interface FrameEnter {
+  depth: number;
+  type: FrameType;
+  from: Uint8Array;
+  /** Callee (code address for DELEGATECALL/CALLCODE; the new contract for creations). */
+  to: Uint8Array;
+  /** The storage/execution context address (differs from `to` for DELEGATECALL and CALLCODE). */
+  self: Uint8Array;
+  /** The EVM's CALLER inside the frame (for DELEGATECALL: the caller of the delegating frame). */
+  caller: Uint8Array;
+  input: Uint8Array;
+  gas: bigint;
+  /** Undefined for STATICCALL (geth omits it). */
+  value?: bigint;
+}
+
+/** A call frame that returned. */
+export interface FrameExit {
+  depth: number;
+  output: Uint8Array;
+  gasUsed: bigint;
+  /** geth-worded error; undefined on success. */
+  error?: string;
+  reverted: boolean;
+}
+
+/** One executed opcode, before it runs. Fields are the EVM's own copies; tracers may keep them. */
+export interface StepEvent {
+  pc: number;
+  op: number;
+  opName: string;
+  /** Gas left before the opcode. */
+  gas: bigint;
+  /** Gas the opcode costs (static + dynamic; CALL-family forwarded gas is added by the struct logger). */
+  cost: bigint;
+  /** 1-based call depth, as geth reports it. */
+  depth: number;
+  refund: bigint;
+  /** Bottom → top. */
+  stack: bigint[];
+  memory: Uint8Array;
+  /** The frame the opcode runs in. */
+  frame: FrameEnter;
+  /** Return data of the last call made by this frame. */
+  returnData: Uint8Array;
+}
+
+/** How the traced transaction ended. */
+export interface TxOutcome {
+  gasUsed: bigint;
+  failed: boolean;
+  returnValue: Uint8Array;
+  /** geth-worded error of the top frame, if it failed. */
+  error?: string;
+  /** The contract created by a creation transaction, if any. */
+  createdAddress?: Uint8Array;
+}
+
+/** The hooks a tracer may implement; every hook is synchronous. Throwing aborts the trace. */
+export interface Tracer {
+  txStart?(env: TxEnv): void;
+  enter?(frame: FrameEnter): void;
+  exit?(frame: FrameExit): void;
+  step?(step: StepEvent): void;
+  /** An opcode failed; `step` is the last step of the failing frame. */
+  fault?(step: StepEvent, error: string): void;
+  txEnd?(outcome: TxOutcome): void;
+  /** The tracer's result once the transaction finished. */
+  result(): TraceResult;
+}
+
+/** One struct log entry (geth's StructLog). */
+export interface StructLog {
+  pc: number;
+  op: string;
+  gas: bigint;
+  gasCost: bigint;
+  depth: number;
+  stack?: bigint[];
+  memory?: Uint8Array;
+  /** Slot → value (32 bytes each), cumulative for the contract; only at SLOAD/SSTORE. */
+  storage?: Map<string, [Uint8Array, Uint8Array]>;
+  refund: bigint;
+  returnData?: Uint8Array;
+  error?: string;
+}
+
+/** The default struct logger's result. */
+export interface StructTrace {
+  gas: bigint;
+  failed: boolean;
+  returnValue: Uint8Array;
+  structLogs: StructLog[];
+}
+
+/** A log emitted inside a call frame (callTracer withLog). */
+export interface CallLog {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  /** Number of sub-calls the frame had made when the log was emitted. */
+  position: number;
+}
+
+/** callTracer's frame. */
+export interface CallFrame {
+  type: FrameType;
+  from: Uint8Array;
+  to?: Uint8Array;
+  value?: bigint;
+  gas: bigint;
+  gasUsed: bigint;
+  input: Uint8Array;
+  output?: Uint8Array;
+  error?: string;
+  revertReason?: string;
+  calls: CallFrame[];
+  logs: CallLog[];
+}
+
+/** One account in prestateTracer's output; absent fields are omitted. */
+export interface PrestateAccount {
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  codeHash?: Uint8Array;
+  storage?: Map<string, [Uint8Array, Uint8Array]>;
+}
+
+/** Address (lower-case hex key) → [address bytes, account]. */
+export type PrestateMap = Map<string, [Uint8Array, PrestateAccount]>;
+
+/** Every tracer's result, tagged for the formatter. */
+export type TraceResult =
+  | { kind: 'struct'; value: StructTrace }
+  | { kind: 'call'; value: CallFrame }
+  | { kind: 'prestate'; value: PrestateMap }
+  | { kind: 'prestateDiff'; value: { pre: PrestateMap; post: PrestateMap } }
+  | { kind: 'fourByte'; value: Array<{ selector: Uint8Array; size: number; count: number }> }
+  /** Already-JSON output (noopTracer, JS tracers). */
+  | { kind: 'json'; value: unknown };
+
+/** Struct logger switches (geth's logger.Config). */
+export interface StructLoggerOptions {
+  disableStack: boolean;
+  disableStorage: boolean;
+  enableMemory: boolean;
+  enableReturnData: boolean;
+  /** Max entries recorded; 0 = unlimited. Execution continues past the limit. */
+  limit: number;
+}
+
+/** A decoded trace configuration (geth's TraceConfig). */
+export interface TraceConfig extends StructLoggerOptions {
+  /** Built-in name or JS source; undefined = struct logger. */
+  tracer?: string;
+  /** The tracer's own configuration (geth's tracerConfig JSON object). */
+  tracerConfig: Record<string, unknown>;
+  /** Per-transaction time limit in milliseconds. */
+  timeoutMs: number;
+}
