@@ -92,3 +92,21 @@ describe('bech32 addresses', () => {
     assert.throws(() => fromBech32(s, 'kestrel'), /32 bytes, want 20/);
   });
 });
+
+describe('decodeAccAddress (Cosmos SDK wording)', async () => {
+  const { decodeAccAddress, toBech32 } = await import('./bech32.ts');
+  const good = toBech32(new Uint8Array(20).fill(7), 'kestrel');
+  const cases: Array<[string, string, RegExp]> = [
+    ['empty', '', /empty address string is not allowed$/],
+    ['mixed case', good.slice(0, 10).toUpperCase() + good.slice(10), /string not all lowercase or all uppercase/],
+    ['no separator', 'kestrelqqqqqqqq', /invalid separator index -1/],
+    ['bad char', good.slice(0, -2) + 'b' + good.slice(-1), /invalid character not part of charset: 98/],
+    ['checksum', good.slice(0, -1) + (good.endsWith('q') ? 'p' : 'q'), /invalid checksum \(expected \w{6} got \w{6}\)/],
+    ['prefix', toBech32(new Uint8Array(20), 'cosmos'), /invalid Bech32 prefix; expected kestrel, got cosmos$/],
+  ];
+  for (const [name, text, re] of cases) test(name, () => assert.throws(() => decodeAccAddress(text, 'kestrel'), re));
+  test('round trip, upper case accepted', () => {
+    assert.deepEqual(decodeAccAddress(good, 'kestrel'), new Uint8Array(20).fill(7));
+    assert.deepEqual(decodeAccAddress(good.toUpperCase(), 'kestrel'), new Uint8Array(20).fill(7));
+  });
+});

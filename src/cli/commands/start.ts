@@ -2,7 +2,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
 import { loadConfig, type FlagOverrides } from '../../config/load.ts';
-import { startNode } from '../../main.ts';
 import { defaultHome, initHome, isInitialized } from '../../node/home.ts';
 
 /** Flags that belong to features of later releases: accepted by the parser, refused with a clear message. */
@@ -66,6 +65,8 @@ export function registerStartCommand(program: Command): void {
         console.log(`created dev home ${home}`);
       }
       const config = loadConfig(home, flags, DEFAULT_CHAIN_ID);
+      // Loaded here so client commands (query, debug) do not pay for the node's modules at startup.
+      const { startNode } = await import('../../main.ts');
       const node = await startNode(config);
       const h = node.app.head;
       console.log(`kestreld started: chain-id ${config.chainId} (EIP-155 ${config.evmChainId}), head #${h.number}`);
