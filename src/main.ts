@@ -17,6 +17,8 @@ import { SoloEngine } from './consensus/solo/engine.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { TxPool } from './mempool/pool.ts';
 import { TxSubmitter } from './mempool/submit.ts';
+import { startFilterServices } from './filters/services.ts';
+import { notificationFormat } from './rpc/format/log.ts';
 import { DEV_MNEMONIC } from './keys/devAccounts.ts';
 import { deriveDevKeys, installDevKeys } from './keystore/dev.ts';
 import { KeyStore } from './keystore/keystore.ts';
@@ -108,11 +110,15 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       // Tracers read state synchronously; trie nodes and code are content-addressed, so direct reads are safe.
       readNode: (key) => kv.get(trieKey(key)),
     });
+    const events = await startFilterServices({
+      kv, chainStore, app, txs, limits: config.jsonRpc, format: notificationFormat(config.jsonRpc.compat), log: (m) => console.log(m),
+    });
     const ctx: RpcContext = {
       config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
       state: stateDb, common, vmCommon, tracing,
       accounts: () => keystore.accounts(),
       keystore,
+      logs: events.logs, filters: events.filters, subscriptions: events.subscriptions,
     };
     const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, debug: debugNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
@@ -149,6 +155,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         closed = true;
         await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer.close()]);
         await engine.stop();
+        events.stop();
         keystore.close();
         await kv.close();
       },

@@ -7,7 +7,7 @@ import { createVM, type VM } from '@ethereumjs/vm';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import { blockSize } from '../store/chainStore.ts';
-import type { KvStore } from '../store/kv.ts';
+import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { deriveMixHash, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
@@ -59,6 +59,7 @@ export class KestrelApp {
   private vm!: VM;
   private sealed?: FinalizeResult;
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
+  private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
   /** Coinbase for the next blocks (miner_setEtherbase changes it). */
   etherbase: Uint8Array;
   minGasPrice: bigint;
@@ -200,6 +201,7 @@ export class KestrelApp {
     if (!s) throw new KestrelError('commit called without a finalized block');
     const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts)];
     try {
+      for (const index of this.indexers) ops.push(...index(s));
       await this.deps.kv.write(ops);
     } catch (e) {
       await this.abandon();
@@ -217,6 +219,11 @@ export class KestrelApp {
       }
     }
     return committed;
+  }
+
+  /** Registers an index whose writes for each block join that block's atomic batch (the log index). */
+  addIndexer(fn: (c: CommittedBlock) => KvOp[]): void {
+    this.indexers.push(fn);
   }
 
   /** Registers a listener called after every commit. */

@@ -29,6 +29,12 @@ evm-timeout = "5s"
 logs-cap = 10000
 block-range-cap = 10000
 filter-cap = 200
+# A polling filter (eth_newFilter, …) not polled for this long is removed.
+filter-timeout = "5m"
+# WebSocket subscriptions: most per connection, and the unsent bytes a connection may hold before the
+# subscription being fed is dropped with an error (a client that stops reading cannot grow the node's memory).
+ws-subscriptions-per-connection = 1000
+ws-subscription-buffer-bytes = 16777216
 feehistory-cap = 100
 http-timeout = "30s"
 max-body-bytes = 5242880

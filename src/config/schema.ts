@@ -11,6 +11,10 @@ export interface JsonRpcConfig {
   logsCap: number;
   blockRangeCap: number;
   filterCap: number;
+  /** Polling filters idle for longer are removed. */
+  filterTimeoutMs: number;
+  wsSubscriptionsPerConnection: number;
+  wsSubscriptionBufferBytes: number;
   feeHistoryCap: number;
   maxBodyBytes: number;
   maxBatchItems: number;

@@ -22,6 +22,15 @@ export class MethodNotFoundError extends KestrelError {
   }
 }
 
+/** Notifications need a connection that carries them (WebSocket) or the subscription name is unknown (geth: -32601). */
+export class NotificationsUnsupportedError extends MethodNotFoundError {
+  override name = 'NotificationsUnsupportedError';
+  constructor(message = 'notifications not supported') {
+    super('eth_subscribe');
+    this.message = message;
+  }
+}
+
 /** The request envelope itself is malformed. */
 export class InvalidRequestError extends KestrelError {
   override name = 'InvalidRequestError';

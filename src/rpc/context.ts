@@ -5,6 +5,9 @@ import type { ChainQuery } from '../app/query.ts';
 import type { StateDb } from '../app/state/stateDb.ts';
 import type { Common } from '@ethereumjs/common';
 import type { NodeConfig } from '../config/schema.ts';
+import type { FilterManager } from '../filters/filterManager.ts';
+import type { LogQuery } from '../filters/logQuery.ts';
+import type { SubscriptionManager } from '../filters/subscriptions.ts';
 import type { KeyStore } from '../keystore/keystore.ts';
 import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
@@ -28,6 +31,10 @@ export interface RpcContext {
   clientVersion: string;
   /** debug_trace*: replay and tracing. */
   tracing: TraceService;
+  /** eth_getLogs over the log index; polling filters; WebSocket subscriptions. */
+  logs: LogQuery;
+  filters: FilterManager;
+  subscriptions: SubscriptionManager;
   /** Addresses of keys the node manages (filled by the key store). */
   accounts(): Uint8Array[];
   /** The node's key store: key files, unlocked keys, per-account send locks. */

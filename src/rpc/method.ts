@@ -2,6 +2,7 @@
 // values, and a handler of a few lines that calls a service.
 import type { Codec } from './params/codec.ts';
 import { decodeParams } from './params/codec.ts';
+import type { CallMeta } from './server/jsonrpc.ts';
 
 /** Codec tuple → tuple of decoded value types. */
 export type Decoded<C extends readonly Codec<unknown>[]> = { [K in keyof C]: C[K] extends Codec<infer T> ? T : never };
@@ -11,19 +12,19 @@ export interface RpcMethod<Ctx> {
   readonly name: string;
   /** Decodes positional params (throws InvalidParamsError with geth's wording). */
   decode(params: unknown[]): unknown[];
-  /** Runs the method on decoded params; the result is already in wire form. */
-  run(ctx: Ctx, args: unknown[]): Promise<unknown> | unknown;
+  /** Runs the method on decoded params; the result is already in wire form. `meta` says who called (eth_subscribe). */
+  run(ctx: Ctx, args: unknown[], meta?: CallMeta): Promise<unknown> | unknown;
 }
 
 /** Defines a method; the handler receives the decoded, typed tuple. */
 export function defineMethod<Ctx, const C extends readonly Codec<unknown>[]>(def: {
   name: string;
   params: C;
-  handler: (ctx: Ctx, args: Decoded<C>) => Promise<unknown> | unknown;
+  handler: (ctx: Ctx, args: Decoded<C>, meta?: CallMeta) => Promise<unknown> | unknown;
 }): RpcMethod<Ctx> {
   return {
     name: def.name,
     decode: (params) => decodeParams(params, def.params),
-    run: (ctx, args) => def.handler(ctx, args as Decoded<C>),
+    run: (ctx, args, meta) => def.handler(ctx, args as Decoded<C>, meta),
   };
 }

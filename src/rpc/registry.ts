@@ -33,7 +33,7 @@ export function createDispatcher(ctx: RpcContext, table: Map<string, RpcMethod<R
       const ns = method.slice(0, method.indexOf('_'));
       if (PRIVATE_NAMESPACES.has(ns) && !meta.authorized) throw new UnauthorizedError();
       const args = m.decode(params);
-      return m.run(ctx, args);
+      return m.run(ctx, args, meta);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from '../app/chain/types.ts';
+import { keccak256 } from '../primitives/hash.ts';
 import { bigintToBytes, bytesToBigint, concatBytes, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { blockKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
@@ -127,6 +128,18 @@ export class ChainStore {
     };
     this.put(this.blockCache, n, block);
     return block;
+  }
+
+  /** What a log needs from its block (hash, timestamp, tx hashes) without decoding its transactions. */
+  logContext(n: bigint): { hash: Uint8Array; timestamp: bigint; txHashes: Uint8Array[] } | undefined {
+    const cached = this.blockCache.get(n);
+    if (cached) return { hash: cached.hash, timestamp: cached.header.timestamp, txHashes: cached.txHashes };
+    const raw = this.kv.get(blockKey(n));
+    if (!raw) return undefined;
+    const [headerRlp, txList] = RLP.decode(raw) as unknown as [Uint8Array, Uint8Array[]];
+    const fields = RLP.decode(headerRlp) as unknown as Uint8Array[];
+    const hash = this.common.customCrypto.keccak256 ?? keccak256;
+    return { hash: hash(headerRlp), timestamp: bytesToBigint(fields[11]!), txHashes: txList.map((t) => hash(t)) };
   }
 
   /** The height of a block hash, or undefined. */

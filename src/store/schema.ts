@@ -8,6 +8,7 @@ const P_BLOCK = 0x62; // 'b' + number(8) → stored block record (RLP)
 const P_RECEIPTS = 0x72; // 'r' + number(8) → stored receipts record (RLP)
 const P_TX = 0x74; // 't' + txHash(32) → number(8) ‖ index(4)
 const P_META = 0x6d; // 'm' + name → metadata
+const P_LOGIDX = 0x6c; // 'l' + item(1+0|20|32) + bucket(4) → set of blocks in the bucket holding a matching log
 
 /** Key of a trie node or contract code blob. */
 export function trieKey(k: Uint8Array): Uint8Array {
@@ -36,6 +37,13 @@ export function txKey(hash: Uint8Array): Uint8Array {
 /** Key of a metadata entry. */
 export function metaKey(name: string): Uint8Array {
   return concatBytes(Uint8Array.of(P_META), new TextEncoder().encode(name));
+}
+
+/** Key of a log-index posting set: the blocks of one bucket that hold a log with this address/topic item. */
+export function logIndexKey(item: Uint8Array, bucket: number): Uint8Array {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, bucket);
+  return concatBytes(Uint8Array.of(P_LOGIDX), item, b);
 }
 
 const P_BANK = 0x42; // 'B' + address(20) → RLP [[denom, amount], …] of the account's non-EVM denoms, sorted by denom

@@ -16,6 +16,11 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.wsAddress': 'json-rpc.ws-address',
   'jsonRpc.api': 'json-rpc.api',
   'jsonRpc.compat': 'json-rpc.compat',
+  'jsonRpc.logsCap': 'json-rpc.logs-cap',
+  'jsonRpc.blockRangeCap': 'json-rpc.block-range-cap',
+  'jsonRpc.filterCap': 'json-rpc.filter-cap',
+  'jsonRpc.filterTimeout': 'json-rpc.filter-timeout',
+  'jsonRpc.wsSubscriptionBufferBytes': 'json-rpc.ws-subscription-buffer-bytes',
   'jsonRpc.authTokenFile': 'json-rpc.auth-token-file',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
@@ -40,6 +45,11 @@ export function registerStartCommand(program: Command): void {
     .option('--json-rpc.ws-address <host:port>', 'JSON-RPC WebSocket listen address (default 127.0.0.1:8546)')
     .option('--json-rpc.api <list>', 'enabled namespaces, e.g. eth,net,web3,txpool,debug,personal,miner')
     .option('--json-rpc.compat <mode>', 'none (standard values) or ethermint (values the reference node returned)')
+    .option('--json-rpc.logs-cap <n>', 'most logs one eth_getLogs may return (default 10000; 0 = no cap)')
+    .option('--json-rpc.block-range-cap <n>', 'most blocks one eth_getLogs may span (default 10000; 0 = no cap)')
+    .option('--json-rpc.filter-cap <n>', 'most polling filters installed at once (default 200)')
+    .option('--json-rpc.filter-timeout <duration>', 'remove polling filters not polled for this long (default 5m)')
+    .option('--json-rpc.ws-subscription-buffer-bytes <n>', 'unsent bytes before a slow subscription is dropped (default 16 MiB)')
     .option('--json-rpc.auth-token-file <path>', 'bearer token file for personal_/miner_ (default <home>/config/auth.token)')
     .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
     .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')

@@ -4,3 +4,5 @@ export * from './quantity.ts';
 export * from './data.ts';
 export * from './block.ts';
 export * from './callRequest.ts';
+export * from './filter.ts';
+export * from './proof.ts';

@@ -12,6 +12,8 @@ export interface WsConnection {
   send(message: object): void;
   /** Registers a cleanup hook; runs at once (asynchronously) if the connection is already closed. */
   onClose(fn: () => void): void;
+  /** Bytes queued on the socket and not yet handed to the OS (lets pushers bound a slow reader). */
+  bufferedAmount(): number;
 }
 
 /** What the transport knows about the caller of one request. */

@@ -79,6 +79,7 @@ function makeConnection(id: number, socket: WebSocket, log: RpcLogger): WsConnec
       if (closed) queueMicrotask(fn);
       else closeHooks.push(fn);
     },
+    bufferedAmount: () => socket.bufferedAmount,
   };
 }
 

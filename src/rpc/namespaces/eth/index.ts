@@ -5,11 +5,16 @@ import { blockMethods } from './blocks.ts';
 import { callMethods } from './call.ts';
 import { chainMethods } from './chain.ts';
 import { feeMethods } from './fees.ts';
+import { filterMethods } from './filters.ts';
+import { logMethods } from './logs.ts';
+import { proofMethods } from './proof.ts';
 import { signMethods } from './sign.ts';
 import { stateMethods } from './state.ts';
+import { subscribeMethods } from './subscribe.ts';
 import { transactionMethods } from './transactions.ts';
 
 /** All eth_ methods. */
 export const ethNamespace: RpcMethod<RpcContext>[] = [
   ...chainMethods, ...stateMethods, ...blockMethods, ...transactionMethods, ...callMethods, ...feeMethods, ...signMethods,
+  ...logMethods, ...filterMethods, ...subscribeMethods, ...proofMethods,
 ];
