@@ -44,7 +44,12 @@ export class CallTracer implements Tracer {
   /** Frames below the top one are skipped with onlyTopCall; this counts how deep we are in skipped ones. */
   private skipped = 0;
 
-  constructor(private readonly cfg: CallTracerConfig) {}
+  /** Steps are only needed to capture logs. */
+  readonly wantsSteps: boolean;
+
+  constructor(private readonly cfg: CallTracerConfig) {
+    this.wantsSteps = cfg.withLog;
+  }
 
   /** Remembers the transaction's gas limit (the top frame reports it). */
   txStart(env: TxEnv): void {

@@ -49,6 +49,7 @@ export class TraceDriver {
       this.enter(msg).then(resolve!, (e: unknown) => this.fail(e, resolve!));
     });
     this.on('afterMessage', (r: EVMResult) => this.guard(() => this.exit(r)));
+    if (this.tracer.wantsSteps === false) return;
     this.on('step', (ev: InterpreterStep, resolve?: () => void) => {
       this.guard(() => this.step(ev));
       if ((this.steps & 255) === 0 && Date.now() - this.lastYield > YIELD_EVERY_MS) {
@@ -97,6 +98,7 @@ export class TraceDriver {
 
   private async enter(msg: Message): Promise<void> {
     if (this.failure) throw this.failure;
+    if (this.deadline && Date.now() > this.deadline) throw new TraceAbort(TIMEOUT_MESSAGE);
     const parent = this.frames[this.frames.length - 1];
     let type: FrameType;
     if (msg.depth === 0) type = msg.to ? 'CALL' : 'CREATE';

@@ -5,6 +5,7 @@ const CALL_TYPES = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL']);
 
 /** geth's 4byteTracer: counts "selector-<calldata size after it>" over all calls into code. */
 export class FourByteTracer implements Tracer {
+  readonly wantsSteps = false;
   private readonly counts = new Map<string, { selector: Uint8Array; size: number; count: number }>();
   private env?: TxEnv;
 
@@ -32,6 +33,7 @@ export class FourByteTracer implements Tracer {
 
 /** geth's noopTracer: runs the transaction, returns {}. */
 export class NoopTracer implements Tracer {
+  readonly wantsSteps = false;
   /** Always {}. */
   result(): TraceResult {
     return { kind: 'json', value: {} };
