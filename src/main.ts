@@ -78,6 +78,7 @@ function readAuthTokenFile(path: string): string {
 /** Starts a node from a loaded configuration (the home must be initialised). */
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const paths = homePaths(config.home);
+  const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
   const keccak = await createFastKeccak();
@@ -123,7 +124,6 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, debug: debugNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
     const limits = { maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems };
-    const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
     engine.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);

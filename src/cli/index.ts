@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerDebugCommands } from './commands/debug.ts';
 import { registerInitCommand } from './commands/init.ts';
+import { registerKeysCommands } from './commands/keys.ts';
 import { registerQueryCommands } from './commands/query.ts';
 import { registerStartCommand } from './commands/start.ts';
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerInitCommand(program);
   registerStartCommand(program);
   registerAuthCommands(program);
+  registerKeysCommands(program);
   registerQueryCommands(program);
   registerDebugCommands(program);
   return program;

@@ -1,6 +1,9 @@
 // `kestreld auth token`: prints the bearer token for private methods (personal_, miner_).
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { defaultHome, readAuthToken } from '../../node/home.ts';
+import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
+import { loadConfig } from '../../config/load.ts';
+import { defaultHome } from '../../node/home.ts';
 
 /** Registers `auth token`. */
 export function registerAuthCommands(program: Command): void {
@@ -10,7 +13,10 @@ export function registerAuthCommands(program: Command): void {
     .description('print the bearer token (send it as "Authorization: Bearer <token>")')
     .option('--home <dir>', 'node home directory')
     .option('--dev', 'use the dev home (~/.kestrel-dev)', false)
-    .action((opts: { home?: string; dev: boolean }) => {
-      console.log(readAuthToken(opts.home ?? defaultHome(opts.dev)));
+    .option('--json-rpc.auth-token-file <path>', 'token file (default: json-rpc.auth-token-file in app.toml, else config/auth.token)')
+    .action((opts: { home?: string; dev: boolean; 'jsonRpc.authTokenFile'?: string }) => {
+      const home = opts.home ?? defaultHome(opts.dev);
+      const config = loadConfig(home, { dev: opts.dev, 'json-rpc.auth-token-file': opts['jsonRpc.authTokenFile'] }, DEFAULT_CHAIN_ID);
+      console.log(readFileSync(config.jsonRpc.authTokenFile, 'utf8').trim());
     });
 }
