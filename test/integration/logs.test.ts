@@ -62,15 +62,13 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
     await node?.dispose();
   });
 
-  it('returns every log of a range exactly as the receipts carry it, plus blockTimestamp', async () => {
+  it('returns every log of a range exactly as the receipts carry it, blockTimestamp included', async () => {
     const logs = await getLogs({ fromBlock: '0x0', toBlock: 'latest' });
     assert.equal(logs.length, receiptLogs.length);
     for (let i = 0; i < logs.length; i++) {
-      const { blockTimestamp, ...rest } = logs[i];
-      assert.deepEqual(Object.keys(rest).sort(), Object.keys(receiptLogs[i]).sort());
-      for (const k of Object.keys(receiptLogs[i])) assert.deepEqual(rest[k], receiptLogs[i][k], `field ${k} of log ${i}`);
+      assert.deepEqual(logs[i], receiptLogs[i], `log ${i}`);
       const block = await rpcResult(node.http, 'eth_getBlockByNumber', [logs[i].blockNumber, false]);
-      assert.equal(blockTimestamp, block.timestamp);
+      assert.equal(logs[i].blockTimestamp, block.timestamp);
       assert.equal(logs[i].removed, false);
     }
   });

@@ -1,22 +1,8 @@
-// Receipt and log objects in geth's JSON shape.
-import type { BlockRecord, LogRecord, ReceiptRecord } from '../../app/chain/types.ts';
+// Receipt objects in geth's JSON shape (their logs use the same formatter as eth_getLogs).
+import type { BlockRecord, ReceiptRecord } from '../../app/chain/types.ts';
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts';
 import type { Compat } from './block.ts';
-
-/** Formats one log with its block-wide index. */
-export function formatLog(l: LogRecord, b: BlockRecord, txIndex: number, logIndex: number): Record<string, unknown> {
-  return {
-    address: bytesToHex(l.address),
-    topics: l.topics.map((t) => bytesToHex(t)),
-    data: bytesToHex(l.data),
-    blockNumber: toQuantity(b.number),
-    transactionHash: bytesToHex(b.txHashes[txIndex]!),
-    transactionIndex: toQuantity(txIndex),
-    blockHash: bytesToHex(b.hash),
-    logIndex: toQuantity(logIndex),
-    removed: false,
-  };
-}
+import { formatLogEntry } from './log.ts';
 
 /** Block-wide index of the first log of each receipt. */
 export function firstLogIndexes(receipts: ReceiptRecord[]): number[] {
@@ -46,7 +32,12 @@ export function formatReceipt(b: BlockRecord, receipts: ReceiptRecord[], index: 
       : compat === 'ethermint'
         ? '0x0000000000000000000000000000000000000000'
         : null,
-    logs: r.logs.map((l, i) => formatLog(l, b, index, firstLog + i)),
+    logs: r.logs.map((log, i) =>
+      formatLogEntry({
+        log, blockNumber: b.number, blockHash: b.hash, blockTimestamp: b.header.timestamp, txHash: b.txHashes[index]!,
+        txIndex: index, logIndex: firstLog + i,
+      }),
+    ),
     logsBloom: bytesToHex(r.bloom),
     type: toQuantity(r.type),
     status: toQuantity(r.status),
