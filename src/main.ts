@@ -10,11 +10,15 @@ import { createChainCommon, createFastKeccak, createSharedCommon } from './app/e
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
+import { parseMinGasPrice } from './config/load.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
 import { SoloEngine } from './consensus/solo/engine.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
+import { readTomlValue } from './config/appToml.ts';
+import { openPoolJournal } from './mempool/durable.ts';
+import { QueuedExpiry } from './mempool/expiry.ts';
 import { TxPool } from './mempool/pool.ts';
 import { TxSubmitter } from './mempool/submit.ts';
 import { startFilterServices } from './filters/services.ts';
@@ -26,8 +30,10 @@ import { homePaths, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
 import { debugNamespace } from './rpc/namespaces/debug/index.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
+import { minerNamespace } from './rpc/namespaces/miner/index.ts';
 import { netNamespace } from './rpc/namespaces/net/index.ts';
 import { personalNamespace } from './rpc/namespaces/personal/index.ts';
+import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
 import { startHttpServer } from './rpc/server/http.ts';
@@ -75,6 +81,17 @@ function readAuthTokenFile(path: string): string {
   return token;
 }
 
+/** miner_setGasPrice writes app.toml, but a --minimum-gas-prices flag wins: say so at start when they differ. */
+function warnIfFlagOverridesGasPrice(config: NodeConfig, appToml: string): void {
+  if (!config.minGasPriceFromFlag) return;
+  const inFile = readTomlValue(appToml, null, 'minimum-gas-prices');
+  if (typeof inFile !== 'string' || parseMinGasPrice(inFile, config.evmDenom) === config.minGasPrice) return;
+  console.warn(
+    `warning: --minimum-gas-prices overrides minimum-gas-prices = "${inFile}" in app.toml (set e.g. by miner_setGasPrice); ` +
+      `the node uses ${config.minGasPrice}${config.evmDenom}`,
+  );
+}
+
 /** Starts a node from a loaded configuration (the home must be initialised). */
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const paths = homePaths(config.home);
@@ -91,13 +108,22 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
     const app = await KestrelApp.open({
       kv, chain: chainStore, state: stateDb, common, vmCommon, genesis,
-      evmChainId: config.evmChainId, minGasPrice: config.minGasPrice, etherbase: readValidatorAddress(config.home),
+      evmChainId: config.evmChainId, minGasPrice: config.minGasPrice, etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
-    const pool = new TxPool();
+    const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
     const engine = new SoloEngine(app, pool, config.blockTimeMs);
     const txs = new TxSubmitter(app, chain, pool, () => engine.notify());
+    warnIfFlagOverridesGasPrice(config, paths.appToml);
+    const journal = config.mempool.journal
+      ? await openPoolJournal(join(paths.data, 'txpool.journal'), pool, txs, config.mempool.journalFsync)
+      : undefined;
+    if (journal && journal.restored + journal.dropped > 0) {
+      console.log(`txpool: ${journal.restored} tx(s) restored from the journal, ${journal.dropped} no longer valid`);
+    }
+    const expiry = new QueuedExpiry(pool);
+    expiry.start();
     const calls = new CallService(common, vmCommon, stateDb, (n) => chainStore.blockByNumber(n)?.hash, {
       gasCap: config.jsonRpc.gasCap,
       timeoutMs: config.jsonRpc.evmTimeoutMs,
@@ -105,14 +131,14 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const keystore = new KeyStore({ dir: paths.keystore, scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP } });
     // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
     if (config.dev) await installDevKeys(keystore, deriveDevKeys(DEV_MNEMONIC, 10));
+    const events = await startFilterServices({
+      kv, chainStore, app, txs, limits: config.jsonRpc, format: notificationFormat(config.jsonRpc.compat), log: (m) => console.log(m),
+    });
     const tracing = new TraceService({
       common, vmCommon, state: stateDb, chain, calls,
       hashOf: (n) => chainStore.blockByNumber(n)?.hash,
       // Tracers read state synchronously; trie nodes and code are content-addressed, so direct reads are safe.
       readNode: (key) => kv.get(trieKey(key)),
-    });
-    const events = await startFilterServices({
-      kv, chainStore, app, txs, limits: config.jsonRpc, format: notificationFormat(config.jsonRpc.compat), log: (m) => console.log(m),
     });
     const ctx: RpcContext = {
       config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
@@ -121,7 +147,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       keystore,
       logs: events.logs, filters: events.filters, subscriptions: events.subscriptions,
     };
-    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, debug: debugNamespace }, config.jsonRpc.api);
+    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
     const limits = { maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems };
     engine.start();
@@ -156,6 +182,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer.close()]);
         await engine.stop();
         events.stop();
+        expiry.stop();
+        await journal?.journal.close();
         keystore.close();
         await kv.close();
       },

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parse } from 'smol-toml';
 import { editTomlText, readTomlValue, setTomlValue, withMinGasPrice } from './appToml.ts';
-import { defaultAppToml } from './defaults.ts';
+import { DEFAULT_CHAIN_ID, defaultAppToml } from './defaults.ts';
+import { loadConfig } from './load.ts';
+import { initHome } from '../node/home.ts';
 
 const SAMPLE = `# Kestrel node configuration.
 
@@ -100,4 +102,32 @@ test('withMinGasPrice keeps the other denoms', () => {
   assert.equal(withMinGasPrice('1stake, 0.000akestrel', 5n, 'akestrel'), '1stake,5akestrel');
   assert.equal(withMinGasPrice(undefined, 5n, 'akestrel'), '5akestrel');
   assert.equal(withMinGasPrice('1stake', 5n, 'akestrel'), '5akestrel,1stake');
+});
+
+describe('loadConfig: [mempool] and [miner] as the miner namespace writes them', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kestrel-toml-cfg-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  test('defaults, edits, and a bad etherbase', () => {
+    const home = join(dir, 'h');
+    initHome(home, { chainId: DEFAULT_CHAIN_ID, dev: true });
+    const toml = join(home, 'config', 'app.toml');
+    let c = loadConfig(home, {}, DEFAULT_CHAIN_ID);
+    assert.deepEqual(c.mempool, {
+      accountSlots: 16, globalSlots: 5120, accountQueue: 64, globalQueue: 1024, lifetimeMs: 3 * 3600_000,
+      priceBumpPercent: 10, journal: true, journalFsync: true,
+    });
+    assert.equal(c.etherbase, undefined);
+    setTomlValue(toml, 'mempool', 'lifetime', '2s');
+    setTomlValue(toml, 'miner', 'etherbase', '0x00000000000000000000000000000000000000Aa');
+    setTomlValue(toml, null, 'minimum-gas-prices', '5akestrel');
+    c = loadConfig(home, {}, DEFAULT_CHAIN_ID);
+    assert.equal(c.mempool.lifetimeMs, 2000);
+    assert.equal(c.etherbase?.[19], 0xaa);
+    assert.equal(c.minGasPrice, 5n);
+    c = loadConfig(home, { 'minimum-gas-prices': '1akestrel' }, DEFAULT_CHAIN_ID);
+    assert.equal(c.minGasPrice, 1n, 'the flag wins');
+    assert.equal(c.minGasPriceFromFlag, true);
+    setTomlValue(toml, 'miner', 'etherbase', '0x12');
+    assert.throws(() => loadConfig(home, {}, DEFAULT_CHAIN_ID), /miner.etherbase "0x12" must be a 0x-prefixed 20-byte hex address/);
+  });
 });

@@ -176,3 +176,16 @@ export function withMinGasPrice(current: string | undefined, price: bigint, deno
   else parts.unshift(mine);
   return parts.join(',');
 }
+
+/** Writes the EVM denom's price into app.toml minimum-gas-prices (miner_setGasPrice); returns the new text. */
+export function persistMinGasPrice(appTomlPath: string, price: bigint, denom: string): string {
+  const current = readTomlValue(appTomlPath, null, 'minimum-gas-prices');
+  const text = withMinGasPrice(typeof current === 'string' ? current : undefined, price, denom);
+  setTomlValue(appTomlPath, null, 'minimum-gas-prices', text);
+  return text;
+}
+
+/** Writes app.toml [miner] etherbase (miner_setEtherbase); `address` is a 0x-prefixed hex address. */
+export function persistEtherbase(appTomlPath: string, address: string): void {
+  setTomlValue(appTomlPath, 'miner', 'etherbase', address);
+}

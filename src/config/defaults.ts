@@ -19,6 +19,28 @@ block-time = "0"
 [consensus]
 engine = "solo"
 
+[mempool]
+# Executable (pending) transactions: slots each account may always hold, and the total. When the pool is full,
+# accounts over their slots give up their highest nonces first, then the cheapest transaction is evicted.
+account-slots = 16
+global-slots = 5120
+# Non-executable (queued, behind a nonce gap) transactions: per account, and the total.
+account-queue = 64
+global-queue = 1024
+# How long a queued transaction may wait for its nonce gap to fill.
+lifetime = "3h"
+# Minimum bump, in percent, of both fee caps to replace a pooled transaction with the same nonce.
+price-bump = 10
+# Keep accepted transactions in <home>/data/txpool.journal so a restart (even after kill -9) gets them back.
+journal = true
+# fsync the journal before acknowledging a transaction (survives a power loss too, at some throughput cost).
+journal-fsync = true
+
+[miner]
+# Account that receives the fees of the blocks this node produces (miner_setEtherbase writes it);
+# empty: the validator's account.
+etherbase = ""
+
 [json-rpc]
 enable = true
 address = "127.0.0.1:8545"

@@ -104,6 +104,10 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   const evmTimeoutMs = parseDurationMs(str(pick('json-rpc', 'evm-timeout'), 'json-rpc.evm-timeout'));
   const blockTimeMs = parseDurationMs(String(pick(null, 'block-time')));
   const minGasRaw = flags['minimum-gas-prices'] ?? toml['minimum-gas-prices'] ?? `0${DEFAULT_EVM_DENOM}`;
+  const etherbaseText = str(pick('miner', 'etherbase') ?? '', 'miner.etherbase').trim();
+  if (etherbaseText !== '' && !/^0x[0-9a-fA-F]{40}$/.test(etherbaseText)) {
+    throw new Error(`config: miner.etherbase "${etherbaseText}" must be a 0x-prefixed 20-byte hex address`);
+  }
   const explicitFlags = new Set(Object.keys(flags).filter((k) => flags[k] !== undefined));
   return {
     home,
@@ -116,6 +120,17 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     minGasPrice: parseMinGasPrice(str(minGasRaw, 'minimum-gas-prices'), DEFAULT_EVM_DENOM),
     minGasPriceFromFlag: flags['minimum-gas-prices'] !== undefined,
     consensus,
+    mempool: {
+      accountSlots: int(pick('mempool', 'account-slots'), 'mempool.account-slots'),
+      globalSlots: int(pick('mempool', 'global-slots'), 'mempool.global-slots'),
+      accountQueue: int(pick('mempool', 'account-queue'), 'mempool.account-queue'),
+      globalQueue: int(pick('mempool', 'global-queue'), 'mempool.global-queue'),
+      lifetimeMs: parseDurationMs(str(pick('mempool', 'lifetime'), 'mempool.lifetime')),
+      priceBumpPercent: int(pick('mempool', 'price-bump'), 'mempool.price-bump'),
+      journal: pick('mempool', 'journal') !== false,
+      journalFsync: pick('mempool', 'journal-fsync') !== false,
+    },
+    etherbase: etherbaseText === '' ? undefined : Uint8Array.from(Buffer.from(etherbaseText.slice(2), 'hex')),
     jsonRpc: {
       enable: pick('json-rpc', 'enable') !== false,
       address: str(pick('json-rpc', 'address'), 'json-rpc.address'),

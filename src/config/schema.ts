@@ -32,6 +32,20 @@ export interface KeyStoreConfig {
   scryptP: number;
 }
 
+/** Transaction pool bounds and journal (app.toml [mempool]). */
+export interface MempoolConfig {
+  accountSlots: number;
+  globalSlots: number;
+  accountQueue: number;
+  globalQueue: number;
+  lifetimeMs: number;
+  priceBumpPercent: number;
+  /** Journal accepted txs to <home>/data/txpool.journal and replay it at start. */
+  journal: boolean;
+  /** fdatasync the journal before acknowledging a tx (survives power loss, not only kill -9). */
+  journalFsync: boolean;
+}
+
 /** Everything a running node needs to know. */
 export interface NodeConfig {
   home: string;
@@ -45,6 +59,9 @@ export interface NodeConfig {
   /** True when --minimum-gas-prices was given on the command line (it then wins over app.toml). */
   minGasPriceFromFlag: boolean;
   consensus: 'solo' | 'cometbft';
+  mempool: MempoolConfig;
+  /** Fee recipient set with miner_setEtherbase (app.toml [miner] etherbase); undefined: the validator's account. */
+  etherbase?: Uint8Array;
   jsonRpc: JsonRpcConfig;
   keystore: KeyStoreConfig;
   grpcAddress: string;

@@ -82,6 +82,11 @@ export class UnsupportedError extends KestrelError {
   override name = 'UnsupportedError';
 }
 
+/** The method exists for compatibility but this chain cannot honour it; the message says why (miner_start, …). */
+export class MethodNotSupportedError extends KestrelError {
+  override name = 'MethodNotSupportedError';
+}
+
 /** The feature is wired to a later part of the product and is switched off in this build. */
 export class NotEnabledError extends KestrelError {
   override name = 'NotEnabledError';

@@ -22,9 +22,9 @@ const rules: AdmissionRules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, b
 const [alice, bob, carol] = deriveAccounts(DEV_MNEMONIC, 3) as [DevAccount, DevAccount, DevAccount];
 const sink = new Uint8Array(20).fill(0x5a);
 
-function tx(from: DevAccount, nonce: bigint, o: { fee?: bigint; tip?: bigint; gas?: bigint } = {}): ExecTx {
+function tx(from: DevAccount, nonce: bigint, o: { fee?: bigint; tip?: bigint; gas?: bigint; value?: bigint } = {}): ExecTx {
   const t = createFeeMarket1559Tx(
-    { nonce, gasLimit: o.gas ?? 21_000n, maxFeePerGas: o.fee ?? 10n * GWEI, maxPriorityFeePerGas: o.tip ?? GWEI, to: sink, value: 1n },
+    { nonce, gasLimit: o.gas ?? 21_000n, maxFeePerGas: o.fee ?? 10n * GWEI, maxPriorityFeePerGas: o.tip ?? GWEI, to: sink, value: o.value ?? 1n },
     { common },
   ).sign(from.privateKey);
   return decodeTx(t.serialize(), common, rules);
@@ -271,6 +271,26 @@ describe('TxPool.onCommitted (real app)', () => {
     assert.equal(c2.block.txs.length, 2);
     assert.deepEqual(pool.counts(), { pending: 0, queued: 0 });
     assert.equal(pool.hasPending(), false);
+  });
+
+  test('a tx that became invalid is skipped and dropped with a log line; the later nonces wait queued', async () => {
+    const lines: string[] = [];
+    const pool = new TxPool({}, (l) => lines.push(l));
+    const [, , , dave] = deriveAccounts(DEV_MNEMONIC, 4) as DevAccount[];
+    const ETH = 10n ** 18n;
+    // each passes admission alone (10000 ETH), but the second cannot pay once the first ran
+    pool.add(tx(dave!, 0n, { value: 6000n * ETH }), 0n);
+    const bad = tx(dave!, 1n, { value: 6000n * ETH });
+    pool.add(bad, 0n);
+    const later = tx(dave!, 2n);
+    pool.add(later, 0n);
+    const c = await mine(pool);
+    assert.equal(c.block.txs.length, 1);
+    assert.equal(pool.get(bad.hash), undefined);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0]!, new RegExp(`^txpool: dropping 0x${Buffer.from(bad.hash).toString('hex')}: sender doesn't have enough funds to send tx\\. The upfront cost is: \\d+ and the sender's account \\(0x[0-9a-f]{40}\\) only has: \\d+$`));
+    assert.ok(pool.get(later.hash), 'the later nonce stays');
+    assert.deepEqual(pool.counts(), { pending: 0, queued: 1 });
   });
 
   test('a tx replaced while its predecessor was being mined leaves the pool', async () => {

@@ -233,7 +233,8 @@ export class TxPool {
       if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error });
     }
     for (const { t, error } of firstBad.values()) {
-      this.log(`txpool: dropping ${short(t)}: ${error}`);
+      // ethereumjs appends a dump of the VM, block and tx to its messages: keep the reason only.
+      this.log(`txpool: dropping ${short(t)}: ${error.replace(/\s*\(vm hf=[\s\S]*$/, '')}`);
       this.removeTx(t);
     }
   }

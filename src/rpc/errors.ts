@@ -1,7 +1,8 @@
 // The one table from domain errors to JSON-RPC error objects (EIP-1474 codes, geth's conventions).
 import {
   ExecutionError, InvalidParamsError, InvalidRequestError, KestrelError, KeyStoreError, LimitExceededError, MethodNotFoundError,
-  NotEnabledError, NotFoundError, ParseError, RevertError, TxRejectedError, UnauthorizedError, UnsupportedError,
+  MethodNotSupportedError, NotEnabledError, NotFoundError, ParseError, RevertError, TxRejectedError, UnauthorizedError,
+  UnsupportedError,
 } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 
@@ -18,6 +19,7 @@ export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 export const SERVER_ERROR = -32000;
+export const METHOD_NOT_SUPPORTED = -32004;
 export const LIMIT_EXCEEDED = -32005;
 export const EXECUTION_REVERTED = 3;
 export const UNAUTHORIZED = 4100;
@@ -30,6 +32,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [RevertError, EXECUTION_REVERTED],
   [UnauthorizedError, UNAUTHORIZED],
   [LimitExceededError, LIMIT_EXCEEDED],
+  [MethodNotSupportedError, METHOD_NOT_SUPPORTED],
   [TxRejectedError, SERVER_ERROR],
   [ExecutionError, SERVER_ERROR],
   [NotFoundError, SERVER_ERROR],

@@ -1,0 +1,73 @@
+// The miner namespace (private: the registry wants the bearer token). Kestrel is proof of stake, so only the
+// settings that mean something here work: the gas price floor (app.toml, at restart) and the etherbase.
+// https://geth.ethereum.org/docs/interacting-with-geth/rpc/ns-miner
+import { toChecksumAddress } from '@ethereumjs/util';
+import { persistEtherbase, persistMinGasPrice } from '../../../config/appToml.ts';
+import { KestrelError } from '../../../errors/index.ts';
+import { homePaths } from '../../../node/home.ts';
+import { bytesToHex } from '../../../primitives/hex.ts';
+import type { RpcContext } from '../../context.ts';
+import { defineMethod, type RpcMethod } from '../../method.ts';
+import { address, codec, optional, string, uint256 } from '../../params/index.ts';
+import { unsupported } from './unsupported.ts';
+
+/** geth's cap on header extra data. */
+const MAX_EXTRA_BYTES = 32;
+const anything = optional(codec((raw: unknown) => raw));
+
+/** Handler for miner_getHashrate: always 0 (there is no proof of work). */
+export const getHashrate = defineMethod({ name: 'miner_getHashrate', params: [], handler: () => 0 });
+
+/** Handler for miner_setExtra: geth's length error first, then unsupported (-32004). */
+export const setExtra = defineMethod({
+  name: 'miner_setExtra',
+  params: [string],
+  handler: (_ctx: RpcContext, [extra]) => {
+    const len = Buffer.byteLength(extra, 'utf8');
+    if (len > MAX_EXTRA_BYTES) throw new KestrelError(`extra exceeds max length. ${len} > ${MAX_EXTRA_BYTES}`);
+    throw unsupported('miner_setExtra');
+  },
+});
+
+/** Handler for miner_setGasPrice: writes minimum-gas-prices to app.toml; effective at the next start. */
+export const setGasPrice = defineMethod({
+  name: 'miner_setGasPrice',
+  params: [uint256],
+  handler: (ctx: RpcContext, [price]) => {
+    const text = persistMinGasPrice(homePaths(ctx.config.home).appToml, price, ctx.config.evmDenom);
+    console.log(`miner_setGasPrice: app.toml minimum-gas-prices = "${text}". Your configuration file was modified. Please RESTART your node.`);
+    if (ctx.config.minGasPriceFromFlag) {
+      console.warn('miner_setGasPrice: this node was started with --minimum-gas-prices, which overrides app.toml; restart without the flag for the new price to apply');
+    }
+    return true;
+  },
+});
+
+/** Handler for miner_start: unsupported (-32004). */
+export const start = defineMethod({
+  name: 'miner_start',
+  params: [anything],
+  handler: () => {
+    throw unsupported('miner_start');
+  },
+});
+
+/** Handler for miner_stop: null, no effect (blocks keep coming; stopping them would halt the chain). */
+export const stop = defineMethod({ name: 'miner_stop', params: [], handler: () => null });
+
+/** Handler for miner_setGasLimit: false (the block gas limit is a chain parameter, not a producer's choice). */
+export const setGasLimit = defineMethod({ name: 'miner_setGasLimit', params: [uint256], handler: () => false });
+
+/** Handler for miner_setEtherbase: fees of the next blocks go to the address; persisted in app.toml [miner]. */
+export const setEtherbase = defineMethod({
+  name: 'miner_setEtherbase',
+  params: [address],
+  handler: (ctx: RpcContext, [addr]) => {
+    persistEtherbase(homePaths(ctx.config.home).appToml, toChecksumAddress(bytesToHex(addr)));
+    ctx.app.etherbase = addr;
+    return true;
+  },
+});
+
+/** All miner_ methods. */
+export const minerNamespace: RpcMethod<RpcContext>[] = [getHashrate, setExtra, setGasPrice, start, stop, setGasLimit, setEtherbase];

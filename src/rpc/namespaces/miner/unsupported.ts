@@ -1,0 +1,14 @@
+// miner_ methods that exist for compatibility but cannot be honoured on a proof-of-stake chain. They answer
+// -32004 with the reason (Hardhat's choice), not a silent `false`.
+import { MethodNotSupportedError } from '../../../errors/index.ts';
+
+/** Why each unsupported miner_ method cannot work here. */
+export const UNSUPPORTED_MINER_METHODS = {
+  miner_start: 'Kestrel is proof of stake: blocks are produced by the consensus engine whenever the node runs (see --block-time), there is nothing to start',
+  miner_setExtra: 'Kestrel block headers carry no producer-chosen extra data (it is always empty, so every validator builds the same header)',
+} as const;
+
+/** The error an unsupported miner_ method answers with. */
+export function unsupported(method: keyof typeof UNSUPPORTED_MINER_METHODS): MethodNotSupportedError {
+  return new MethodNotSupportedError(`unsupported rpc function: ${method}: ${UNSUPPORTED_MINER_METHODS[method]}`);
+}
