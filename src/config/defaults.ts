@@ -6,8 +6,12 @@ export const DEFAULT_BECH32_PREFIX = 'kestrel';
 export const ALL_NAMESPACES = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'miner'] as const;
 
 /** The app.toml a fresh home gets; every key is documented in the README. */
-export function defaultAppToml(): string {
+export function defaultAppToml(bech32Prefix: string = DEFAULT_BECH32_PREFIX): string {
   return `# Kestrel node configuration. Command-line flags override these values.
+
+# Prefix of the chain's bech32 account addresses (kestrel1…); validator operators add "valoper".
+# It must match the addresses in genesis.json: set it with "kestreld init --bech32-prefix".
+bech32-prefix = "${bech32Prefix}"
 
 # Minimum gas price a transaction must pay to be admitted and included, e.g. "0akestrel".
 minimum-gas-prices = "0${DEFAULT_EVM_DENOM}"

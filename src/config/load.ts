@@ -42,6 +42,14 @@ export function parseMinGasPrice(text: string, evmDenom: string): bigint {
   return 0n;
 }
 
+/** Validates a bech32 human-readable prefix (lower-case letters and digits, as Cosmos chains use). */
+export function parseBech32Prefix(text: string): string {
+  if (!/^[a-z][a-z0-9]{0,19}$/.test(text)) {
+    throw new Error(`invalid bech32-prefix "${text}": expected 1-20 lower-case letters or digits, starting with a letter`);
+  }
+  return text;
+}
+
 /** Reads the home's genesis chain id (falls back to the default when the home is not initialised yet). */
 export function readGenesisChainId(home: string): string | undefined {
   const p = join(home, 'config', 'genesis.json');
@@ -115,7 +123,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     chainId,
     evmChainId: parseEvmChainId(chainId),
     evmDenom: DEFAULT_EVM_DENOM,
-    bech32Prefix: DEFAULT_BECH32_PREFIX,
+    bech32Prefix: parseBech32Prefix(String(pick(null, 'bech32-prefix') ?? DEFAULT_BECH32_PREFIX)),
     blockTimeMs,
     minGasPrice: parseMinGasPrice(str(minGasRaw, 'minimum-gas-prices'), DEFAULT_EVM_DENOM),
     minGasPriceFromFlag: flags['minimum-gas-prices'] !== undefined,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { makeGenesisDoc } from '../app/genesis.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml } from '../config/defaults.ts';
 import { parseEvmChainId } from '../config/chainId.ts';
+import { parseBech32Prefix } from '../config/load.ts';
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts';
 import { privateKeyToAddress, randomPrivateKey } from '../keys/secp.ts';
 
@@ -42,15 +43,16 @@ export function isInitialized(home: string): boolean {
 }
 
 /** Lays out a new home; refuses to overwrite an existing genesis unless `overwrite`. */
-export function initHome(home: string, opts: { chainId: string; dev: boolean; overwrite?: boolean }): void {
+export function initHome(home: string, opts: { chainId: string; dev: boolean; overwrite?: boolean; bech32Prefix?: string }): void {
   parseEvmChainId(opts.chainId);
+  const prefix = parseBech32Prefix(opts.bech32Prefix ?? DEFAULT_BECH32_PREFIX);
   const p = homePaths(home);
   if (existsSync(p.genesis) && !opts.overwrite) {
     throw new Error(`genesis.json already exists in ${p.config}; use --overwrite to replace it`);
   }
   for (const d of [p.config, p.keystore, p.data]) mkdirSync(d, { recursive: true, mode: 0o700 });
-  if (!existsSync(p.appToml)) writeFileAtomic(p.appToml, defaultAppToml());
-  const doc = makeGenesisDoc({ chainId: opts.chainId, evmDenom: DEFAULT_EVM_DENOM, prefix: DEFAULT_BECH32_PREFIX, dev: opts.dev, now: new Date() });
+  if (!existsSync(p.appToml)) writeFileAtomic(p.appToml, defaultAppToml(prefix));
+  const doc = makeGenesisDoc({ chainId: opts.chainId, evmDenom: DEFAULT_EVM_DENOM, prefix, dev: opts.dev, now: new Date() });
   writeFileAtomic(p.genesis, JSON.stringify(doc, null, 2) + '\n');
   if (!existsSync(p.authToken)) writeFileAtomic(p.authToken, randomBytes(32).toString('hex') + '\n', 0o600);
   if (!existsSync(p.validatorKey)) {

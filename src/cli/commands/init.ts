@@ -1,6 +1,6 @@
 // `kestreld init`: lays out a home with app.toml, genesis.json, auth.token, a validator key and keystore/.
 import type { Command } from 'commander';
-import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
+import { DEFAULT_BECH32_PREFIX, DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
 import { defaultHome, homePaths, initHome } from '../../node/home.ts';
 
 /** Registers `init`. */
@@ -12,9 +12,10 @@ export function registerInitCommand(program: Command): void {
     .option('--chain-id <id>', 'Cosmos chain id; the EIP-155 id is its number', DEFAULT_CHAIN_ID)
     .option('--dev', 'fund the ten well-known development accounts in genesis', false)
     .option('--overwrite', 'replace an existing genesis.json', false)
-    .action((opts: { home?: string; chainId: string; dev: boolean; overwrite: boolean }) => {
+    .option('--bech32-prefix <hrp>', 'bech32 account address prefix', DEFAULT_BECH32_PREFIX)
+    .action((opts: { home?: string; chainId: string; dev: boolean; overwrite: boolean; bech32Prefix: string }) => {
       const home = opts.home ?? defaultHome(opts.dev);
-      initHome(home, { chainId: opts.chainId, dev: opts.dev, overwrite: opts.overwrite });
+      initHome(home, { chainId: opts.chainId, dev: opts.dev, overwrite: opts.overwrite, bech32Prefix: opts.bech32Prefix });
       console.log(`initialised ${home} (chain-id ${opts.chainId})`);
       console.log(`  genesis:    ${homePaths(home).genesis}`);
       console.log(`  auth token: ${homePaths(home).authToken}`);

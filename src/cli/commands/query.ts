@@ -20,6 +20,7 @@ interface BalancesOptions {
   offset: string;
   pageKey?: string;
   reverse: boolean;
+  bech32Prefix?: string;
 }
 
 function loadTypes() {
@@ -75,7 +76,7 @@ export async function abciQuery(node: string, path: string, data: Uint8Array, he
 async function balances(address: string, opts: BalancesOptions): Promise<string> {
   const height = opts.height;
   if (!/^\d+$/.test(height)) throw new Error(`invalid height ${height}: must be a non-negative integer (0 = latest)`);
-  const account = accountArg(address, DEFAULT_BECH32_PREFIX);
+  const account = accountArg(address, opts.bech32Prefix ?? DEFAULT_BECH32_PREFIX);
   const type = loadTypes();
   let path: string;
   let req: Uint8Array;
@@ -129,6 +130,7 @@ export function registerQueryCommands(program: Command): void {
     .option('--offset <n>', 'balances to skip (not with --page-key)', '0')
     .option('--page-key <key>', 'next_key of the previous page (not with --offset)')
     .option('--reverse', 'descending denom order', false)
+    .option('--bech32-prefix <hrp>', 'prefix used when a hex address is given', DEFAULT_BECH32_PREFIX)
     .action(async (address: string, opts: BalancesOptions) => {
       if (opts.output !== 'text' && opts.output !== 'json') throw new Error(`unknown --output "${opts.output}" (use text or json)`);
       process.stdout.write(await balances(address, opts));
