@@ -29,14 +29,19 @@ async function privateCall(node: KestrelNode, method: string, params: unknown[])
   return j.result;
 }
 
-/** Runs `count` calls of `make(i)` with `concurrency` in flight; returns requests per second. */
+/** Runs `count` calls of `make(i)` with `concurrency` in flight; returns requests per second (failures reported). */
 async function pump(count: number, concurrency: number, make: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0;
+  const failures = new Map<string, number>();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) await make(next++);
+    while (next < count) {
+      await make(next++).catch((e: Error) => failures.set(e.message, (failures.get(e.message) ?? 0) + 1));
+    }
   }));
-  return count / ((performance.now() - t0) / 1000);
+  const rate = count / ((performance.now() - t0) / 1000);
+  for (const [m, n] of failures) console.log(`  ${n} failed: ${m}`);
+  return rate;
 }
 
 async function unlockFigures(): Promise<void> {
