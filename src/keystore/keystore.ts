@@ -110,6 +110,7 @@ export class KeyStore {
   private leading: string[] = [];
   private dirStamp = '';
   private lastScan = -Infinity;
+  private readonly reported = new Set<string>();
 
   constructor(opts: KeyStoreOptions) {
     this.dir = resolve(opts.dir);
@@ -311,7 +312,6 @@ export class KeyStore {
     return entry;
   }
 
-  private readonly reported = new Set<string>();
   private reportOnce(key: string, msg: string): void {
     if (this.reported.has(key)) return;
     this.reported.add(key);

@@ -90,4 +90,5 @@ export const signTransactionMethod = defineMethod({
   handler: (ctx: RpcContext, [req]) => signFromKeyStore(ctx, req),
 });
 
+/** The eth_ methods that sign with the node's keys. */
 export const signMethods = [sign, sendTransaction, signTransactionMethod];
