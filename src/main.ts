@@ -23,10 +23,10 @@ import { TxPool } from './mempool/pool.ts';
 import { TxSubmitter } from './mempool/submit.ts';
 import { startFilterServices } from './filters/services.ts';
 import { notificationFormat } from './rpc/format/log.ts';
-import { DEV_MNEMONIC } from './keys/devAccounts.ts';
-import { deriveDevKeys, installDevKeys } from './keystore/dev.ts';
+import { deriveAccounts, DEV_MNEMONIC } from './keys/devAccounts.ts';
+import { installDevKeys } from './keystore/dev.ts';
 import { KeyStore } from './keystore/keystore.ts';
-import { homePaths, readValidatorAddress } from './node/home.ts';
+import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
 import { debugNamespace } from './rpc/namespaces/debug/index.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
@@ -67,18 +67,6 @@ function splitHostPort(addr: string): { host: string; port: number } {
 /** The client version string, in geth's layout. */
 export function clientVersion(): string {
   return `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
-}
-
-/** Reads the bearer token of the private namespaces (json-rpc.auth-token-file). */
-function readAuthTokenFile(path: string): string {
-  let token: string;
-  try {
-    token = readFileSync(path, 'utf8').trim();
-  } catch (e) {
-    throw new Error(`cannot read the JSON-RPC auth token file ${path}: ${(e as Error).message}`);
-  }
-  if (token === '') throw new Error(`the JSON-RPC auth token file ${path} is empty`);
-  return token;
 }
 
 /** miner_setGasPrice writes app.toml, but a --minimum-gas-prices flag wins: say so at start when they differ. */
@@ -130,7 +118,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     });
     const keystore = new KeyStore({ dir: paths.keystore, scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP } });
     // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
-    if (config.dev) await installDevKeys(keystore, deriveDevKeys(DEV_MNEMONIC, 10));
+    if (config.dev) await installDevKeys(keystore, deriveAccounts(DEV_MNEMONIC, 10));
     const events = await startFilterServices({
       kv, chainStore, app, txs, limits: config.jsonRpc, format: notificationFormat(config.jsonRpc.compat), log: (m) => console.log(m),
     });

@@ -1,3 +1,5 @@
+import { HDKey } from '@scure/bip32';
+import { mnemonicToSeedSync } from '@scure/bip39';
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts';
@@ -12,6 +14,13 @@ describe('dev accounts', () => {
     assert.equal(bytesToHex(accounts[0]!.address), '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'.toLowerCase());
     assert.equal(bytesToHex(accounts[1]!.address), '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'.toLowerCase());
     assert.equal(bytesToHex(accounts[9]!.address), '0xa0Ee7A142d267C1f36714E4a8F75612F20a79720'.toLowerCase());
+  });
+
+  test('matches the plain BIP-39/BIP-32 derivation for every account', () => {
+    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(DEV_MNEMONIC));
+    deriveAccounts(DEV_MNEMONIC, 10).forEach((a, i) => {
+      assert.deepEqual(a.privateKey, root.derive(`m/44'/60'/0'/0/${i}`).privateKey);
+    });
   });
 
   test('the well-known private key of account 0', () => {

@@ -62,9 +62,21 @@ export function initHome(home: string, opts: { chainId: string; dev: boolean; ov
   }
 }
 
-/** Reads the bearer token for private methods. */
+/** Reads a bearer-token file; a missing or empty file is a clear error (private methods would be unusable). */
+export function readAuthTokenFile(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, 'utf8').trim();
+  } catch (e) {
+    throw new Error(`cannot read the JSON-RPC auth token file ${path}: ${(e as Error).message}`);
+  }
+  if (token === '') throw new Error(`the JSON-RPC auth token file ${path} is empty`);
+  return token;
+}
+
+/** Reads the home's default bearer token (config/auth.token). */
 export function readAuthToken(home: string): string {
-  return readFileSync(homePaths(home).authToken, 'utf8').trim();
+  return readAuthTokenFile(homePaths(home).authToken);
 }
 
 /** Reads the validator's account address (the default etherbase). */

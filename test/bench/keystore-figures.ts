@@ -6,8 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
-import { DEV_MNEMONIC } from '../../src/keys/devAccounts.ts';
-import { deriveDevKeys, installDevKeys } from '../../src/keystore/dev.ts';
+import { deriveAccounts, DEV_MNEMONIC } from '../../src/keys/devAccounts.ts';
+import { installDevKeys } from '../../src/keystore/dev.ts';
 import { KeyStore } from '../../src/keystore/keystore.ts';
 import { LIGHT_SCRYPT, STANDARD_SCRYPT, decryptKey, encryptKey } from '../../src/keystore/v3.ts';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
@@ -104,13 +104,13 @@ async function devStartFigures(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-devkeys-'));
   try {
     let t0 = performance.now();
-    const keys = deriveDevKeys(DEV_MNEMONIC, 10);
+    const keys = deriveAccounts(DEV_MNEMONIC, 10);
     const derive = performance.now() - t0;
     t0 = performance.now();
     await installDevKeys(new KeyStore({ dir, scrypt: LIGHT_SCRYPT }), keys);
     const first = performance.now() - t0;
     t0 = performance.now();
-    await installDevKeys(new KeyStore({ dir, scrypt: LIGHT_SCRYPT }), deriveDevKeys(DEV_MNEMONIC, 10));
+    await installDevKeys(new KeyStore({ dir, scrypt: LIGHT_SCRYPT }), deriveAccounts(DEV_MNEMONIC, 10));
     const again = performance.now() - t0;
     console.log(`--dev keys: derive 10 keys ${derive.toFixed(0)} ms (cold); first start writes 10 light files ${first.toFixed(0)} ms; later starts (derive + scan + hold) ${again.toFixed(0)} ms`);
   } finally {

@@ -1,9 +1,8 @@
 // `kestreld auth token`: prints the bearer token for private methods (personal_, miner_).
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
 import { loadConfig } from '../../config/load.ts';
-import { defaultHome } from '../../node/home.ts';
+import { defaultHome, readAuthTokenFile } from '../../node/home.ts';
 
 /** Registers `auth token`. */
 export function registerAuthCommands(program: Command): void {
@@ -17,6 +16,6 @@ export function registerAuthCommands(program: Command): void {
     .action((opts: { home?: string; dev: boolean; 'jsonRpc.authTokenFile'?: string }) => {
       const home = opts.home ?? defaultHome(opts.dev);
       const config = loadConfig(home, { dev: opts.dev, 'json-rpc.auth-token-file': opts['jsonRpc.authTokenFile'] }, DEFAULT_CHAIN_ID);
-      console.log(readFileSync(config.jsonRpc.authTokenFile, 'utf8').trim());
+      console.log(readAuthTokenFile(config.jsonRpc.authTokenFile));
     });
 }
