@@ -11,17 +11,13 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { Wallet, hexlify, toUtf8Bytes, verifyMessage } from 'ethers';
 import { HttpProvider, Web3 } from 'web3';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
-import { type KestrelNode, type RpcResponse, REPO_ROOT, post, printLogsOnFailure, rpc, startNode, waitFor, waitForReceipt } from '../helpers/node.ts';
+import { authToken as tokenOf, privateRpc } from '../helpers/privateRpc.ts';
+import { type KestrelNode, type RpcResponse, REPO_ROOT, printLogsOnFailure, rpc, startNode, waitFor, waitForReceipt } from '../helpers/node.ts';
 
 const run = promisify(execFile);
-const tokenOf = (n: KestrelNode) => readFileSync(join(n.home, 'config', 'auth.token'), 'utf8').trim();
 
-async function call(n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> {
-  const res = await post(n.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), {
-    headers: { authorization: `Bearer ${tokenOf(n)}` },
-  });
-  return res.json as RpcResponse<any>;
-}
+/** One JSON-RPC request over HTTP with the bearer token. */
+const call = (n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> => privateRpc(n, method, params);
 
 async function ok(n: KestrelNode, method: string, params: unknown[] = []): Promise<any> {
   const r = await call(n, method, params);

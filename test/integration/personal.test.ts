@@ -2,28 +2,21 @@
 // eth_sign works, expiry of a 2-second unlock, lock, personal_sendTransaction while locked, wrong passphrase,
 // restart (keys kept, all locked again); plus eth_sendTransaction defaults, signing interop with ethers, wallets.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { FetchRequest, JsonRpcProvider, Transaction, Wallet, getBytes, hexlify, toUtf8Bytes, verifyMessage } from 'ethers';
 import WebSocket from 'ws';
 import { CHAIN_ID, DEV_ACCOUNTS } from '../helpers/accounts.ts';
-import { type KestrelNode, type RpcResponse, post, printLogsOnFailure, rpc, sleep, startNode, waitForReceipt } from '../helpers/node.ts';
+import { authToken as tokenOf, privateRpc } from '../helpers/privateRpc.ts';
+import { type KestrelNode, type RpcResponse, printLogsOnFailure, rpc, sleep, startNode, waitForReceipt } from '../helpers/node.ts';
 
 const DEV0 = DEV_ACCOUNTS[0]!.address.toLowerCase();
 const DEV1 = DEV_ACCOUNTS[1]!.address.toLowerCase();
 const IMPORT_KEY = '0x' + '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
 const IMPORT_ADDR = new Wallet(IMPORT_KEY).address.toLowerCase();
 
-const tokenOf = (n: KestrelNode) => readFileSync(join(n.home, 'config', 'auth.token'), 'utf8').trim();
 
 /** One JSON-RPC request over HTTP with the bearer token. */
-async function call(n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> {
-  const res = await post(n.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), {
-    headers: { authorization: `Bearer ${tokenOf(n)}` },
-  });
-  return res.json as RpcResponse<any>;
-}
+const call = (n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> => privateRpc(n, method, params);
 
 async function ok(n: KestrelNode, method: string, params: unknown[] = []): Promise<any> {
   const r = await call(n, method, params);
