@@ -34,6 +34,42 @@ export interface CallHook {
 
 class Timeout extends Error {}
 
+type OpEntry = { opHandler: (runState: unknown, common: unknown) => unknown };
+
+/**
+ * Bounds a call's wall time without a per-opcode `step` listener (ethereumjs copies the whole EVM memory into every
+ * step event, which made memory-heavy calls crawl). Every loop in EVM code passes through JUMP or JUMPI, and every
+ * frame through a message, so the deadline is checked there. The opcode table is per EVM instance (built by
+ * getOpcodesForHF for each EVM), so wrapping its entries touches no other VM.
+ */
+function armDeadline(vm: VM, deadline: number): void {
+  const check = (): void => {
+    if (Date.now() > deadline) throw new Timeout();
+  };
+  vm.evm.events!.on('beforeMessage', check);
+  const map = (vm.evm as unknown as { _opcodeMap?: OpEntry[] })._opcodeMap;
+  if (!Array.isArray(map) || typeof map[0x56]?.opHandler !== 'function' || typeof map[0x57]?.opHandler !== 'function') {
+    // Library internals changed: fall back to the (slower) step hook rather than lose the timeout.
+    let steps = 0;
+    vm.evm.events!.on('step', () => {
+      if ((++steps & 1023) === 0) check();
+    });
+    return;
+  }
+  let jumps = 0;
+  for (const op of [0x56, 0x57]) {
+    const entry = map[op]!;
+    const handler = entry.opHandler;
+    map[op] = {
+      ...entry,
+      opHandler: (runState, common) => {
+        if ((++jumps & 255) === 0) check();
+        return handler(runState, common);
+      },
+    };
+  }
+}
+
 /** Runs calls and gas estimations against historical state. */
 export class CallService {
   constructor(
@@ -84,12 +120,7 @@ export class CallService {
     );
     const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
     const deadline = this.limits.timeoutMs > 0 && !hook ? Date.now() + this.limits.timeoutMs : 0;
-    if (deadline) {
-      let steps = 0;
-      vm.evm.events!.on('step', () => {
-        if ((++steps & 1023) === 0 && Date.now() > deadline) throw new Timeout();
-      });
-    }
+    if (deadline) armDeadline(vm, deadline);
     const ctxBlock = createBlock({ header }, { common: this.common, setHardfork: false });
     await state.checkpoint();
     hook?.attach(vm, state, tx, ctxBlock);
