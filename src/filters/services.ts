@@ -7,17 +7,14 @@ import type { KvStore } from '../store/kv.ts';
 import { FilterManager } from './filterManager.ts';
 import { LogIndex } from './logIndex.ts';
 import { LogQuery, committedLogs } from './logQuery.ts';
+import type { JsonRpcConfig } from '../config/schema.ts';
 import { SubscriptionManager, type NotificationFormat } from './subscriptions.ts';
 
 /** The limits of the filter services (app.toml [json-rpc]). */
-export interface FilterLimits {
-  logsCap: number;
-  blockRangeCap: number;
-  filterCap: number;
-  filterTimeoutMs: number;
-  wsSubscriptionsPerConnection: number;
-  wsSubscriptionBufferBytes: number;
-}
+export type FilterLimits = Pick<
+  JsonRpcConfig,
+  'logsCap' | 'blockRangeCap' | 'filterCap' | 'filterTimeoutMs' | 'wsSubscriptionsPerConnection' | 'wsSubscriptionBufferBytes'
+>;
 
 /** The running filter services. */
 export interface FilterServices {
