@@ -2,10 +2,10 @@
 // (/status, /abci_query?path="…"&data=0x…&height=5), answering with CometBFT's envelope and error codes, so the
 // CLI's --node and cosmjs's Comet38Client work against a solo node as against CometBFT.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InvalidParamsError } from '../errors/index.ts';
 import { CometInternalError, cometMethods, type CometDeps } from './methods.ts';
 import { argsFromJson, argsFromUri, type Args } from './params.ts';
+import { closeServer, listen } from '../rpc/server/listen.ts';
 
 /** CometBFT's default rpc.max_body_bytes. */
 const MAX_BODY_BYTES = 1_000_000;
@@ -120,7 +120,7 @@ export function parseLaddr(laddr: string): { host: string; port: number } {
 }
 
 /** Starts the server on laddr; a failed bind is a startup error naming the flag. */
-export function startCometRpcServer(laddr: string, deps: CometDeps): Promise<CometRpcServer> {
+export async function startCometRpcServer(laddr: string, deps: CometDeps): Promise<CometRpcServer> {
   const { host, port } = parseLaddr(laddr);
   const server = createServer((req, res) => {
     handle(deps, req, res).catch((e: unknown) => {
@@ -130,17 +130,8 @@ export function startCometRpcServer(laddr: string, deps: CometDeps): Promise<Com
     });
   });
   server.keepAliveTimeout = 5_000;
-  return new Promise((res, rej) => {
-    server.once('error', (e: Error) => rej(new Error(`CometBFT RPC server: cannot listen on ${laddr} (--rpc.laddr): ${e.message}`)));
-    server.listen(port, host, () => {
-      res({
-        port: (server.address() as AddressInfo).port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            server.closeAllConnections();
-          }),
-      });
-    });
+  const bound = await listen(server, port, host).catch((e: Error) => {
+    throw new Error(`CometBFT RPC server: cannot listen on ${laddr} (--rpc.laddr): ${e.message}`);
   });
+  return { port: bound, close: () => closeServer(server) };
 }

@@ -1,10 +1,10 @@
 // JSON-RPC over HTTP on bare node:http: POST only, bounded bodies, optional CORS and bearer auth.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { INTERNAL_ERROR, INVALID_REQUEST } from '../errors.ts';
 import { corsAllowOrigin, isAuthorized } from './auth.ts';
 import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta, Dispatcher, RpcLimits, RpcLogger } from './jsonrpc.ts';
+import { closeServer, listen } from './listen.ts';
 
 /** Options of the HTTP transport. */
 export interface HttpServerOptions {
@@ -144,24 +144,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    const onError = (e: Error): void => reject(e);
-    server.once('error', onError);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
+  const port = await listen(server, opts.port, opts.host);
   server.on('error', (e) => log(`rpc: http server error: ${e.stack ?? e.message}`));
-
-  const port = (server.address() as AddressInfo).port;
   return {
     server,
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Idle keep-alive sockets would otherwise hold close() open until they time out.
-      server.closeAllConnections();
-    }),
+    close: () => closeServer(server),
   };
 }

@@ -1,6 +1,5 @@
 // JSON-RPC over WebSocket: one handleBody per frame, replies in completion order, liveness by ping/pong.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
@@ -8,6 +7,7 @@ import { INVALID_REQUEST } from '../errors.ts';
 import { isAuthorized, wsOriginAllowed } from './auth.ts';
 import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta, Dispatcher, RpcLimits, RpcLogger, WsConnection } from './jsonrpc.ts';
+import { closeServer, listen } from './listen.ts';
 
 /** Options of the WebSocket transport. */
 export interface WsServerOptions {
@@ -153,32 +153,23 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
   }, pingIntervalMs);
   pinger.unref();
 
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (e: Error): void => reject(e);
-      server.once('error', onError);
-      server.listen(opts.port, opts.host, () => {
-        server.off('error', onError);
-        resolve();
-      });
-    });
+    port = await listen(server, opts.port, opts.host);
   } catch (e) {
     clearInterval(pinger);
     throw e;
   }
   server.on('error', (e) => log(`rpc: ws server error: ${e.stack ?? e.message}`));
-
-  const port = (server.address() as AddressInfo).port;
   return {
     server,
     wss,
     port,
-    close: () => new Promise<void>((resolve) => {
+    close: () => {
       clearInterval(pinger);
       for (const socket of wss.clients) socket.terminate();
       wss.close();
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+      return closeServer(server);
+    },
   };
 }
