@@ -263,7 +263,7 @@ describe('http transport', () => {
     assert.equal(a.socket, b.socket);
   });
 
-  it('drops a client that never finishes its request', { timeout: 5000 }, async () => {
+  it('drops a client that never finishes its request', { timeout: 15_000 }, async () => {
     const started = Date.now();
     const reply = await new Promise<string>((resolve, reject) => {
       const sock = net.connect(quick.port, '127.0.0.1', () => {
@@ -275,6 +275,7 @@ describe('http transport', () => {
       sock.on('error', reject);
     });
     assert.match(reply, /^HTTP\/1\.1 408/);
-    assert.ok(Date.now() - started < 3000);
+    // Far below the 30 s default: the short requestTimeout did it (with slack for a loaded CI machine).
+    assert.ok(Date.now() - started < 8000);
   });
 });
