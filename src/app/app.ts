@@ -136,8 +136,12 @@ export class KestrelApp {
 
   /** CheckTx: decodes, verifies and checks a raw transaction against the latest state. */
   async checkTx(raw: Uint8Array): Promise<CheckedTx> {
+    return this.checkDecoded(decodeTx(raw, this.deps.common, this.rules()));
+  }
+
+  /** The stateful half of CheckTx for an already decoded tx (cheap to repeat after a commit: no signature work). */
+  async checkDecoded(item: ExecTx): Promise<CheckedTx> {
     const rules = this.rules();
-    const item = decodeTx(raw, this.deps.common, rules);
     const view = this.deps.state.readView(this.headBlock.header.stateRoot);
     const acc = await view.getAccount(new Address(item.sender));
     const stateNonce = acc?.nonce ?? 0n;

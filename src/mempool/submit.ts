@@ -55,13 +55,18 @@ export class TxSubmitter {
     return item.hash;
   }
 
-  /** CheckTx, repeated if a block was committed meanwhile (the sender's state nonce may have moved). */
+  /**
+   * CheckTx; its stateful half is repeated if a block was committed meanwhile (the sender's state nonce may have
+   * moved). Decoding and signature recovery happen once.
+   */
   private async check(raw: Uint8Array): Promise<CheckedTx> {
-    for (let attempt = 0; ; attempt++) {
-      const head = this.app.head;
-      const item = await this.app.checkTx(raw);
-      if (this.app.head === head || attempt >= 3) return item;
+    let head = this.app.head;
+    let item = await this.app.checkTx(raw);
+    for (let attempt = 0; this.app.head !== head && attempt < 3; attempt++) {
+      head = this.app.head;
+      item = await this.app.checkDecoded(item);
     }
+    return item;
   }
 
   /**
