@@ -37,6 +37,19 @@ function contextFields(ctx: BlockContext) {
   };
 }
 
+/** The execution context of a sealed block (to replay its txs, or to run a call on top of it). */
+export function contextOf(h: BlockHeader): BlockContext {
+  return {
+    number: h.number,
+    parentHash: h.parentHash,
+    timestamp: h.timestamp,
+    coinbase: h.coinbase.bytes,
+    gasLimit: h.gasLimit,
+    baseFeePerGas: h.baseFeePerGas ?? 0n,
+    mixHash: h.mixHash,
+  };
+}
+
 /** The header used as EVM context while the block's transactions execute (roots not known yet). */
 export function contextHeader(ctx: BlockContext, common: Common): BlockHeader {
   return createBlockHeader(contextFields(ctx), { common, setHardfork: false });

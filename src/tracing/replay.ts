@@ -7,7 +7,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
-import { contextHeader } from '../app/block.ts';
+import { contextHeader, contextOf } from '../app/block.ts';
 import type { BlockRecord } from '../app/chain/types.ts';
 import { blockHashSource } from '../app/evm/blockHashes.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
@@ -99,14 +99,7 @@ export class BlockReplay {
   private readonly ctxBlock: Block;
 
   constructor(private readonly deps: ReplayDeps, private readonly block: BlockRecord, private readonly parent: BlockRecord) {
-    const h = block.header;
-    const header = contextHeader(
-      {
-        number: h.number, parentHash: h.parentHash, timestamp: h.timestamp, coinbase: h.coinbase.bytes,
-        gasLimit: h.gasLimit, baseFeePerGas: h.baseFeePerGas ?? 0n, mixHash: h.mixHash,
-      },
-      deps.common,
-    );
+    const header = contextHeader(contextOf(block.header), deps.common);
     this.ctxBlock = createBlock({ header }, { common: deps.common, setHardfork: false });
   }
 

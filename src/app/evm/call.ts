@@ -8,7 +8,7 @@ import { Address, createZeroAddress } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
-import { contextHeader, deriveMixHash } from '../block.ts';
+import { contextHeader, contextOf } from '../block.ts';
 import type { BlockRecord } from '../chain/types.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
@@ -107,15 +107,7 @@ export class CallService {
     const h = block.header;
     // geth runs unpriced calls with a zero base fee so they need no funds for gas.
     const header = contextHeader(
-      {
-        number: h.number,
-        parentHash: h.parentHash,
-        timestamp: h.timestamp,
-        coinbase: h.coinbase.bytes,
-        gasLimit: h.gasLimit > gas ? h.gasLimit : gas,
-        baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n,
-        mixHash: h.mixHash.length ? h.mixHash : deriveMixHash(h.parentHash, h.number),
-      },
+      { ...contextOf(h), gasLimit: h.gasLimit > gas ? h.gasLimit : gas, baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n },
       this.common,
     );
     const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
