@@ -6,6 +6,7 @@ import { registerInitCommand } from './commands/init.ts';
 import { registerKeysCommands } from './commands/keys.ts';
 import { registerQueryCommands } from './commands/query.ts';
 import { registerStartCommand } from './commands/start.ts';
+import { registerTestnetCommand } from './commands/testnet.ts';
 
 /** Builds the command tree (exported for tests). */
 export function buildProgram(): Command {
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerKeysCommands(program);
   registerQueryCommands(program);
   registerDebugCommands(program);
+  registerTestnetCommand(program);
   return program;
 }
 
