@@ -1,0 +1,199 @@
+// `npm run bench`: starts Kestrel, Anvil, Hardhat and Ganache one at a time on loopback with the same dev accounts
+// and instant mining, runs the same workloads against each, and prints one table (Markdown) of every node's figure
+// and Kestrel's ratios, written also as JSON to bench/results/. See README "Performance".
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { compileContracts, EVM_VERSION, tokenConstructorArgs, type BenchContracts } from './lib/contracts.ts';
+import { devAccounts, GAS_PRICE, type Account } from './lib/tx.ts';
+import { ensureWrk } from './lib/wrk.ts';
+import { STARTERS } from './nodes/index.ts';
+import { REPO_ROOT } from './nodes/paths.ts';
+import { rssMiB } from './nodes/process.ts';
+import type { NodeName, RunningNode } from './nodes/types.ts';
+import { isCompleteRun, parseArgs, USAGE, type Options } from './options.ts';
+import { aggregate, formatTable, rowsToJson, type Row, type RowSpec, type Sample } from './report.ts';
+import { deploy, openChain, type Chain } from './workloads/chain.ts';
+import { logSpecs, runLogs } from './workloads/logs.ts';
+import { readSpecs, runReads } from './workloads/reads.ts';
+import { sendAll } from './workloads/send.ts';
+import { outcomeToSample, RSS_ROW, WRITE_KINDS, writeSpecs, writeTxs } from './workloads/writes.ts';
+
+const STARTUP_ROW: RowSpec = { id: 'startup', label: 'startup to first eth_blockNumber', unit: 'ms', better: 'lower', target: { kind: 'max', limit: 500 } };
+const TOKEN_SUPPLY = 10n ** 30n;
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+/** Samples collected so far: row id → node → one sample per run. */
+type Collected = Map<string, Map<NodeName, Sample[]>>;
+
+function record(c: Collected, node: NodeName, samples: Map<string, Sample>): void {
+  for (const [id, s] of samples) {
+    const byNode = c.get(id) ?? new Map<NodeName, Sample[]>();
+    byNode.set(node, [...(byNode.get(node) ?? []), s]);
+    c.set(id, byNode);
+  }
+}
+
+/** Starts a node of `name` and opens a client on it; both are closed by closeChain. */
+async function startChain(name: NodeName): Promise<Chain> {
+  const node = await STARTERS[name]();
+  try {
+    return await openChain(node);
+  } catch (e) {
+    await node.stop();
+    throw e;
+  }
+}
+
+async function closeChain(chain: Chain): Promise<void> {
+  chain.client.close();
+  await chain.node.stop();
+}
+
+async function deployToken(chain: Chain, code: BenchContracts, senders: Account[]): Promise<string> {
+  return deploy(chain, senders[0]!, code.token + tokenConstructorArgs(senders.map((a) => a.address), TOKEN_SUPPLY));
+}
+
+/** Startup, reads and writes on one node process (restarted after a write workload that left it stalled). */
+async function readWriteSession(name: NodeName, o: Options, code: BenchContracts, senders: Account[]): Promise<Map<string, Sample>> {
+  const out = new Map<string, Sample>();
+  let chain = await startChain(name);
+  try {
+    out.set(STARTUP_ROW.id, { value: chain.node.startupMs, status: 'ok' });
+    log(`  startup ${chain.node.startupMs.toFixed(0)} ms`);
+    if (!o.workloads.includes('reads') && !o.workloads.includes('writes')) return out;
+    let token = await deployToken(chain, code, senders);
+    if (o.workloads.includes('reads')) for (const [id, s] of await runReads(chain, token, senders, o.readSeconds, log)) out.set(id, s);
+    if (!o.workloads.includes('writes')) return out;
+    let restarted = '';
+    for (const w of WRITE_KINDS) {
+      const total = w.kind === 'transfer' ? o.transfers : o.erc20Transfers;
+      const txs = await writeTxs(chain, w, senders, total, token);
+      const outcome = await sendAll(chain.node.url, txs, { mode: w.mode, inflight: o.inflight, stallMs: o.stallMs, requestTimeoutMs: 10_000 });
+      const sample = outcomeToSample(outcome);
+      out.set(w.id, sample);
+      log(`  ${w.id}: ${sample.value?.toFixed(0) ?? '–'} tx/s${sample.note ? ` (${sample.status}: ${sample.note})` : ''}`);
+      const last = w === WRITE_KINDS[WRITE_KINDS.length - 1];
+      if (sample.status !== 'ok' && !last) {
+        // Txs stuck behind a nonce gap or a stopped miner would distort the next workload: start afresh.
+        await closeChain(chain);
+        chain = await startChain(name);
+        token = await deployToken(chain, code, senders);
+        restarted = `the process was restarted after ${w.id} (${sample.status}); RSS covers the later workloads only`;
+      }
+    }
+    const rss = rssMiB(chain.node.pid);
+    out.set(RSS_ROW, restarted ? { value: rss, status: 'ok', note: restarted } : { value: rss, status: 'ok' });
+    log(`  RSS ${rss.toFixed(0)} MiB`);
+    return out;
+  } finally {
+    await closeChain(chain);
+  }
+}
+
+/** The log workloads on a fresh node process. */
+async function logSession(name: NodeName, o: Options, code: BenchContracts, senders: Account[], run: number): Promise<Map<string, Sample>> {
+  const chain = await startChain(name);
+  try {
+    const p = { events: o.logEvents, eventsPerTx: o.eventsPerTx, reps: o.logQueryReps, stallMs: o.stallMs, padBlocks: run === 0 ? o.padBlocks : 0, padDeadlineMs: o.padDeadlineMs };
+    return await runLogs(chain, code.logSource, senders, p, log);
+  } finally {
+    await closeChain(chain);
+  }
+}
+
+function machine(): Record<string, unknown> {
+  const cpu = cpus();
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+  } catch {
+    /* not a git checkout */
+  }
+  return { cores: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown', totalMemMiB: Math.round(totalmem() / 2 ** 20), node: process.version, kestrelCommit: commit, loadAverageAtStart: loadavg() };
+}
+
+function peerVersions(): Record<string, string> {
+  const pkg = (p: string) => (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', p, 'package.json'), 'utf8')) as { version: string }).version;
+  return { anvil: pkg('@foundry-rs/anvil-linux-amd64'), hardhat: pkg('hardhat'), ganache: pkg('ganache') };
+}
+
+function specsFor(o: Options, senders: number): RowSpec[] {
+  return [
+    ...(o.workloads.some((w) => w !== 'logs') ? [STARTUP_ROW] : []),
+    ...(o.workloads.includes('reads') ? readSpecs() : []),
+    ...(o.workloads.includes('writes') ? writeSpecs({ transfers: o.transfers, erc20: o.erc20Transfers, inflight: o.inflight, senders }) : []),
+    ...(o.workloads.includes('logs') ? logSpecs(o.logEvents, o.padBlocks) : []),
+  ];
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const o = parseArgs(process.argv.slice(2));
+  const started = new Date();
+  const meta = { machine: machine(), versions: peerVersions() };
+  log(`bench: ${o.quick ? 'quick' : 'full'} mode, ${o.runs} run(s), nodes ${o.nodes.join(',')}, workloads ${o.workloads.join(',')}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (o.workloads.includes('reads')) ensureWrk();
+  const code = compileContracts();
+  const senders = devAccounts(10);
+  const collected: Collected = new Map();
+  for (let run = 0; run < o.runs; run++) {
+    for (const name of o.nodes) {
+      log(`run ${run + 1}/${o.runs}: ${name}`);
+      const sessions: Array<[string, () => Promise<Map<string, Sample>>]> = [];
+      if (o.workloads.some((w) => w !== 'logs')) sessions.push(['startup/reads/writes', () => readWriteSession(name, o, code, senders)]);
+      if (o.workloads.includes('logs')) sessions.push(['logs', () => logSession(name, o, code, senders, run)]);
+      for (const [what, fn] of sessions) {
+        try {
+          record(collected, name, await fn());
+        } catch (e) {
+          log(`  ${name} ${what} failed: ${(e as Error).message}`);
+          const failed = new Map<string, Sample>();
+          for (const spec of specsFor(o, senders.length)) {
+            if (spec.id.startsWith('logs.') === (what === 'logs')) failed.set(spec.id, { value: null, status: 'error', note: (e as Error).message.split('\n')[0]!.slice(0, 200) });
+          }
+          record(collected, name, failed);
+        }
+      }
+    }
+  }
+  const rows: Row[] = specsFor(o, senders.length).map((spec) => {
+    const figures: Row['figures'] = {};
+    for (const name of o.nodes) {
+      const samples = collected.get(spec.id)?.get(name);
+      if (samples) figures[name] = aggregate(samples);
+    }
+    return { ...spec, figures };
+  });
+  const table = formatTable(rows, o.nodes);
+  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+  const date = started.toISOString().slice(0, 10);
+  const finished = new Date();
+  const header = `Kestrel bench ${started.toISOString()} — ${command}\nmachine: ${String(meta.machine.cores)} cores, Node ${process.version}, load average at start ${(meta.machine.loadAverageAtStart as number[]).map((l) => l.toFixed(2)).join(' ')}; ${o.quick ? 'quick mode, 1 run' : `medians of ${o.runs} runs`}`;
+  process.stdout.write(`\n${header}\n\n${table}\n`);
+  const out = o.out ?? join(REPO_ROOT, 'bench', 'results', `${date}${isCompleteRun(o) ? '' : o.quick ? '-quick' : '-partial'}.json`);
+  const json = {
+    date,
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    command,
+    ...meta,
+    loadAverageAtEnd: loadavg(),
+    settings: { ...o, evmVersion: EVM_VERSION, gasPriceWei: GAS_PRICE.toString(), senders: senders.length },
+    rows: rowsToJson(rows, o.nodes),
+    table,
+  };
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(json, null, 2)}\n`);
+  log(`\nwrote ${out}`);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+});

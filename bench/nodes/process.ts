@@ -1,0 +1,107 @@
+// Spawning a node process, timing its startup to the first answered eth_blockNumber, reading its RSS, and
+// stopping it by its own PID only.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { RpcClient, sleep } from '../lib/rpc.ts';
+
+const STARTUP_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 5_000;
+const LOG_CAP = 20_000;
+
+// Children of this bench process, killed if the bench itself exits or is interrupted.
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      if (addr === null || typeof addr === 'string') return reject(new Error('no port'));
+      srv.close(() => resolve(addr.port));
+    });
+  });
+}
+
+/** `n` distinct free ports. */
+export async function freePorts(n: number): Promise<number[]> {
+  const out: number[] = [];
+  while (out.length < n) {
+    const p = await freePort();
+    if (!out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/** A spawned node process with its startup time measured. */
+export interface Spawned {
+  proc: ChildProcess;
+  pid: number;
+  startupMs: number;
+  logTail(): string;
+  /** SIGTERM, then SIGKILL after a grace period; resolves once the process is gone. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `cmd args` and waits (bounded) until `url` answers eth_blockNumber; kills it on failure. */
+export async function spawnNode(label: string, cmd: string, args: string[], url: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Spawned> {
+  const t0 = performance.now();
+  const proc = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  let log = '';
+  const append = (d: Buffer) => {
+    log += d.toString('utf8');
+    if (log.length > LOG_CAP) log = log.slice(-LOG_CAP);
+  };
+  proc.stdout!.on('data', append);
+  proc.stderr!.on('data', append);
+  let exited = false;
+  const exitP = new Promise<void>((resolve) =>
+    proc.on('exit', () => {
+      exited = true;
+      children.delete(proc);
+      resolve();
+    }),
+  );
+  proc.on('error', (e) => (log += `\n[spawn error] ${e.message}`));
+  const stop = async () => {
+    if (exited) return;
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_GRACE_MS);
+    await exitP;
+    clearTimeout(timer);
+  };
+  const client = new RpcClient(url, 1_000, 1);
+  try {
+    while (true) {
+      if (exited) throw new Error(`${label} exited during startup:\n${log.slice(-2000)}`);
+      try {
+        await client.call('eth_blockNumber');
+        break;
+      } catch {
+        /* not listening yet */
+      }
+      if (performance.now() - t0 > STARTUP_TIMEOUT_MS) throw new Error(`${label} did not answer eth_blockNumber within ${STARTUP_TIMEOUT_MS} ms:\n${log.slice(-2000)}`);
+      await sleep(5);
+    }
+  } catch (e) {
+    client.close();
+    await stop();
+    throw e;
+  }
+  client.close();
+  const startupMs = performance.now() - t0;
+  return { proc, pid: proc.pid!, startupMs, logTail: () => log.slice(-4000), stop };
+}
+
+/** Resident set size of a process in MiB, from /proc/<pid>/status (VmRSS). */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}

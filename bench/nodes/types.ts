@@ -1,0 +1,28 @@
+// What the bench needs from a node under test, whichever implementation it is.
+
+/** The nodes the bench knows, Kestrel first. */
+export const NODE_NAMES = ['kestrel', 'anvil', 'hardhat', 'ganache'] as const;
+/** One of NODE_NAMES. */
+export type NodeName = (typeof NODE_NAMES)[number];
+
+/** A node process the bench started and owns. */
+export interface RunningNode {
+  readonly name: NodeName;
+  /** http://127.0.0.1:<port> of its JSON-RPC server. */
+  readonly url: string;
+  /** PID of the process that serves JSON-RPC (its RSS is what the bench reports). */
+  readonly pid: number;
+  /** Milliseconds from spawn to the first answered eth_blockNumber. */
+  readonly startupMs: number;
+  /** Mines `n` empty blocks through the node's own RPC; undefined when the node has no such RPC. */
+  readonly mineEmpty?: (n: number) => Promise<void>;
+  /** Why mineEmpty is undefined (shown in the report). */
+  readonly mineUnsupportedReason?: string;
+  /** The last lines the process printed (for error reports). */
+  logTail(): string;
+  /** Stops the process (SIGTERM, then SIGKILL) and removes whatever temporary files the bench created for it. */
+  stop(): Promise<void>;
+}
+
+/** Starts one node of a kind on free loopback ports with the dev mnemonic and instant mining. */
+export type NodeStarter = () => Promise<RunningNode>;

@@ -1,0 +1,133 @@
+// Sends pre-signed transactions with eth_sendRawTransaction and waits until every accepted one has a receipt,
+// either one transaction in flight per sender or a fixed number in flight across all senders. Bounded: when no new
+// receipt arrives for `stallMs` the run stops and says so, and every request has its own deadline.
+import { RpcCallError, RpcClient, sleep } from '../lib/rpc.ts';
+import type { SignedTx } from '../lib/tx.ts';
+
+/** awaited: each sender waits for its receipt before its next tx; inflight: `inflight` txs outstanding at once. */
+export type SendMode = 'awaited' | 'inflight';
+
+/** What happened to a batch of transactions. */
+export interface SendOutcome {
+  total: number;
+  /** Transactions with a receipt (successful or reverted). */
+  mined: number;
+  /** Receipts with status 0. */
+  reverted: number;
+  /** eth_sendRawTransaction answered with an error. */
+  rejected: number;
+  /** eth_sendRawTransaction got no answer within the request deadline. */
+  unanswered: number;
+  /** The run stopped because no receipt arrived for stallMs. */
+  stalled: boolean;
+  /** From the first send to the last receipt (or to the stall). */
+  seconds: number;
+  /** Up to three distinct rejection messages. */
+  errors: string[];
+}
+
+/** Options of sendAll. */
+export interface SendOptions {
+  mode: SendMode;
+  inflight: number;
+  stallMs: number;
+  requestTimeoutMs: number;
+}
+
+/** Sends every transaction of `perSender` (each list in nonce order) and waits for the receipts. */
+export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOptions): Promise<SendOutcome> {
+  const client = new RpcClient(url, opts.requestTimeoutMs, Math.max(opts.inflight, perSender.length) + 4);
+  const out: SendOutcome = { total: perSender.reduce((a, l) => a + l.length, 0), mined: 0, reverted: 0, rejected: 0, unanswered: 0, stalled: false, seconds: 0, errors: [] };
+  const t0 = performance.now();
+  let lastProgress = t0;
+  let lastReceiptAt = t0;
+  let aborted = false;
+  const watchdog = setInterval(() => {
+    if (performance.now() - lastProgress > opts.stallMs) {
+      aborted = true;
+      out.stalled = true;
+    }
+  }, 100);
+
+  const noteError = (msg: string) => {
+    if (out.errors.length < 3 && !out.errors.includes(msg)) out.errors.push(msg);
+  };
+
+  /** Sends one tx; true when the node accepted it. */
+  const send = async (tx: SignedTx): Promise<boolean> => {
+    try {
+      await client.call('eth_sendRawTransaction', [tx.raw]);
+      return true;
+    } catch (e) {
+      if (e instanceof RpcCallError) {
+        out.rejected++;
+        noteError(e.rpcMessage.slice(0, 160));
+      } else {
+        out.unanswered++;
+        noteError(`no answer: ${(e as Error).message.slice(0, 120)}`);
+      }
+      return false;
+    }
+  };
+
+  /** Polls the receipt with a short backoff until it exists or the run is aborted. */
+  const awaitReceipt = async (hash: string): Promise<void> => {
+    let delay = 1;
+    while (!aborted) {
+      let receipt: { status?: string } | null = null;
+      try {
+        receipt = await client.call<{ status?: string } | null>('eth_getTransactionReceipt', [hash]);
+      } catch {
+        /* a timed-out poll counts as "not yet"; the watchdog bounds the wait */
+      }
+      if (receipt) {
+        out.mined++;
+        if (receipt.status === '0x0') out.reverted++;
+        lastProgress = lastReceiptAt = performance.now();
+        return;
+      }
+      await sleep(delay);
+      delay = Math.min(delay * 2, 16);
+    }
+  };
+
+  try {
+    if (opts.mode === 'awaited') {
+      await Promise.all(
+        perSender.map(async (txs) => {
+          for (const tx of txs) {
+            if (aborted) return;
+            // A rejected nonce leaves a gap: this sender's later transactions could never be mined.
+            if (!(await send(tx))) return;
+            await awaitReceipt(tx.hash);
+          }
+        }),
+      );
+    } else {
+      const queue = roundRobin(perSender);
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: opts.inflight }, async () => {
+          while (!aborted && next < queue.length) {
+            const tx = queue[next++]!;
+            if (await send(tx)) await awaitReceipt(tx.hash);
+            else lastProgress = performance.now();
+          }
+        }),
+      );
+    }
+  } finally {
+    clearInterval(watchdog);
+    client.close();
+  }
+  out.seconds = ((out.stalled ? performance.now() : lastReceiptAt) - t0) / 1000;
+  return out;
+}
+
+/** Interleaves the senders' lists: s0n0, s1n0, …, s0n1, s1n1, … (so concurrent txs of one sender are adjacent nonces). */
+export function roundRobin<T>(lists: T[][]): T[] {
+  const out: T[] = [];
+  const longest = Math.max(0, ...lists.map((l) => l.length));
+  for (let i = 0; i < longest; i++) for (const l of lists) if (i < l.length) out.push(l[i]!);
+  return out;
+}
