@@ -114,6 +114,7 @@ describe('kestreld testnet (real CometBFT)', { skip: needComet }, () => {
       const app = parseToml(readFileSync(join(dir, n.appHome, 'config', 'app.toml'), 'utf8')) as any;
       assert.equal(app.consensus.engine, 'cometbft');
       assert.equal(app.abci.laddr, `tcp://127.0.0.1:${n.ports.abci}`);
+      assert.equal(app.comet.rpc, `tcp://127.0.0.1:${n.ports.rpc}`, 'transactions go to its own CometBFT');
       assert.equal(app['json-rpc'].address, `127.0.0.1:${n.ports.ethHttp}`);
       assert.equal(app['json-rpc']['ws-address'], `127.0.0.1:${n.ports.ethWs}`);
       assert.equal(app.grpc.address, `127.0.0.1:${n.ports.grpc}`);

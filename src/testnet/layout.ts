@@ -105,11 +105,12 @@ export function peersOf(i: number, nodes: Array<{ nodeId: string; ports: NodePor
     .join(',');
 }
 
-/** app.toml settings of one node: cometbft consensus and its listen addresses. */
+/** app.toml settings of one node: cometbft consensus, its own CometBFT's RPC (where txs go) and its listen addresses. */
 export function appConfigValues(ports: NodePorts): Array<[string | null, string, TomlScalar]> {
   return [
     ['consensus', 'engine', 'cometbft'],
     ['abci', 'laddr', `tcp://127.0.0.1:${ports.abci}`],
+    ['comet', 'rpc', `tcp://127.0.0.1:${ports.rpc}`],
     ['json-rpc', 'address', `127.0.0.1:${ports.ethHttp}`],
     ['json-rpc', 'ws-address', `127.0.0.1:${ports.ethWs}`],
     ['grpc', 'address', `127.0.0.1:${ports.grpc}`],

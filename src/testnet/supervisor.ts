@@ -43,6 +43,8 @@ class Pair {
   private comet: ChildProcess | undefined;
   private stopping = false;
   private loop: Promise<void> | undefined;
+  /** One stop per process: kestreld takes a second SIGTERM as "exit now", which would cut its graceful shutdown short. */
+  private readonly ending = new Map<ChildProcess, Promise<void>>();
 
   constructor(
     private readonly dir: string,
@@ -95,19 +97,29 @@ class Pair {
       this.say(`${this.node.name}: app pid ${app.pid}, cometbft pid ${comet.pid}`);
       why = await Promise.race([appExit, exitOf(comet).then((how) => `cometbft exited (${how})`)]);
     }
-    await Promise.all([app, comet].map((p) => (p?.pid !== undefined && p.exitCode === null && p.signalCode === null ? terminate(p.pid, STOP_GRACE_MS) : undefined)));
+    await Promise.all([app, comet].map((p) => this.end(p)));
+    this.ending.clear();
     removePid(f.appPid);
     removePid(f.cometPid);
     this.app = this.comet = undefined;
     return why;
   }
 
+  /** SIGTERM (SIGKILL after the grace) unless the process has exited or is already being stopped. */
+  private end(p: ChildProcess | undefined): Promise<void> {
+    if (p?.pid === undefined || p.exitCode !== null || p.signalCode !== null) return Promise.resolve();
+    let done = this.ending.get(p);
+    if (!done) {
+      done = terminate(p.pid, STOP_GRACE_MS);
+      this.ending.set(p, done);
+    }
+    return done;
+  }
+
   /** Stops both processes and the restart loop. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(
-      [this.comet, this.app].map((p) => (p?.pid !== undefined && p.exitCode === null && p.signalCode === null ? terminate(p.pid, STOP_GRACE_MS) : undefined)),
-    );
+    await Promise.all([this.comet, this.app].map((p) => this.end(p)));
     await this.loop;
   }
 }
