@@ -15,6 +15,9 @@ import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
 import { SoloEngine } from './consensus/solo/engine.ts';
+import { startAbciServer, type AbciServer } from './abci/server.ts';
+import { CometApplication } from './consensus/cometbft/application.ts';
+import { broadcastTxSync, CometForwarder, cometRpcUrl } from './consensus/cometbft/forwarder.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
@@ -50,7 +53,10 @@ export interface RunningNode {
   httpPort: number;
   wsPort: number;
   grpcPort: number;
+  /** Port of the CometBFT-compatible RPC (solo mode; 0 under --consensus cometbft, where CometBFT serves it). */
   cometPort: number;
+  /** Where the ABCI server listens (--consensus cometbft only). */
+  abciAddress?: string;
   app: KestrelApp;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
@@ -101,8 +107,30 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
-    const engine = new SoloEngine(app, pool, config.blockTimeMs);
-    const txs = new TxSubmitter(app, chain, pool, () => engine.notify());
+    // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
+    const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;
+    const txs = new TxSubmitter(app, chain, pool, () => engine?.notify());
+    let forwarder: CometForwarder | undefined;
+    let cometApp: CometApplication | undefined;
+    if (config.consensus === 'cometbft') {
+      const rpcUrl = cometRpcUrl(config.cometRpc);
+      const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
+      forwarder = fwd;
+      txs.useForwarder((tx) => fwd.submitted(tx));
+      cometApp = new CometApplication({
+        app, appHash: (b) => bank.appHash(b), genesisDoc, version: VERSION,
+        onChecked: (tx) => {
+          fwd.markKnown(tx.hash);
+          txs.adopt(tx);
+        },
+        onCommitted: (c, rejected) => {
+          pool.onCommitted(c, rejected);
+          fwd.prune();
+          // Queued txs may be executable now. Not awaited: CometBFT holds its mempool lock until its rechecks end.
+          setImmediate(() => void fwd.pump());
+        },
+      });
+    }
     warnIfFlagOverridesGasPrice(config, paths.appToml);
     const journal = config.mempool.journal
       ? await openPoolJournal(join(paths.data, 'txpool.journal'), pool, txs, config.mempool.journalFsync)
@@ -138,7 +166,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
     const limits = { maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems };
-    engine.start();
+    engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
     const httpServer = await startHttpServer({
@@ -148,8 +176,16 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const wsServer = await startWsServer({ host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins });
     const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
     const grpcServer = await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number });
+    let abciServer: AbciServer | undefined;
+    if (cometApp) {
+      abciServer = await startAbciServer({ laddr: config.abciLaddr, app: cometApp }).catch(async (e: unknown) => {
+        await grpcServer.close();
+        throw e;
+      });
+    }
     const validator = readValidatorIdentity(paths.validatorKey);
-    const cometServer = await startCometRpcServer(config.rpcLaddr, {
+    // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
+    const cometServer = abciServer ? undefined : await startCometRpcServer(config.rpcLaddr, {
       chainId: config.chainId, moniker: 'kestrel', version: VERSION, rpcAddress: config.rpcLaddr, nodeId: validator.address,
       validator: { ...validator, votingPower: 10n }, head: () => app.head, blockByNumber: (n) => chain.blockByNumber(n),
       appHash: (b) => bank.appHash(b), query, submitTx: async (raw) => void (await txs.submitRaw(raw)),
@@ -162,13 +198,15 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       httpPort: httpServer.port,
       wsPort: wsServer.port,
       grpcPort: grpcServer.port,
-      cometPort: cometServer.port,
+      cometPort: cometServer?.port ?? 0,
+      abciAddress: abciServer?.address,
       app,
       async close() {
         if (closed) return;
         closed = true;
-        await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer.close()]);
-        await engine.stop();
+        await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer?.close(), abciServer?.close()]);
+        await forwarder?.stop();
+        await engine?.stop();
         events.stop();
         expiry.stop();
         await journal?.journal.close();

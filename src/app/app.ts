@@ -13,7 +13,7 @@ import { deriveMixHash, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
 import { blockHashSource } from './evm/blockHashes.ts';
 import { executeTxs, type ExecTx } from './evm/executor.ts';
-import { checkAgainstState, decodeTx, type AdmissionRules } from './evm/validate.ts';
+import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
@@ -136,7 +136,18 @@ export class KestrelApp {
 
   /** CheckTx: decodes, verifies and checks a raw transaction against the latest state. */
   async checkTx(raw: Uint8Array): Promise<CheckedTx> {
-    return this.checkDecoded(decodeTx(raw, this.deps.common, this.rules()));
+    return this.checkDecoded(this.decode(raw));
+  }
+
+  /** The stateless half of CheckTx: decoding, chain id and sender recovery (deterministic: no node-local rule). */
+  decode(raw: Uint8Array): ExecTx {
+    return decodeTx(raw, this.deps.common, this.rules());
+  }
+
+  /** An account's nonce and balance in the latest committed state. */
+  async headAccount(addr: Uint8Array): Promise<AccountState> {
+    const acc = await this.deps.state.readView(this.headBlock.header.stateRoot).getAccount(new Address(addr));
+    return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n };
   }
 
   /** The stateful half of CheckTx for an already decoded tx (cheap to repeat after a commit: no signature work). */
@@ -149,8 +160,12 @@ export class KestrelApp {
     return { ...item, stateNonce };
   }
 
-  /** FinalizeBlock: executes the proposed txs on the head state and seals the next block (not yet persisted). */
-  async finalizeBlock(req: { txs: ExecTx[]; time: bigint }): Promise<FinalizeResult> {
+  /**
+   * FinalizeBlock: executes the proposed txs on the head state and seals the next block (not yet persisted).
+   * `coinbase` overrides the node's etherbase: under BFT consensus it must come from the block (its proposer), so
+   * that every validator seals the same header.
+   */
+  async finalizeBlock(req: { txs: ExecTx[]; time: bigint; coinbase?: Uint8Array }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     const parent = this.headBlock;
     const number = parent.number + 1n;
@@ -158,7 +173,7 @@ export class KestrelApp {
       number,
       parentHash: parent.hash,
       timestamp: req.time > parent.header.timestamp ? req.time : parent.header.timestamp + 1n,
-      coinbase: this.etherbase,
+      coinbase: req.coinbase ?? this.etherbase,
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),
       mixHash: deriveMixHash(parent.hash, number),
@@ -185,6 +200,16 @@ export class KestrelApp {
       await this.abandon();
       throw e;
     }
+  }
+
+  /**
+   * Drops a block finalized but never committed (the consensus engine restarted between FinalizeBlock and
+   * Commit and is replaying that height); returns whether there was one.
+   */
+  async discardSealed(): Promise<boolean> {
+    if (!this.sealed) return false;
+    await this.abandon();
+    return true;
   }
 
   /** Drops a sealed but uncommitted block and returns the head state to the last commit. */

@@ -21,6 +21,7 @@ minimum-gas-prices = "0${DEFAULT_EVM_DENOM}"
 block-time = "0"
 
 [consensus]
+# "solo": the embedded single-validator engine; "cometbft": serve ABCI to a CometBFT node (see [abci], [comet]).
 engine = "solo"
 
 [mempool]
@@ -84,6 +85,11 @@ address = "127.0.0.1:9090"
 laddr = "tcp://127.0.0.1:26657"
 
 [abci]
+# Where the ABCI server listens for CometBFT (--consensus cometbft): tcp://host:port or unix:///path.
 laddr = "tcp://127.0.0.1:26658"
+
+[comet]
+# CometBFT's RPC (--consensus cometbft): eth_sendRawTransaction forwards transactions there (broadcast_tx_sync).
+rpc = "tcp://127.0.0.1:26657"
 `;
 }

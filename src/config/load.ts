@@ -164,6 +164,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     grpcAddress: str(pick('grpc', 'address'), 'grpc.address'),
     rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
     abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),
+    cometRpc: str(pick('comet', 'rpc'), 'comet.rpc'),
     explicitFlags,
   };
 }

@@ -67,6 +67,8 @@ export interface NodeConfig {
   grpcAddress: string;
   rpcLaddr: string;
   abciLaddr: string;
+  /** CometBFT's RPC (--consensus cometbft): where eth_sendRawTransaction forwards txs (broadcast_tx_sync). */
+  cometRpc: string;
   /** Addresses whose flags were passed explicitly (later features reject them until they exist). */
   explicitFlags: Set<string>;
 }

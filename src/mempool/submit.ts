@@ -17,6 +17,7 @@ export interface RestoreResult {
 export class TxSubmitter {
   private readonly acceptedListeners: Array<(tx: CheckedTx) => void> = [];
   private journal?: TxJournal;
+  private forward?: (tx: CheckedTx) => Promise<void>;
 
   constructor(
     private readonly app: KestrelApp,
@@ -28,6 +29,28 @@ export class TxSubmitter {
   /** Journals every tx accepted from now on. */
   useJournal(journal: TxJournal): void {
     this.journal = journal;
+  }
+
+  /**
+   * Under an external consensus engine: every accepted tx is handed to `fn` (which sends it on, or keeps it
+   * queued); a tx `fn` refuses leaves the pool and its submitter gets the error.
+   */
+  useForwarder(fn: (tx: CheckedTx) => Promise<void>): void {
+    this.forward = fn;
+  }
+
+  /**
+   * Pools a tx that was checked elsewhere (CometBFT's CheckTx on this node: its own and its peers' txs), so
+   * txpool_* and pending-tx listeners see it; no journal, no forwarding (the engine has it already).
+   */
+  adopt(item: CheckedTx): void {
+    if (this.pool.get(item.hash)) return;
+    try {
+      this.pool.add(item, item.stateNonce);
+    } catch {
+      return; // the local view is full or has a better tx for that nonce; consensus has the tx regardless
+    }
+    this.notifyAccepted(item);
   }
 
   /** Validates and pools a raw signed tx; returns its hash (throws TxRejectedError with geth's message). */
@@ -44,7 +67,20 @@ export class TxSubmitter {
         throw new TxRejectedError('transaction not accepted: the pool journal could not be written');
       }
     }
+    if (this.forward) {
+      try {
+        await this.forward(item);
+      } catch (e) {
+        this.pool.remove(item.hash);
+        throw e;
+      }
+    }
     this.onAccepted();
+    this.notifyAccepted(item);
+    return item.hash;
+  }
+
+  private notifyAccepted(item: CheckedTx): void {
     for (const fn of this.acceptedListeners) {
       try {
         fn(item);
@@ -52,7 +88,6 @@ export class TxSubmitter {
         console.error('pending-tx listener failed:', e);
       }
     }
-    return item.hash;
   }
 
   /**

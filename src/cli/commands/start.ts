@@ -4,11 +4,6 @@ import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
 import { loadConfig, type FlagOverrides } from '../../config/load.ts';
 import { defaultHome, initHome, isInitialized } from '../../node/home.ts';
 
-/** Flags that belong to features of later releases: accepted by the parser, refused with a clear message. */
-const NOT_YET: Record<string, string> = {
-  'abci.laddr': 'ABCI serving (--consensus cometbft) is not part of this build yet',
-};
-
 const FLAG_MAP: Record<string, string> = {
   blockTime: 'block-time',
   minimumGasPrices: 'minimum-gas-prices',
@@ -28,6 +23,7 @@ const FLAG_MAP: Record<string, string> = {
   'rpc.laddr': 'rpc.laddr',
   consensus: 'consensus',
   'abci.laddr': 'abci.laddr',
+  'comet.rpc': 'comet.rpc',
   chainId: 'chain-id',
 };
 
@@ -57,6 +53,7 @@ export function registerStartCommand(program: Command): void {
     .option('--rpc.laddr <url>', 'CometBFT-compatible RPC listen address (default tcp://127.0.0.1:26657)')
     .option('--consensus <engine>', 'solo (default) or cometbft')
     .option('--abci.laddr <url>', 'ABCI listen address for --consensus cometbft (default tcp://127.0.0.1:26658)')
+    .option('--comet.rpc <url>', "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)")
     .action(async (opts: Record<string, unknown>) => {
       const dev = opts.dev === true;
       const home = (opts.home as string | undefined) ?? defaultHome(dev);
@@ -65,10 +62,6 @@ export function registerStartCommand(program: Command): void {
         const name = FLAG_MAP[k];
         if (name && v !== undefined && !(k === 'chainId')) flags[name] = v as string;
       }
-      for (const [flag, why] of Object.entries(NOT_YET)) {
-        if (flags[flag] !== undefined) throw new Error(`--${flag}: ${why}`);
-      }
-      if (flags['consensus'] === 'cometbft') throw new Error('--consensus cometbft: ' + NOT_YET['abci.laddr']);
       if (!isInitialized(home)) {
         if (!dev) throw new Error(`${home} is not initialised: run "kestreld init --home ${home}" first (or use --dev)`);
         initHome(home, { chainId: opts.chainId as string, dev: true });
@@ -83,7 +76,11 @@ export function registerStartCommand(program: Command): void {
       console.log(`JSON-RPC HTTP listening on http://${config.jsonRpc.address.replace(/:\d+$/, '')}:${node.httpPort}`);
       console.log(`JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`);
       console.log(`gRPC listening on ${config.grpcAddress.replace(/:\d+$/, '')}:${node.grpcPort}`);
-      console.log(`CometBFT RPC listening on ${config.rpcLaddr.replace(/:\d+$/, '')}:${node.cometPort}`);
+      if (node.abciAddress) {
+        console.log(`ABCI listening on ${node.abciAddress} (consensus: CometBFT, RPC ${config.cometRpc})`);
+      } else {
+        console.log(`CometBFT RPC listening on ${config.rpcLaddr.replace(/:\d+$/, '')}:${node.cometPort}`);
+      }
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) {

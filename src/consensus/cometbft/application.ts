@@ -1,0 +1,243 @@
+// Kestrel as an ABCI 2.0 application: maps CometBFT's requests onto KestrelApp. Everything a validator computes
+// for a block is a function of the block (its txs, BFT time, proposer) and the committed state — never of
+// node-local settings — so every validator seals the same Ethereum header and returns the same app hash.
+// Only Commit persists; after a crash before it, Info reports the previous height and CometBFT replays the block.
+import {
+  ResponseProcessProposal_ProposalStatus,
+  type RequestCheckTx,
+  type RequestFinalizeBlock,
+  type RequestInitChain,
+  type RequestPrepareProposal,
+  type RequestProcessProposal,
+  type RequestQuery,
+  type ResponseCheckTx,
+  type ResponseFinalizeBlock,
+  type ResponseInfo,
+  type ResponseInitChain,
+  type ResponsePrepareProposal,
+  type ResponseProcessProposal,
+  type ResponseQuery,
+} from 'cosmjs-types/tendermint/abci/types';
+import type { AbciApplication } from '../../abci/server.ts';
+import type { CheckedTx, CommittedBlock, FinalizeResult, KestrelApp } from '../../app/app.ts';
+import type { BlockRecord } from '../../app/chain/types.ts';
+import type { GenesisDoc } from '../../app/genesis.ts';
+import { MAX_TX_BYTES } from '../../app/evm/validate.ts';
+import { abciCode } from '../../cometrpc/methods.ts';
+import { KestrelError } from '../../errors/index.ts';
+import { CheckState } from './checkState.ts';
+import { DecodeCache } from './decodeCache.ts';
+import { execTxResults, type BlockTx } from './txResults.ts';
+
+/** Goes into every CometBFT block header (Header.Version.App); bump only with a coordinated upgrade. */
+export const APP_VERSION = 1n;
+
+/** What the adapter needs besides the app. */
+export interface CometAppOptions {
+  app: KestrelApp;
+  /** The app hash after a block: commits to the EVM state root and the bank state. */
+  appHash(block: BlockRecord): Uint8Array;
+  /** The node's genesis.json: its chain id and app_state must match CometBFT's genesis. */
+  genesisDoc: GenesisDoc;
+  version: string;
+  /** A tx passed CheckTx (NEW): the node's txpool view learns about it (its own and its peers' txs). */
+  onChecked?(tx: CheckedTx): void;
+  /** A block was committed, with the txs execution could not include (after the state is persisted). */
+  onCommitted?(c: CommittedBlock, rejected: FinalizeResult['rejected']): void;
+  log?(line: string): void;
+}
+
+/** Bytes a tx takes in a block's Data protobuf (field tag, length prefix, bytes), as CometBFT counts max_tx_bytes. */
+function protoTxBytes(tx: Uint8Array): number {
+  let n = tx.length;
+  let prefix = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    prefix++;
+  }
+  return 1 + prefix + tx.length;
+}
+
+/** Canonical JSON (sorted keys) for comparing genesis app states. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+}
+
+/** The ABCI application. */
+export class CometApplication implements AbciApplication {
+  private readonly decoded: DecodeCache;
+  private readonly checkState: CheckState;
+  private pendingRejected: FinalizeResult['rejected'] = [];
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly opts: CometAppOptions) {
+    this.decoded = new DecodeCache((raw) => opts.app.decode(raw));
+    this.checkState = new CheckState(opts.app, this.decoded);
+    this.log = opts.log ?? ((l) => console.log(l));
+  }
+
+  /** The next nonce CometBFT's mempool expects from a sender (undefined: no tx of it is pending). */
+  pendingNonce(sender: Uint8Array): bigint | undefined {
+    return this.checkState.pendingNonce(sender);
+  }
+
+  /** Info: the last height whose Commit completed, and its app hash (CometBFT replays from there). */
+  info(): ResponseInfo {
+    const head = this.opts.app.head;
+    return {
+      data: 'kestrel',
+      version: this.opts.version,
+      appVersion: APP_VERSION,
+      lastBlockHeight: head.number,
+      lastBlockAppHash: this.opts.appHash(head),
+    };
+  }
+
+  /** InitChain: the genesis state is Kestrel's genesis.json (block 0); CometBFT's genesis must describe the same chain. */
+  initChain(req: RequestInitChain): ResponseInitChain {
+    const { app, genesisDoc } = this.opts;
+    if (req.chainId !== genesisDoc.chain_id) {
+      throw new KestrelError(`CometBFT genesis chain_id "${req.chainId}" differs from Kestrel's genesis chain_id "${genesisDoc.chain_id}"`);
+    }
+    if (req.initialHeight > 1n) throw new KestrelError(`initial_height ${req.initialHeight} is not supported: Kestrel chains start at height 1`);
+    if (app.head.number !== 0n) {
+      throw new KestrelError(
+        `InitChain at app height ${app.head.number}: CometBFT's data was reset but Kestrel's was not; reset both together`,
+      );
+    }
+    const text = Buffer.from(req.appStateBytes).toString('utf8').trim();
+    if (text !== '' && text !== 'null' && text !== '{}') {
+      let given: unknown;
+      try {
+        given = JSON.parse(text);
+      } catch (e) {
+        throw new KestrelError(`CometBFT genesis app_state is not JSON: ${(e as Error).message}`);
+      }
+      if (canonical(given) !== canonical(genesisDoc.app_state)) {
+        throw new KestrelError("CometBFT genesis app_state differs from Kestrel's genesis.json app_state (copy it over, or leave it empty)");
+      }
+    }
+    // Empty validators: CometBFT's genesis validator set stands.
+    return { validators: [], appHash: this.opts.appHash(app.head) };
+  }
+
+  /** Query: the same handlers as gRPC and the solo node's abci_query. */
+  async query(req: RequestQuery): Promise<ResponseQuery> {
+    const base = { index: 0n, key: req.data, info: '', proofOps: undefined };
+    const height = req.height === 0n ? this.opts.app.head.number : req.height;
+    try {
+      const value = await this.opts.app.query(req.path, req.data, height);
+      return { ...base, code: 0, log: '', codespace: '', value, height };
+    } catch (e) {
+      const { code, codespace, log } = abciCode(e);
+      if (code === 1) this.log(`abci query ${req.path} failed: ${(e as Error).stack ?? String(e)}`);
+      return { ...base, code, codespace, log, value: new Uint8Array(0), height };
+    }
+  }
+
+  /** CheckTx (NEW and RECHECK) against the check state. */
+  async checkTx(req: RequestCheckTx): Promise<ResponseCheckTx> {
+    const none = { data: new Uint8Array(0), info: '', gasUsed: 0n, events: [] };
+    try {
+      const item = await this.checkState.check(req.tx);
+      if (req.type !== 1) this.opts.onChecked?.(item);
+      return { ...none, code: 0, log: '', codespace: '', gasWanted: item.tx.gasLimit };
+    } catch (e) {
+      const { code, codespace, log } = abciCode(e);
+      if (code === 1) this.log(`abci CheckTx failed: ${(e as Error).stack ?? String(e)}`);
+      return { ...none, code, codespace, log, gasWanted: 0n };
+    }
+  }
+
+  /**
+   * PrepareProposal (proposer only): the mempool's txs in order, within max_tx_bytes and the block gas limit,
+   * without undecodable ones. A sender's txs after one left out stay out too (its nonces would gap).
+   */
+  prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal {
+    const gasLimit = this.opts.app.head.header.gasLimit;
+    const skipped = new Set<string>();
+    const txs: Uint8Array[] = [];
+    let bytes = 0;
+    let gas = 0n;
+    for (const raw of req.txs) {
+      const size = protoTxBytes(raw);
+      if (bytes + size > Number(req.maxTxBytes)) break;
+      let item;
+      try {
+        item = this.decoded.get(raw);
+      } catch {
+        continue;
+      }
+      const sender = Buffer.from(item.sender).toString('hex');
+      if (skipped.has(sender)) continue;
+      if (gas + item.tx.gasLimit > gasLimit) {
+        skipped.add(sender);
+        continue;
+      }
+      txs.push(raw);
+      bytes += size;
+      gas += item.tx.gasLimit;
+    }
+    return { txs };
+  }
+
+  /** ProcessProposal: deterministic; rejects only malformed blocks (undecodable or oversized txs). */
+  processProposal(req: RequestProcessProposal): ResponseProcessProposal {
+    for (const raw of req.txs) {
+      try {
+        if (raw.length > MAX_TX_BYTES) throw new Error('oversized');
+        this.decoded.get(raw);
+      } catch {
+        return { status: ResponseProcessProposal_ProposalStatus.REJECT };
+      }
+    }
+    return { status: ResponseProcessProposal_ProposalStatus.ACCEPT };
+  }
+
+  /** FinalizeBlock: executes with the block's BFT time and its proposer as coinbase; persists nothing. */
+  async finalizeBlock(req: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
+    const { app } = this.opts;
+    if (req.height !== app.head.number + 1n) {
+      throw new KestrelError(`FinalizeBlock for height ${req.height}, but the app's next height is ${app.head.number + 1n}`);
+    }
+    // A block finalized but never committed: CometBFT restarted in between and is replaying this height.
+    if (await app.discardSealed()) this.log(`abci: discarded the uncommitted block ${req.height} (CometBFT is replaying it)`);
+    const txs: BlockTx[] = req.txs.map((raw) => {
+      try {
+        return { item: this.decoded.get(raw) };
+      } catch (e) {
+        return { error: e as Error };
+      }
+    });
+    const coinbase = req.proposerAddress.length === 20 ? req.proposerAddress : new Uint8Array(20);
+    const res = await app.finalizeBlock({
+      txs: txs.flatMap((t) => ('item' in t ? [t.item] : [])),
+      time: req.time?.seconds ?? 0n,
+      coinbase,
+    });
+    this.pendingRejected = res.rejected;
+    return {
+      events: [],
+      txResults: execTxResults(txs, res),
+      validatorUpdates: [],
+      consensusParamUpdates: undefined,
+      appHash: this.opts.appHash(res.block),
+    };
+  }
+
+  /** Commit: persists the finalized block in one batch, then resets the check state for CometBFT's rechecks. */
+  async commit(): Promise<{ retainHeight: bigint }> {
+    const committed = await this.opts.app.commit();
+    const rejected = this.pendingRejected;
+    this.pendingRejected = [];
+    this.checkState.reset();
+    this.decoded.forget(committed.block.txHashes);
+    this.opts.onCommitted?.(committed, rejected);
+    // Keep every block: a validator whose app data is wiped replays the chain from CometBFT's block store.
+    return { retainHeight: 0n };
+  }
+}

@@ -1,0 +1,139 @@
+// Hands the node's locally submitted txs to CometBFT (broadcast_tx_sync: CheckTx through CometBFT's mempool,
+// then gossip). CometBFT refuses nonce gaps, so only txs executable on top of the pool go; a tx with a future
+// nonce waits in the txpool (queued) and goes once the gap is filled. All broadcasts run one at a time, in each
+// sender's nonce order. Never awaited inside an ABCI handler: CometBFT holds its mempool lock across Commit and
+// the rechecks, so a broadcast from there would deadlock.
+import type { CheckedTx } from '../../app/app.ts';
+import type { ExecTx } from '../../app/evm/executor.ts';
+import { TxRejectedError } from '../../errors/index.ts';
+import type { TxPool } from '../../mempool/pool.ts';
+import { bytesToHex } from '../../primitives/hex.ts';
+
+/** What CometBFT's broadcast_tx_sync answered. */
+export interface BroadcastResult {
+  code: number;
+  log: string;
+  codespace: string;
+}
+
+/** Calls broadcast_tx_sync on a CometBFT RPC endpoint. */
+export async function broadcastTxSync(rpcUrl: string, raw: Uint8Array, timeoutMs = 30_000): Promise<BroadcastResult> {
+  let body: { result?: { code?: number; log?: string; codespace?: string }; error?: { message: string; data?: string } };
+  try {
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: { tx: Buffer.from(raw).toString('base64') } }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    body = (await res.json()) as typeof body;
+  } catch (e) {
+    throw new TxRejectedError(`CometBFT RPC ${rpcUrl} unreachable: ${(e as Error).message}`);
+  }
+  if (body.error) {
+    const data = body.error.data ?? '';
+    // A tx CometBFT already holds (e.g. it came back from a peer first) is in its mempool: that is success.
+    if (/tx already exists in cache/.test(data)) return { code: 0, log: '', codespace: '' };
+    throw new TxRejectedError(`CometBFT refused the transaction: ${data || body.error.message}`);
+  }
+  const r = body.result ?? {};
+  return { code: r.code ?? 0, log: r.log ?? '', codespace: r.codespace ?? '' };
+}
+
+/** CometBFT's RPC as http://host:port from tcp://host:port or an http(s) URL. */
+export function cometRpcUrl(addr: string): string {
+  const m = /^(tcp|http|https):\/\/([^/]+?)\/?$/.exec(addr);
+  if (!m) throw new Error(`invalid CometBFT RPC address "${addr}": expected tcp://host:port or http://host:port`);
+  return `${m[1] === 'https' ? 'https' : 'http'}://${m[2]}`;
+}
+
+/** Forwards executable pooled txs to CometBFT. */
+export class CometForwarder {
+  private readonly sent = new Map<string, Promise<void>>();
+  /** Why CometBFT refused a tx, until its submitter (if any) reads it. */
+  private readonly failures = new Map<string, Error>();
+  private tail: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly pool: TxPool,
+    private readonly broadcast: (raw: Uint8Array) => Promise<BroadcastResult>,
+    private readonly log: (line: string) => void = (l) => console.warn(l),
+  ) {}
+
+  /** Marks a tx CometBFT already has (it reached this node's CheckTx through CometBFT). */
+  markKnown(hash: Uint8Array): void {
+    if (!this.sent.has(bytesToHex(hash))) this.sent.set(bytesToHex(hash), Promise.resolve());
+  }
+
+  /**
+   * Called once `tx` is in the pool: forwards it if it is executable (resolving when CometBFT accepted it,
+   * rejecting with CometBFT's reason), or leaves it queued behind its nonce gap.
+   */
+  async submitted(tx: CheckedTx): Promise<void> {
+    await this.pump();
+    const key = bytesToHex(tx.hash);
+    const failure = this.failures.get(key);
+    this.failures.delete(key);
+    if (failure) throw failure;
+  }
+
+  /** Forwards every executable tx not yet forwarded (after a commit, a queued tx may have become executable). */
+  pump(): Promise<void> {
+    const run = this.tail.then(() => this.forwardAll());
+    this.tail = run.catch(() => {});
+    return this.tail;
+  }
+
+  /** Stops forwarding (node shutdown). */
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.tail;
+  }
+
+  /** Forgets txs that are no longer pooled (mined or dropped). */
+  prune(): void {
+    for (const key of this.sent.keys()) if (!this.pool.get(Uint8Array.from(Buffer.from(key.slice(2), 'hex')))) this.sent.delete(key);
+  }
+
+  private async forwardAll(): Promise<void> {
+    const txs: ExecTx[] = this.pool.executable(2n ** 63n);
+    for (const item of txs) {
+      if (this.stopped) return;
+      const key = bytesToHex(item.hash);
+      if (this.sent.has(key)) continue;
+      const attempt = this.send(item);
+      this.sent.set(key, attempt);
+      try {
+        await attempt;
+      } catch {
+        // The tx is out of the pool (send removed it); its sender's later txs are queued again.
+      }
+    }
+  }
+
+  private async send(item: ExecTx): Promise<void> {
+    let r: BroadcastResult;
+    try {
+      r = await this.broadcast(item.tx.serialize());
+    } catch (e) {
+      this.drop(item, e as Error);
+      throw e;
+    }
+    if (r.code !== 0) {
+      const err = new TxRejectedError(r.log || `CometBFT CheckTx failed with code ${r.code}`);
+      this.drop(item, err);
+      throw err;
+    }
+  }
+
+  private drop(item: ExecTx, err: Error): void {
+    const key = bytesToHex(item.hash);
+    this.pool.remove(item.hash);
+    this.sent.delete(key);
+    // Bounded: failures of txs nobody waits for (restored from the journal) must not accumulate.
+    if (this.failures.size >= 10_000) this.failures.clear();
+    this.failures.set(key, err);
+    this.log(`txpool: ${key} not forwarded to CometBFT: ${err.message}`);
+  }
+}
