@@ -71,7 +71,7 @@ async function readWriteSession(name: NodeName, o: Options, code: BenchContracts
     for (const w of WRITE_KINDS) {
       const total = w.kind === 'transfer' ? o.transfers : o.erc20Transfers;
       const txs = await writeTxs(chain, w, senders, total, token);
-      const outcome = await sendAll(chain.node.url, txs, { mode: w.mode, inflight: o.inflight, stallMs: o.stallMs, requestTimeoutMs: 10_000 });
+      const outcome = await sendAll(chain.node.url, txs, { mode: w.mode, inflight: o.inflight, stallMs: o.stallMs, maxMs: o.writeMaxMs, requestTimeoutMs: 10_000 });
       const sample = outcomeToSample(outcome);
       out.set(w.id, sample);
       log(`  ${w.id}: ${sample.value?.toFixed(0) ?? '–'} tx/s${sample.note ? ` (${sample.status}: ${sample.note})` : ''}`);
@@ -97,7 +97,7 @@ async function readWriteSession(name: NodeName, o: Options, code: BenchContracts
 async function logSession(name: NodeName, o: Options, code: BenchContracts, senders: Account[], run: number): Promise<Map<string, Sample>> {
   const chain = await startChain(name);
   try {
-    const p = { events: o.logEvents, eventsPerTx: o.eventsPerTx, reps: o.logQueryReps, stallMs: o.stallMs, padBlocks: run === 0 ? o.padBlocks : 0, padDeadlineMs: o.padDeadlineMs };
+    const p = { events: o.logEvents, eventsPerTx: o.eventsPerTx, reps: o.logQueryReps, stallMs: o.stallMs, maxMs: o.writeMaxMs, padBlocks: run === 0 ? o.padBlocks : 0, padDeadlineMs: o.padDeadlineMs };
     return await runLogs(chain, code.logSource, senders, p, log);
   } finally {
     await closeChain(chain);
@@ -160,9 +160,23 @@ async function main(): Promise<void> {
           record(collected, name, failed);
         }
       }
+      // Written after every node so an interrupted run still leaves its figures behind.
+      writeResults(o, started, meta, collected, senders.length, `${run + 1}/${o.runs} runs, through ${name}`);
     }
   }
-  const rows: Row[] = specsFor(o, senders.length).map((spec) => {
+  const { table, out } = writeResults(o, started, meta, collected, senders.length, 'complete');
+  const header = `Kestrel bench ${started.toISOString()} — ${commandLine()}\nmachine: ${String(meta.machine.cores)} cores, Node ${process.version}, load average at start ${(meta.machine.loadAverageAtStart as number[]).map((l) => l.toFixed(2)).join(' ')}; ${o.quick ? 'quick mode, 1 run' : `medians of ${o.runs} runs`}`;
+  process.stdout.write(`\n${header}\n\n${table}\n`);
+  log(`\nwrote ${out}`);
+}
+
+function commandLine(): string {
+  return `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
+}
+
+/** Folds the samples collected so far into rows and writes the JSON; returns the table and the path. */
+function writeResults(o: Options, started: Date, meta: { machine: Record<string, unknown>; versions: Record<string, string> }, collected: Collected, senders: number, progress: string): { table: string; out: string } {
+  const rows: Row[] = specsFor(o, senders).map((spec) => {
     const figures: Row['figures'] = {};
     for (const name of o.nodes) {
       const samples = collected.get(spec.id)?.get(name);
@@ -171,27 +185,25 @@ async function main(): Promise<void> {
     return { ...spec, figures };
   });
   const table = formatTable(rows, o.nodes);
-  const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
   const date = started.toISOString().slice(0, 10);
-  const finished = new Date();
-  const header = `Kestrel bench ${started.toISOString()} — ${command}\nmachine: ${String(meta.machine.cores)} cores, Node ${process.version}, load average at start ${(meta.machine.loadAverageAtStart as number[]).map((l) => l.toFixed(2)).join(' ')}; ${o.quick ? 'quick mode, 1 run' : `medians of ${o.runs} runs`}`;
-  process.stdout.write(`\n${header}\n\n${table}\n`);
   const out = o.out ?? join(REPO_ROOT, 'bench', 'results', `${date}${isCompleteRun(o) ? '' : o.quick ? '-quick' : '-partial'}.json`);
   const json = {
     date,
     startedAt: started.toISOString(),
-    finishedAt: finished.toISOString(),
-    command,
+    writtenAt: new Date().toISOString(),
+    progress,
+    command: commandLine(),
     ...meta,
-    loadAverageAtEnd: loadavg(),
-    settings: { ...o, evmVersion: EVM_VERSION, gasPriceWei: GAS_PRICE.toString(), senders: senders.length },
+    loadAverageNow: loadavg(),
+    settings: { ...o, evmVersion: EVM_VERSION, gasPriceWei: GAS_PRICE.toString(), senders },
     rows: rowsToJson(rows, o.nodes),
     table,
   };
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(json, null, 2)}\n`);
-  log(`\nwrote ${out}`);
+  return { table, out };
 }
+
 
 main().catch((e: unknown) => {
   process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

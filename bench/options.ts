@@ -28,6 +28,8 @@ export interface Options {
   logQueryReps: number;
   /** Bound on the wait for a receipt: no new receipt for this long and the write run is marked stalled. */
   stallMs: number;
+  /** Bound on each write workload (and on emitting the events): past it the figure is what was mined so far. */
+  writeMaxMs: number;
   /** Output JSON path; default bench/results/<date>[-quick|-partial].json. */
   out?: string;
 }
@@ -39,11 +41,11 @@ export const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--only kestr
   --runs N    runs per node (default 3; figures are medians over the runs)
   --only      nodes to start, in turn (default all four)
   --workload  workload groups (default all)
-  --duration  seconds per wrk read run (default 3, quick 1)
+  --duration  seconds per wrk read run (default 2, quick 1)
   --out       JSON output path (default bench/results/<date>.json)`;
 
-const FULL = { runs: 3, readSeconds: 3, transfers: 5000, erc20Transfers: 2000, logEvents: 20_000, padBlocks: 100_000, padDeadlineMs: 90_000, logQueryReps: 5, stallMs: 15_000 };
-const QUICK = { runs: 1, readSeconds: 1, transfers: 300, erc20Transfers: 150, logEvents: 1_000, padBlocks: 2_000, padDeadlineMs: 15_000, logQueryReps: 3, stallMs: 6_000 };
+const FULL = { runs: 3, readSeconds: 2, transfers: 5000, erc20Transfers: 2000, logEvents: 20_000, padBlocks: 100_000, padDeadlineMs: 60_000, logQueryReps: 5, stallMs: 15_000, writeMaxMs: 45_000 };
+const QUICK = { runs: 1, readSeconds: 1, transfers: 300, erc20Transfers: 150, logEvents: 1_000, padBlocks: 2_000, padDeadlineMs: 15_000, logQueryReps: 3, stallMs: 6_000, writeMaxMs: 15_000 };
 
 function list<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
   if (value === undefined || value === '') throw new Error(`${flag} needs a comma-separated list of ${allowed.join(', ')}`);

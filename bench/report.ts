@@ -4,7 +4,7 @@
 import { NODE_NAMES, type NodeName } from './nodes/types.ts';
 
 /** How one measurement ended. */
-export type Status = 'ok' | 'stalled' | 'rejected' | 'hung' | 'error' | 'unsupported' | 'skipped';
+export type Status = 'ok' | 'timeout' | 'stalled' | 'rejected' | 'hung' | 'error' | 'unsupported' | 'skipped';
 
 /** One run's measurement of one workload on one node. */
 export interface Sample {
@@ -69,13 +69,18 @@ export function ratio(kestrel: number | null, peer: number | null, better: Bette
 
 const usable = (f: Figure | undefined): f is Figure & { value: number } => f !== undefined && f.status === 'ok' && f.value !== null;
 
-/** The best peer of a row among peers whose figure is ok (a stalled or rejecting peer is not a valid best). */
+// A peer that was still mining at the time bound has a real throughput figure (what it mined per second), so it can
+// be the best peer; a stalled, rejecting or hanging peer cannot. Kestrel itself must finish to meet a target.
+const peerUsable = (f: Figure | undefined): f is Figure & { value: number } =>
+  f !== undefined && (f.status === 'ok' || f.status === 'timeout') && f.value !== null;
+
+/** The best peer of a row among peers with a valid figure (ok, or still mining at the time bound). */
 export function bestPeer(row: Row): { name: NodeName; value: number } | null {
   let best: { name: NodeName; value: number } | null = null;
   for (const name of NODE_NAMES) {
     if (name === 'kestrel') continue;
     const f = row.figures[name];
-    if (!usable(f)) continue;
+    if (!peerUsable(f)) continue;
     if (best === null || (row.better === 'higher' ? f.value > best.value : f.value < best.value)) best = { name, value: f.value };
   }
   return best;
@@ -136,7 +141,7 @@ export function formatTable(rows: Row[], nodes: readonly NodeName[]): string {
       ...nodes.map((n) => formatFigure(row.figures[n])),
       ...peers.map((p) => {
         const f = row.figures[p];
-        return formatRatio(usable(f) ? ratio(k, f.value, row.better) : null);
+        return formatRatio(peerUsable(f) ? ratio(k, f.value, row.better) : null);
       }),
       best ? `${formatRatio(ratio(k, best.value, row.better))} (${best.name})` : '–',
       targetText(row),
@@ -160,7 +165,7 @@ export function rowsToJson(rows: Row[], nodes: readonly NodeName[]): unknown[] {
     for (const p of nodes) {
       if (p === 'kestrel') continue;
       const f = row.figures[p];
-      ratios[p] = usable(f) ? ratio(k, f.value, row.better) : null;
+      ratios[p] = peerUsable(f) ? ratio(k, f.value, row.better) : null;
     }
     return {
       ...row,

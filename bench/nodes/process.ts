@@ -11,9 +11,16 @@ const LOG_CAP = 20_000;
 
 // Children of this bench process, killed if the bench itself exits or is interrupted.
 const children = new Set<ChildProcess>();
-process.on('exit', () => {
+const killChildren = () => {
   for (const c of children) c.kill('SIGKILL');
-});
+};
+process.on('exit', killChildren);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    killChildren();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  });
+}
 
 /** A port that was free a moment ago on 127.0.0.1. */
 export function freePort(): Promise<number> {

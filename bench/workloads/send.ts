@@ -20,6 +20,8 @@ export interface SendOutcome {
   unanswered: number;
   /** The run stopped because no receipt arrived for stallMs. */
   stalled: boolean;
+  /** The run stopped at maxMs with receipts still arriving (a slow node, not a stuck one). */
+  timedOut: boolean;
   /** From the first send to the last receipt (or to the stall). */
   seconds: number;
   /** Up to three distinct rejection messages. */
@@ -31,21 +33,27 @@ export interface SendOptions {
   mode: SendMode;
   inflight: number;
   stallMs: number;
+  /** Bound on the whole run. */
+  maxMs: number;
   requestTimeoutMs: number;
 }
 
 /** Sends every transaction of `perSender` (each list in nonce order) and waits for the receipts. */
 export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOptions): Promise<SendOutcome> {
   const client = new RpcClient(url, opts.requestTimeoutMs, Math.max(opts.inflight, perSender.length) + 4);
-  const out: SendOutcome = { total: perSender.reduce((a, l) => a + l.length, 0), mined: 0, reverted: 0, rejected: 0, unanswered: 0, stalled: false, seconds: 0, errors: [] };
+  const out: SendOutcome = { total: perSender.reduce((a, l) => a + l.length, 0), mined: 0, reverted: 0, rejected: 0, unanswered: 0, stalled: false, timedOut: false, seconds: 0, errors: [] };
   const t0 = performance.now();
   let lastProgress = t0;
   let lastReceiptAt = t0;
   let aborted = false;
   const watchdog = setInterval(() => {
-    if (performance.now() - lastProgress > opts.stallMs) {
+    const now = performance.now();
+    if (now - lastProgress > opts.stallMs) {
       aborted = true;
       out.stalled = true;
+    } else if (now - t0 > opts.maxMs) {
+      aborted = true;
+      out.timedOut = true;
     }
   }, 100);
 
@@ -120,7 +128,7 @@ export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOp
     clearInterval(watchdog);
     client.close();
   }
-  out.seconds = ((out.stalled ? performance.now() : lastReceiptAt) - t0) / 1000;
+  out.seconds = ((out.stalled || out.timedOut ? performance.now() : lastReceiptAt) - t0) / 1000;
   return out;
 }
 

@@ -69,7 +69,8 @@ export function outcomeToSample(o: SendOutcome): Sample {
   if (o.unanswered > 0) parts.push(`${o.unanswered} sends unanswered`);
   if (o.reverted > 0) parts.push(`reverted ${o.reverted}`);
   if (o.stalled) parts.push('no new receipt within the stall bound');
+  if (o.timedOut) parts.push('stopped at the time bound with receipts still arriving');
   if (o.errors.length > 0) parts.push(`errors: ${o.errors.map((e) => JSON.stringify(e)).join(', ')}`);
-  const status = o.stalled ? 'stalled' : o.rejected > 0 ? 'rejected' : o.unanswered > 0 ? 'hung' : o.reverted > 0 || o.mined < o.total ? 'error' : 'ok';
+  const status = o.stalled ? 'stalled' : o.timedOut ? 'timeout' : o.rejected > 0 ? 'rejected' : o.unanswered > 0 ? 'hung' : o.reverted > 0 || o.mined < o.total ? 'error' : 'ok';
   return parts.length > 0 ? { value, status, note: parts.join('; ') } : { value, status };
 }

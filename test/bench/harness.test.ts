@@ -7,7 +7,7 @@ import { balanceOfData, recipientTopic, tokenConstructorArgs, word } from '../..
 import { devAccounts, signLegacy } from '../../bench/lib/tx.ts';
 import { luaScript, parseWrkOutput } from '../../bench/lib/wrk.ts';
 import { isCompleteRun, parseArgs } from '../../bench/options.ts';
-import { aggregate, bestPeer, formatTable, median, ratio, rowsToJson, verdict, type Row } from '../../bench/report.ts';
+import { aggregate, bestPeer, formatTable, median, ratio, rowsToJson, verdict, type Row, type Status } from '../../bench/report.ts';
 import { roundRobin } from '../../bench/workloads/send.ts';
 import { outcomeToSample } from '../../bench/workloads/writes.ts';
 
@@ -76,7 +76,7 @@ describe('statistics and ratios', () => {
 function row(partial: Partial<Row> & Pick<Row, 'figures'>): Row {
   return { id: 'r', label: 'eth_blockNumber, 2 conn', unit: 'req/s', better: 'higher', target: { kind: 'vsBest', factor: 1.2 }, ...partial };
 }
-const fig = (value: number | null, status: 'ok' | 'stalled' | 'unsupported' = 'ok', note?: string) => ({ value, status, note, samples: [] });
+const fig = (value: number | null, status: Status = 'ok', note?: string) => ({ value, status, note, samples: [] });
 
 describe('targets', () => {
   it('compares Kestrel with the best peer whose figure is ok', () => {
@@ -91,6 +91,12 @@ describe('targets', () => {
     assert.equal(verdict(lat), 'missed');
     const startup = row({ unit: 'ms', better: 'lower', target: { kind: 'max', limit: 500 }, figures: { kestrel: fig(499), anvil: fig(30) } });
     assert.equal(verdict(startup), 'met');
+  });
+  it('lets a peer still mining at the time bound be the best peer, but not Kestrel meet a target that way', () => {
+    const r = row({ figures: { kestrel: fig(130), anvil: fig(100, 'timeout') } });
+    assert.deepEqual(bestPeer(r), { name: 'anvil', value: 100 });
+    assert.equal(verdict(r), 'met');
+    assert.equal(verdict(row({ figures: { kestrel: fig(130, 'timeout'), anvil: fig(100) } })), 'missed');
   });
   it('misses when Kestrel itself stalled, and is n/a without a usable peer or a Kestrel figure', () => {
     assert.equal(verdict(row({ figures: { kestrel: fig(999, 'stalled'), anvil: fig(100) } })), 'missed');
@@ -167,10 +173,13 @@ describe('transactions and calldata', () => {
     assert.deepEqual(roundRobin([[1, 2, 3], [10], [20, 21]]), [1, 10, 20, 2, 21, 3]);
   });
   it('marks a write run with rejections or a stall instead of reporting a clean rate', () => {
-    const base = { total: 10, mined: 10, reverted: 0, rejected: 0, unanswered: 0, stalled: false, seconds: 2, errors: [] };
+    const base = { total: 10, mined: 10, reverted: 0, rejected: 0, unanswered: 0, stalled: false, timedOut: false, seconds: 2, errors: [] };
     assert.deepEqual(outcomeToSample(base), { value: 5, status: 'ok' });
     const s = outcomeToSample({ ...base, mined: 4, rejected: 2, stalled: true, errors: ['Nonce too high'] });
     assert.equal(s.status, 'stalled');
     assert.equal(s.note, '4/10 mined; rejected 2; no new receipt within the stall bound; errors: "Nonce too high"');
+    const slow = outcomeToSample({ ...base, mined: 6, timedOut: true });
+    assert.equal(slow.status, 'timeout');
+    assert.equal(slow.value, 3);
   });
 });
