@@ -8,7 +8,7 @@ export interface NodePorts {
   ethWs: number;
   /** Kestrel gRPC. */
   grpc: number;
-  /** Kestrel's own CometBFT-compatible RPC listener (its [rpc] laddr). */
+  /** Kestrel's own CometBFT-compatible RPC ([rpc] laddr): served by the solo engine only, reserved so a home switched to solo does not collide. */
   appRpc: number;
   /** CometBFT peer-to-peer. */
   p2p: number;

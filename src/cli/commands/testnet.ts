@@ -49,10 +49,11 @@ export function registerTestnetCommand(program: Command): void {
         timeoutPropose: o.timeoutPropose,
       });
       console.log(`testnet of ${m.nodes.length} validators (chain-id ${m.chainId}, cometbft ${m.cometbftVersion}) in ${o.output}`);
-      console.log('node   eth-http  eth-ws  grpc   p2p    rpc    abci   app-rpc');
+      const row = (cells: Array<string | number>) => cells.map((c) => String(c).padEnd(9)).join('').trimEnd();
+      console.log(row(['node', 'eth-http', 'eth-ws', 'grpc', 'p2p', 'rpc', 'abci', 'app-rpc']));
       for (const n of m.nodes) {
         const p = n.ports;
-        console.log(`${n.name.padEnd(6)} ${[p.ethHttp, p.ethWs, p.grpc, p.p2p, p.rpc, p.abci, p.appRpc].map((x) => String(x).padEnd(6)).join(' ')}`);
+        console.log(row([n.name, p.ethHttp, p.ethWs, p.grpc, p.p2p, p.rpc, p.abci, p.appRpc]));
       }
       console.log(`start: ${o.output}/start.sh   stop: ${o.output}/stop.sh`);
     });
