@@ -163,16 +163,17 @@ export class KestrelApp {
   /**
    * FinalizeBlock: executes the proposed txs on the head state and seals the next block (not yet persisted).
    * `coinbase` overrides the node's etherbase: under BFT consensus it must come from the block (its proposer), so
-   * that every validator seals the same header.
+   * that every validator seals the same header. `sameSecond` lets a block share its parent's timestamp (CometBFT
+   * makes several blocks a second; bumping each by a second would run the chain's clock ahead of BFT time).
    */
-  async finalizeBlock(req: { txs: ExecTx[]; time: bigint; coinbase?: Uint8Array }): Promise<FinalizeResult> {
+  async finalizeBlock(req: { txs: ExecTx[]; time: bigint; coinbase?: Uint8Array; sameSecond?: boolean }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     const parent = this.headBlock;
     const number = parent.number + 1n;
     const ctx: BlockContext = {
       number,
       parentHash: parent.hash,
-      timestamp: req.time > parent.header.timestamp ? req.time : parent.header.timestamp + 1n,
+      timestamp: req.time > parent.header.timestamp ? req.time : parent.header.timestamp + (req.sameSecond ? 0n : 1n),
       coinbase: req.coinbase ?? this.etherbase,
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),

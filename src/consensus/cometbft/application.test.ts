@@ -64,7 +64,7 @@ describe('CometBFT application', () => {
     const garbage = Uint8Array.of(0x02, 0xc0);
     const blocks = [
       block(1n, [tx(alice, 0n), tx(alice, 1n, 5n), garbage, tx(alice, 1n, 7n), tx(alice, 5n)], 1_800_000_000n),
-      block(2n, [], 1_800_000_000n), // the same BFT second: the app keeps header timestamps increasing
+      block(2n, [], 1_800_000_000n), // the same BFT second: the header keeps the BFT time, not parent + 1
       block(3n, [tx(alice, 2n, 3n)], 1_800_000_002n),
     ];
     for (const n of [a, b]) {

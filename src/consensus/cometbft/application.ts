@@ -218,6 +218,7 @@ export class CometApplication implements AbciApplication {
       txs: txs.flatMap((t) => ('item' in t ? [t.item] : [])),
       time: req.time?.seconds ?? 0n,
       coinbase,
+      sameSecond: true,
     });
     this.pendingRejected = res.rejected;
     return {
