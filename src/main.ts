@@ -182,6 +182,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         await grpcServer.close();
         throw e;
       });
+      forwarder?.start();
     }
     const validator = readValidatorIdentity(paths.validatorKey);
     // Under CometBFT, CometBFT itself serves this RPC (on the same default port).

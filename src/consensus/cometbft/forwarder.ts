@@ -9,6 +9,11 @@ import { TxRejectedError } from '../../errors/index.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
 
+/** CometBFT could not be reached: the tx stays pooled and is offered again later. */
+export class CometUnreachableError extends TxRejectedError {
+  override name = 'CometUnreachableError';
+}
+
 /** What CometBFT's broadcast_tx_sync answered. */
 export interface BroadcastResult {
   code: number;
@@ -28,7 +33,7 @@ export async function broadcastTxSync(rpcUrl: string, raw: Uint8Array, timeoutMs
     });
     body = (await res.json()) as typeof body;
   } catch (e) {
-    throw new TxRejectedError(`CometBFT RPC ${rpcUrl} unreachable: ${(e as Error).message}`);
+    throw new CometUnreachableError(`CometBFT RPC ${rpcUrl} unreachable: ${(e as Error).message}`);
   }
   if (body.error) {
     const data = body.error.data ?? '';
@@ -54,6 +59,7 @@ export class CometForwarder {
   private readonly failures = new Map<string, Error>();
   private tail: Promise<void> = Promise.resolve();
   private stopped = false;
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly pool: TxPool,
@@ -85,9 +91,19 @@ export class CometForwarder {
     return this.tail;
   }
 
+  /**
+   * Also pumps every `intervalMs`: txs restored from the journal at start, and txs whose broadcast found CometBFT
+   * unreachable, go out without waiting for a block.
+   */
+  start(intervalMs = 2000): void {
+    this.timer = setInterval(() => void this.pump(), intervalMs);
+    this.timer.unref();
+  }
+
   /** Stops forwarding (node shutdown). */
   stop(): Promise<void> {
     this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
     return this.tail;
   }
 
@@ -98,16 +114,19 @@ export class CometForwarder {
 
   private async forwardAll(): Promise<void> {
     const txs: ExecTx[] = this.pool.executable(2n ** 63n);
+    // A sender whose tx did not go this round: its later nonces would only meet CometBFT's nonce-gap refusal.
+    const blocked = new Set<string>();
     for (const item of txs) {
       if (this.stopped) return;
       const key = bytesToHex(item.hash);
-      if (this.sent.has(key)) continue;
+      const sender = bytesToHex(item.sender);
+      if (this.sent.has(key) || blocked.has(sender)) continue;
       const attempt = this.send(item);
       this.sent.set(key, attempt);
       try {
         await attempt;
       } catch {
-        // The tx is out of the pool (send removed it); its sender's later txs are queued again.
+        blocked.add(sender);
       }
     }
   }
@@ -117,7 +136,13 @@ export class CometForwarder {
     try {
       r = await this.broadcast(item.tx.serialize());
     } catch (e) {
-      this.drop(item, e as Error);
+      if (!(e instanceof CometUnreachableError)) {
+        this.drop(item, e as Error);
+        throw e;
+      }
+      // Not CometBFT's verdict: keep the tx pooled and unsent; a waiting submitter still hears why.
+      this.sent.delete(bytesToHex(item.hash));
+      this.remember(bytesToHex(item.hash), e);
       throw e;
     }
     if (r.code !== 0) {
@@ -131,9 +156,13 @@ export class CometForwarder {
     const key = bytesToHex(item.hash);
     this.pool.remove(item.hash);
     this.sent.delete(key);
+    this.remember(key, err);
+    this.log(`txpool: ${key} not forwarded to CometBFT: ${err.message}`);
+  }
+
+  private remember(key: string, err: Error): void {
     // Bounded: failures of txs nobody waits for (restored from the journal) must not accumulate.
     if (this.failures.size >= 10_000) this.failures.clear();
     this.failures.set(key, err);
-    this.log(`txpool: ${key} not forwarded to CometBFT: ${err.message}`);
   }
 }
