@@ -20,15 +20,6 @@ function word(n: bigint): Uint8Array {
   return out;
 }
 
-/** Reads `size` bytes at `offset` of memory; bytes past its end read as zero (the opcode expands memory). */
-function memSlice(memory: Uint8Array, offset: bigint, size: bigint): Uint8Array {
-  const n = Number(size);
-  const out = new Uint8Array(n);
-  const start = Number(offset);
-  if (start < memory.length) out.set(memory.subarray(start, Math.min(memory.length, start + n)));
-  return out;
-}
-
 /** Drops the logs of failed frames and of everything they called (their effects were reverted). */
 function clearFailedLogs(frame: CallFrame, parentFailed: boolean): void {
   const failed = parentFailed || frame.error !== undefined;
@@ -98,14 +89,15 @@ export class CallTracer implements Tracer {
     if (!this.cfg.withLog || s.op < LOG0 || s.op > LOG4 || this.skipped > 0) return;
     const frame = this.stack[this.stack.length - 1];
     const n = s.op - LOG0;
-    const st = s.stack;
-    if (!frame || st.length < 2 + n) return;
-    const top = st.length - 1;
+    if (!frame || s.stackLength < 2 + n) return;
+    const offset = s.peek(0);
+    const size = s.peek(1);
     // A LOG this large cannot pay for its memory: it fails, and failed frames keep no logs.
-    if (st[top - 1]! > MAX_LOG_BYTES || st[top]! > MAX_LOG_BYTES) return;
+    if (size > MAX_LOG_BYTES || offset > MAX_LOG_BYTES) return;
     const topics: Uint8Array[] = [];
-    for (let i = 0; i < n; i++) topics.push(word(st[top - 2 - i]!));
-    frame.logs.push({ address: s.frame.self, topics, data: memSlice(s.memory, st[top]!, st[top - 1]!), position: frame.calls.length });
+    for (let i = 0; i < n; i++) topics.push(word(s.peek(2 + i)));
+    // Bytes past memory's end read as zero (the opcode expands memory).
+    frame.logs.push({ address: s.frame.self, topics, data: s.memorySlice(Number(offset), Number(size)), position: frame.calls.length });
   }
 
   /** The top frame's gasUsed is the receipt's, intrinsic gas included. */

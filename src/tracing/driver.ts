@@ -1,8 +1,9 @@
-// Connects one transaction's execution to a tracer: the EVM's beforeMessage / step / afterMessage events become
-// enter / step / exit / fault calls in geth's vocabulary. It also enforces the deadline and yields to the event
-// loop now and then so a long trace never stalls the node (block production, other requests).
+// Connects one transaction's execution to a tracer: the EVM's beforeMessage / afterMessage events and the step
+// feed become enter / step / exit / fault calls in geth's vocabulary. It also enforces the deadline and yields to
+// the event loop now and then so a long trace never stalls the node (block production, other requests).
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { generateAddress, generateAddress2 } from '@ethereumjs/util';
+import type { OpStep, StepFeed } from '../app/evm/stepFeed.ts';
 import { bigintToBytes } from '../primitives/hex.ts';
 import { gethErrorText, TIMEOUT_MESSAGE, TraceAbort } from './errors.ts';
 import type { FrameEnter, FrameType, StepEvent, Tracer, TxEnv, TxOutcome } from './types.ts';
@@ -25,12 +26,49 @@ interface OpenFrame {
 
 type Listener = (data: never, resolve?: () => void) => void;
 
+/** A step as tracers see it: the feed's live step plus the frame it runs in. */
+class FeedStep implements StepEvent {
+  constructor(private readonly s: OpStep, readonly frame: FrameEnter, readonly returnData: Uint8Array) {}
+  get pc(): number { return this.s.pc; }
+  get op(): number { return this.s.op; }
+  get opName(): string { return this.s.opName; }
+  get gas(): bigint { return this.s.gasLeft; }
+  get cost(): bigint { return this.s.cost; }
+  get depth(): number { return this.s.depth + 1; }
+  get refund(): bigint { return this.s.refund; }
+  get stackLength(): number { return this.s.stackLength; }
+  get memoryLength(): number { return this.s.memoryLength; }
+  peek(i: number): bigint { return this.s.peek(i); }
+  stack(): bigint[] { return this.s.stack(); }
+  memorySlice(offset: number, size: number): Uint8Array { return this.s.memorySlice(offset, size); }
+}
+
+/** Scalar fields of a step, for snapshotStep. */
+export type StepFields = Pick<StepEvent, 'pc' | 'op' | 'opName' | 'gas' | 'cost' | 'depth' | 'refund' | 'frame' | 'returnData'>;
+
+/** A step over copies of the stack (bottom → top) and memory (the fallback event path, and tests). */
+export function snapshotStep(f: StepFields, stack: bigint[], memory: Uint8Array): StepEvent {
+  return {
+    ...f,
+    stackLength: stack.length,
+    memoryLength: memory.length,
+    peek: (i) => stack[stack.length - 1 - i]!,
+    stack: () => stack.slice(),
+    memorySlice: (offset, size) => {
+      const out = new Uint8Array(size);
+      if (offset < memory.length) out.set(memory.subarray(offset, Math.min(memory.length, offset + size)));
+      return out;
+    },
+  };
+}
+
 /** Drives a tracer from one EVM's events while one transaction runs. */
 export class TraceDriver {
   private frames: OpenFrame[] = [];
   private steps = 0;
   private lastYield = Date.now();
   private readonly listeners: Array<[string, Listener]> = [];
+  private feed?: StepFeed;
   /** Set when a tracer hook threw or the deadline passed; the EVM is unwound with it. */
   failure?: Error;
 
@@ -42,24 +80,31 @@ export class TraceDriver {
     private readonly deadline: number,
   ) {}
 
-  /** Subscribes to the EVM's events and announces the transaction. */
-  attach(): void {
+  /**
+   * Subscribes to the EVM's events and announces the transaction. Steps come from `feed` (the cheap path); without
+   * one, from ethereumjs' `step` event. Tracers that want no steps still get the deadline and the yields.
+   */
+  attach(feed?: StepFeed): void {
+    this.feed = feed;
     this.guard(() => this.tracer.txStart?.(this.env));
     this.on('beforeMessage', (msg: Message, resolve?: () => void) => {
       this.enter(msg).then(resolve!, (e: unknown) => this.fail(e, resolve!));
     });
     this.on('afterMessage', (r: EVMResult) => this.guard(() => this.exit(r)));
-    if (this.tracer.wantsSteps === false) return;
+    const wants = this.tracer.wantsSteps !== false;
+    if (feed) {
+      feed.listener = (s) => {
+        this.guard(() => this.onStep(wants ? s : undefined));
+        return this.pause();
+      };
+      return;
+    }
+    if (!wants) return; // ethereumjs' step event copies stack and memory each time: not worth a deadline check
     this.on('step', (ev: InterpreterStep, resolve?: () => void) => {
-      this.guard(() => this.step(ev));
-      if ((this.steps & 255) === 0 && Date.now() - this.lastYield > YIELD_EVERY_MS) {
-        setImmediate(() => {
-          this.lastYield = Date.now();
-          resolve!();
-        });
-      } else {
-        resolve!();
-      }
+      this.guard(() => this.onStep(this.snapshot(ev)));
+      const p = this.pause();
+      if (p) p.then(resolve!);
+      else resolve!();
     });
   }
 
@@ -67,6 +112,18 @@ export class TraceDriver {
   detach(): void {
     for (const [name, fn] of this.listeners) this.evm.events!.off(name as never, fn as never);
     this.listeners.length = 0;
+    if (this.feed) this.feed.listener = undefined;
+  }
+
+  /** A promise that lets the event loop run, when the trace has held it for a while. */
+  private pause(): Promise<void> | undefined {
+    if ((this.steps & 255) !== 0 || Date.now() - this.lastYield <= YIELD_EVERY_MS) return undefined;
+    return new Promise((resolve) => {
+      setImmediate(() => {
+        this.lastYield = Date.now();
+        resolve();
+      });
+    });
   }
 
   /** Reports the transaction's outcome to the tracer. */
@@ -150,25 +207,26 @@ export class TraceDriver {
     this.tracer.exit?.({ depth: frame.enter.depth, output, gasUsed: r.execResult.executionGasUsed, error, reverted });
   }
 
-  private step(ev: InterpreterStep): void {
+  /** The event path's step, copied (ethereumjs already copied stack and memory into the event). */
+  private snapshot(ev: InterpreterStep): StepEvent | undefined {
+    const frame = this.frames[this.frames.length - 1];
+    if (!frame) return undefined;
+    const f = {
+      pc: ev.pc, op: ev.opcode.code, opName: ev.opcode.name, gas: ev.gasLeft, cost: ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee),
+      depth: ev.depth + 1, refund: ev.gasRefund, frame: frame.enter, returnData: frame.returnData,
+    };
+    return snapshotStep(f, ev.stack, ev.memory);
+  }
+
+  /** One opcode: the deadline, then the tracer (`s` is undefined for tracers that want no steps). */
+  private onStep(s: OpStep | StepEvent | undefined): void {
     if ((++this.steps & 63) === 0 && this.deadline && Date.now() > this.deadline) throw new TraceAbort(TIMEOUT_MESSAGE);
+    if (!s) return;
     const frame = this.frames[this.frames.length - 1];
     if (!frame) return;
-    const step: StepEvent = {
-      pc: ev.pc,
-      op: ev.opcode.code,
-      opName: ev.opcode.name,
-      gas: ev.gasLeft,
-      cost: ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee),
-      depth: ev.depth + 1,
-      refund: ev.gasRefund,
-      stack: ev.stack,
-      memory: ev.memory,
-      frame: frame.enter,
-      returnData: frame.returnData,
-    };
+    const step: StepEvent = 'frame' in s ? s : new FeedStep(s, frame.enter, frame.returnData);
     frame.lastStep = step;
-    const opens = FRAME_OPS[ev.opcode.name];
+    const opens = FRAME_OPS[step.opName];
     if (opens) {
       frame.lastFrameOp = opens;
       frame.returnData = EMPTY;

@@ -94,19 +94,18 @@ export class PrestateTracer implements Tracer {
 
   /** Looks up what each opcode is about to read or change. */
   step(s: StepEvent): void {
-    const st = s.stack;
-    const n = st.length;
+    const n = s.stackLength;
     const self = s.frame.self;
     switch (s.op) {
       case OP.SLOAD:
       case OP.SSTORE:
-        if (n >= 1) this.lookupSlot(self, word(st[n - 1]!));
+        if (n >= 1) this.lookupSlot(self, word(s.peek(0)));
         break;
       case OP.BALANCE: case OP.EXTCODESIZE: case OP.EXTCODECOPY: case OP.EXTCODEHASH: case OP.SELFDESTRUCT:
-        if (n >= 1) this.lookupAccount(addrOf(st[n - 1]!));
+        if (n >= 1) this.lookupAccount(addrOf(s.peek(0)));
         break;
       case OP.CALL: case OP.CALLCODE: case OP.DELEGATECALL: case OP.STATICCALL:
-        if (n >= 2) this.lookupAccount(addrOf(st[n - 2]!));
+        if (n >= 2) this.lookupAccount(addrOf(s.peek(1)));
         break;
       case OP.CREATE: {
         const nonce = this.state!.account(self)?.nonce ?? 0n;
@@ -117,11 +116,11 @@ export class PrestateTracer implements Tracer {
       }
       case OP.CREATE2: {
         if (n < 4) break;
-        const offset = st[n - 2]!;
-        const size = st[n - 3]!;
-        if (offset + size > BigInt(s.memory.length)) break; // would fail: memory expansion is not paid yet
-        const init = s.memory.slice(Number(offset), Number(offset + size));
-        const addr = generateAddress2(self, word(st[n - 4]!), init);
+        const offset = s.peek(1);
+        const size = s.peek(2);
+        if (offset + size > BigInt(s.memoryLength)) break; // would fail: memory expansion is not paid yet
+        const init = s.memorySlice(Number(offset), Number(size));
+        const addr = generateAddress2(self, word(s.peek(3)), init);
         this.created.add(hex(addr));
         this.lookupAccount(addr);
         break;

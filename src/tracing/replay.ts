@@ -11,6 +11,7 @@ import { contextHeader, contextOf } from '../app/block.ts';
 import type { BlockRecord } from '../app/chain/types.ts';
 import { blockHashSource } from '../app/evm/blockHashes.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
+import { installStepFeed, type StepFeed } from '../app/evm/stepFeed.ts';
 import type { StateDb } from '../app/state/stateDb.ts';
 import { ExecutionError } from '../errors/index.ts';
 import { TraceDriver } from './driver.ts';
@@ -73,9 +74,9 @@ export function txEnv(vm: VM, sm: MerkleStateManager, readNode: NodeReader, tx: 
 }
 
 /** Runs one transaction under a tracer; the tracer's own failure wins over the EVM's unwinding error. */
-export async function runTraced(vm: VM, tx: TypedTransaction, block: Block, blockGasUsed: bigint, env: TxEnv, handle: TracerHandle, deadline: number): Promise<{ r: RunTxResult; result: TraceResult }> {
+export async function runTraced(vm: VM, feed: StepFeed | undefined, tx: TypedTransaction, block: Block, blockGasUsed: bigint, env: TxEnv, handle: TracerHandle, deadline: number): Promise<{ r: RunTxResult; result: TraceResult }> {
   const driver = new TraceDriver(evmOf(vm), handle.tracer, env, deadline);
-  driver.attach();
+  driver.attach(feed);
   try {
     let r: RunTxResult;
     try {
@@ -93,6 +94,7 @@ export async function runTraced(vm: VM, tx: TypedTransaction, block: Block, bloc
 /** One replay of a block: a VM on a private copy of the parent's state, advanced one transaction at a time. */
 export class BlockReplay {
   private vm?: VM;
+  private feed?: StepFeed;
   private sm?: MerkleStateManager;
   private next = 0;
   private gasUsed = 0n;
@@ -110,6 +112,7 @@ export class BlockReplay {
     await sm.checkpoint();
     this.sm = sm;
     this.vm = await createVM({ common: this.deps.vmCommon(), stateManager: sm, blockchain: blockHashSource(this.deps.hashOf) });
+    this.feed = installStepFeed(evmOf(this.vm));
     this.next = 0;
     this.gasUsed = 0n;
   }
@@ -145,7 +148,7 @@ export class BlockReplay {
     env.txIndex = index;
     env.txHash = this.block.txHashes[index];
     try {
-      const { r, result } = await runTraced(vm, tx, this.ctxBlock, this.gasUsed, env, handle, deadline);
+      const { r, result } = await runTraced(vm, this.feed, tx, this.ctxBlock, this.gasUsed, env, handle, deadline);
       this.gasUsed = r.receipt.cumulativeBlockGasUsed;
       this.next++;
       return result;

@@ -2,6 +2,7 @@
 // for a config, replays, and bounds the work (per-transaction deadline, output budget, concurrent traces).
 import type { BlockRecord } from '../app/chain/types.ts';
 import type { CallHook, CallService } from '../app/evm/call.ts';
+import { installStepFeed } from '../app/evm/stepFeed.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { ExecutionError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
@@ -180,7 +181,7 @@ export class TraceService {
           const price = !priced ? 0n : (req.gasPrice ?? effectivePrice(req, ctxBlock.header.baseFeePerGas ?? 0n));
           const env = txEnv(vm, sm, readNode, tx, req.from ?? new Uint8Array(20), ctxBlock, price);
           driver = new TraceDriver(evmOf(vm), handle.tracer, env, deadline);
-          driver.attach();
+          driver.attach(installStepFeed(evmOf(vm)));
         },
         finish(r) {
           driver!.finish(outcomeOf(r));

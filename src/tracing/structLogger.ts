@@ -67,22 +67,22 @@ export class StructLogger implements Tracer {
     const log: StructLog = { pc: s.pc, op: s.opName, gas: s.gas, gasCost: s.cost, depth: s.depth, refund: s.refund };
     let size = 90 + s.opName.length;
     if (!this.opts.disableStack) {
-      log.stack = s.stack;
-      size += s.stack.length * 24;
+      log.stack = s.stack();
+      size += s.stackLength * 24;
     }
     if (this.opts.enableMemory) {
-      log.memory = s.memory;
-      size += s.memory.length * 2 + (s.memory.length / 32) * 5;
+      log.memory = s.memorySlice(0, s.memoryLength);
+      size += s.memoryLength * 2 + (s.memoryLength / 32) * 5;
     }
     if (this.opts.enableReturnData && s.returnData.length > 0) {
       log.returnData = s.returnData;
       size += s.returnData.length * 2;
     }
-    if (!this.opts.disableStorage && (s.op === SLOAD || s.op === SSTORE) && s.stack.length >= (s.op === SLOAD ? 1 : 2)) {
-      const slot = word(bigintToBytes(s.stack[s.stack.length - 1]!));
+    if (!this.opts.disableStorage && (s.op === SLOAD || s.op === SSTORE) && s.stackLength >= (s.op === SLOAD ? 1 : 2)) {
+      const slot = word(bigintToBytes(s.peek(0)));
       const value = s.op === SLOAD
         ? this.env!.state.storage(s.frame.self, slot)
-        : word(bigintToBytes(s.stack[s.stack.length - 2]!));
+        : word(bigintToBytes(s.peek(1)));
       const key = Buffer.from(s.frame.self).toString('hex');
       let slots = this.storage.get(key);
       if (!slots) this.storage.set(key, (slots = new Map()));

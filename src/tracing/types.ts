@@ -56,25 +56,34 @@ export interface FrameExit {
   reverted: boolean;
 }
 
-/** One executed opcode, before it runs. Fields are the EVM's own copies; tracers may keep them. */
+/**
+ * One executed opcode, before it runs. Scalars are fixed; stack and memory are read from the live EVM on demand
+ * (exact during the step() call), so a tracer copies only what it reads.
+ */
 export interface StepEvent {
-  pc: number;
-  op: number;
-  opName: string;
+  readonly pc: number;
+  readonly op: number;
+  readonly opName: string;
   /** Gas left before the opcode. */
-  gas: bigint;
+  readonly gas: bigint;
   /** Gas the opcode costs (static + dynamic; CALL-family forwarded gas is added by the struct logger). */
-  cost: bigint;
+  readonly cost: bigint;
   /** 1-based call depth, as geth reports it. */
-  depth: number;
-  refund: bigint;
-  /** Bottom → top. */
-  stack: bigint[];
-  memory: Uint8Array;
+  readonly depth: number;
+  readonly refund: bigint;
+  readonly stackLength: number;
+  /** Stack item `i` from the top (0 = top); callers check `i < stackLength`. */
+  peek(i: number): bigint;
+  /** A copy of the stack, bottom → top. */
+  stack(): bigint[];
+  /** Memory size in bytes. */
+  readonly memoryLength: number;
+  /** A copy of memory[offset, offset + size); bytes past the end read as zero. */
+  memorySlice(offset: number, size: number): Uint8Array;
   /** The frame the opcode runs in. */
-  frame: FrameEnter;
+  readonly frame: FrameEnter;
   /** Return data of the last call made by this frame. */
-  returnData: Uint8Array;
+  readonly returnData: Uint8Array;
 }
 
 /** How the traced transaction ended. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { snapshotStep } from '../driver.ts';
 import type { StepEvent, TxEnv } from '../types.ts';
 import { JsTracer } from './jsTracer.ts';
 import { SandboxHost } from './sandbox.ts';
@@ -7,9 +8,8 @@ import { SandboxHost } from './sandbox.ts';
 const A = new Uint8Array(20).fill(0xaa);
 const B = new Uint8Array(20).fill(0xbb);
 const frame = { depth: 0, type: 'CALL' as const, from: B, to: A, self: A, caller: B, input: Uint8Array.of(1, 2, 3, 4), gas: 1000n, value: 5n };
-const step = (op: number, opName: string, stack: bigint[], memory = new Uint8Array(64).fill(7)): StepEvent => ({
-  pc: 9, op, opName, gas: 1000n, cost: 3n, depth: 1, refund: 4n, stack, memory, frame, returnData: new Uint8Array(0),
-});
+const step = (op: number, opName: string, stack: bigint[], memory = new Uint8Array(64).fill(7)): StepEvent =>
+  snapshotStep({ pc: 9, op, opName, gas: 1000n, cost: 3n, depth: 1, refund: 4n, frame, returnData: new Uint8Array(0) }, stack, memory);
 const env: TxEnv = {
   from: B, to: A, value: 5n, input: frame.input, gasLimit: 50_000n, gasPrice: 7n, intrinsicGas: 21_064n, blockNumber: 12n,
   timestamp: 1n, coinbase: new Uint8Array(20),

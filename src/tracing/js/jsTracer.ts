@@ -101,9 +101,10 @@ export class JsTracer implements Tracer {
     const state = () => this.env!.state;
     const str = (h: QuickJSHandle) => ctx.getString(h);
     const num = (h: QuickJSHandle) => ctx.getNumber(h);
-    const memCheck = (mem: Uint8Array, off: number, size: number) => {
-      if (!(off >= 0 && size >= 0 && off + size <= mem.length)) {
-        throw new Error(`tracer accessed out of bound memory: available ${mem.length}, offset ${off}, size ${size}`);
+    const memCheck = (s: StepEvent, off: number, size: number) => {
+      const avail = s.memoryLength;
+      if (!(Number.isInteger(off) && Number.isInteger(size) && off >= 0 && size >= 0 && off + size <= avail)) {
+        throw new Error(`tracer accessed out of bound memory: available ${avail}, offset ${off}, size ${size}`);
       }
     };
     const fns: Record<string, (...a: QuickJSHandle[]) => QuickJSHandle> = {
@@ -112,25 +113,25 @@ export class JsTracer implements Tracer {
         return ctx.newString(s.opName === 'INVALID' && s.op !== 0xfe ? `opcode 0x${s.op.toString(16)} not defined` : s.opName);
       },
       peek: (i) => {
-        const st = step().stack;
+        const s = step();
         const n = num(i);
-        if (!(n >= 0 && n < st.length)) throw new Error(`tracer accessed out of bound stack: size ${st.length}, index ${n}`);
-        return ctx.newBigInt(st[st.length - 1 - n]!);
+        if (!(Number.isInteger(n) && n >= 0 && n < s.stackLength)) throw new Error(`tracer accessed out of bound stack: size ${s.stackLength}, index ${n}`);
+        return ctx.newBigInt(s.peek(n));
       },
-      stackLength: () => ctx.newNumber(step().stack.length),
+      stackLength: () => ctx.newNumber(step().stackLength),
       memory: (a, b) => {
-        const mem = step().memory;
+        const s = step();
         const [off, end] = [num(a), num(b)];
-        memCheck(mem, off, end - off);
-        return ctx.newArrayBuffer(mem.slice(off, end).buffer);
+        memCheck(s, off, end - off);
+        return ctx.newArrayBuffer(s.memorySlice(off, end - off).buffer as ArrayBuffer);
       },
       memoryWord: (a) => {
-        const mem = step().memory;
+        const s = step();
         const off = num(a);
-        memCheck(mem, off, 32);
-        return ctx.newBigInt(bytesToBigint(mem.subarray(off, off + 32)));
+        memCheck(s, off, 32);
+        return ctx.newBigInt(bytesToBigint(s.memorySlice(off, 32)));
       },
-      memoryLength: () => ctx.newNumber(step().memory.length),
+      memoryLength: () => ctx.newNumber(step().memoryLength),
       address: () => ctx.newString(hex(step().frame.self)),
       caller: () => ctx.newString(hex(step().frame.caller)),
       value: () => ctx.newBigInt(step().frame.value ?? 0n),
