@@ -100,14 +100,14 @@ export class BlockReplay {
   private gasUsed = 0n;
   private readonly ctxBlock: Block;
 
-  constructor(private readonly deps: ReplayDeps, private readonly block: BlockRecord, private readonly parent: BlockRecord) {
+  constructor(private readonly deps: ReplayDeps, private readonly block: BlockRecord, private readonly parentRoot: Uint8Array) {
     const header = contextHeader(contextOf(block.header), deps.common);
     this.ctxBlock = createBlock({ header }, { common: deps.common, setHardfork: false });
   }
 
   /** (Re)starts from the parent's state. */
   private async reset(): Promise<void> {
-    const sm = this.deps.state.executionState(this.parent.header.stateRoot);
+    const sm = this.deps.state.executionState(this.parentRoot);
     // Held for the whole replay: every write stays in the state manager's caches, where CachedSyncState sees it.
     await sm.checkpoint();
     this.sm = sm;

@@ -1,21 +1,23 @@
 // The tracing service behind debug_traceTransaction / debug_traceBlockBy* / debug_traceCall: picks the tracer
 // for a config, replays, and bounds the work (per-transaction deadline, output budget, concurrent traces).
+// Built-in tracers run on the node's thread (trusted code, yielding to the event loop as they go); JavaScript
+// tracers run with their replay in a worker thread that is terminated at the deadline.
 import type { BlockRecord } from '../app/chain/types.ts';
-import type { CallHook, CallService } from '../app/evm/call.ts';
-import { installStepFeed } from '../app/evm/stepFeed.ts';
+import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { ExecutionError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
+import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
-import { TraceDriver } from './driver.ts';
 import { TraceAbort } from './errors.ts';
-import { JsTracer } from './js/jsTracer.ts';
-import { DEFAULT_SANDBOX_LIMITS, SandboxHost, type SandboxLimits } from './js/sandbox.ts';
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './js/sandbox.ts';
 import { PrestateTracer } from './prestateTracer.ts';
-import { BlockReplay, evmOf, outcomeOf, txEnv, type ReplayDeps, type TracerFactory, type TracerHandle } from './replay.ts';
+import { BlockReplay, type ReplayDeps, type TracerFactory } from './replay.ts';
 import { FourByteTracer, NoopTracer } from './smallTracers.ts';
 import { OutputBudget, StructLogger } from './structLogger.ts';
 import type { TraceConfig, Tracer, TraceResult } from './types.ts';
+import { TracerWorkers } from './worker/pool.ts';
+import { toWire, type JsTraceSpec } from './worker/protocol.ts';
 
 /** Bounds on tracing work. */
 export interface TraceLimits {
@@ -26,14 +28,17 @@ export interface TraceLimits {
   /** Estimated JSON bytes one request may produce (struct logs). */
   maxOutputBytes: number;
   sandbox: SandboxLimits;
+  /** V8 heap cap of a tracer worker (replay caches plus the tracer's host-side data). */
+  workerHeapMb: number;
 }
 
-/** Defaults: two traces at a time, 128 MiB of struct logs per request, 64 MiB heap per JS tracer. */
+/** Defaults: two traces at a time, 128 MiB of struct logs per request, 64 MiB heap per JS tracer, 384 MiB per worker. */
 export const DEFAULT_TRACE_LIMITS: TraceLimits = {
   maxConcurrent: 2,
   maxQueued: 32,
   maxOutputBytes: 128 * 1024 * 1024,
   sandbox: DEFAULT_SANDBOX_LIMITS,
+  workerHeapMb: 384,
 };
 
 /** One entry of a block trace: the result or, when that transaction's tracer failed, the error. */
@@ -64,13 +69,22 @@ function flag(cfg: Record<string, unknown>, key: string, struct: string): boolea
 /** Traces mined transactions, whole blocks and calls. */
 export class TraceService {
   private readonly limits: TraceLimits;
-  private readonly sandboxes: SandboxHost;
+  private readonly workers: TracerWorkers;
   private running = 0;
   private readonly waiting: Array<() => void> = [];
 
   constructor(private readonly deps: TraceServiceDeps) {
     this.limits = { ...DEFAULT_TRACE_LIMITS, ...deps.limits };
-    this.sandboxes = new SandboxHost(this.limits.sandbox);
+    // Workers start on the first JavaScript trace, not with the node.
+    this.workers = new TracerWorkers({
+      evmChainId: deps.common.chainId(), gasCap: deps.calls.gasCap, sandbox: this.limits.sandbox, readNode: deps.readNode,
+      hashOf: deps.hashOf, size: this.limits.maxConcurrent, heapMb: this.limits.workerHeapMb,
+    });
+  }
+
+  /** Stops the tracer workers. */
+  close(): void {
+    this.workers.close();
   }
 
   /** Runs `fn` when a tracing slot is free. */
@@ -91,8 +105,11 @@ export class TraceService {
     }
   }
 
-  /** The tracer factory for a config; names are checked up front so a typo fails before any replay. */
-  private factory(cfg: TraceConfig, budget: OutputBudget): TracerFactory {
+  /**
+   * The built-in tracer for a config (its options are checked up front so a bad one fails before any replay),
+   * or the JavaScript tracer to run in a worker.
+   */
+  private factory(cfg: TraceConfig, budget: OutputBudget): TracerFactory | JsTraceSpec {
     const name = cfg.tracer;
     const tc = cfg.tracerConfig;
     const native = (make: () => Tracer): TracerFactory => async () => ({ tracer: make(), close() {} });
@@ -118,10 +135,7 @@ export class TraceService {
       }
     }
     // Anything else is JavaScript source, as in geth (a misspelt name fails as an undefined identifier).
-    return async (deadline): Promise<TracerHandle> => {
-      const t = await JsTracer.create(this.sandboxes, name, tc, deadline);
-      return { tracer: t, close: () => t.close() };
-    };
+    return { source: name, tracerConfig: tc, timeoutMs: cfg.timeoutMs };
   }
 
   private parentOf(block: BlockRecord): BlockRecord {
@@ -138,7 +152,12 @@ export class TraceService {
     const parent = this.parentOf(mined.block);
     const budget = new OutputBudget(this.limits.maxOutputBytes);
     const make = this.factory(cfg, budget);
-    return this.gated(() => new BlockReplay(this.deps, mined.block, parent).trace(mined.index, make, cfg.timeoutMs));
+    const parentRoot = parent.header.stateRoot;
+    if (typeof make !== 'function') {
+      const job = { type: 'tx' as const, block: toWire(mined.block), parentRoot, index: mined.index, spec: make };
+      return this.gated(async () => json(await this.workers.session((w) => w.run(job))));
+    }
+    return this.gated(() => new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, make, cfg.timeoutMs));
   }
 
   /**
@@ -149,19 +168,29 @@ export class TraceService {
     const parent = this.parentOf(block);
     const budget = new OutputBudget(this.limits.maxOutputBytes);
     const make = this.factory(cfg, budget);
-    return this.gated(async () => {
-      const replay = new BlockReplay(this.deps, block, parent);
+    const parentRoot = parent.header.stateRoot;
+    const each = async (trace: (i: number) => Promise<TraceResult>): Promise<BlockTraceEntry[]> => {
       const out: BlockTraceEntry[] = [];
       for (let i = 0; i < block.txs.length; i++) {
         const txHash = block.txHashes[i]!;
         try {
-          out.push({ txHash, result: await replay.trace(i, make, cfg.timeoutMs) });
+          out.push({ txHash, result: await trace(i) });
         } catch (e) {
           if (!(e instanceof TraceAbort) || e.message.startsWith('trace output exceeds')) throw e;
           out.push({ txHash, error: e.message });
         }
       }
       return out;
+    };
+    if (typeof make !== 'function') {
+      const wire = toWire(block);
+      return this.gated(() =>
+        this.workers.session((w) => each(async (index) => json(await w.run({ type: 'tx', block: wire, parentRoot, index, spec: make })))),
+      );
+    }
+    return this.gated(() => {
+      const replay = new BlockReplay(this.deps, block, parentRoot);
+      return each((i) => replay.trace(i, make, cfg.timeoutMs));
     });
   }
 
@@ -169,49 +198,15 @@ export class TraceService {
   async traceCall(req: CallRequest, block: BlockRecord, cfg: TraceConfig): Promise<TraceResult> {
     const budget = new OutputBudget(this.limits.maxOutputBytes);
     const make = this.factory(cfg, budget);
-    return this.gated(async () => {
-      const deadline = cfg.timeoutMs > 0 ? Date.now() + cfg.timeoutMs : 0;
-      const handle = await make(deadline);
-      let driver: TraceDriver | undefined;
-      let result: TraceResult | undefined;
-      const readNode = this.deps.readNode;
-      const hook: CallHook = {
-        attach(vm, sm, tx, ctxBlock) {
-          const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
-          const price = !priced ? 0n : (req.gasPrice ?? effectivePrice(req, ctxBlock.header.baseFeePerGas ?? 0n));
-          const env = txEnv(vm, sm, readNode, tx, req.from ?? new Uint8Array(20), ctxBlock, price);
-          driver = new TraceDriver(evmOf(vm), handle.tracer, env, deadline);
-          driver.attach(installStepFeed(evmOf(vm)));
-        },
-        finish(r) {
-          driver!.finish(outcomeOf(r));
-          try {
-            result = handle.tracer.result();
-          } catch (e) {
-            driver!.failure ??= e instanceof Error ? e : new TraceAbort(String(e));
-            throw e;
-          }
-        },
-        detach() {
-          driver?.detach();
-        },
-        get failure() {
-          return driver?.failure;
-        },
-      };
-      try {
-        await this.deps.calls.traceCall(req, block, hook);
-      } finally {
-        handle.close();
-      }
-      return result!;
-    });
+    if (typeof make !== 'function') {
+      const job = { type: 'call' as const, req, block: toWire(block), spec: make };
+      return this.gated(async () => json(await this.workers.session((w) => w.run(job))));
+    }
+    return this.gated(() => traceCallWith(this.deps.calls, this.deps.readNode, req, block, make, cfg.timeoutMs));
   }
 }
 
-/** The price an EIP-1559 call pays at `baseFee`. */
-function effectivePrice(req: CallRequest, baseFee: bigint): bigint {
-  const cap = req.maxFeePerGas ?? 0n;
-  const tip = req.maxPriorityFeePerGas ?? 0n;
-  return cap < baseFee + tip ? cap : baseFee + tip;
+/** A JavaScript tracer's result (already plain JSON). */
+function json(value: unknown): TraceResult {
+  return { kind: 'json', value };
 }

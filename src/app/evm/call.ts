@@ -80,6 +80,11 @@ export class CallService {
     private readonly limits: CallLimits,
   ) {}
 
+  /** The gas cap calls run with (tracer workers run debug_traceCall with the same cap). */
+  get gasCap(): bigint {
+    return this.limits.gasCap;
+  }
+
   private buildTx(req: CallRequest, gas: bigint, nonce: bigint): TypedTransaction {
     const base = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(0), gasLimit: gas, nonce };
     let tx: TypedTransaction;

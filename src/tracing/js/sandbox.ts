@@ -1,8 +1,9 @@
 // The sandbox for untrusted tracer code: QuickJS compiled to WebAssembly (quickjs-emscripten). Tracer code runs
 // in its own interpreter with its own heap inside WASM linear memory; it reaches the node only through the host
 // functions the tracer bridge installs. Each trace gets a fresh runtime with a memory cap, a stack cap and an
-// interrupt deadline.
-import { newQuickJSWASMModule, RELEASE_SYNC, type QuickJSContext, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
+// interrupt deadline. QuickJS's own heap limit does not count ArrayBuffer contents, so the module's WebAssembly
+// memory itself has a maximum too: past it, every allocation fails and the tracer gets "out of memory".
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
 
 /** Resource limits of one tracer sandbox. */
 export interface SandboxLimits {
@@ -11,6 +12,10 @@ export interface SandboxLimits {
   /** Native stack limit (bounds recursion). */
   stackBytes: number;
 }
+
+const WASM_PAGE = 65536;
+/** Room for QuickJS's own data and the ArrayBuffer contents its heap limit does not count. */
+const WASM_OVERHEAD_BYTES = 16 * 1024 * 1024;
 
 /** Default limits: far more than real tracers use, far less than the node can spare. */
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 };
@@ -29,7 +34,10 @@ export class SandboxHost {
   constructor(private readonly limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS) {}
 
   private load(): Promise<QuickJSWASMModule> {
-    this.module ??= newQuickJSWASMModule(RELEASE_SYNC).catch((e: unknown) => {
+    if (this.module) return this.module;
+    const pages = Math.ceil((2 * this.limits.memoryBytes + WASM_OVERHEAD_BYTES) / WASM_PAGE);
+    const wasmMemory = new WebAssembly.Memory({ initial: Math.min(256, pages), maximum: pages });
+    this.module = newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory })).catch((e: unknown) => {
       this.module = undefined;
       throw e;
     });
