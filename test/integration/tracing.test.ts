@@ -255,6 +255,9 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     const c = await rpcResult(node.http, 'debug_traceCall', [call, 'latest', { tracer: 'callTracer' }]);
     assert.equal(c.output, ret);
     assert.equal(c.calls.length, 4);
+    // A JavaScript tracer on a call runs in a tracer worker like the transaction traces do.
+    const child = getCreateAddress({ from: parent, nonce: 1 }).toLowerCase();
+    assert.deepEqual(await rpcResult(node.http, 'debug_traceCall', [call, 'latest', { tracer: TARGETS_TRACER }]), [child]);
     const failed = await rpcResult(node.http, 'debug_traceCall', [{ to: store, gas: '0x526c' }, 'latest']);
     assert.equal(failed.failed, true);
     assert.equal(failed.structLogs.at(-1).error, 'out of gas');
@@ -282,6 +285,16 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
         assert.equal(e.result.gas, Number(BigInt(r.gasUsed)), 'gas of each replayed tx equals its receipt');
         assert.deepEqual(e.result, await trace(r.transactionHash));
       }
+      // A JavaScript tracer that never returns inside nested frames: only run() has them. Its transaction gets an
+      // error entry; the others (before and after it, on a fresh worker) are traced normally.
+      const stuck = '{n: 0, step: function(log) { this.n++; if (log.getDepth() > 1) for (;;) {} }, fault: function() {}, result: function() { return this.n; }}';
+      const js = (await rpc<any[]>(node.http, 'debug_traceBlockByNumber', [number, { tracer: stuck, timeout: '300ms' }], { timeoutMs: 60_000 })).result!;
+      assert.deepEqual(js.map((e: any) => e.txHash), block.transactions);
+      for (const e of js) {
+        const mine = rs.find((r) => r.transactionHash === e.txHash);
+        if (mine?.to?.toLowerCase() === parent) assert.deepEqual(e, { txHash: e.txHash, error: 'execution timeout' });
+        else assert.equal(e.result, (await trace(e.txHash)).structLogs.length);
+      }
     }
   });
 
@@ -296,6 +309,49 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     assert.match(typo.error!.message, /ReferenceError: .*callTracr/);
     const noResult = await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: '{step: function() {}}' }]);
     assert.match(noResult.error!.message, /trace object must expose a function result\(\)/);
+  });
+
+  describe('sandbox: a hard deadline, also inside one long built-in call', () => {
+    // QuickJS polls its interrupt handler only every ~10k ticks, so each of these overran a deadline by seconds
+    // (or, for the regex, forever) when the tracer ran on the node's thread. The worker is terminated instead.
+    const BUILTINS: Array<[string, string]> = [
+      ['a tight loop', 'for (;;) {}'],
+      ['Array fill', 'for (;;) new Array(1e6).fill(0);'],
+      ['sort', 'var a = []; for (var i = 0; i < 2e5; i++) a.push((i * 7919) % 100003); for (;;) a.slice().sort();'],
+      ['a catastrophic regex', '/^(a+)+$/.test("a".repeat(40) + "b");'],
+      ['String repeat', 'for (var i = 0; ; i++) "xy".repeat(1e7 + i).length;'],
+    ];
+    const TIMEOUT_MS = 1000;
+    const SLACK_MS = 4000; // replay, worker hand-over and a loaded CI machine
+    for (const [name, body] of BUILTINS) {
+      it(`${name}: ends at the timeout with a clear error`, async () => {
+        const src = `{step: function() { ${body} }, fault: function() {}, result: function() { return 1; }}`;
+        await trace(runTx.hash, { tracer: SAMPLE_TRACER }); // a warm worker, so only the trace itself is timed
+        const t0 = Date.now();
+        const r = await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: src, timeout: `${TIMEOUT_MS}ms` }], { timeoutMs: 60_000 });
+        const took = Date.now() - t0;
+        assert.equal(r.error?.code, -32000, JSON.stringify(r));
+        assert.match(r.error!.message, /^execution timeout$|out of memory/);
+        assert.ok(took < TIMEOUT_MS + SLACK_MS, `took ${took} ms`);
+      });
+    }
+
+    it('while a tracer is stuck in a built-in, another client is served promptly', async () => {
+      const src = '{step: function() { /^(a+)+$/.test("a".repeat(40) + "b"); }, fault: function() {}, result: function() { return 1; }}';
+      await trace(runTx.hash, { tracer: SAMPLE_TRACER });
+      const stuck = rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: src, timeout: '4s' }], { timeoutMs: 60_000 });
+      const latencies: number[] = [];
+      await new Promise((r) => setTimeout(r, 500));
+      for (let i = 0; i < 4; i++) {
+        const t0 = Date.now();
+        assert.ok(BigInt(await rpcResult(node.http, 'eth_blockNumber')) > 0n);
+        latencies.push(Date.now() - t0);
+        await new Promise((r) => setTimeout(r, 400));
+      }
+      const r = await stuck;
+      assert.equal(r.error?.message, 'execution timeout', 'the tracer was still running while the node answered');
+      assert.ok(Math.max(...latencies) < 1500, `eth_blockNumber latencies ${latencies.join(', ')} ms`);
+    });
   });
 
   describe('sandbox', () => {

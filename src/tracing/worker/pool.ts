@@ -145,6 +145,8 @@ export interface WorkerSession {
 /** A pool of warm tracer workers. */
 export class TracerWorkers {
   private readonly idle: TraceWorker[] = [];
+  /** Callers waiting for a worker that is warming up (cheaper than starting yet another one). */
+  private readonly waiters: Array<(w: TraceWorker | undefined) => void> = [];
   private warming = 0;
   private boot?: string;
   private closed = false;
@@ -164,11 +166,19 @@ export class TracerWorkers {
     w.ready.then(
       () => {
         this.warming--;
-        if (this.closed) w.kill(new ExecutionError('tracing stopped'));
-        else this.idle.push(w);
+        const waiter = this.waiters.shift();
+        if (this.closed) {
+          w.kill(new ExecutionError('tracing stopped'));
+          waiter?.(undefined);
+        } else if (waiter) {
+          waiter(w);
+        } else {
+          this.idle.push(w);
+        }
       },
       () => {
         this.warming--;
+        this.waiters.shift()?.(undefined);
       },
     );
   }
@@ -178,6 +188,10 @@ export class TracerWorkers {
       const w = this.idle.pop();
       if (!w) break;
       if (w.alive) return w;
+    }
+    if (this.warming > this.waiters.length) {
+      const warmed = await new Promise<TraceWorker | undefined>((resolve) => this.waiters.push(resolve));
+      if (warmed?.alive) return warmed;
     }
     const w = this.spawn();
     await w.ready;
@@ -214,5 +228,6 @@ export class TracerWorkers {
   close(): void {
     this.closed = true;
     for (const w of this.idle.splice(0)) w.kill(new ExecutionError('tracing stopped'));
+    for (const waiter of this.waiters.splice(0)) waiter(undefined);
   }
 }
