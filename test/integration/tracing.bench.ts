@@ -8,6 +8,8 @@ import { nonCoinbaseAccounts } from '../helpers/accounts.ts';
 import { rpc, rpcResult, startNode } from '../helpers/node.ts';
 import { compileSource } from '../helpers/solc.ts';
 import { sendTx } from '../helpers/tx.ts';
+import { DEFAULT_SANDBOX_LIMITS } from '../../src/tracing/js/sandbox.ts';
+import { TracerWorkers } from '../../src/tracing/worker/pool.ts';
 
 const SOURCE = `
 pragma solidity ^0.8.20;
@@ -33,6 +35,19 @@ const EMPTY_STEP = '{n: 0, fault: function() {}, step: function(log) { this.n++;
 function cpuMs(pid: number): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
+// Worker startup: from new Worker() to ready (TypeScript loader, EVM modules, QuickJS compiled), 3 cold starts.
+for (let i = 0; i < 3; i++) {
+  const pool = new TracerWorkers({
+    evmChainId: 9000n, gasCap: 50_000_000n, sandbox: DEFAULT_SANDBOX_LIMITS, readNode: () => undefined, hashOf: () => undefined, size: 1, heapMb: 384,
+  });
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  await pool.session(async () => {});
+  const c = process.cpuUsage(c0);
+  console.log(`worker startup: wall ${(performance.now() - t0).toFixed(0)} ms, CPU ${((c.user + c.system) / 1000).toFixed(0)} ms`);
+  pool.close();
 }
 
 const node = await startNode();

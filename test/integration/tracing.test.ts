@@ -288,12 +288,12 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
       // A JavaScript tracer that never returns inside nested frames: only run() has them. Its transaction gets an
       // error entry; the others (before and after it, on a fresh worker) are traced normally.
       const stuck = '{n: 0, step: function(log) { this.n++; if (log.getDepth() > 1) for (;;) {} }, fault: function() {}, result: function() { return this.n; }}';
-      const js = (await rpc<any[]>(node.http, 'debug_traceBlockByNumber', [number, { tracer: stuck, timeout: '300ms' }], { timeoutMs: 60_000 })).result!;
+      const js = (await rpc<any[]>(node.http, 'debug_traceBlockByNumber', [number, { tracer: stuck, timeout: '2s' }], { timeoutMs: 60_000 })).result!;
       assert.deepEqual(js.map((e: any) => e.txHash), block.transactions);
       for (const e of js) {
         const mine = rs.find((r) => r.transactionHash === e.txHash);
         if (mine?.to?.toLowerCase() === parent) assert.deepEqual(e, { txHash: e.txHash, error: 'execution timeout' });
-        else assert.equal(e.result, (await trace(e.txHash)).structLogs.length);
+        else assert.equal(e.result, (await trace(e.txHash)).structLogs.length, JSON.stringify(js));
       }
     }
   });

@@ -44,6 +44,11 @@ export class SandboxHost {
     return this.module;
   }
 
+  /** Compiles the WebAssembly module now (a worker does this before it takes jobs, so no deadline pays for it). */
+  async warm(): Promise<void> {
+    await this.load();
+  }
+
   /** A new runtime whose interrupt handler fires once `deadline` (epoch ms, 0 = never) has passed. */
   async create(deadline: number): Promise<Sandbox> {
     const mod = await this.load();

@@ -32,6 +32,7 @@ const state = new StateDb(kv, common);
 const deps: ReplayDeps = { common, vmCommon, state, hashOf: (n) => bridge.hash(n), readNode: (k) => bridge.node(k) };
 const calls = new CallService(common, vmCommon, state, deps.hashOf, { gasCap: init.gasCap, timeoutMs: 0 });
 const sandboxes = new SandboxHost(init.sandbox);
+await sandboxes.warm();
 
 /** The replay of the last block traced: a block trace sends its transactions one job at a time. */
 let current: { hash: string; replay: BlockReplay } | undefined;
