@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { snapshotStep } from '../driver.ts';
 import type { StepEvent, TxEnv } from '../types.ts';
 import { JsTracer } from './jsTracer.ts';
@@ -21,7 +21,7 @@ const env: TxEnv = {
   isPrecompile: (a) => a.every((b, i) => (i === 19 ? b === 1 : b === 0)),
 };
 
-async function run(host: SandboxHost, src: string, steps: StepEvent[], timeoutMs = 2000): Promise<unknown> {
+async function run(host: SandboxHost, src: string, steps: StepEvent[], timeoutMs = 20_000): Promise<unknown> {
   const t = await JsTracer.create(host, src, { k: 'v' }, Date.now() + timeoutMs);
   try {
     t.txStart(env);
@@ -35,6 +35,7 @@ async function run(host: SandboxHost, src: string, steps: StepEvent[], timeoutMs
 
 describe('JsTracer (QuickJS sandbox)', () => {
   const host = new SandboxHost();
+  before(() => host.warm()); // compiling QuickJS takes seconds on a loaded machine; no tracer deadline should pay for it
 
   it('exposes log, db, ctx and the helpers with geth semantics', async () => {
     const src = `{ out: {}, setup: function (c) { this.out.cfg = JSON.parse(c).k; },

@@ -107,6 +107,7 @@ class TraceWorker {
     const r = this.running;
     if (!r || r.id !== m.id) return;
     if (m.type === 'armed') {
+      if (m.deadline === 0) return; // no deadline: only the stall guard
       clearTimeout(r.timer);
       r.timer = setTimeout(() => this.kill(new TraceAbort(TIMEOUT_MESSAGE)), Math.max(0, m.deadline - Date.now()) + KILL_GRACE_MS);
       return;
