@@ -17,6 +17,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.filterTimeout': 'json-rpc.filter-timeout',
   'jsonRpc.wsSubscriptionBufferBytes': 'json-rpc.ws-subscription-buffer-bytes',
   'jsonRpc.authTokenFile': 'json-rpc.auth-token-file',
+  'jsonRpc.httpTimeout': 'json-rpc.http-timeout',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -46,6 +47,7 @@ export function registerStartCommand(program: Command): void {
     .option('--json-rpc.filter-cap <n>', 'most polling filters installed at once (default 200)')
     .option('--json-rpc.filter-timeout <duration>', 'remove polling filters not polled for this long (default 5m)')
     .option('--json-rpc.ws-subscription-buffer-bytes <n>', 'unsent bytes before a slow subscription is dropped (default 16 MiB)')
+    .option('--json-rpc.http-timeout <duration>', 'time allowed to receive a whole HTTP request (default 30s)')
     .option('--json-rpc.auth-token-file <path>', 'bearer token file for personal_/miner_ (default <home>/config/auth.token)')
     .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
     .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')
