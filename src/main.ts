@@ -165,7 +165,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     };
     const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
-    const limits = { maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems };
+    const limits = {
+      maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems, maxResponseBytes: config.jsonRpc.maxResponseBytes,
+    };
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);

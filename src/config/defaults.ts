@@ -66,6 +66,8 @@ feehistory-cap = 100
 http-timeout = "30s"
 max-body-bytes = 5242880
 batch-request-limit = 1000
+# Largest reply to one request or batch, in bytes; a bigger one is answered with -32003 "response too large".
+max-response-bytes = 26214400
 cors-origins = ["*"]
 # "none" returns standard post-merge values; "ethermint" returns the values Ethermint returned.
 compat = "none"

@@ -155,6 +155,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       feeHistoryCap: int(pick('json-rpc', 'feehistory-cap'), 'json-rpc.feehistory-cap'),
       maxBodyBytes: int(pick('json-rpc', 'max-body-bytes'), 'json-rpc.max-body-bytes'),
       maxBatchItems: int(pick('json-rpc', 'batch-request-limit'), 'json-rpc.batch-request-limit'),
+      maxResponseBytes: int(pick('json-rpc', 'max-response-bytes'), 'json-rpc.max-response-bytes'),
       corsOrigins,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
       compat,

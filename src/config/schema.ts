@@ -18,6 +18,8 @@ export interface JsonRpcConfig {
   feeHistoryCap: number;
   maxBodyBytes: number;
   maxBatchItems: number;
+  /** Largest serialized reply to one request or batch (0 = no cap). */
+  maxResponseBytes: number;
   corsOrigins: string[];
   httpTimeoutMs: number;
   compat: 'none' | 'ethermint';

@@ -19,6 +19,8 @@ export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 export const SERVER_ERROR = -32000;
+/** geth's code for a reply over the response-size cap. */
+export const RESPONSE_TOO_LARGE = -32003;
 export const METHOD_NOT_SUPPORTED = -32004;
 export const LIMIT_EXCEEDED = -32005;
 export const EXECUTION_REVERTED = 3;

@@ -2,7 +2,7 @@
 // It knows nothing about Ethereum; methods live behind the Dispatcher. Envelope rules follow geth,
 // because clients (viem, ethers, web3.py) were tested against geth's answers.
 import { KestrelError } from '../../errors/index.ts';
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, toRpcError } from '../errors.ts';
+import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, RESPONSE_TOO_LARGE, toRpcError } from '../errors.ts';
 import type { RpcErrorObject } from '../errors.ts';
 
 /** A live WebSocket connection, handed to methods that push notifications (eth_subscribe). */
@@ -34,6 +34,8 @@ export interface RpcLimits {
   maxBodyBytes: number;
   /** Largest batch (geth: 1000). */
   maxBatchItems: number;
+  /** Largest serialized reply to one request or batch in bytes (geth: 25 MB for batches); absent or 0 = no cap. */
+  maxResponseBytes?: number;
 }
 
 /** geth's defaults. */
@@ -92,6 +94,11 @@ function describe(e: unknown): string {
   } catch {
     return 'unprintable value';
   }
+}
+
+/** geth's answer for a reply over the response cap (the work was done, the bytes are not sent). */
+function tooLarge(id: Id): string {
+  return errorResponse(id, { code: RESPONSE_TOO_LARGE, message: 'response too large' });
 }
 
 function isValidId(id: unknown): id is Id {
@@ -157,9 +164,15 @@ export async function handleBody(
   } catch {
     return errorResponse(null, { code: PARSE_ERROR, message: 'parse error' });
   }
+  const cap = limits.maxResponseBytes !== undefined && limits.maxResponseBytes > 0 ? limits.maxResponseBytes : Infinity;
   if (!Array.isArray(parsed)) {
     try {
-      return await handleMessage(parsed, dispatcher, meta, log);
+      const reply = await handleMessage(parsed, dispatcher, meta, log);
+      // String length bounds the UTF-8 size from below, so the exact count is only needed near the cap.
+      if (reply !== undefined && reply.length * 3 > cap && Buffer.byteLength(reply) > cap) {
+        return tooLarge(isPlainObject(parsed) && isValidId(parsed.id) ? parsed.id : null);
+      }
+      return reply;
     } catch (e) {
       log(`rpc: unexpected transport failure: ${describe(e)}`);
       return errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' });
@@ -178,6 +191,21 @@ export async function handleBody(
       return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
     }
   }));
-  const sent = replies.filter((r): r is string => r !== undefined);
+  // Like geth, once the batch's reply reaches the cap every further item is answered "response too large".
+  let total = 2;
+  let over = false;
+  const sent: string[] = [];
+  replies.forEach((r, i) => {
+    if (r === undefined) return;
+    const size = cap === Infinity ? 0 : Buffer.byteLength(r) + 1;
+    if (over || total + size > cap) {
+      over = true;
+      const item = parsed[i];
+      r = tooLarge(isPlainObject(item) && isValidId(item.id) ? item.id : null);
+    } else {
+      total += size;
+    }
+    sent.push(r);
+  });
   return sent.length === 0 ? NO_RESPONSE : `[${sent.join(',')}]`;
 }
