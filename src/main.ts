@@ -168,14 +168,17 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const limits = {
       maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems, maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
+    const maxOpenConnections = config.jsonRpc.maxOpenConnections;
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
     const httpServer = await startHttpServer({
       host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
-      requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
+      requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections,
     });
-    const wsServer = await startWsServer({ host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins });
+    const wsServer = await startWsServer({
+      host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,
+    });
     const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
     const grpcServer = await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number });
     let abciServer: AbciServer | undefined;

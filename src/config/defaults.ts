@@ -68,6 +68,8 @@ max-body-bytes = 5242880
 batch-request-limit = 1000
 # Largest reply to one request or batch, in bytes; a bigger one is answered with -32003 "response too large".
 max-response-bytes = 26214400
+# Open connections each of the HTTP and WebSocket servers accepts; more are answered 503 and closed (0 = no cap).
+max-open-connections = 2000
 cors-origins = ["*"]
 # "none" returns standard post-merge values; "ethermint" returns the values Ethermint returned.
 compat = "none"

@@ -156,6 +156,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       maxBodyBytes: int(pick('json-rpc', 'max-body-bytes'), 'json-rpc.max-body-bytes'),
       maxBatchItems: int(pick('json-rpc', 'batch-request-limit'), 'json-rpc.batch-request-limit'),
       maxResponseBytes: int(pick('json-rpc', 'max-response-bytes'), 'json-rpc.max-response-bytes'),
+      maxOpenConnections: int(pick('json-rpc', 'max-open-connections'), 'json-rpc.max-open-connections'),
       corsOrigins,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
       compat,

@@ -20,6 +20,8 @@ export interface JsonRpcConfig {
   maxBatchItems: number;
   /** Largest serialized reply to one request or batch (0 = no cap). */
   maxResponseBytes: number;
+  /** Open connections per server, HTTP and WS each (0 = no cap). */
+  maxOpenConnections: number;
   corsOrigins: string[];
   httpTimeoutMs: number;
   compat: 'none' | 'ethermint';

@@ -2,6 +2,7 @@
 import http from 'node:http';
 import { INTERNAL_ERROR, INVALID_REQUEST } from '../errors.ts';
 import { corsAllowOrigin, isAuthorized } from './auth.ts';
+import { ConnectionCap } from './connections.ts';
 import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta, Dispatcher, RpcLimits, RpcLogger } from './jsonrpc.ts';
 import { closeServer, listen } from './listen.ts';
@@ -18,6 +19,8 @@ export interface HttpServerOptions {
   authToken?: string;
   /** Time allowed to receive a whole request (headers and body); default 30 s. */
   requestTimeoutMs?: number;
+  /** Open connections served at once; more are answered 503 and closed. Default 0 = no cap. */
+  maxOpenConnections?: number;
   log?: RpcLogger;
 }
 
@@ -66,6 +69,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const log = opts.log ?? stderrLogger;
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
 
+  const cap = new ConnectionCap(opts.maxOpenConnections ?? 0);
   const server = http.createServer({
     requestTimeout,
     // Node requires headersTimeout <= requestTimeout.
@@ -76,6 +80,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   }, (req, res) => {
     req.on('error', () => req.socket.destroy());
     res.on('error', () => req.socket.destroy());
+    if (cap.isOver(req.socket)) {
+      res.once('finish', () => req.socket.destroy());
+      sendRejection(res, 503, cap.message(), { Connection: 'close', 'Retry-After': '1' });
+      return;
+    }
 
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
     const allowOrigin = corsAllowOrigin(origin, corsOrigins);
@@ -144,6 +153,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     });
   });
 
+  cap.track(server);
   const port = await listen(server, opts.port, opts.host);
   server.on('error', (e) => log(`rpc: http server error: ${e.stack ?? e.message}`));
   return {

@@ -5,6 +5,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { RawData } from 'ws';
 import { INVALID_REQUEST } from '../errors.ts';
 import { isAuthorized, wsOriginAllowed } from './auth.ts';
+import { ConnectionCap } from './connections.ts';
 import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta, Dispatcher, RpcLimits, RpcLogger, WsConnection } from './jsonrpc.ts';
 import { closeServer, listen } from './listen.ts';
@@ -21,6 +22,8 @@ export interface WsServerOptions {
   corsOrigins?: string[];
   /** Ping period; a client that has not ponged since the previous ping is dropped. Default 30 s. */
   pingIntervalMs?: number;
+  /** Open connections (sockets, upgraded or not) served at once; more are refused with 503. Default 0 = no cap. */
+  maxOpenConnections?: number;
   log?: RpcLogger;
 }
 
@@ -42,9 +45,11 @@ function rawToBuffer(data: RawData): Buffer {
   return Buffer.from(data);
 }
 
-function rejectUpgrade(socket: Duplex, status: number, reason: string): void {
+function rejectUpgrade(socket: Duplex, status: number, reason: string, message?: string): void {
   if (socket.writable) {
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    const body = message === undefined ? '' : errorResponse(null, { code: INVALID_REQUEST, message });
+    const type = message === undefined ? '' : 'Content-Type: application/json\r\n';
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   }
   socket.destroy();
 }
@@ -99,8 +104,14 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
   // Compression is off: inflating attacker frames costs memory that maxPayload does not bound up front.
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxBodyBytes, perMessageDeflate: false });
 
+  const cap = new ConnectionCap(opts.maxOpenConnections ?? 0);
+  cap.track(server);
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
+    if (cap.isOver(req.socket)) {
+      rejectUpgrade(socket, 503, 'Service Unavailable', cap.message());
+      return;
+    }
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
     if (!wsOriginAllowed(origin, opts.corsOrigins)) {
       rejectUpgrade(socket, 403, 'Forbidden');
