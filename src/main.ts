@@ -174,7 +174,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const ws = splitHostPort(config.jsonRpc.wsAddress);
     const httpServer = await startHttpServer({
       host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
-      requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections,
+      requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections, allowedHosts: config.jsonRpc.allowedHosts,
     });
     const wsServer = await startWsServer({
       host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,

@@ -71,6 +71,9 @@ max-response-bytes = 26214400
 # Open connections each of the HTTP and WebSocket servers accepts; more are answered 503 and closed (0 = no cap).
 max-open-connections = 2000
 cors-origins = ["*"]
+# Host header names the HTTP server answers (DNS-rebinding guard, like geth's --http.vhosts); IP addresses are
+# always accepted; ["*"] accepts any name.
+allowed-hosts = ["localhost"]
 # "none" returns standard post-merge values; "ethermint" returns the values Ethermint returned.
 compat = "none"
 # Bearer token file for the private namespaces (personal, miner); empty = <home>/config/auth.token.

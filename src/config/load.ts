@@ -107,8 +107,9 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   if (consensus !== 'solo' && consensus !== 'cometbft') {
     throw new Error(`invalid consensus "${consensus}" (use solo or cometbft)`);
   }
-  const cors = pick('json-rpc', 'cors-origins');
-  const corsOrigins = Array.isArray(cors) ? cors.map(String) : String(cors).split(',').filter(Boolean);
+  const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+  const corsOrigins = list(pick('json-rpc', 'cors-origins'));
+  const allowedHosts = list(pick('json-rpc', 'allowed-hosts'));
   const evmTimeoutMs = parseDurationMs(str(pick('json-rpc', 'evm-timeout'), 'json-rpc.evm-timeout'));
   const blockTimeMs = parseDurationMs(String(pick(null, 'block-time')));
   const minGasRaw = flags['minimum-gas-prices'] ?? toml['minimum-gas-prices'] ?? `0${DEFAULT_EVM_DENOM}`;
@@ -158,6 +159,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       maxResponseBytes: int(pick('json-rpc', 'max-response-bytes'), 'json-rpc.max-response-bytes'),
       maxOpenConnections: int(pick('json-rpc', 'max-open-connections'), 'json-rpc.max-open-connections'),
       corsOrigins,
+      allowedHosts,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
       compat,
       authTokenFile: authTokenFile(home, pick('json-rpc', 'auth-token-file')),

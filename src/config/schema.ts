@@ -23,6 +23,8 @@ export interface JsonRpcConfig {
   /** Open connections per server, HTTP and WS each (0 = no cap). */
   maxOpenConnections: number;
   corsOrigins: string[];
+  /** Host header names the HTTP server accepts (IP literals always pass; '*' = any). */
+  allowedHosts: string[];
   httpTimeoutMs: number;
   compat: 'none' | 'ethermint';
   /** File holding the bearer token of the private namespaces (default <home>/config/auth.token). */

@@ -19,6 +19,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.authTokenFile': 'json-rpc.auth-token-file',
   'jsonRpc.httpTimeout': 'json-rpc.http-timeout',
   'jsonRpc.maxOpenConnections': 'json-rpc.max-open-connections',
+  'jsonRpc.allowedHosts': 'json-rpc.allowed-hosts',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -50,6 +51,7 @@ export function registerStartCommand(program: Command): void {
     .option('--json-rpc.ws-subscription-buffer-bytes <n>', 'unsent bytes before a slow subscription is dropped (default 16 MiB)')
     .option('--json-rpc.http-timeout <duration>', 'time allowed to receive a whole HTTP request (default 30s)')
     .option('--json-rpc.max-open-connections <n>', 'open connections each of the HTTP and WS servers accepts (default 2000; 0 = no cap)')
+    .option('--json-rpc.allowed-hosts <list>', 'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)')
     .option('--json-rpc.auth-token-file <path>', 'bearer token file for personal_/miner_ (default <home>/config/auth.token)')
     .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
     .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')

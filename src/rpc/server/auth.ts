@@ -1,5 +1,6 @@
 // Bearer-token and Origin checks shared by the HTTP and WS transports.
 import { timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 
 /** True only when the Authorization header carries `Bearer <token>` equal to the configured token. */
 export function isAuthorized(header: string | string[] | undefined, token: string | undefined): boolean {
@@ -42,4 +43,17 @@ export function wsOriginAllowed(origin: string | undefined, allowed: readonly st
   } catch {
     return false;
   }
+}
+
+/** Whether an HTTP Host header names an allowed virtual host (geth's --http.vhosts rules). */
+export function hostAllowed(header: string | undefined, allowed: readonly string[]): boolean {
+  if (allowed.includes('*')) return true;
+  // HTTP/1.0 clients may omit Host; geth lets them through, as no browser sends such a request.
+  if (header === undefined || header === '') return true;
+  const m = /^\[([^\]]*)\](?::\d*)?$/.exec(header) ?? /^([^:]*)(?::\d*)?$/.exec(header);
+  if (!m) return false;
+  const host = m[1]!.toLowerCase();
+  // A literal address cannot be rebound by DNS, so geth always accepts one.
+  if (isIP(host) !== 0) return true;
+  return allowed.some((a) => a.toLowerCase() === host);
 }

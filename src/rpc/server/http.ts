@@ -1,7 +1,7 @@
 // JSON-RPC over HTTP on bare node:http: POST only, bounded bodies, optional CORS and bearer auth.
 import http from 'node:http';
 import { INTERNAL_ERROR, INVALID_REQUEST } from '../errors.ts';
-import { corsAllowOrigin, isAuthorized } from './auth.ts';
+import { corsAllowOrigin, hostAllowed, isAuthorized } from './auth.ts';
 import { ConnectionCap } from './connections.ts';
 import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta, Dispatcher, RpcLimits, RpcLogger } from './jsonrpc.ts';
@@ -21,6 +21,8 @@ export interface HttpServerOptions {
   requestTimeoutMs?: number;
   /** Open connections served at once; more are answered 503 and closed. Default 0 = no cap. */
   maxOpenConnections?: number;
+  /** Host header names accepted (IP literals always are; '*' = any). Default: any. */
+  allowedHosts?: string[];
   log?: RpcLogger;
 }
 
@@ -68,6 +70,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const { dispatcher, limits, corsOrigins, authToken } = opts;
   const log = opts.log ?? stderrLogger;
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
+  const allowedHosts = opts.allowedHosts ?? ['*'];
 
   const cap = new ConnectionCap(opts.maxOpenConnections ?? 0);
   const server = http.createServer({
@@ -83,6 +86,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     if (cap.isOver(req.socket)) {
       res.once('finish', () => req.socket.destroy());
       sendRejection(res, 503, cap.message(), { Connection: 'close', 'Retry-After': '1' });
+      return;
+    }
+    if (!hostAllowed(req.headers.host, allowedHosts)) {
+      // geth's answer to a Host outside --http.vhosts (a DNS-rebinding page reaching a local node).
+      sendRejection(res, 403, 'invalid host specified');
       return;
     }
 
