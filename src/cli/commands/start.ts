@@ -1,6 +1,7 @@
 // `kestreld start`: runs the node until SIGINT/SIGTERM (graceful: finish the block, flush, exit 0).
 import type { Command } from 'commander';
 import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
+import { exposureWarnings } from '../../config/exposure.ts';
 import { loadConfig, type FlagOverrides } from '../../config/load.ts';
 import { defaultHome, initHome, isInitialized } from '../../node/home.ts';
 
@@ -74,6 +75,7 @@ export function registerStartCommand(program: Command): void {
         console.log(`created dev home ${home}`);
       }
       const config = loadConfig(home, flags, DEFAULT_CHAIN_ID);
+      for (const w of exposureWarnings(config.jsonRpc)) console.warn(w);
       // Loaded here so client commands (query, debug) do not pay for the node's modules at startup.
       const { startNode } = await import('../../main.ts');
       const node = await startNode(config);
