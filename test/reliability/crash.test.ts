@@ -38,7 +38,7 @@ async function afterNextHead(wsUrl: string, delayMs: number): Promise<{ fired: P
   return { fired, close: () => sock.terminate() };
 }
 
-describe('crash safety under a transfer stream', { timeout: 420_000 }, () => {
+describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
   let node: KestrelNode | undefined;
   const older: KestrelNode[] = [];
   const rand = prng(SEED);
