@@ -80,6 +80,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     // Node only sweeps for expired requests on this interval; keep it proportionate so the timeout means something.
     connectionsCheckingInterval: Math.max(50, Math.min(requestTimeout, 30_000) / 4),
     keepAlive: true,
+    // geth's idle timeout. Node's 5 s default closes idle keep-alive sockets so often that a client reusing one
+    // races the server's FIN and sees "socket hang up" (the load test saw 7 in 43k requests).
+    keepAliveTimeout: 120_000,
   }, (req, res) => {
     req.on('error', () => req.socket.destroy());
     res.on('error', () => req.socket.destroy());
