@@ -14,6 +14,7 @@ import { bytesToHex, hexToBytes } from '../primitives/hex.ts';
 import { ChainStore } from '../store/chainStore.ts';
 import { KvStore } from '../store/kv.ts';
 import { KestrelApp } from './app.ts';
+import { ChainQuery, EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from './query.ts';
 import { receiptsRoot } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
 import { createChainCommon } from './evm/common.ts';
@@ -229,6 +230,22 @@ describe('KestrelApp over LevelDB', () => {
     await assert.rejects(node.app.query('/evm/account', alice.address, node.app.head.number + 1n), NotFoundError);
     await assert.rejects(node.app.query('/evm/account', new Uint8Array(3)), KestrelError);
     await assert.rejects(node.app.query('/bank/balance', alice.address), NotFoundError);
+  });
+
+  test('ChainQuery.account at the head follows every commit (the head cache never serves a stale block)', async () => {
+    const q = new ChainQuery(node.app, node.chain, node.state);
+    const to = r2;
+    const before = node.app.head;
+    const a0 = await q.account(dev[6]!.address, before);
+    assert.equal(await q.account(dev[6]!.address, before), a0, 'a repeated head read is served from the cache');
+    const toBefore = (await q.account(to, before)).balance;
+    await produce([await node.app.checkTx(signed(dev[6]!, a0.nonce, { to, value: 7n }))]);
+    const a1 = await q.account(dev[6]!.address, node.app.head);
+    assert.equal(a1.nonce, a0.nonce + 1n);
+    assert.equal((await q.account(to, node.app.head)).balance, toBefore + 7n);
+    // The old head is now historical: read from its state root, not from the cache of the new head.
+    assert.equal((await q.account(dev[6]!.address, before)).nonce, a0.nonce);
+    assert.deepEqual(await q.account(new Uint8Array(20).fill(0x98), node.app.head), { nonce: 0n, balance: 0n, codeHash: EMPTY_CODE_HASH, storageRoot: EMPTY_TRIE_ROOT });
   });
 
   test('close and reopen: same head, hashes, receipts and archive balances; the chain continues', async () => {

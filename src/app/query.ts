@@ -24,8 +24,19 @@ export interface AccountView {
   storageRoot: Uint8Array;
 }
 
+/** Accounts read at the head block; reset when the head moves (an account at one state root never changes). */
+interface HeadAccounts {
+  head: BlockRecord;
+  byAddress: Map<string, AccountView>;
+}
+
+/** Enough for every account a benchmark or a busy dapp touches between two blocks, yet a bounded memory cost. */
+const HEAD_ACCOUNT_CACHE_MAX = 8192;
+
 /** Chain reads shared by every namespace. */
 export class ChainQuery {
+  private headAccounts?: HeadAccounts;
+
   constructor(private readonly app: KestrelApp, private readonly chain: ChainStore, private readonly state: StateDb) {}
 
   /** The latest committed block. */
@@ -85,13 +96,33 @@ export class ChainQuery {
     return this.state.readView(block.header.stateRoot);
   }
 
-  /** Account fields at a block (zero account when absent). */
+  /**
+   * Account fields at a block (zero account when absent). Reads at the head are cached until the next block:
+   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode.
+   */
   async account(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
-    const acc = await this.stateAt(block).getAccount(new Address(addr));
-    if (!acc) {
-      return { nonce: 0n, balance: 0n, codeHash: EMPTY_CODE_HASH, storageRoot: EMPTY_TRIE_ROOT };
+    if (block !== this.app.head) return this.readAccount(addr, block);
+    let cache = this.headAccounts;
+    if (cache?.head !== block) {
+      cache = { head: block, byAddress: new Map() };
+      this.headAccounts = cache;
     }
-    return { nonce: acc.nonce, balance: acc.balance, codeHash: acc.codeHash, storageRoot: acc.storageRoot };
+    const key = Buffer.from(addr.buffer, addr.byteOffset, addr.byteLength).toString('latin1');
+    const hit = cache.byAddress.get(key);
+    if (hit) return hit;
+    const view = await this.readAccount(addr, block);
+    // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
+    if (this.headAccounts === cache) {
+      if (cache.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) cache.byAddress.clear();
+      cache.byAddress.set(key, view);
+    }
+    return view;
+  }
+
+  private async readAccount(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
+    const acc = await this.stateAt(block).getAccount(new Address(addr));
+    if (!acc) return ZERO_ACCOUNT;
+    return Object.freeze({ nonce: acc.nonce, balance: acc.balance, codeHash: acc.codeHash, storageRoot: acc.storageRoot });
   }
 
   /** Contract code at a block (empty for EOAs). */
@@ -113,3 +144,4 @@ export class ChainQuery {
 
 export const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex');
 export const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex');
+const ZERO_ACCOUNT: AccountView = Object.freeze({ nonce: 0n, balance: 0n, codeHash: EMPTY_CODE_HASH, storageRoot: EMPTY_TRIE_ROOT });
