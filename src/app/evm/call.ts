@@ -36,15 +36,21 @@ class Timeout extends Error {}
 
 type OpEntry = { opHandler: (runState: unknown, common: unknown) => unknown };
 
+/** The deadline of the call a context is running (0 = none); set before each call, read by the armed checks. */
+interface CallClock {
+  deadline: number;
+}
+
 /**
  * Bounds a call's wall time without a per-opcode `step` listener (ethereumjs copies the whole EVM memory into every
  * step event, which made memory-heavy calls crawl). Every loop in EVM code passes through JUMP or JUMPI, and every
  * frame through a message, so the deadline is checked there. The opcode table is per EVM instance (built by
- * getOpcodesForHF for each EVM), so wrapping its entries touches no other VM.
+ * getOpcodesForHF for each EVM), so wrapping its entries touches no other VM. Armed once per VM; each call sets
+ * `clock.deadline`.
  */
-function armDeadline(vm: VM, deadline: number): void {
+function armDeadline(vm: VM, clock: CallClock): void {
   const check = (): void => {
-    if (Date.now() > deadline) throw new Timeout();
+    if (clock.deadline !== 0 && Date.now() > clock.deadline) throw new Timeout();
   };
   vm.evm.events!.on('beforeMessage', check);
   const map = (vm.evm as unknown as { _opcodeMap?: OpEntry[] })._opcodeMap;
@@ -70,8 +76,29 @@ function armDeadline(vm: VM, deadline: number): void {
   }
 }
 
+/** A VM on a state manager at one state root; every call checkpoints and reverts, so it can run the next one. */
+interface CallContext {
+  root: string;
+  state: MerkleStateManager;
+  vm: VM;
+  clock: CallClock;
+  /** Set when runTx threw: the VM may have stopped mid-transaction, so the context is not reused. */
+  broken: boolean;
+}
+
+/** Idle contexts kept per state root; more concurrent calls than this build (and then drop) extra ones. */
+const IDLE_CONTEXTS_PER_ROOT = 4;
+/** State roots whose contexts are kept (the head, and the one before it while a block commits). */
+const POOLED_ROOTS = 2;
+
 /** Runs calls and gas estimations against historical state. */
 export class CallService {
+  /**
+   * Idle call contexts by state root, most recently used root last. Building a VM (opcode tables, a Common) and
+   * warming a state manager's caches cost far more than a typical eth_call, so contexts are reused across calls.
+   */
+  private readonly idle = new Map<string, CallContext[]>();
+
   constructor(
     private readonly common: Common,
     private readonly vmCommon: () => Common,
@@ -102,11 +129,57 @@ export class CallService {
     return tx;
   }
 
-  /** Executes once on a fresh state copy; returns the raw runTx result. */
-  private async execute(req: CallRequest, block: BlockRecord, gas: bigint, sm?: MerkleStateManager, hook?: CallHook): Promise<RunTxResult> {
-    const state = sm ?? this.state.executionState(block.header.stateRoot);
+  private async newContext(block: BlockRecord, root: string): Promise<CallContext> {
+    const state = this.state.executionState(block.header.stateRoot);
+    const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
+    const clock = { deadline: 0 };
+    armDeadline(vm, clock);
+    return { root, state, vm, clock, broken: false };
+  }
+
+  /** An idle context at the block's state root, or a new one. */
+  private async acquire(block: BlockRecord): Promise<CallContext> {
+    const root = Buffer.from(block.header.stateRoot).toString('hex');
+    const list = this.idle.get(root);
+    const ctx = list?.pop();
+    if (ctx) return ctx;
+    return this.newContext(block, root);
+  }
+
+  /** Returns a context whose last call ended normally (a thrown runTx may leave the VM mid-transaction: dropped). */
+  private release(ctx: CallContext): void {
+    let list = this.idle.get(ctx.root);
+    if (list) {
+      this.idle.delete(ctx.root);
+    } else {
+      list = [];
+      if (this.idle.size >= POOLED_ROOTS) this.idle.delete(this.idle.keys().next().value!);
+    }
+    this.idle.set(ctx.root, list);
+    if (list.length < IDLE_CONTEXTS_PER_ROOT) list.push(ctx);
+  }
+
+  /** Runs `fn` with a pooled context at the block's state; it goes back to the pool unless a runTx threw. */
+  private async withContext<T>(block: BlockRecord, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+    const ctx = await this.acquire(block);
+    try {
+      return await fn(ctx);
+    } finally {
+      if (!ctx.broken) this.release(ctx);
+    }
+  }
+
+  /** Executes once on a checkpoint of the context's state (reverted afterwards); returns the raw runTx result. */
+  private async execute(req: CallRequest, block: BlockRecord, gas: bigint, ctx: CallContext, hook?: CallHook): Promise<RunTxResult> {
+    // An estimation goes on after a probe that threw; it continues on a fresh VM and state.
+    if (ctx.broken) Object.assign(ctx, await this.newContext(block, ctx.root));
+    const { state, vm } = ctx;
     const from = req.from ? new Address(req.from) : createZeroAddress();
+    // Reads made before the checkpoint stay in the state's caches after the revert, so a pooled context answers
+    // them from memory next time; the sender, the callee and the coinbase are read by every call.
     const nonce = (await state.getAccount(from))?.nonce ?? 0n;
+    if (req.to) await state.getAccount(new Address(req.to));
+    await state.getAccount(block.header.coinbase);
     const tx = this.buildTx(req, gas, nonce);
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
     const h = block.header;
@@ -115,9 +188,8 @@ export class CallService {
       { ...contextOf(h), gasLimit: h.gasLimit > gas ? h.gasLimit : gas, baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n },
       this.common,
     );
-    const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
-    const deadline = this.limits.timeoutMs > 0 && !hook ? Date.now() + this.limits.timeoutMs : 0;
-    if (deadline) armDeadline(vm, deadline);
+    // With a hook the tracer enforces its own deadline.
+    ctx.clock.deadline = this.limits.timeoutMs > 0 && !hook ? Date.now() + this.limits.timeoutMs : 0;
     const ctxBlock = createBlock({ header }, { common: this.common, setHardfork: false });
     await state.checkpoint();
     hook?.attach(vm, state, tx, ctxBlock);
@@ -133,12 +205,14 @@ export class CallService {
       hook?.finish(r);
       return r;
     } catch (e) {
+      ctx.broken = true;
       if (hook?.failure) throw hook.failure;
       if (e instanceof Timeout || (e as Error)?.message?.includes('Timeout')) {
         throw new ExecutionError(`execution aborted (timeout = ${this.limits.timeoutMs / 1000}s)`);
       }
       throw translateRunTxError(e);
     } finally {
+      ctx.clock.deadline = 0;
       hook?.detach();
       await state.revert();
     }
@@ -151,12 +225,14 @@ export class CallService {
 
   /** debug_traceCall: runs the call under `hook`; a failing call is a result here, not an error. */
   async traceCall(req: CallRequest, block: BlockRecord, hook: CallHook): Promise<RunTxResult> {
-    return this.execute(req, block, this.capGas(req), undefined, hook);
+    // A context of its own: the tracer attaches listeners to the VM.
+    const ctx = await this.newContext(block, '');
+    return this.execute(req, block, this.capGas(req), ctx, hook);
   }
 
   /** eth_call: the return data, or RevertError / ExecutionError. */
   async call(req: CallRequest, block: BlockRecord): Promise<Uint8Array> {
-    const r = await this.execute(req, block, this.capGas(req));
+    const r = await this.withContext(block, (ctx) => this.execute(req, block, this.capGas(req), ctx));
     const err = r.execResult.exceptionError;
     if (err) throw failure(err.error, r.execResult.returnValue, r);
     return r.execResult.returnValue;
@@ -164,18 +240,21 @@ export class CallService {
 
   /** eth_estimateGas: the smallest gas limit with which the message succeeds (binary search, as geth). */
   async estimateGas(req: CallRequest, block: BlockRecord): Promise<bigint> {
+    return this.withContext(block, (ctx) => this.search(req, block, ctx));
+  }
+
+  private async search(req: CallRequest, block: BlockRecord, ctx: CallContext): Promise<bigint> {
     let hi = req.gas !== undefined && req.gas >= 21000n ? req.gas : block.header.gasLimit;
     if (this.limits.gasCap > 0n && hi > this.limits.gasCap) hi = this.limits.gasCap;
-    const sm = this.state.executionState(block.header.stateRoot);
     // A plain value transfer to an account without code costs exactly 21000 (geth's shortcut).
     if (req.to && (req.data === undefined || req.data.length === 0) && !req.accessList?.length) {
-      const code = await sm.getCode(new Address(req.to));
+      const code = await ctx.state.getCode(new Address(req.to));
       if (code.length === 0) {
-        const probe = await this.execute(req, block, 21000n, sm);
+        const probe = await this.execute(req, block, 21000n, ctx);
         if (!probe.execResult.exceptionError) return 21000n;
       }
     }
-    const first = await this.execute(req, block, hi, sm);
+    const first = await this.execute(req, block, hi, ctx);
     if (first.execResult.exceptionError) {
       const e = first.execResult.exceptionError.error;
       if (e === 'revert') throw failure(e, first.execResult.returnValue, first);
@@ -183,7 +262,7 @@ export class CallService {
     }
     const ok = async (gas: bigint): Promise<boolean> => {
       try {
-        return !(await this.execute(req, block, gas, sm)).execResult.exceptionError;
+        return !(await this.execute(req, block, gas, ctx)).execResult.exceptionError;
       } catch {
         return false;
       }
