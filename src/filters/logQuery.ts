@@ -1,7 +1,7 @@
 // eth_getLogs: resolves a filter's block range, asks the log index which blocks can match, and reads only those
 // blocks' receipts. Ranges and result sizes are capped by app.toml (block-range-cap, logs-cap).
 import type { CommittedBlock } from '../app/app.ts';
-import type { LogRecord, ReceiptRecord } from '../app/chain/types.ts';
+import type { LogRecord } from '../app/chain/types.ts';
 import { InvalidParamsError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import type { LogCriteria, LogMatch, RangeBound } from './criteria.ts';
@@ -83,22 +83,17 @@ export class LogQuery {
 
   /** Appends block n's logs that match, enforcing logs-cap. */
   private collect(n: bigint, m: LogMatch, out: LogEntry[]): void {
-    const receipts = this.chain.receipts(n);
-    if (!receipts) throw new NotFoundError(`receipts of block ${n} not found`);
-    let ctx: ReturnType<ChainStore['logContext']>;
+    const b = this.chain.blockLogs(n);
+    if (!b) throw new NotFoundError(`block ${n} not found`);
     let logIndex = 0;
-    for (let txIndex = 0; txIndex < receipts.length; txIndex++) {
-      const r: ReceiptRecord = receipts[txIndex]!;
-      for (const log of r.logs) {
+    for (const t of b.txs) {
+      for (const log of t.logs) {
         if (matchesLog(m, log)) {
-          ctx ??= this.chain.logContext(n);
-          if (!ctx) throw new NotFoundError(`block ${n} not found`);
           if (this.limits.logsCap > 0 && out.length >= this.limits.logsCap) {
             throw new LimitExceededError(`query returned more than ${this.limits.logsCap} results`);
           }
           out.push({
-            log, blockNumber: n, blockHash: ctx.hash, blockTimestamp: ctx.timestamp,
-            txHash: ctx.txHashes[txIndex]!, txIndex, logIndex,
+            log, blockNumber: n, blockHash: b.hash, blockTimestamp: b.timestamp, txHash: t.txHash, txIndex: t.txIndex, logIndex,
           });
         }
         logIndex++;

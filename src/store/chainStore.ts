@@ -7,7 +7,7 @@ import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from '../app/c
 import { keccak256 } from '../primitives/hash.ts';
 import { bigintToBytes, bytesToBigint, concatBytes, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
-import { blockKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
+import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 
 const HEAD = metaKey('head');
 
@@ -59,6 +59,44 @@ function decodeReceipts(b: Uint8Array): ReceiptRecord[] {
   });
 }
 
+/** The logs of one tx of a block, with what a log entry needs of the tx. */
+export interface TxLogs {
+  txIndex: number;
+  txHash: Uint8Array;
+  logs: LogRecord[];
+}
+
+/** A block's logs in chain order, with what eth_getLogs needs of the block (no header or tx decoding). */
+export interface BlockLogs {
+  hash: Uint8Array;
+  timestamp: bigint;
+  /** Only the txs that emitted logs; a log's block-wide index counts the logs of the entries before it. */
+  txs: TxLogs[];
+}
+
+/** A plain view of a LevelDB value: RLP decoding then makes plain subarrays, far cheaper than Buffer slices. */
+function plain(b: Uint8Array): Uint8Array {
+  return b instanceof Buffer ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : b;
+}
+
+function encodeBlockLogs(block: BlockRecord, receipts: ReceiptRecord[]): Uint8Array {
+  const txs: Array<[Uint8Array, Uint8Array, Uint8Array[][]]> = [];
+  receipts.forEach((r, i) => {
+    if (r.logs.length > 0) {
+      txs.push([bigintToBytes(BigInt(i)), block.txHashes[i]!, r.logs.map((l) => [l.address, l.topics as never, l.data])]);
+    }
+  });
+  return RLP.encode([bigintToBytes(block.header.timestamp), txs as never]);
+}
+
+function blockLogsOf(block: BlockRecord, receipts: ReceiptRecord[]): BlockLogs {
+  const txs: TxLogs[] = [];
+  receipts.forEach((r, txIndex) => {
+    if (r.logs.length > 0) txs.push({ txIndex, txHash: block.txHashes[txIndex]!, logs: r.logs });
+  });
+  return { hash: block.hash, timestamp: block.header.timestamp, txs };
+}
+
 /** Reads and writes the chain's block-level records. */
 export class ChainStore {
   private readonly blockCache = new Map<bigint, BlockRecord>();
@@ -80,6 +118,7 @@ export class ChainStore {
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
       { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts) },
+      { type: 'put', key: blockLogsKey(n), value: encodeBlockLogs(block, receipts) },
       { type: 'put', key: canonKey(n), value: block.hash },
       { type: 'put', key: hashKey(block.hash), value: u64be(n) },
     ];
@@ -130,16 +169,32 @@ export class ChainStore {
     return block;
   }
 
-  /** What a log needs from its block (hash, timestamp, tx hashes) without decoding its transactions. */
-  logContext(n: bigint): { hash: Uint8Array; timestamp: bigint; txHashes: Uint8Array[] } | undefined {
-    const cached = this.blockCache.get(n);
-    if (cached) return { hash: cached.hash, timestamp: cached.header.timestamp, txHashes: cached.txHashes };
-    const raw = this.kv.get(blockKey(n));
-    if (!raw) return undefined;
-    const [headerRlp, txList] = RLP.decode(raw) as unknown as [Uint8Array, Uint8Array[]];
-    const fields = RLP.decode(headerRlp) as unknown as Uint8Array[];
-    const hash = this.common.customCrypto.keccak256 ?? keccak256;
-    return { hash: hash(headerRlp), timestamp: bytesToBigint(fields[11]!), txHashes: txList.map((t) => hash(t)) };
+  /**
+   * A block's logs for eth_getLogs: from the caches when the block is recent, else from its logs record (written
+   * since this record exists) without decoding receipts, the header or the txs; older databases fall back to that.
+   */
+  blockLogs(n: bigint): BlockLogs | undefined {
+    const block = this.blockCache.get(n);
+    const receipts = this.receiptCache.get(n);
+    if (block && receipts) return blockLogsOf(block, receipts);
+    const hash = this.kv.get(canonKey(n));
+    if (!hash) return undefined;
+    const raw = this.kv.get(blockLogsKey(n));
+    if (!raw) {
+      const b = this.blockByNumber(n);
+      const rs = this.receipts(n);
+      return b && rs ? blockLogsOf(b, rs) : undefined;
+    }
+    const [time, txList] = RLP.decode(plain(raw)) as unknown as [Uint8Array, Array<[Uint8Array, Uint8Array, Uint8Array[][]]>];
+    return {
+      hash,
+      timestamp: bytesToBigint(time),
+      txs: txList.map(([i, txHash, logs]) => ({
+        txIndex: Number(bytesToBigint(i)),
+        txHash,
+        logs: logs.map((l): LogRecord => ({ address: l[0]!, topics: l[1] as unknown as Uint8Array[], data: l[2]! })),
+      })),
+    };
   }
 
   /** The height of a block hash, or undefined. */

@@ -8,6 +8,7 @@ const P_BLOCK = 0x62; // 'b' + number(8) → stored block record (RLP)
 const P_RECEIPTS = 0x72; // 'r' + number(8) → stored receipts record (RLP)
 const P_TX = 0x74; // 't' + txHash(32) → number(8) ‖ index(4)
 const P_META = 0x6d; // 'm' + name → metadata
+const P_LOGS = 0x4c; // 'L' + number(8) → the block's logs with what eth_getLogs needs of their txs (RLP)
 const P_LOGIDX = 0x6c; // 'l' + item(1+0|20|32) + bucket(4) → set of blocks in the bucket holding a matching log
 
 /** Key of a trie node or contract code blob. */
@@ -29,6 +30,10 @@ export function blockKey(n: bigint): Uint8Array {
 /** Key of a block's receipts. */
 export function receiptsKey(n: bigint): Uint8Array {
   return concatBytes(Uint8Array.of(P_RECEIPTS), u64be(n));
+}
+/** Key of a block's logs record (timestamp, and per tx with logs: index, hash, logs). */
+export function blockLogsKey(n: bigint): Uint8Array {
+  return concatBytes(Uint8Array.of(P_LOGS), u64be(n));
 }
 /** Key of a transaction's location. */
 export function txKey(hash: Uint8Array): Uint8Array {

@@ -3,9 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { u64be } from '../primitives/hex.ts';
+import { createBlockHeader } from '@ethereumjs/block';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import type { BlockRecord, ReceiptRecord } from '../app/chain/types.ts';
+import { createChainCommon } from '../app/evm/common.ts';
+import { bytesToHex, u64be } from '../primitives/hex.ts';
+import { blockSize, ChainStore } from './chainStore.ts';
 import { KvStore } from './kv.ts';
-import { blockKey, canonKey, hashKey, metaKey, receiptsKey, trieKey, txKey } from './schema.ts';
+import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, trieKey, txKey } from './schema.ts';
 import { BufferedTrieDb, NodeCache } from './trieDb.ts';
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
@@ -28,7 +33,7 @@ describe('store', () => {
 
   test('key schema: one distinct prefix per record kind, numbers big-endian', () => {
     const h = new Uint8Array(32).fill(7);
-    const keys = [trieKey(h), canonKey(1n), hashKey(h), blockKey(1n), receiptsKey(1n), txKey(h), metaKey('head')];
+    const keys = [trieKey(h), canonKey(1n), hashKey(h), blockKey(1n), receiptsKey(1n), blockLogsKey(1n), txKey(h), metaKey('head')];
     assert.equal(new Set(keys.map((k) => k[0])).size, keys.length);
     assert.deepEqual(blockKey(258n).subarray(1), u64be(258n));
     assert.ok(Buffer.compare(blockKey(255n), blockKey(256n)) < 0, 'block keys sort by height');
@@ -70,6 +75,46 @@ describe('store', () => {
     assert.equal(await db.get('cc'), undefined);
     assert.equal(db.drain().length, 0);
     assert.equal(db.shallowCopy(), db);
+  });
+
+  test('blockLogs: the stored logs record, the recent-block caches and the fallback for older databases agree', async () => {
+    const common = createChainCommon(9000n);
+    const key = new Uint8Array(32).fill(1);
+    const txs = [0n, 1n, 2n].map((nonce) =>
+      createFeeMarket1559Tx({ nonce, to: new Uint8Array(20).fill(2), gasLimit: 50_000n, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n }, { common }).sign(key));
+    const header = createBlockHeader({ number: 7n, timestamp: 1_700_000_123n, gasLimit: 30_000_000n, baseFeePerGas: 7n }, { common, setHardfork: false });
+    const block: BlockRecord = {
+      header, hash: header.hash(), number: 7n, txs, txHashes: txs.map((t) => t.hash()), senders: txs.map((t) => t.getSenderAddress().bytes),
+      size: blockSize(header.raw(), txs),
+    };
+    const log = (a: number, topics: number[], data: number[]) => ({ address: new Uint8Array(20).fill(a), topics: topics.map((t) => new Uint8Array(32).fill(t)), data: Uint8Array.from(data) });
+    const receipt = (logs: ReturnType<typeof log>[]): ReceiptRecord => ({
+      type: 2, status: 1, cumulativeGasUsed: 21_000n, gasUsed: 21_000n, logs, bloom: new Uint8Array(256), from: block.senders[0]!, effectiveGasPrice: 8n,
+    });
+    // The middle tx emits nothing: the block-wide log index must still count across it.
+    const receipts = [receipt([log(3, [4, 5], [6]), log(3, [], [])]), receipt([]), receipt([log(9, [1, 2, 3, 4], [7, 7])])];
+    await kv.write(new ChainStore(kv, common).blockOps(block, receipts));
+    const norm = (v: unknown): unknown => {
+      if (v instanceof Uint8Array) return bytesToHex(v);
+      if (typeof v === 'bigint') return `${v}`;
+      if (Array.isArray(v)) return v.map(norm);
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]));
+      return v;
+    };
+    const expected = {
+      hash: bytesToHex(block.hash), timestamp: '1700000123',
+      txs: [
+        { txIndex: 0, txHash: bytesToHex(block.txHashes[0]!), logs: norm(receipts[0]!.logs) },
+        { txIndex: 2, txHash: bytesToHex(block.txHashes[2]!), logs: norm(receipts[2]!.logs) },
+      ],
+    };
+    assert.deepEqual(norm(new ChainStore(kv, common).blockLogs(7n)), expected, 'from the logs record');
+    const cached = new ChainStore(kv, common);
+    cached.remember(block, receipts);
+    assert.deepEqual(norm(cached.blockLogs(7n)), expected, 'from the caches');
+    await kv.write([{ type: 'del', key: blockLogsKey(7n) }]);
+    assert.deepEqual(norm(new ChainStore(kv, common).blockLogs(7n)), expected, 'from receipts and the block (no logs record)');
+    assert.equal(new ChainStore(kv, common).blockLogs(8n), undefined);
   });
 
   test('NodeCache evicts the least recently used', () => {
