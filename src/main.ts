@@ -183,7 +183,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const grpcServer = await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number });
     let abciServer: AbciServer | undefined;
     if (cometApp) {
-      abciServer = await startAbciServer({ laddr: config.abciLaddr, app: cometApp }).catch(async (e: unknown) => {
+      // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
+      const onConnection = () => forwarder?.resend();
+      abciServer = await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection }).catch(async (e: unknown) => {
         await grpcServer.close();
         throw e;
       });

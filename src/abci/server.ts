@@ -50,6 +50,8 @@ export interface AbciServerOptions {
   app: AbciApplication;
   maxMessageBytes?: number;
   log?: (line: string) => void;
+  /** Called when CometBFT opens a connection (it opens four at each start). */
+  onConnection?: () => void;
 }
 
 /** A listening ABCI server. */
@@ -142,6 +144,7 @@ export async function startAbciServer(opts: AbciServerOptions): Promise<AbciServ
   const onConnection = (socket: Socket) => {
     const id = nextConn++;
     sockets.add(socket);
+    opts.onConnection?.();
     socket.setNoDelay(true);
     const decoder = new FrameDecoder(opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     const order = new SerialQueue();

@@ -38,7 +38,7 @@ function mempool() {
     seen.push(`${from(t.sender)}${t.tx.nonce}`);
     return { code: 0, log: '', codespace: '' };
   };
-  return { broadcast, seen, state };
+  return { broadcast, seen, state, reset: () => next.clear() };
 }
 const from = (s: Uint8Array) => (s[19] === alice.address[19] ? 'a' : 'b');
 
@@ -59,6 +59,11 @@ describe('CometForwarder', () => {
     assert.deepEqual(m.seen, ['a0', 'b0', 'a1', 'a2']);
     await fwd.pump();
     assert.deepEqual(m.seen, ['a0', 'b0', 'a1', 'a2'], 'nothing is sent twice');
+    // CometBFT restarts with an empty mempool (it reconnects to the ABCI server): the pending txs go again.
+    m.reset();
+    fwd.resend();
+    await fwd.pump();
+    assert.deepEqual(m.seen.slice(4).sort(), ['a0', 'a1', 'a2', 'b0']);
   });
 
   it("reports CometBFT's refusal to the submitter and drops the tx; later nonces of that sender wait", async () => {

@@ -107,6 +107,14 @@ export class CometForwarder {
     return this.tail;
   }
 
+  /**
+   * Offers every pooled tx again: CometBFT (re)started, and its mempool is not persisted. Txs it still has are
+   * answered "already exists in cache", which counts as sent.
+   */
+  resend(): void {
+    this.sent.clear();
+  }
+
   /** Forgets txs that are no longer pooled (mined or dropped). */
   prune(): void {
     for (const key of this.sent.keys()) if (!this.pool.get(Uint8Array.from(Buffer.from(key.slice(2), 'hex')))) this.sent.delete(key);
