@@ -71,6 +71,7 @@ export function outcomeToSample(o: SendOutcome): Sample {
   if (o.stalled) parts.push('no new receipt within the stall bound');
   if (o.timedOut) parts.push('stopped at the time bound with receipts still arriving');
   if (o.errors.length > 0) parts.push(`errors: ${o.errors.map((e) => JSON.stringify(e)).join(', ')}`);
-  const status = o.stalled ? 'stalled' : o.timedOut ? 'timeout' : o.rejected > 0 ? 'rejected' : o.unanswered > 0 ? 'hung' : o.reverted > 0 || o.mined < o.total ? 'error' : 'ok';
+  // A failure outranks the time bound: a peer that rejected or hung some sends is never the best peer.
+  const status = o.stalled ? 'stalled' : o.rejected > 0 ? 'rejected' : o.unanswered > 0 ? 'hung' : o.timedOut ? 'timeout' : o.reverted > 0 || o.mined < o.total ? 'error' : 'ok';
   return parts.length > 0 ? { value, status, note: parts.join('; ') } : { value, status };
 }

@@ -181,5 +181,6 @@ describe('transactions and calldata', () => {
     const slow = outcomeToSample({ ...base, mined: 6, timedOut: true });
     assert.equal(slow.status, 'timeout');
     assert.equal(slow.value, 3);
+    assert.equal(outcomeToSample({ ...base, mined: 6, timedOut: true, unanswered: 1 }).status, 'hung');
   });
 });
