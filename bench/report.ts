@@ -50,15 +50,18 @@ export function median(xs: number[]): number {
 }
 
 /** Folds the runs of one workload on one node: the median when every run was ok, else the first failure kept visible. */
-export function aggregate(samples: Sample[]): Figure {
-  if (samples.length === 0) return { value: null, status: 'skipped', samples };
+export function aggregate(all: Sample[]): Figure {
+  // A run that skipped the workload (e.g. the padded query, done only in the first run) says nothing about it.
+  const measured = all.filter((s) => s.status !== 'skipped');
+  if (measured.length === 0) return all.length > 0 ? { ...all[0]!, samples: all } : { value: null, status: 'skipped', samples: all };
+  const samples = measured;
   const values = samples.map((s) => s.value).filter((v): v is number => v !== null && Number.isFinite(v));
   const value = values.length > 0 ? median(values) : null;
   const bad = samples.filter((s) => s.status !== 'ok');
-  if (bad.length === 0) return { value, status: 'ok', samples };
+  if (bad.length === 0) return { value, status: 'ok', samples: all };
   const first = bad[0]!;
   const note = `${first.status} in ${bad.length}/${samples.length} run${samples.length > 1 ? 's' : ''}${first.note ? `: ${first.note}` : ''}`;
-  return { value, status: first.status, note, samples };
+  return { value, status: first.status, note, samples: all };
 }
 
 /** Kestrel's figure relative to a peer's ("times better"); null when either figure is missing. */

@@ -70,6 +70,11 @@ describe('statistics and ratios', () => {
     assert.equal(bad.status, 'stalled');
     assert.equal(bad.note, 'stalled in 1/2 runs: 10/50 mined');
     assert.equal(aggregate([]).status, 'skipped');
+    const once = aggregate([{ value: 7, status: 'ok' }, { value: null, status: 'skipped', note: 'first run only' }]);
+    assert.equal(once.status, 'ok');
+    assert.equal(once.value, 7);
+    assert.equal(once.samples.length, 2);
+    assert.equal(aggregate([{ value: null, status: 'skipped', note: 'x' }]).note, 'x');
   });
 });
 
