@@ -216,6 +216,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         await forwarder?.stop();
         await engine?.stop();
         events.stop();
+        // Tracer workers read state through this process's database handle: end them before it closes.
+        tracing.close();
         expiry.stop();
         await journal?.journal.close();
         keystore.close();
