@@ -277,8 +277,19 @@ describe('hostile input', { timeout: 300_000 }, () => {
     const r1 = await post(node.http, Buffer.from([0xff, 0xfe, 0x7b, 0x80]));
     assert.equal((r1.json as any)?.error?.code, -32700);
     const big = Buffer.alloc(6 * 1024 * 1024, 0x20);
-    assert.equal((await postRaw(node.http, big)).status, 413);
-    assert.equal((await postRaw(node.http, big, { chunked: true })).status, 413);
+    // The node answers 413 and resets the upload; on a loaded machine the reset can beat the answer, so a try that
+    // sees no response at all is repeated (what matters is that any answer is 413 and the node stays up).
+    const status413 = async (chunked: boolean) => {
+      for (let i = 0; ; i++) {
+        try {
+          return (await postRaw(node.http, big, { chunked })).status;
+        } catch (e) {
+          if (i === 2) throw e;
+        }
+      }
+    };
+    assert.equal(await status413(false), 413);
+    assert.equal(await status413(true), 413);
     // Nesting far deeper than any parser's recursion: built as text, answered (parse error or invalid params).
     for (const depth of [10_000, 100_000, 1_000_000]) {
       const text = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":[${'['.repeat(depth)}${']'.repeat(depth)}]}`;
