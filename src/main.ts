@@ -44,6 +44,7 @@ import { startWsServer } from './rpc/server/ws.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
+import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
 
 export const VERSION = '0.1.0';
@@ -155,6 +156,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       hashOf: (n) => chainStore.blockByNumber(n)?.hash,
       // Tracers read state synchronously; trie nodes and code are content-addressed, so direct reads are safe.
       readNode: (key) => kv.get(trieKey(key)),
+      limits: {
+        maxTimeoutMs: config.jsonRpc.tracerTimeoutCapMs,
+        sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
+      },
     });
     const ctx: RpcContext = {
       config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),

@@ -92,6 +92,8 @@ describe('loadConfig', () => {
     assert.deepEqual(c.jsonRpc.api, ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'miner']);
     assert.equal(c.jsonRpc.gasCap, 25_000_000n);
     assert.equal(c.jsonRpc.evmTimeoutMs, 5000);
+    assert.equal(c.jsonRpc.tracerTimeoutCapMs, 60_000);
+    assert.equal(c.jsonRpc.tracerMemoryBytes, 64 * 1024 * 1024);
     assert.equal(c.jsonRpc.httpTimeoutMs, 30_000);
     assert.equal(c.jsonRpc.maxBodyBytes, 5_242_880);
     assert.equal(c.jsonRpc.maxBatchItems, 1000);
@@ -169,6 +171,8 @@ describe('loadConfig', () => {
     assert.throws(() => loadConfig(home, {}, DEFAULT_CHAIN_ID), /gas-cap must be a non-negative integer/);
     withToml((t) => t.replace('address = "127.0.0.1:8545"', 'address = 8545'));
     assert.throws(() => loadConfig(home, {}, DEFAULT_CHAIN_ID), /json-rpc.address must be a string/);
+    withToml((t) => t.replace('tracer-timeout-cap = "60s"', 'tracer-timeout-cap = "0s"'));
+    assert.throws(() => loadConfig(home, {}, DEFAULT_CHAIN_ID), /tracer-timeout-cap must be greater than zero/);
     withToml((t) => t.replace('engine = "solo"', 'engine = "raft"'));
     assert.throws(() => loadConfig(home, {}, DEFAULT_CHAIN_ID), /invalid consensus "raft"/);
     withToml((t) => t);

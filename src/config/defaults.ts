@@ -53,6 +53,10 @@ ws-address = "127.0.0.1:8546"
 api = "eth,net,web3,txpool,debug,personal,miner"
 gas-cap = 25000000
 evm-timeout = "5s"
+# Tracing (debug_trace*): the longest "timeout" a caller may ask for (longer ones are clamped; geth's default of
+# 5s applies when none is given), and the heap of one JavaScript tracer's sandbox, in bytes.
+tracer-timeout-cap = "60s"
+tracer-memory = 67108864
 logs-cap = 10000
 block-range-cap = 10000
 filter-cap = 200

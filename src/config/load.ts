@@ -30,6 +30,11 @@ function int(v: unknown, key: string): number {
   return n;
 }
 
+function positive(n: number, key: string): number {
+  if (n <= 0) throw new Error(`config: ${key} must be greater than zero`);
+  return n;
+}
+
 /** Parses "<amount><denom>" minimum gas prices for the EVM denom; other denoms are ignored here. */
 export function parseMinGasPrice(text: string, evmDenom: string): bigint {
   const trimmed = text.trim();
@@ -147,6 +152,8 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       api,
       gasCap: BigInt(int(pick('json-rpc', 'gas-cap'), 'json-rpc.gas-cap')),
       evmTimeoutMs,
+      tracerTimeoutCapMs: positive(parseDurationMs(str(pick('json-rpc', 'tracer-timeout-cap'), 'json-rpc.tracer-timeout-cap')), 'json-rpc.tracer-timeout-cap'),
+      tracerMemoryBytes: positive(int(pick('json-rpc', 'tracer-memory'), 'json-rpc.tracer-memory'), 'json-rpc.tracer-memory'),
       logsCap: int(pick('json-rpc', 'logs-cap'), 'json-rpc.logs-cap'),
       blockRangeCap: int(pick('json-rpc', 'block-range-cap'), 'json-rpc.block-range-cap'),
       filterCap: int(pick('json-rpc', 'filter-cap'), 'json-rpc.filter-cap'),

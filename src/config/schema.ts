@@ -8,6 +8,10 @@ export interface JsonRpcConfig {
   api: string[];
   gasCap: bigint;
   evmTimeoutMs: number;
+  /** Longest per-transaction trace time a caller may ask for (debug_trace* "timeout" is clamped to it). */
+  tracerTimeoutCapMs: number;
+  /** Heap of one JavaScript tracer's QuickJS sandbox, in bytes. */
+  tracerMemoryBytes: number;
   logsCap: number;
   blockRangeCap: number;
   filterCap: number;

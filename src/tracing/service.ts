@@ -30,15 +30,21 @@ export interface TraceLimits {
   sandbox: SandboxLimits;
   /** V8 heap cap of a tracer worker (replay caches plus the tracer's host-side data). */
   workerHeapMb: number;
+  /** Longest per-transaction trace time a caller may ask for; longer requests are clamped to it. */
+  maxTimeoutMs: number;
 }
 
-/** Defaults: two traces at a time, 128 MiB of struct logs per request, 64 MiB heap per JS tracer, 384 MiB per worker. */
+/**
+ * Defaults: two traces at a time, 128 MiB of struct logs per request, 64 MiB heap per JS tracer, 384 MiB per worker,
+ * at most 60 s per traced transaction.
+ */
 export const DEFAULT_TRACE_LIMITS: TraceLimits = {
   maxConcurrent: 2,
   maxQueued: 32,
   maxOutputBytes: 128 * 1024 * 1024,
   sandbox: DEFAULT_SANDBOX_LIMITS,
   workerHeapMb: 384,
+  maxTimeoutMs: 60_000,
 };
 
 /** One entry of a block trace: the result or, when that transaction's tracer failed, the error. */
@@ -85,6 +91,11 @@ export class TraceService {
   /** Stops the tracer workers. */
   close(): void {
     this.workers.close();
+  }
+
+  /** The caller's config with its timeout held to the node's cap. */
+  private bounded(cfg: TraceConfig): TraceConfig {
+    return cfg.timeoutMs <= this.limits.maxTimeoutMs ? cfg : { ...cfg, timeoutMs: this.limits.maxTimeoutMs };
   }
 
   /** Runs `fn` when a tracing slot is free. */
@@ -146,7 +157,8 @@ export class TraceService {
   }
 
   /** debug_traceTransaction: replays the block up to the transaction and traces it. */
-  async traceTransaction(hash: Uint8Array, cfg: TraceConfig): Promise<TraceResult> {
+  async traceTransaction(hash: Uint8Array, asked: TraceConfig): Promise<TraceResult> {
+    const cfg = this.bounded(asked);
     const mined = this.deps.chain.minedTx(hash);
     if (!mined) throw new NotFoundError('transaction not found');
     const parent = this.parentOf(mined.block);
@@ -164,7 +176,8 @@ export class TraceService {
    * debug_traceBlockBy*: traces every transaction. A transaction whose tracer fails (timeout, JS error) gets an
    * error entry and the replay continues; running out of the output budget fails the whole request.
    */
-  async traceBlock(block: BlockRecord, cfg: TraceConfig): Promise<BlockTraceEntry[]> {
+  async traceBlock(block: BlockRecord, asked: TraceConfig): Promise<BlockTraceEntry[]> {
+    const cfg = this.bounded(asked);
     const parent = this.parentOf(block);
     const budget = new OutputBudget(this.limits.maxOutputBytes);
     const make = this.factory(cfg, budget);
@@ -195,7 +208,8 @@ export class TraceService {
   }
 
   /** debug_traceCall: traces a call on a block's state, as eth_call would run it. */
-  async traceCall(req: CallRequest, block: BlockRecord, cfg: TraceConfig): Promise<TraceResult> {
+  async traceCall(req: CallRequest, block: BlockRecord, asked: TraceConfig): Promise<TraceResult> {
+    const cfg = this.bounded(asked);
     const budget = new OutputBudget(this.limits.maxOutputBytes);
     const make = this.factory(cfg, budget);
     if (typeof make !== 'function') {

@@ -8,8 +8,6 @@ import { UnmarshalTypeError, jsonKind } from './data.ts';
 
 /** geth's default per-transaction trace timeout. */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5000;
-/** The longest timeout a caller may ask for; longer ones are clamped (the debug namespace is public). */
-export const MAX_TRACE_TIMEOUT_MS = 60_000;
 
 type Obj = Record<string, unknown>;
 
@@ -53,8 +51,9 @@ function timeout(obj: Obj, struct: string): number {
   } catch {
     throw new ParamError(`time: invalid duration "${v}"`);
   }
-  // A zero timeout expires at once, as in geth; the deadline still needs a non-zero value to be armed.
-  return Math.min(Math.max(ms, 1), MAX_TRACE_TIMEOUT_MS);
+  // A zero timeout expires at once, as in geth; the deadline still needs a non-zero value to be armed. The upper
+  // bound is the node's json-rpc.tracer-timeout-cap, applied by the trace service.
+  return Math.max(ms, 1);
 }
 
 function limit(obj: Obj, struct: string): number {
