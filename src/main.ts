@@ -136,8 +136,11 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const journal = config.mempool.journal
       ? await openPoolJournal(join(paths.data, 'txpool.journal'), pool, txs, config.mempool.journalFsync)
       : undefined;
-    if (journal && journal.restored + journal.dropped > 0) {
-      console.log(`txpool: ${journal.restored} tx(s) restored from the journal, ${journal.dropped} no longer valid`);
+    if (journal && journal.restored + journal.settled + journal.dropped > 0) {
+      console.log(
+        `txpool: ${journal.restored} tx(s) restored from the journal, ${journal.settled} already mined or replaced, ` +
+          `${journal.dropped} no longer valid`,
+      );
     }
     const expiry = new QueuedExpiry(pool);
     expiry.start();

@@ -17,6 +17,7 @@ export function poolSnapshot(pool: TxPool): JournalEntry[] {
 export interface JournalOpened {
   journal: TxJournal;
   restored: number;
+  settled: number;
   dropped: number;
   tornBytes: number;
 }
@@ -24,12 +25,12 @@ export interface JournalOpened {
 /** Replays `path` into the pool through `submitter`, compacts it and attaches it to the submitter. */
 export async function openPoolJournal(path: string, pool: TxPool, submitter: TxSubmitter, fsync: boolean): Promise<JournalOpened> {
   const read = readJournal(path);
-  const { restored, dropped } = await submitter.restore(read.entries);
+  const { restored, settled, dropped } = await submitter.restore(read.entries);
   const journal = await TxJournal.create(path, poolSnapshot(pool), {
     fsync,
     snapshot: () => poolSnapshot(pool),
     liveCount: () => pool.size,
   });
   submitter.useJournal(journal);
-  return { journal, restored, dropped, tornBytes: read.tornBytes };
+  return { journal, restored, settled, dropped, tornBytes: read.tornBytes };
 }

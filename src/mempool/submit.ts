@@ -10,6 +10,9 @@ import type { TxPool } from './pool.ts';
 /** What replaying a journal did. */
 export interface RestoreResult {
   restored: number;
+  /** Already mined (nonce below the account's) or superseded by a replacement: the normal case after a restart. */
+  settled: number;
+  /** No longer admissible for another reason (price, funds, …); each is logged. */
   dropped: number;
 }
 
@@ -110,6 +113,7 @@ export class TxSubmitter {
    */
   async restore(entries: JournalEntry[]): Promise<RestoreResult> {
     let restored = 0;
+    let settled = 0;
     let dropped = 0;
     for (const e of entries) {
       try {
@@ -119,12 +123,16 @@ export class TxSubmitter {
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
         // Mined txs and superseded records are the normal case after a restart; no need to list each.
-        if (why !== 'nonce too low' && why !== 'already known') console.warn(`txpool: journaled tx not restored: ${why}`);
-        dropped++;
+        if (why === 'nonce too low' || why === 'already known') {
+          settled++;
+        } else {
+          console.warn(`txpool: journaled tx not restored: ${why}`);
+          dropped++;
+        }
       }
     }
     if (restored > 0) this.onAccepted();
-    return { restored, dropped };
+    return { restored, settled, dropped };
   }
 
   /** Registers a listener called for every tx that entered the pool (pending filters, subscriptions). */

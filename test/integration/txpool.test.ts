@@ -148,6 +148,8 @@ describe('txpool: gaps, promotion, replacement, shapes, journal', { timeout: 120
     const ackedNow = [...acked];
     assert.ok(ackedNow.length >= 20 && ackedNow.length <= signed.length);
     node = await node.restart();
+    // Mined or superseded records are counted apart from the invalid ones (none here).
+    assert.match(node.logs(), /txpool: \d+ tx\(s\) restored from the journal, \d+ already mined or replaced, 0 no longer valid/);
     for (const h of ackedNow) {
       const tx = await rpcResult<any>(node.http, 'eth_getTransactionByHash', [h]);
       assert.ok(tx, `acknowledged ${h} lost in the restart (${ackedNow.length} acknowledged)`);
