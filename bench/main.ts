@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     }
   }
   const { table, out } = writeResults(o, started, meta, collected, senders.length, 'complete');
-  const header = `Kestrel bench ${started.toISOString()} — ${commandLine()}\nmachine: ${String(meta.machine.cores)} cores, Node ${process.version}, load average at start ${(meta.machine.loadAverageAtStart as number[]).map((l) => l.toFixed(2)).join(' ')}; ${o.quick ? 'quick mode, 1 run' : `medians of ${o.runs} runs`}`;
+  const header = `Kestrel bench ${started.toISOString()} — ${commandLine()}\nmachine: ${String(meta.machine.cores)} cores, Node ${process.version}, load average at start ${(meta.machine.loadAverageAtStart as number[]).map((l) => l.toFixed(2)).join(' ')}; ${o.quick ? 'quick mode, ' : ''}${o.runs === 1 ? '1 run' : `medians of ${o.runs} runs`}`;
   process.stdout.write(`\n${header}\n\n${table}\n`);
   log(`\nwrote ${out}`);
 }
