@@ -1,4 +1,4 @@
-// One-at-a-time sections per key (an account's sends) and a counting semaphore (memory-hungry key derivations).
+// One-at-a-time sections per key (an account's sends).
 
 /** Runs async sections one at a time per key; different keys run concurrently. */
 export class KeyedMutex {
@@ -15,27 +15,5 @@ export class KeyedMutex {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     });
     return next;
-  }
-}
-
-/** Lets at most `slots` sections run at once; the rest wait in arrival order. */
-export class Semaphore {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly slots: number) {}
-
-  /** Runs `fn` once a slot is free. */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    // A finishing section hands its slot straight to the next waiter, so a newcomer cannot overtake the queue.
-    if (this.active >= this.slots) await new Promise<void>((res) => this.waiting.push(res));
-    else this.active++;
-    try {
-      return await fn();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    }
   }
 }

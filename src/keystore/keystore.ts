@@ -6,7 +6,8 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { join, resolve } from 'node:path';
 import { KeyStoreError } from '../errors/index.ts';
 import { privateKeyToAddress, randomPrivateKey } from '../keys/secp.ts';
-import { KeyedMutex, Semaphore } from './keyedMutex.ts';
+import { Semaphore } from '../primitives/semaphore.ts';
+import { KeyedMutex } from './keyedMutex.ts';
 import { UnlockedKeys } from './unlocked.ts';
 import { decryptKey, encryptKey, kdfMemory, keyFileAddress, scryptMemory, type ScryptParams } from './v3.ts';
 

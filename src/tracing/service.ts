@@ -7,6 +7,7 @@ import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { ExecutionError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
+import { Semaphore } from '../primitives/semaphore.ts';
 import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
 import { TraceAbort } from './errors.ts';
@@ -76,11 +77,11 @@ function flag(cfg: Record<string, unknown>, key: string, struct: string): boolea
 export class TraceService {
   private readonly limits: TraceLimits;
   private readonly workers: TracerWorkers;
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly gate: Semaphore;
 
   constructor(private readonly deps: TraceServiceDeps) {
     this.limits = { ...DEFAULT_TRACE_LIMITS, ...deps.limits };
+    this.gate = new Semaphore(this.limits.maxConcurrent, this.limits.maxQueued, () => new LimitExceededError('too many concurrent trace requests; try again later'));
     // Workers start on the first JavaScript trace, not with the node.
     this.workers = new TracerWorkers({
       evmChainId: deps.common.chainId(), gasCap: deps.calls.gasCap, sandbox: this.limits.sandbox, readNode: deps.readNode,
@@ -96,24 +97,6 @@ export class TraceService {
   /** The caller's config with its timeout held to the node's cap. */
   private bounded(cfg: TraceConfig): TraceConfig {
     return cfg.timeoutMs <= this.limits.maxTimeoutMs ? cfg : { ...cfg, timeoutMs: this.limits.maxTimeoutMs };
-  }
-
-  /** Runs `fn` when a tracing slot is free. */
-  private async gated<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limits.maxConcurrent) {
-      if (this.waiting.length >= this.limits.maxQueued) throw new LimitExceededError('too many concurrent trace requests; try again later');
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    } else {
-      this.running++;
-    }
-    try {
-      return await fn();
-    } finally {
-      // Hand the slot straight to the next waiter (it never decrements-then-increments, so nothing jumps the queue).
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
   }
 
   /**
@@ -167,9 +150,9 @@ export class TraceService {
     const parentRoot = parent.header.stateRoot;
     if (typeof make !== 'function') {
       const job = { type: 'tx' as const, block: toWire(mined.block), parentRoot, index: mined.index, spec: make };
-      return this.gated(async () => json(await this.workers.session((w) => w.run(job))));
+      return this.gate.run(async () => json(await this.workers.session((w) => w.run(job))));
     }
-    return this.gated(() => new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, make, cfg.timeoutMs));
+    return this.gate.run(() => new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, make, cfg.timeoutMs));
   }
 
   /**
@@ -197,11 +180,11 @@ export class TraceService {
     };
     if (typeof make !== 'function') {
       const wire = toWire(block);
-      return this.gated(() =>
+      return this.gate.run(() =>
         this.workers.session((w) => each(async (index) => json(await w.run({ type: 'tx', block: wire, parentRoot, index, spec: make })))),
       );
     }
-    return this.gated(() => {
+    return this.gate.run(() => {
       const replay = new BlockReplay(this.deps, block, parentRoot);
       return each((i) => replay.trace(i, make, cfg.timeoutMs));
     });
@@ -214,9 +197,9 @@ export class TraceService {
     const make = this.factory(cfg, budget);
     if (typeof make !== 'function') {
       const job = { type: 'call' as const, req, block: toWire(block), spec: make };
-      return this.gated(async () => json(await this.workers.session((w) => w.run(job))));
+      return this.gate.run(async () => json(await this.workers.session((w) => w.run(job))));
     }
-    return this.gated(() => traceCallWith(this.deps.calls, this.deps.readNode, req, block, make, cfg.timeoutMs));
+    return this.gate.run(() => traceCallWith(this.deps.calls, this.deps.readNode, req, block, make, cfg.timeoutMs));
   }
 }
 
