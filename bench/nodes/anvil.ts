@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DEV_MNEMONIC } from '../../src/keys/devAccounts.ts';
 import { RpcClient } from '../lib/rpc.ts';
 import { ANVIL_BIN } from './paths.ts';
-import { freePort, spawnNode } from './process.ts';
+import { freePort, peerNode, spawnNode } from './process.ts';
 import type { RunningNode } from './types.ts';
 
 // Anvil writes old states here once its chain passes ~500 blocks and never deletes them.
@@ -20,20 +20,8 @@ export async function startAnvil(): Promise<RunningNode> {
   const url = `http://127.0.0.1:${port}`;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--mnemonic', DEV_MNEMONIC, '--accounts', '10', '--balance', '10000', '--quiet'];
   const s = await spawnNode('anvil', ANVIL_BIN, args, url);
-  const client = new RpcClient(url, 600_000, 1);
-  return {
-    name: 'anvil',
-    url,
-    pid: s.pid,
-    startupMs: s.startupMs,
-    mineEmpty: async (n) => {
-      await client.call('anvil_mine', [`0x${n.toString(16)}`]);
-    },
-    logTail: s.logTail,
-    async stop() {
-      client.close();
-      await s.stop();
-      for (const entry of listTmp()) if (!before.has(entry)) rmSync(join(ANVIL_TMP, entry), { recursive: true, force: true });
-    },
+  const cleanup = () => {
+    for (const entry of listTmp()) if (!before.has(entry)) rmSync(join(ANVIL_TMP, entry), { recursive: true, force: true });
   };
+  return peerNode('anvil', url, s, new RpcClient(url, 600_000, 1), (n) => ['anvil_mine', [`0x${n.toString(16)}`]], cleanup);
 }

@@ -2,7 +2,7 @@
 import { DEV_MNEMONIC } from '../../src/keys/devAccounts.ts';
 import { RpcClient } from '../lib/rpc.ts';
 import { GANACHE_CLI } from './paths.ts';
-import { freePort, spawnNode } from './process.ts';
+import { freePort, peerNode, spawnNode } from './process.ts';
 import type { RunningNode } from './types.ts';
 
 /** Starts Ganache on a free loopback port. */
@@ -16,19 +16,5 @@ export async function startGanache(): Promise<RunningNode> {
     '--miner.instamine', 'eager', '--logging.quiet',
   ];
   const s = await spawnNode('ganache', process.execPath, args, url);
-  const client = new RpcClient(url, 600_000, 1);
-  return {
-    name: 'ganache',
-    url,
-    pid: s.pid,
-    startupMs: s.startupMs,
-    mineEmpty: async (n) => {
-      await client.call('evm_mine', [{ blocks: n }]);
-    },
-    logTail: s.logTail,
-    async stop() {
-      client.close();
-      await s.stop();
-    },
-  };
+  return peerNode('ganache', url, s, new RpcClient(url, 600_000, 1), (n) => ['evm_mine', [{ blocks: n }]]);
 }

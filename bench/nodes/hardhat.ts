@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DEV_MNEMONIC } from '../../src/keys/devAccounts.ts';
 import { RpcClient } from '../lib/rpc.ts';
 import { HARDHAT_CLI, REPO_ROOT } from './paths.ts';
-import { freePort, spawnNode } from './process.ts';
+import { freePort, peerNode, spawnNode } from './process.ts';
 import type { RunningNode } from './types.ts';
 
 const CONFIG = `module.exports = {
@@ -34,21 +34,7 @@ export async function startHardhat(): Promise<RunningNode> {
     const s = await spawnNode('hardhat', process.execPath, [HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(port)], url, { cwd: dir, env });
     const client = new RpcClient(url, 600_000, 1);
     await client.call('hardhat_setLoggingEnabled', [false]);
-    return {
-      name: 'hardhat',
-      url,
-      pid: s.pid,
-      startupMs: s.startupMs,
-      mineEmpty: async (n) => {
-        await client.call('hardhat_mine', [`0x${n.toString(16)}`]);
-      },
-      logTail: s.logTail,
-      async stop() {
-        client.close();
-        await s.stop();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return peerNode('hardhat', url, s, client, (n) => ['hardhat_mine', [`0x${n.toString(16)}`]], () => rmSync(dir, { recursive: true, force: true }));
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;

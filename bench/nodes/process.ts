@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { RpcClient, sleep } from '../lib/rpc.ts';
+import type { NodeName, RunningNode } from './types.ts';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
@@ -111,4 +112,28 @@ export function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no VmRSS for pid ${pid}`);
   return Number(m[1]) / 1024;
+}
+
+/**
+ * A peer node (Anvil, Hardhat, Ganache) served by a spawned process: `mine(n)` is its own RPC call that seals n
+ * empty blocks; `cleanup` removes what the bench created for it, after the process is gone.
+ */
+export function peerNode(
+  name: NodeName, url: string, s: Spawned, client: RpcClient, mine: (n: number) => [method: string, params: unknown[]], cleanup?: () => void,
+): RunningNode {
+  return {
+    name,
+    url,
+    pid: s.pid,
+    startupMs: s.startupMs,
+    mineEmpty: async (n) => {
+      await client.call(...mine(n));
+    },
+    logTail: s.logTail,
+    async stop() {
+      client.close();
+      await s.stop();
+      cleanup?.();
+    },
+  };
 }
