@@ -176,6 +176,8 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     await n1!.start();
     const target = (await n0!.height())! + 2;
     await waitSynced(n1!, target, 120_000);
+    // The rejoined node can store a decided block before the node compared with it does (seen once in CI).
+    await waitSynced(n0!, target, 30_000);
     assert.deepEqual(await cometBlock(n1!, target), await cometBlock(n0!, target));
   });
 
