@@ -58,7 +58,7 @@ describe('store', () => {
   });
 
   test('BufferedTrieDb: writes stay in memory until drained, discard drops them', async () => {
-    const cache = new NodeCache(100);
+    const cache = new NodeCache(1 << 20);
     const db = new BufferedTrieDb(kv, cache);
     await db.put('aa', b(1));
     await db.batch([{ type: 'put', key: 'bb', value: b(2) }, { type: 'del', key: 'aa' }]);
@@ -68,7 +68,7 @@ describe('store', () => {
     assert.equal(ops.length, 2);
     await kv.write(ops);
     same(kv.get(trieKey(b(0xbb))), b(2));
-    const fresh = new BufferedTrieDb(kv, new NodeCache(10));
+    const fresh = new BufferedTrieDb(kv, new NodeCache(1 << 20));
     same(await fresh.get(b(0xbb)), b(2), 'another buffer reads the persisted node');
     await db.put('cc', b(3));
     db.discard();
@@ -117,14 +117,26 @@ describe('store', () => {
     assert.equal(new ChainStore(kv, common).blockLogs(8n), undefined);
   });
 
-  test('NodeCache evicts the least recently used', () => {
-    const c = new NodeCache(2);
-    c.set('a', b(1));
-    c.set('b', b(2));
+  test('NodeCache evicts the least recently used once its byte budget is spent', () => {
+    const v = (n: number) => new Uint8Array(100).fill(n);
+    const probe = new NodeCache(1 << 20);
+    probe.set('a', v(1));
+    const entry = probe.size; // key, value and the per-entry overhead
+    assert.ok(entry > 101, 'the estimate counts more than the raw bytes');
+    const c = new NodeCache(2 * entry);
+    c.set('a', v(1));
+    c.set('b', v(2));
+    assert.equal(c.size, 2 * entry);
     c.get('a');
-    c.set('c', b(3));
-    same(c.get('a'), b(1));
+    c.set('c', v(3));
+    same(c.get('a'), v(1));
     assert.equal(c.get('b'), undefined);
-    same(c.get('c'), b(3));
+    same(c.get('c'), v(3));
+    assert.equal(c.size, 2 * entry);
+    c.set('c', v(4));
+    assert.equal(c.size, 2 * entry, 'replacing an entry does not count it twice');
+    const slab = new Uint8Array(8192);
+    c.set('d', slab.subarray(0, 100));
+    assert.equal(c.get('d')!.buffer.byteLength, 100, 'a view into a larger buffer is copied, not pinned');
   });
 });

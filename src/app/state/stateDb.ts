@@ -7,9 +7,12 @@ import { ValueEncoding } from '@ethereumjs/util';
 import type { KvStore } from '../../store/kv.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
 
+/** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
+const NODE_CACHE_BYTES = 32 * 1024 * 1024;
+
 /** Creates state managers at historical roots, sharing one cache of immutable trie nodes. */
 export class StateDb {
-  private readonly nodes = new NodeCache(200_000);
+  private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
   private readonly views = new Map<string, MerkleStateManager>();
 
   constructor(private readonly kv: KvStore, private readonly common: Common) {}
