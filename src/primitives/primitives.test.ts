@@ -49,6 +49,9 @@ describe('hex helpers', () => {
   test('bytesToHex / hexToBytes, padLeft, concatBytes, bytesEqual', () => {
     assert.equal(bytesToHex(Uint8Array.of(0, 0xab)), '0x00ab');
     assert.equal(bytesToHex(new Uint8Array(0)), '0x');
+    const slab = Uint8Array.from({ length: 64 }, (_, i) => i);
+    assert.equal(bytesToHex(slab.subarray(3, 6)), '0x030405', 'a view encodes only its own bytes');
+    assert.equal(bytesToHex(slab.subarray(64)), '0x');
     assert.deepEqual([...hexToBytes('0x00ab')], [0, 0xab]);
     assert.deepEqual([...padLeft(Uint8Array.of(1, 2), 4)], [0, 0, 1, 2]);
     assert.deepEqual([...padLeft(Uint8Array.of(1, 2, 3), 2)], [1, 2, 3]);
