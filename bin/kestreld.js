@@ -1,8 +1,17 @@
 #!/usr/bin/env node
-// Launcher: registers the TypeScript hooks (bin/ts-hooks.mjs) so a fresh clone runs without a build step.
+// Launcher: runs the TypeScript sources without a build step. The fast path imports them as one cached bundle
+// (bin/bundle.mjs, rebuilt when a source changes); when it cannot be built, the hooks (bin/ts-hooks.mjs)
+// load them file by file, and report the error as Node would.
 import { register } from 'node:module';
-// Stack traces point at the .ts lines (the hooks emit inline source maps).
+import { fileURLToPath } from 'node:url';
+import { importBundled } from './bundle.mjs';
+
+// Stack traces point at the .ts lines (the bundle and the hooks emit source maps).
 process.setSourceMapsEnabled(true);
-register('./ts-hooks.mjs', import.meta.url);
-const { main } = await import('../src/cli/index.ts');
-await main(process.argv);
+const root = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+let cli = await importBundled(root('src/cli/index.ts'), { tsconfigPath: root('tsconfig.json'), lockfilePath: root('package-lock.json') });
+if (!cli) {
+  register('./ts-hooks.mjs', import.meta.url);
+  cli = await import('../src/cli/index.ts');
+}
+await cli.main(process.argv);
