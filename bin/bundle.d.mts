@@ -12,3 +12,6 @@ export function defaultCacheDir(): string;
 
 /** Imports `entry` from its cached bundle (rebuilt when a source changed); undefined when it cannot be built. */
 export function importBundled(entry: string, options: BundleOptions): Promise<Record<string, unknown> | undefined>;
+
+/** An Error.prepareStackTrace showing frames of the bundles in `cacheDir` at their .ts source lines. */
+export function bundleStackFormatter(cacheDir?: string): (error: Error, sites: NodeJS.CallSite[]) => string;

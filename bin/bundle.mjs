@@ -10,7 +10,7 @@
 // way fails the build, and the caller falls back to the per-file hooks (bin/ts-hooks.mjs).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { isBuiltin } from 'node:module';
+import { isBuiltin, SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,6 +19,51 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const STALE_MS = 60 * 60 * 1000;
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+
+/**
+ * An Error.prepareStackTrace that shows frames of bundles in `cacheDir` at their .ts source lines (V8's own
+ * format otherwise). It stands in for process.setSourceMapsEnabled(true), which would make Node scan every module
+ * it loads for a source map and parse each one found (about 140 ms of CPU per start, node_modules included);
+ * this reads a bundle's map only when a stack through it is formatted.
+ */
+export function bundleStackFormatter(cacheDir = defaultCacheDir()) {
+  const prefix = pathToFileURL(join(cacheDir, 'bundle-')).href;
+  const maps = new Map();
+  const mapOf = (file) => {
+    if (!maps.has(file)) {
+      let map = null;
+      try {
+        map = new SourceMap(JSON.parse(readFileSync(fileURLToPath(`${file}.map`), 'utf8')));
+      } catch {
+        // No map (or an unreadable one): the frame stays as it is.
+      }
+      maps.set(file, map);
+    }
+    return maps.get(file);
+  };
+  const frame = (site) => {
+    const text = String(site);
+    const file = site.getFileName();
+    if (typeof file !== 'string' || !file.startsWith(prefix)) return text;
+    const line = site.getLineNumber();
+    const column = site.getColumnNumber();
+    const entry = line && column ? mapOf(file)?.findEntry(line - 1, column - 1) : undefined;
+    if (!entry?.originalSource) return text;
+    const source = fileURLToPath(new URL(entry.originalSource, file));
+    const at = `${file}:${line}:${column}`;
+    const i = text.lastIndexOf(at);
+    return i < 0 ? text : `${text.slice(0, i)}${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}${text.slice(i + at.length)}`;
+  };
+  return (error, sites) => {
+    let head;
+    try {
+      head = Error.prototype.toString.call(error);
+    } catch {
+      head = '<error>';
+    }
+    return [head, ...sites.map((site) => `    at ${frame(site)}`)].join('\n');
+  };
+}
 
 /** The directory both the hooks' and the bundle's caches live in (private to the user). */
 export function defaultCacheDir() {

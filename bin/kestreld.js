@@ -4,13 +4,16 @@
 // load them file by file, and report the error as Node would.
 import { register } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { importBundled } from './bundle.mjs';
+import { bundleStackFormatter, importBundled } from './bundle.mjs';
 
-// Stack traces point at the .ts lines (the bundle and the hooks emit source maps).
-process.setSourceMapsEnabled(true);
+// Stack traces point at the .ts lines: through the bundle's source maps, read only when a stack is formatted.
+Error.prepareStackTrace = bundleStackFormatter();
 const root = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 let cli = await importBundled(root('src/cli/index.ts'), { tsconfigPath: root('tsconfig.json'), lockfilePath: root('package-lock.json') });
 if (!cli) {
+  // The hooks emit inline source maps, which Node applies once told to.
+  Error.prepareStackTrace = undefined;
+  process.setSourceMapsEnabled(true);
   register('./ts-hooks.mjs', import.meta.url);
   cli = await import('../src/cli/index.ts');
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { importBundled } from '../../bin/bundle.mjs';
+import { bundleStackFormatter, importBundled } from '../../bin/bundle.mjs';
 import { REPO_ROOT } from '../helpers/node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-bundle-test-'));
@@ -53,6 +53,26 @@ describe('launcher bundle cache', () => {
     assert.equal(m?.value, 2);
     assert.equal(await (m?.lazy as () => Promise<number>)(), 2);
     assert.equal(bundles().length, 2);
+  });
+
+  it('shows stack frames of the bundle at their .ts lines', async () => {
+    write('thrower.ts', `// a comment line\nexport function boom(): never {\n  throw new Error('boom');\n}\n`);
+    const m = await load('thrower.ts');
+    const prev = Error.prepareStackTrace;
+    Error.prepareStackTrace = bundleStackFormatter(cacheDir);
+    let stack = '';
+    try {
+      (m?.boom as () => never)();
+    } catch (e) {
+      stack = String((e as Error).stack);
+    } finally {
+      Error.prepareStackTrace = prev;
+    }
+    const top = /^Error: boom\n {4}at (?:Module\.)?boom \((.*)\)\n/.exec(stack);
+    assert.ok(top, stack);
+    assert.equal(top[1], `${join(src, 'thrower.ts')}:3:9`);
+    // Frames outside the bundle keep V8's own format.
+    assert.match(stack, /\n {4}at .*bundle\.test\.ts:\d+:\d+/);
   });
 
   it('gives up (the launcher then uses the hooks) when the sources do not compile', async () => {
