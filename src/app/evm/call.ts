@@ -10,6 +10,7 @@ import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import { contextHeader, contextOf } from '../block.ts';
 import type { BlockRecord } from '../chain/types.ts';
+import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
 import { decodeRevertReason } from './revert.ts';
@@ -79,11 +80,19 @@ function armDeadline(vm: VM, clock: CallClock): void {
 /** A VM on a state manager at one state root; every call checkpoints and reverts, so it can run the next one. */
 interface CallContext {
   root: string;
+  /** Archive reads shared by the contexts at this root. */
+  reads: RootReads;
   state: MerkleStateManager;
   vm: VM;
   clock: CallClock;
   /** Set when runTx threw: the VM may have stopped mid-transaction, so the context is not reused. */
   broken: boolean;
+}
+
+/** What the call service keeps for one state root. */
+interface PooledRoot {
+  idle: CallContext[];
+  reads: RootReads;
 }
 
 /** Idle contexts kept per state root; more concurrent calls than this build (and then drop) extra ones. */
@@ -94,10 +103,11 @@ const POOLED_ROOTS = 2;
 /** Runs calls and gas estimations against historical state. */
 export class CallService {
   /**
-   * Idle call contexts by state root, most recently used root last. Building a VM (opcode tables, a Common) and
-   * warming a state manager's caches cost far more than a typical eth_call, so contexts are reused across calls.
+   * Idle call contexts and shared archive reads by state root, most recently used root last. Building a VM
+   * (opcode tables, a Common) and warming a state manager's caches cost far more than a typical eth_call, so
+   * contexts are reused across calls.
    */
-  private readonly idle = new Map<string, CallContext[]>();
+  private readonly roots = new Map<string, PooledRoot>();
 
   constructor(
     private readonly common: Common,
@@ -129,34 +139,39 @@ export class CallService {
     return tx;
   }
 
-  private async newContext(block: BlockRecord, root: string): Promise<CallContext> {
-    const state = this.state.executionState(block.header.stateRoot);
+  private async newContext(root: string, reads: RootReads): Promise<CallContext> {
+    const state = this.state.callState(reads);
     const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
     const clock = { deadline: 0 };
     armDeadline(vm, clock);
-    return { root, state, vm, clock, broken: false };
+    return { root, reads, state, vm, clock, broken: false };
+  }
+
+  /** The pool entry of a state root (created, and the least recently used root dropped, as needed). */
+  private pooled(block: BlockRecord): { root: string; entry: PooledRoot } {
+    const root = Buffer.from(block.header.stateRoot).toString('hex');
+    let entry = this.roots.get(root);
+    if (entry) {
+      this.roots.delete(root);
+    } else {
+      entry = { idle: [], reads: new RootReads(block.header.stateRoot) };
+      if (this.roots.size >= POOLED_ROOTS) this.roots.delete(this.roots.keys().next().value!);
+    }
+    this.roots.set(root, entry);
+    return { root, entry };
   }
 
   /** An idle context at the block's state root, or a new one. */
   private async acquire(block: BlockRecord): Promise<CallContext> {
-    const root = Buffer.from(block.header.stateRoot).toString('hex');
-    const list = this.idle.get(root);
-    const ctx = list?.pop();
-    if (ctx) return ctx;
-    return this.newContext(block, root);
+    const { root, entry } = this.pooled(block);
+    return entry.idle.pop() ?? this.newContext(root, entry.reads);
   }
 
   /** Returns a context whose last call ended normally (a thrown runTx may leave the VM mid-transaction: dropped). */
   private release(ctx: CallContext): void {
-    let list = this.idle.get(ctx.root);
-    if (list) {
-      this.idle.delete(ctx.root);
-    } else {
-      list = [];
-      if (this.idle.size >= POOLED_ROOTS) this.idle.delete(this.idle.keys().next().value!);
-    }
-    this.idle.set(ctx.root, list);
-    if (list.length < IDLE_CONTEXTS_PER_ROOT) list.push(ctx);
+    // A root dropped from the pool while the call ran is not brought back.
+    const entry = this.roots.get(ctx.root);
+    if (entry && entry.idle.length < IDLE_CONTEXTS_PER_ROOT) entry.idle.push(ctx);
   }
 
   /** Runs `fn` with a pooled context at the block's state; it goes back to the pool unless a runTx threw. */
@@ -172,7 +187,7 @@ export class CallService {
   /** Executes once on a checkpoint of the context's state (reverted afterwards); returns the raw runTx result. */
   private async execute(req: CallRequest, block: BlockRecord, gas: bigint, ctx: CallContext, hook?: CallHook): Promise<RunTxResult> {
     // An estimation goes on after a probe that threw; it continues on a fresh VM and state.
-    if (ctx.broken) Object.assign(ctx, await this.newContext(block, ctx.root));
+    if (ctx.broken) Object.assign(ctx, await this.newContext(ctx.root, ctx.reads));
     const { state, vm } = ctx;
     const from = req.from ? new Address(req.from) : createZeroAddress();
     // Reads made before the checkpoint stay in the state's caches after the revert, so a pooled context answers
@@ -226,7 +241,7 @@ export class CallService {
   /** debug_traceCall: runs the call under `hook`; a failing call is a result here, not an error. */
   async traceCall(req: CallRequest, block: BlockRecord, hook: CallHook): Promise<RunTxResult> {
     // A context of its own: the tracer attaches listeners to the VM.
-    const ctx = await this.newContext(block, '');
+    const ctx = await this.newContext('', new RootReads(block.header.stateRoot));
     return this.execute(req, block, this.capGas(req), ctx, hook);
   }
 

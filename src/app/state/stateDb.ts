@@ -6,6 +6,7 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
 import type { KvStore } from '../../store/kv.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
+import { type RootReads, RootReadsStateManager } from './rootReads.ts';
 
 /** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
 const NODE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -26,6 +27,16 @@ export class StateDb {
   executionState(root: Uint8Array, db: BufferedTrieDb = this.bufferedDb()): MerkleStateManager {
     const trie = new MerklePatriciaTrie({ db, root: root.length ? root : undefined, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common: this.common });
     return new MerkleStateManager({ common: this.common, trie, caches: new Caches() });
+  }
+
+  /**
+   * A state manager for throw-away execution on top of `reads.root` (writes are never drained) whose archive reads
+   * go through `reads`, shared with every other such state manager at that root.
+   */
+  callState(reads: RootReads): MerkleStateManager {
+    const root = reads.root;
+    const trie = new MerklePatriciaTrie({ db: this.bufferedDb(), root: root.length ? root : undefined, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common: this.common });
+    return new RootReadsStateManager({ common: this.common, trie, caches: new Caches() }, reads);
   }
 
   /**

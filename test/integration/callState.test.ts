@@ -1,0 +1,59 @@
+// eth_call reuses VMs and archive reads per state root: after a block that changes a storage slot a call at
+// "latest" must see the new word, and a call pinned to an older block the old one, however the calls interleave.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
+import { type KestrelNode, rpcResult, startNode } from '../helpers/node.ts';
+import { sendTx } from '../helpers/tx.ts';
+
+// Runtime: no calldata → return the word in slot 0; calldata → store its first word in slot 0.
+//   CALLDATASIZE ISZERO PUSH1 0x0c JUMPI PUSH1 0 CALLDATALOAD PUSH1 0 SSTORE STOP
+//   JUMPDEST PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 0x20 PUSH1 0 RETURN
+const RUNTIME = '3615600c57600035600055005b60005460005260206000f3';
+// Init: CODECOPY the 24-byte runtime (at offset 11) to memory and return it.
+const INIT = '0x601880600b6000396000f3' + RUNTIME;
+const word = (n: number): string => '0x' + n.toString(16).padStart(64, '0');
+
+describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
+  let node: KestrelNode;
+  let store: string;
+  const key = DEV_ACCOUNTS[1]!.privateKey;
+
+  const read = (block: string): Promise<string> => rpcResult<string>(node.http, 'eth_call', [{ to: store }, block]);
+  const write = async (n: number): Promise<string> => (await sendTx(node.http, key, { to: store, data: word(n), gas: 100_000n })).receipt.blockNumber;
+
+  before(async () => {
+    node = await startNode();
+    const { receipt } = await sendTx(node.http, key, { to: null, data: INIT, gas: 200_000n });
+    assert.equal(receipt.status, '0x1');
+    store = receipt.contractAddress;
+  });
+  after(async () => node?.dispose());
+
+  it('sees each block\'s slot value at latest and at pinned heights', async () => {
+    assert.equal(await read('latest'), word(0));
+    const heights: Array<[string, number]> = [];
+    for (const n of [5, 7, 0, 9]) {
+      // Warm every pooled context on the current head first, so a stale shared read would be served.
+      await Promise.all(Array.from({ length: 6 }, () => read('latest')));
+      heights.push([await write(n), n]);
+      assert.equal(await read('latest'), word(n), `latest after writing ${n}`);
+      // Older heights, interleaved with the head: each answers with its own block's word.
+      for (const [h, v] of heights) {
+        const [atH, latest] = await Promise.all([read(h), read('latest')]);
+        assert.equal(atH, word(v), `block ${BigInt(h)} holds ${v}`);
+        assert.equal(latest, word(n));
+      }
+    }
+  });
+
+  it('estimates gas against the state the call sees (a reverted probe leaves no trace)', async () => {
+    const before = await read('latest');
+    const gas = BigInt(await rpcResult<string>(node.http, 'eth_estimateGas', [{ to: store, data: word(123) }]));
+    assert.ok(gas > 21_000n);
+    // The estimation's probes wrote slot 0 in their checkpoints; none of that may leak into later calls.
+    assert.equal(await read('latest'), before);
+    assert.equal(await rpcResult<string>(node.http, 'eth_call', [{ to: store, data: word(55) }, 'latest']), '0x');
+    assert.equal(await read('latest'), before);
+  });
+});
