@@ -1,7 +1,11 @@
 // eth_call reuses VMs and archive reads per state root: after a block that changes a storage slot a call at
 // "latest" must see the new word, and a call pinned to an older block the old one, however the calls interleave.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { initHome } from '../../src/node/home.ts';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { type KestrelNode, rpcResult, startNode } from '../helpers/node.ts';
 import { sendTx } from '../helpers/tx.ts';
@@ -16,6 +20,7 @@ const word = (n: number): string => '0x' + n.toString(16).padStart(64, '0');
 
 describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
   let node: KestrelNode;
+  let base: string;
   let store: string;
   const key = DEV_ACCOUNTS[1]!.privateKey;
 
@@ -23,12 +28,21 @@ describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
   const write = async (n: number): Promise<string> => (await sendTx(node.http, key, { to: store, data: word(n), gas: 100_000n })).receipt.blockNumber;
 
   before(async () => {
-    node = await startNode();
+    // No gas cap: a call's gas above the block gas limit then raises its block's gas limit (geth's rule).
+    base = mkdtempSync(join(tmpdir(), 'kestrel-callstate-'));
+    const home = join(base, 'home');
+    initHome(home, { chainId: 'kestrel_9000-1', dev: true });
+    const toml = join(home, 'config', 'app.toml');
+    writeFileSync(toml, readFileSync(toml, 'utf8').replace(/^gas-cap = \d+$/m, 'gas-cap = 0'));
+    node = await startNode({ home });
     const { receipt } = await sendTx(node.http, key, { to: null, data: INIT, gas: 200_000n });
     assert.equal(receipt.status, '0x1');
     store = receipt.contractAddress;
   });
-  after(async () => node?.dispose());
+  after(async () => {
+    await node?.dispose();
+    rmSync(base, { recursive: true, force: true });
+  });
 
   it('sees each block\'s slot value at latest and at pinned heights', async () => {
     assert.equal(await read('latest'), word(0));
@@ -44,6 +58,29 @@ describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
         assert.equal(atH, word(v), `block ${BigInt(h)} holds ${v}`);
         assert.equal(latest, word(n));
       }
+    }
+  });
+
+  it('runs each call in its own block context (number, gas limit, base fee), however calls alternate', async () => {
+    // Creation code returning one block-context word: NUMBER / GASLIMIT / BASEFEE, MSTORE at 0, RETURN 32 bytes.
+    const ret = (op: string): string => `0x${op}60005260206000f3`;
+    const ask = async (op: string, block: string, extra: Record<string, string> = {}): Promise<bigint> =>
+      BigInt(await rpcResult<string>(node.http, 'eth_call', [{ data: ret(op), ...extra }, block]));
+    const head = await rpcResult<{ number: string; gasLimit: string; baseFeePerGas: string }>(node.http, 'eth_getBlockByNumber', ['latest', false]);
+    const top = BigInt(head.number);
+    assert.ok(top >= 3n);
+    for (const n of [top, 1n, top, 2n, top - 1n, top]) assert.equal(await ask('43', `0x${n.toString(16)}`), n, `NUMBER at ${n}`);
+    assert.equal(await ask('43', 'latest'), top);
+    const limit = BigInt(head.gasLimit);
+    const hex = (v: bigint): string => `0x${v.toString(16)}`;
+    for (const gas of [limit + 5000n, 100_000n, limit + 7000n, limit + 7000n, 200_000n]) {
+      assert.equal(await ask('45', 'latest', { gas: hex(gas) }), gas > limit ? gas : limit, `GASLIMIT with gas ${gas}`);
+    }
+    const baseFee = BigInt(head.baseFeePerGas);
+    const from = DEV_ACCOUNTS[2]!.address;
+    for (const priced of [false, true, true, false]) {
+      const extra: Record<string, string> = priced ? { from, gasPrice: hex(baseFee * 2n + 1n), gas: '0x30000' } : { from, gas: '0x30000' };
+      assert.equal(await ask('48', 'latest', extra), priced ? baseFee : 0n, `BASEFEE, priced ${priced}`);
     }
   });
 

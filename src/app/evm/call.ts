@@ -87,6 +87,8 @@ interface CallContext {
   clock: CallClock;
   /** Set when runTx threw: the VM may have stopped mid-transaction, so the context is not reused. */
   broken: boolean;
+  /** The context block of the last call, with what it was built from. */
+  lastBlock?: { record: BlockRecord; gas: bigint; priced: boolean; block: Block };
 }
 
 /** What the call service keeps for one state root. */
@@ -184,6 +186,25 @@ export class CallService {
     }
   }
 
+  /**
+   * The block a call runs in: the real block's context with the gas limit raised to the call's gas and, for an
+   * unpriced call, a zero base fee (geth's rule, so it needs no funds for gas). runTx only reads it, so the
+   * context keeps the last one and reuses it while block, gas and pricing repeat (building a header costs more
+   * than a small call's execution).
+   */
+  private contextBlock(ctx: CallContext, block: BlockRecord, gas: bigint, priced: boolean): Block {
+    const last = ctx.lastBlock;
+    if (last !== undefined && last.record === block && last.gas === gas && last.priced === priced) return last.block;
+    const h = block.header;
+    const header = contextHeader(
+      { ...contextOf(h), gasLimit: h.gasLimit > gas ? h.gasLimit : gas, baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n },
+      this.common,
+    );
+    const built = createBlock({ header }, { common: this.common, setHardfork: false });
+    ctx.lastBlock = { record: block, gas, priced, block: built };
+    return built;
+  }
+
   /** Executes once on a checkpoint of the context's state (reverted afterwards); returns the raw runTx result. */
   private async execute(req: CallRequest, block: BlockRecord, gas: bigint, ctx: CallContext, hook?: CallHook): Promise<RunTxResult> {
     // An estimation goes on after a probe that threw; it continues on a fresh VM and state.
@@ -197,15 +218,9 @@ export class CallService {
     await state.getAccount(block.header.coinbase);
     const tx = this.buildTx(req, gas, nonce);
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
-    const h = block.header;
-    // geth runs unpriced calls with a zero base fee so they need no funds for gas.
-    const header = contextHeader(
-      { ...contextOf(h), gasLimit: h.gasLimit > gas ? h.gasLimit : gas, baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n },
-      this.common,
-    );
+    const ctxBlock = this.contextBlock(ctx, block, gas, priced);
     // With a hook the tracer enforces its own deadline.
     ctx.clock.deadline = this.limits.timeoutMs > 0 && !hook ? Date.now() + this.limits.timeoutMs : 0;
-    const ctxBlock = createBlock({ header }, { common: this.common, setHardfork: false });
     await state.checkpoint();
     hook?.attach(vm, state, tx, ctxBlock);
     try {
