@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { readJournal, TxJournal, type JournalEntry } from './journal.ts';
+import { PREALLOCATE_BYTES, readJournal, TxJournal, type JournalEntry } from './journal.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,19 +34,36 @@ describe('TxJournal', () => {
     const live: JournalEntry[] = [];
     const j = await TxJournal.create(path, [entry(1), entry(2)], { fsync: false, snapshot: () => live, liveCount: () => 0 });
     await j.close();
-    const whole = statSync(path).size;
-    appendFileSync(path, Buffer.from([0, 0, 0, 200, 1, 2, 3])); // a record header whose body never made it
+    const whole = 8 + 2 * (8 + 8 + 100); // magic + two records; zeros follow
+    assert.equal(statSync(path).size, whole + PREALLOCATE_BYTES);
+    assert.deepEqual(readJournal(path), { entries: [entry(1), entry(2)], tornBytes: 0 }, 'the zero padding is not a torn tail');
+    const buf = readFileSync(path);
+    buf.set([0, 0, 0, 200, 1, 2, 3], whole); // a record header whose body never made it, over the zeros
+    writeFileSync(path, buf);
     let got = readJournal(path);
     assert.equal(got.entries.length, 2);
     assert.equal(got.tornBytes, 7);
+    appendFileSync(path, Buffer.from([0, 0, 0, 200, 1, 2, 3])); // the same past the padding (an old, unpadded file)
+    assert.equal(readJournal(path).entries.length, 2);
     // flip one byte of the second record's payload: its checksum fails, the first one stays
-    const buf = readFileSync(path);
     buf[whole - 1] ^= 0xff;
     writeFileSync(path, buf);
     got = readJournal(path);
     assert.deepEqual(got.entries, [entry(1)]);
     writeFileSync(path, 'not a journal');
     assert.deepEqual(readJournal(path), { entries: [], tornBytes: 13 });
+  });
+
+  test('appends past the preallocated zeros grow the file; every record reads back', async () => {
+    const path = join(dir, 'g.journal');
+    const live: JournalEntry[] = [];
+    const j = await TxJournal.create(path, [entry(1)], { fsync: true, snapshot: () => live, liveCount: () => 1_000_000 });
+    const big = Array.from({ length: 30 }, (_, i) => entry(i + 2, 100_000)); // ~3 MiB: two growth steps
+    for (const e of big.slice(0, 10)) await j.append(e);
+    await Promise.all(big.slice(10).map((e) => j.append(e)));
+    await j.close();
+    assert.ok(statSync(path).size >= 3 * PREALLOCATE_BYTES);
+    assert.deepEqual(readJournal(path), { entries: [entry(1), ...big], tornBytes: 0 });
   });
 
   test('compaction rewrites the file from the pool content, appends continue in the new file', async () => {
@@ -69,5 +86,38 @@ describe('TxJournal', () => {
     assert.ok(j.recordCount < 100, `compacted (records now ${j.recordCount})`);
     await j.close();
     assert.deepEqual(readJournal(path).entries[0], entry(7));
+  });
+});
+
+describe('TxJournal group commit with fsync', () => {
+  test('concurrent appends past the compaction threshold all resolve; the file keeps the pool content', async () => {
+    const path = join(dir, 'e.journal');
+    const live = [entry(7), entry(8)];
+    const j = await TxJournal.create(path, [], { fsync: true, snapshot: () => live, liveCount: () => live.length });
+    const appends = Array.from({ length: 1100 }, (_, i) => j.append(entry(1000 + i, 8)));
+    await Promise.all(appends);
+    assert.ok(j.recordCount < 1100, `compacted (records now ${j.recordCount})`);
+    await j.append(entry(9));
+    await j.close();
+    const got = readJournal(path);
+    assert.equal(got.tornBytes, 0);
+    assert.deepEqual(got.entries.slice(0, 2), live, 'the snapshot heads the rewritten file');
+    assert.deepEqual(got.entries[got.entries.length - 1], entry(9), 'appends continue in the new file');
+  });
+
+  test('every append is in the file once its promise resolves (records from one tick share a sync)', async () => {
+    const path = join(dir, 'f.journal');
+    const live: JournalEntry[] = [];
+    const j = await TxJournal.create(path, [], { fsync: true, snapshot: () => live, liveCount: () => 1_000_000 });
+    for (let round = 0; round < 5; round++) {
+      const batch = Array.from({ length: round + 1 }, (_, i) => entry(round * 10 + i, 20 + i));
+      await Promise.all(batch.map((e) => j.append(e)));
+      // Read while the journal is still open: what resolved must already be there, whole.
+      const got = readJournal(path);
+      assert.equal(got.tornBytes, 0);
+      assert.deepEqual(got.entries.slice(-batch.length), batch);
+    }
+    assert.equal(j.recordCount, 15);
+    await j.close();
   });
 });
