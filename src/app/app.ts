@@ -9,7 +9,7 @@ import type { ChainStore } from '../store/chainStore.ts';
 import { blockSize } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
-import { deriveMixHash, sealHeader, type BlockContext } from './block.ts';
+import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
 import { blockHashSource } from './evm/blockHashes.ts';
 import { executeTxs, type ExecTx } from './evm/executor.ts';
@@ -57,7 +57,8 @@ export class KestrelApp {
   private headState!: MerkleStateManager;
   private headDb!: BufferedTrieDb;
   private vm!: VM;
-  private sealed?: FinalizeResult;
+  /** The block between FinalizeBlock and Commit, with its txs' canonical encodings (computed once for both). */
+  private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
   /** Coinbase for the next blocks (miner_setEtherbase changes it). */
@@ -177,7 +178,7 @@ export class KestrelApp {
       coinbase: req.coinbase ?? this.etherbase,
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),
-      mixHash: deriveMixHash(parent.hash, number),
+      mixHash: deriveMixHash(parent.hash, number, keccakOf(this.deps.common)),
     };
     await this.headState.checkpoint();
     try {
@@ -185,7 +186,8 @@ export class KestrelApp {
       await this.headState.commit();
       const stateRoot = await this.headState.getStateRoot();
       const txs = exec.included.map((t) => t.tx);
-      const header = await sealHeader(ctx, this.deps.common, { stateRoot, txs, receipts: exec.receipts, gasUsed: exec.gasUsed });
+      const encodedTxs = txs.map((t) => t.serialize());
+      const header = await sealHeader(ctx, this.deps.common, { stateRoot, txs, receipts: exec.receipts, gasUsed: exec.gasUsed, encodedTxs });
       const block: BlockRecord = {
         header,
         hash: header.hash(),
@@ -195,8 +197,8 @@ export class KestrelApp {
         senders: exec.included.map((t) => t.sender),
         size: blockSize(header.raw(), txs),
       };
-      this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected };
-      return this.sealed;
+      this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs };
+      return { block, receipts: exec.receipts, rejected: exec.rejected };
     } catch (e) {
       await this.abandon();
       throw e;
@@ -229,7 +231,7 @@ export class KestrelApp {
   async commit(): Promise<CommittedBlock> {
     const s = this.sealed;
     if (!s) throw new KestrelError('commit called without a finalized block');
-    const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts)];
+    const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts, s.encodedTxs)];
     try {
       for (const index of this.indexers) ops.push(...index(s));
       await this.deps.kv.write(ops);

@@ -5,7 +5,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
-import { indexedTrieRoot } from './chain/orderedTrie.ts';
+import { indexedTrieRoot, type Hash } from './chain/orderedTrie.ts';
 import type { ReceiptRecord } from './chain/types.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */
@@ -19,9 +19,14 @@ export interface BlockContext {
   mixHash: Uint8Array;
 }
 
+/** The Common's keccak-256 (the node's WebAssembly one), else the JS one. */
+export function keccakOf(common: Common): Hash {
+  return common.customCrypto.keccak256 ?? keccak256;
+}
+
 /** Deterministic prevRandao: every validator derives the same value from the parent. */
-export function deriveMixHash(parentHash: Uint8Array, number: bigint): Uint8Array {
-  return keccak256(concatBytes(parentHash, u64be(number)));
+export function deriveMixHash(parentHash: Uint8Array, number: bigint, hash: Hash = keccak256): Uint8Array {
+  return hash(concatBytes(parentHash, u64be(number)));
 }
 
 function contextFields(ctx: BlockContext) {
@@ -56,7 +61,7 @@ export function contextHeader(ctx: BlockContext, common: Common): BlockHeader {
 }
 
 /** Root of the receipts trie (key rlp(index), value the consensus receipt encoding). */
-export function receiptsRoot(receipts: ReceiptRecord[]): Uint8Array {
+export function receiptsRoot(receipts: ReceiptRecord[], hash: Hash = keccak256): Uint8Array {
   return indexedTrieRoot(
     receipts.map((r) =>
       encodeReceipt(
@@ -69,12 +74,18 @@ export function receiptsRoot(receipts: ReceiptRecord[]): Uint8Array {
         r.type as never,
       ),
     ),
+    hash,
   );
 }
 
 /** Root of the transactions trie (key rlp(index), value the canonical tx encoding). */
-export function transactionsRoot(txs: TypedTransaction[]): Uint8Array {
-  return indexedTrieRoot(txs.map((t) => t.serialize()));
+export function transactionsRoot(txs: TypedTransaction[], hash: Hash = keccak256): Uint8Array {
+  return indexedTrieRoot(txs.map((t) => t.serialize()), hash);
+}
+
+/** The same root from the txs' canonical encodings (serialize() re-encodes each time; a block needs them twice). */
+export function encodedTransactionsRoot(encoded: Uint8Array[], hash: Hash = keccak256): Uint8Array {
+  return indexedTrieRoot(encoded, hash);
 }
 
 /** OR of the receipts' blooms. */
@@ -88,14 +99,16 @@ export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
 export async function sealHeader(
   ctx: BlockContext,
   common: Common,
-  sealed: { stateRoot: Uint8Array; txs: TypedTransaction[]; receipts: ReceiptRecord[]; gasUsed: bigint },
+  sealed: { stateRoot: Uint8Array; txs: TypedTransaction[]; receipts: ReceiptRecord[]; gasUsed: bigint; encodedTxs?: Uint8Array[] },
 ): Promise<BlockHeader> {
   return createBlockHeader(
     {
       ...contextFields(ctx),
       stateRoot: sealed.stateRoot,
-      transactionsTrie: transactionsRoot(sealed.txs),
-      receiptTrie: receiptsRoot(sealed.receipts),
+      transactionsTrie: sealed.encodedTxs
+        ? encodedTransactionsRoot(sealed.encodedTxs, keccakOf(common))
+        : transactionsRoot(sealed.txs, keccakOf(common)),
+      receiptTrie: receiptsRoot(sealed.receipts, keccakOf(common)),
       logsBloom: blockBloom(sealed.receipts),
       gasUsed: sealed.gasUsed,
     },

@@ -111,10 +111,13 @@ export class ChainStore {
     return v === undefined ? undefined : readU64be(v);
   }
 
-  /** Batch ops that store a sealed block, its receipts and indexes, and move the head to it. */
-  blockOps(block: BlockRecord, receipts: ReceiptRecord[]): KvOp[] {
+  /**
+   * Batch ops that store a sealed block, its receipts and indexes, and move the head to it; `encodedTxs`, when the
+   * caller has them, are the txs' canonical encodings (saves re-encoding each tx).
+   */
+  blockOps(block: BlockRecord, receipts: ReceiptRecord[], encodedTxs?: Uint8Array[]): KvOp[] {
     const n = block.number;
-    const record = RLP.encode([block.header.serialize(), block.txs.map((t) => t.serialize()), block.senders]);
+    const record = RLP.encode([block.header.serialize(), encodedTxs ?? block.txs.map((t) => t.serialize()), block.senders]);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
       { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts) },

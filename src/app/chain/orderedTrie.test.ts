@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
+import { createFastKeccak } from '../evm/common.ts';
 import { indexedTrieRoot } from './orderedTrie.ts';
 
 async function reference(values: Uint8Array[]): Promise<Uint8Array> {
@@ -19,4 +20,18 @@ describe('indexedTrieRoot', () => {
       assert.deepEqual(indexedTrieRoot(values), await reference(values));
     });
   }
+
+  test('with the WebAssembly keccak the roots are the same, and the hash passed in is the one used', async () => {
+    const wasm = await createFastKeccak();
+    let calls = 0;
+    const counted = (d: Uint8Array) => {
+      calls++;
+      return wasm(d);
+    };
+    for (const n of [0, 1, 17, 300]) {
+      const values = Array.from({ length: n }, (_, i) => new Uint8Array(randomBytes(i % 3 === 0 ? 4 : 100)));
+      assert.deepEqual(indexedTrieRoot(values, counted), await reference(values));
+    }
+    assert.ok(calls > 4, `${calls} hashes through the given function`);
+  });
 });

@@ -2,7 +2,10 @@
 // keyed by rlp(index)). ethereumjs' incremental MPT costs ~0.4 ms per insert here; building the trie in one
 // recursive pass over the sorted keys gives the same root an order of magnitude faster.
 import { RLP } from '@ethereumjs/rlp';
-import { keccak256 } from '../../primitives/hash.ts';
+import { keccak256 as jsKeccak256 } from '../../primitives/hash.ts';
+
+/** A keccak-256 implementation (the node passes its WebAssembly one; the JS one is 10-25x slower on trie nodes). */
+export type Hash = (data: Uint8Array) => Uint8Array;
 
 type Node = Uint8Array | NestedList;
 interface NestedList extends Array<Node> {}
@@ -34,19 +37,19 @@ function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
 }
 
 /** A child reference: nodes whose encoding is under 32 bytes are embedded, others referenced by hash. */
-function ref(node: NestedList): Node {
+function ref(node: NestedList, keccak256: Hash): Node {
   const enc = RLP.encode(node);
   return enc.length < 32 ? node : keccak256(enc);
 }
 
-function build(items: Array<[Uint8Array, Uint8Array]>, depth: number): NestedList {
+function build(items: Array<[Uint8Array, Uint8Array]>, depth: number, keccak256: Hash): NestedList {
   if (items.length === 1) return [hexPrefix(items[0]![0].subarray(depth), true), items[0]![1]];
   // Longest common prefix below `depth` across the (sorted) keys: compare the first and the last.
   const first = items[0]![0];
   const last = items[items.length - 1]![0];
   let cp = 0;
   while (depth + cp < first.length && depth + cp < last.length && first[depth + cp] === last[depth + cp]) cp++;
-  if (cp > 0) return [hexPrefix(first.subarray(depth, depth + cp), false), ref(build(items, depth + cp))];
+  if (cp > 0) return [hexPrefix(first.subarray(depth, depth + cp), false), ref(build(items, depth + cp, keccak256), keccak256)];
   const branch: NestedList = new Array(17).fill(EMPTY);
   let i = 0;
   if (items[0]![0].length === depth) {
@@ -57,7 +60,7 @@ function build(items: Array<[Uint8Array, Uint8Array]>, depth: number): NestedLis
     const nib = items[i]![0][depth]!;
     let j = i;
     while (j < items.length && items[j]![0][depth] === nib) j++;
-    branch[nib] = ref(build(items.slice(i, j), depth + 1));
+    branch[nib] = ref(build(items.slice(i, j), depth + 1, keccak256), keccak256);
     i = j;
   }
   return branch;
@@ -70,9 +73,9 @@ function compareNibbles(a: Uint8Array, b: Uint8Array): number {
 }
 
 /** Trie root of values keyed by rlp(index) (the Ethereum transactions/receipts trie). */
-export function indexedTrieRoot(values: Uint8Array[]): Uint8Array {
+export function indexedTrieRoot(values: Uint8Array[], keccak256: Hash = jsKeccak256): Uint8Array {
   if (values.length === 0) return keccak256(RLP.encode(EMPTY));
   const items = values.map((v, i): [Uint8Array, Uint8Array] => [toNibbles(RLP.encode(i)), v]);
   items.sort((a, b) => compareNibbles(a[0], b[0]));
-  return keccak256(RLP.encode(build(items, 0)));
+  return keccak256(RLP.encode(build(items, 0, keccak256)));
 }
