@@ -180,35 +180,43 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
-    const httpServer = await startHttpServer({
-      host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
-      requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections, allowedHosts: config.jsonRpc.allowedHosts,
-    });
-    const wsServer = await startWsServer({
-      host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,
-    });
-    const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
-    const grpcServer = await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number });
+    // HTTP JSON-RPC binds last: clients (and the tests) take its first answer to mean the node is ready, so every
+    // other listener must already accept connections by then. A failure closes what was already started.
+    const started: { close(): Promise<void> }[] = [];
+    const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
+    let httpServer: Awaited<ReturnType<typeof startHttpServer>>;
+    let wsServer: Awaited<ReturnType<typeof startWsServer>>;
+    let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
-    if (cometApp) {
-      // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
-      const onConnection = () => forwarder?.resend();
-      abciServer = await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection }).catch(async (e: unknown) => {
-        await grpcServer.close();
-        throw e;
-      });
-      forwarder?.start();
-    }
-    const validator = readValidatorIdentity(paths.validatorKey);
-    // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
-    const cometServer = abciServer ? undefined : await startCometRpcServer(config.rpcLaddr, {
-      chainId: config.chainId, moniker: 'kestrel', version: VERSION, rpcAddress: config.rpcLaddr, nodeId: validator.address,
-      validator: { ...validator, votingPower: 10n }, head: () => app.head, blockByNumber: (n) => chain.blockByNumber(n),
-      appHash: (b) => bank.appHash(b), query, submitTx: async (raw) => void (await txs.submitRaw(raw)),
-    }).catch(async (e: unknown) => {
-      await grpcServer.close();
+    let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
+    try {
+      wsServer = track(await startWsServer({
+        host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,
+      }));
+      const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
+      grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
+      if (cometApp) {
+        // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
+        const onConnection = () => forwarder?.resend();
+        abciServer = track(await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection }));
+      }
+      const validator = readValidatorIdentity(paths.validatorKey);
+      // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
+      cometServer = abciServer ? undefined : track(await startCometRpcServer(config.rpcLaddr, {
+        chainId: config.chainId, moniker: 'kestrel', version: VERSION, rpcAddress: config.rpcLaddr, nodeId: validator.address,
+        validator: { ...validator, votingPower: 10n }, head: () => app.head, blockByNumber: (n) => chain.blockByNumber(n),
+        appHash: (b) => bank.appHash(b), query, submitTx: async (raw) => void (await txs.submitRaw(raw)),
+      }));
+      httpServer = track(await startHttpServer({
+        host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
+        requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections, allowedHosts: config.jsonRpc.allowedHosts,
+      }));
+    } catch (e) {
+      await Promise.allSettled(started.map((server) => server.close()));
+      await engine?.stop();
       throw e;
-    });
+    }
+    forwarder?.start();
     let closed = false;
     return {
       httpPort: httpServer.port,
