@@ -127,6 +127,16 @@ describe('RootReads / StateDb.callState', () => {
     assert.equal(Buffer.from(await sm.getStorage(contract, slot(1))).toString('hex'), '11');
   });
 
+  it('starts over when full and still answers every read', async () => {
+    const reads = new RootReads(rootA, 3);
+    for (let round = 0; round < 3; round++) {
+      const sm = db.callState(reads);
+      assert.deepEqual(await snapshot(sm), AT_A, `round ${round}`);
+      assert.equal((await sm.getAccount(other))?.balance, 5n);
+      for (let i = 4; i < 9; i++) assert.equal((await sm.getStorage(contract, slot(i))).length, 0);
+    }
+  });
+
   it('stops using the shared accounts once its own account trie moved (a flushed write)', async () => {
     const reads = new RootReads(rootA);
     assert.deepEqual(await snapshot(db.callState(reads)), AT_A);

@@ -5,8 +5,11 @@ import { RLP } from '@ethereumjs/rlp';
 import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
 import { Account, type Address, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
 
-/** Entries kept per root before the memo starts over (bounds memory when calls sweep large storage). */
-const MAX_ENTRIES = 100_000;
+/**
+ * Entries kept per root before the reads start over: about 300 bytes each (hex key, value), so some 6 MiB per
+ * pooled root, yet more slots than a busy dapp's calls touch between two blocks.
+ */
+const MAX_ENTRIES = 20_000;
 
 const EMPTY_SLOT_RLP = Uint8Array.of(0x80);
 
@@ -26,7 +29,10 @@ export class RootReads {
   private code = new Map<string, Uint8Array>();
   private entries = 0;
 
-  constructor(readonly root: Uint8Array) {}
+  constructor(
+    readonly root: Uint8Array,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
 
   /** The account RLP at the root (null: no account), or undefined when not read yet. */
   account(address: Uint8Array): Uint8Array | null | undefined {
@@ -62,7 +68,7 @@ export class RootReads {
   }
 
   private count(): void {
-    if (++this.entries <= MAX_ENTRIES) return;
+    if (++this.entries <= this.maxEntries) return;
     this.accounts = new Map();
     this.storage = new Map();
     this.code = new Map();
