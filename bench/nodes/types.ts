@@ -10,11 +10,14 @@ export interface RunningNode {
   readonly name: NodeName;
   /** http://127.0.0.1:<port> of its JSON-RPC server. */
   readonly url: string;
-  /** PID of the process that serves JSON-RPC (its RSS is what the bench reports). */
+  /** PID of the process that serves JSON-RPC now (its RSS is what the bench reports). */
   readonly pid: number;
   /** Milliseconds from spawn to the first answered eth_blockNumber. */
   readonly startupMs: number;
-  /** Mines `n` empty blocks through the node's own RPC; undefined when the node has no such RPC. */
+  /**
+   * Adds `n` empty blocks by the node's own means (anvil_mine, hardhat_mine, evm_mine; Kestrel restarts its home
+   * with interval sealing); undefined when the node has none.
+   */
   readonly mineEmpty?: (n: number) => Promise<void>;
   /** Why mineEmpty is undefined (shown in the report). */
   readonly mineUnsupportedReason?: string;
