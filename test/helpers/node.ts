@@ -110,10 +110,32 @@ export async function startNode(opts: StartOptions = {}): Promise<KestrelNode> {
     home = join(tmpBase, 'home'); // absent on purpose: --dev creates it on first start
   }
   try {
-    return await launch(home, opts, tmpBase);
+    return await launchOnFreePorts(home, opts, tmpBase);
   } catch (e) {
     if (tmpBase !== undefined) rmSync(tmpBase, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/** The node exited at startup because a port it was given was taken meanwhile (see launchOnFreePorts). */
+class PortTakenError extends Error {}
+
+const PORT_ATTEMPTS = 3;
+const ADDRESS_FLAGS = new Set(['--json-rpc.address', '--json-rpc.ws-address', '--grpc.address', '--rpc.laddr', '--abci.laddr']);
+
+/**
+ * Launches on fresh free ports, again on new ones if a port was taken between the probe and the node's bind: on a
+ * machine running other tests, another process's listener or outgoing connection can take a port in that window.
+ * The node's own answer to a taken port (exit 1 naming the address) is covered by listeners.test.ts.
+ */
+async function launchOnFreePorts(home: string, opts: StartOptions, tmpBase: string | undefined): Promise<KestrelNode> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(home, opts, tmpBase);
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt >= PORT_ATTEMPTS) throw e;
+      process.stderr.write(`# ${e.message}; retrying on new ports (attempt ${attempt + 1} of ${PORT_ATTEMPTS})\n`);
+    }
   }
 }
 
@@ -196,7 +218,7 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
     stop,
     async restart() {
       await stop('SIGTERM');
-      return launch(home, opts, tmpBase);
+      return launchOnFreePorts(home, opts, tmpBase);
     },
     async dispose() {
       if (exitCode === undefined) {
@@ -212,6 +234,11 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
   let lastErr = '';
   while (true) {
     if (exitCode !== undefined) {
+      // Only ports this helper picked are retried; a test that passes its own addresses wants to see the failure.
+      const ownAddresses = (opts.args ?? []).some((a) => ADDRESS_FLAGS.has(a.split('=')[0]!));
+      if (exitCode === 1 && /EADDRINUSE/.test(log) && !ownAddresses) {
+        throw new PortTakenError(`kestreld exited at startup: a port was taken between the probe and its bind`);
+      }
       printLogs('exited during startup');
       throw new Error(`kestreld exited during startup (code ${exitCode}, signal ${exitSignal}); args: ${args.join(' ')}`);
     }
