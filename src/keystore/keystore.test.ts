@@ -126,6 +126,7 @@ describe('KeyStore', { timeout: 60_000 }, () => {
     const file = readdirSync(ks.dir).find((f) => f.endsWith(hex(keys[3]!.address)))!;
     const json = JSON.parse(readFileSync(join(ks.dir, file), 'utf8'));
     assert.equal(json.crypto.kdfparams.n, LIGHT_SCRYPT.n);
+    assert.equal(json.crypto.kdfparams.p, 1, 'empty-passphrase dev files use p = 1 (DEV_KEY_SCRYPT)');
     assert.equal(hex(await ks.decrypt(keys[3]!.address, '')), hex(keys[3]!.privateKey));
     // A second start writes nothing new.
     const again = new KeyStore({ dir: ks.dir, scrypt: FAST, log: () => {} });
