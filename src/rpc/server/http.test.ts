@@ -173,6 +173,33 @@ describe('http transport', () => {
     assert.equal((await (await post(plain, req({ id: 1, method: 'echo' }))).json()).id, 1);
   });
 
+  it('after a 413 the close lingers: the rest of the upload is read, no reset can destroy the answer', async () => {
+    const { port } = servers[0]!;
+    const sock = net.connect(port, '127.0.0.1');
+    const events: string[] = [];
+    let text = '';
+    const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()));
+    sock.on('error', (e: NodeJS.ErrnoException) => events.push(`error ${e.code}`));
+    sock.on('end', () => events.push('end'));
+    await new Promise<void>((resolve) => sock.once('connect', () => resolve()));
+    const declared = MAX + (2 << 20);
+    sock.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
+    await new Promise<void>((resolve) => sock.on('data', (d: Buffer) => {
+      text += d.toString();
+      if (text.includes('content length too large')) resolve();
+    }));
+    assert.match(text, /^HTTP\/1\.1 413 /);
+    // The client only now sends its body, as a client that writes before reading does. The node must keep reading
+    // (and discarding) it: destroying the socket instead makes the kernel answer these bytes with a reset.
+    const chunk = Buffer.alloc(1 << 20, 0x20);
+    for (let i = 0; i < declared / chunk.length; i++) sock.write(chunk);
+    await new Promise((r) => setTimeout(r, 300));
+    sock.end();
+    await closed;
+    assert.deepEqual(events.filter((e) => e.startsWith('error')), [], 'no reset while the rest of the upload was sent');
+    assert.ok(events.includes('end'), 'the node shut its side cleanly');
+  });
+
   it('refuses other content types with 415', async () => {
     for (const ct of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx']) {
       const res = await post(plain, req({ id: 1, method: 'echo' }), { 'Content-Type': ct });

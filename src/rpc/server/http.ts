@@ -1,5 +1,6 @@
 // JSON-RPC over HTTP on bare node:http: POST only, bounded bodies, optional CORS and bearer auth.
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import { INTERNAL_ERROR, INVALID_REQUEST } from '../errors.ts';
 import { corsAllowOrigin, hostAllowed, isAuthorized } from './auth.ts';
 import { ConnectionCap } from './connections.ts';
@@ -58,11 +59,31 @@ function sendRejection(
   sendJson(res, status, errorResponse(null, { code: INVALID_REQUEST, message }), headers);
 }
 
-/** Answers 413 and then drops the connection so the rest of an oversized body is never read. */
+/** How long the rest of a rejected upload is still read (and thrown away) after the answer went out. */
+const LINGER_MS = 2_000;
+
+/**
+ * Answers 413 and closes the connection without buffering the body. The close lingers (as Go's server does): after
+ * the answer, our side is shut and the rest of the upload is read and discarded until the client stops sending or
+ * LINGER_MS passes. Destroying a socket whose upload is still unread makes the kernel send a reset, and that reset
+ * can destroy the 413 before the client reads it (clients then see ECONNRESET and no answer at all).
+ */
 function rejectTooLarge(req: http.IncomingMessage, res: http.ServerResponse, size: number, max: number,
   headers: Record<string, string>): void {
-  res.once('finish', () => req.socket.destroy());
+  const socket = req.socket;
+  // Node's server ends a `Connection: close` response's socket with destroySoon(), which destroys it as soon as the
+  // answer is flushed, unread upload or not.
+  socket.destroySoon = () => lingeringClose(socket);
+  req.resume();
   sendRejection(res, 413, `content length too large (${size}>${max})`, { ...headers, Connection: 'close' });
+}
+
+function lingeringClose(socket: Socket): void {
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
+  socket.end();
+  socket.resume();
 }
 
 /** Starts the HTTP JSON-RPC server; resolves once it listens (port 0 picks a free port). */
@@ -144,7 +165,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       if (received > limits.maxBodyBytes) {
         aborted = true;
         chunks.length = 0;
-        req.pause();
         rejectTooLarge(req, res, received, limits.maxBodyBytes, cors);
         return;
       }
