@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { JsonRpcProvider, Transaction, Wallet, parseEther } from 'ethers';
 import { toBech32 } from '../../src/primitives/bech32.ts';
 import { computeBlockHash } from '../helpers/chain.ts';
@@ -153,74 +153,65 @@ describe('Kestrel behind a real CometBFT (single validator)', { timeout: 600_000
   };
 
   const provider = () => new JsonRpcProvider(app.http, undefined, { staticNetwork: true, pollingInterval: 100, cacheTimeout: -1 });
-  const fail = (what: string) => {
-    app.printLogs(what);
-    process.stderr.write(`\n===== cometbft log tail =====\n${comet.log.slice(-6000)}\n`);
-  };
+  afterEach((t) => {
+    if ((t as { passed?: boolean }).passed !== false) return;
+    app?.printLogs(`failed: ${(t as { name?: string }).name ?? '?'}`);
+    process.stderr.write(`\n===== cometbft log tail =====\n${comet?.log.slice(-6000)}\n`);
+  });
 
   it('mines an ethers transfer sent to Kestrel, and every view agrees on the balances', async () => {
+    const p = provider();
+    const wallet = new Wallet(DEV_KEY, p);
+    const to = Wallet.createRandom().address;
+    const tx = await wallet.sendTransaction({ to, value: parseEther('1.5') });
+    const receipt = await tx.wait(1, 60_000);
+    assert.ok(receipt, 'receipt');
+    assert.equal(receipt.status, 1);
+    assert.equal(await p.getBalance(to), parseEther('1.5'));
+    // The tx is in the CometBFT block of the same height, with code 0 and the receipt's gas.
+    const found = await comet.call('tx_search', { query: `ethereum_tx.ethereumTxHash='${tx.hash}'` });
+    assert.equal(found.total_count, '1');
+    assert.equal(found.txs[0].height, String(receipt.blockNumber));
+    assert.equal(found.txs[0].tx_result.code, 0);
+    assert.equal(found.txs[0].tx_result.gas_used, String(receipt.gasUsed));
+    assert.equal('0x' + Buffer.from(found.txs[0].tx, 'base64').toString('hex'), Transaction.from(tx).serialized);
+    // The Ethereum block's coinbase is the CometBFT proposer (the same on every validator).
+    const cb = await comet.call('block', { height: String(receipt.blockNumber) });
+    const eb = (await rpc<any>(app.http, 'eth_getBlockByNumber', ['0x' + receipt.blockNumber.toString(16), false])).result;
+    assert.equal(eb.miner, '0x' + cb.block.header.proposer_address.toLowerCase());
+    assert.equal(BigInt(eb.timestamp), BigInt(Math.floor(Date.parse(cb.block.header.time) / 1000)));
+    // gRPC and the CLI (through the real CometBFT's abci_query) read the same balance.
+    const grpc = bankClient(app.grpc);
     try {
-      const p = provider();
-      const wallet = new Wallet(DEV_KEY, p);
-      const to = Wallet.createRandom().address;
-      const tx = await wallet.sendTransaction({ to, value: parseEther('1.5') });
-      const receipt = await tx.wait(1, 60_000);
-      assert.ok(receipt, 'receipt');
-      assert.equal(receipt.status, 1);
-      assert.equal(await p.getBalance(to), parseEther('1.5'));
-      // The tx is in the CometBFT block of the same height, with code 0 and the receipt's gas.
-      const found = await comet.call('tx_search', { query: `ethereum_tx.ethereumTxHash='${tx.hash}'` });
-      assert.equal(found.total_count, '1');
-      assert.equal(found.txs[0].height, String(receipt.blockNumber));
-      assert.equal(found.txs[0].tx_result.code, 0);
-      assert.equal(found.txs[0].tx_result.gas_used, String(receipt.gasUsed));
-      assert.equal('0x' + Buffer.from(found.txs[0].tx, 'base64').toString('hex'), Transaction.from(tx).serialized);
-      // The Ethereum block's coinbase is the CometBFT proposer (the same on every validator).
-      const cb = await comet.call('block', { height: String(receipt.blockNumber) });
-      const eb = (await rpc<any>(app.http, 'eth_getBlockByNumber', ['0x' + receipt.blockNumber.toString(16), false])).result;
-      assert.equal(eb.miner, '0x' + cb.block.header.proposer_address.toLowerCase());
-      assert.equal(BigInt(eb.timestamp), BigInt(Math.floor(Date.parse(cb.block.header.time) / 1000)));
-      // gRPC and the CLI (through the real CometBFT's abci_query) read the same balance.
-      const grpc = bankClient(app.grpc);
-      try {
-        const { res } = await grpc.call('Balance', { address: toBech32(Buffer.from(to.slice(2), 'hex'), 'kestrel'), denom: 'akestrel' });
-        assert.equal(res.balance.amount, parseEther('1.5').toString());
-      } finally {
-        grpc.close();
-      }
-      const q = await cli(['query', 'bank', 'balances', to, '--node', `tcp://127.0.0.1:${comet.ports.rpc}`, '--output', 'json']);
-      assert.equal(q.code, 0, q.stderr);
-      assert.deepEqual(JSON.parse(q.stdout).balances, [{ denom: 'akestrel', amount: parseEther('1.5').toString() }]);
-    } catch (e) {
-      fail('transfer');
-      throw e;
+      const { res } = await grpc.call('Balance', { address: toBech32(Buffer.from(to.slice(2), 'hex'), 'kestrel'), denom: 'akestrel' });
+      assert.equal(res.balance.amount, parseEther('1.5').toString());
+    } finally {
+      grpc.close();
     }
+    const q = await cli(['query', 'bank', 'balances', to, '--node', `tcp://127.0.0.1:${comet.ports.rpc}`, '--output', 'json']);
+    assert.equal(q.code, 0, q.stderr);
+    assert.deepEqual(JSON.parse(q.stdout).balances, [{ denom: 'akestrel', amount: parseEther('1.5').toString() }]);
   });
 
   it('holds a future-nonce tx locally (CometBFT refuses gaps) and releases it once the gap is filled', async () => {
-    try {
-      const p = provider();
-      const wallet = new Wallet(DEV_KEY, p);
-      const to = Wallet.createRandom().address;
-      const nonce = await p.getTransactionCount(wallet.address, 'pending');
-      const base = { to, gasLimit: 21000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, chainId: 9000n };
-      const later = await wallet.signTransaction({ ...base, nonce: nonce + 1, value: 2n });
-      const laterHash = await p.send('eth_sendRawTransaction', [later]);
-      assert.deepEqual(await p.send('txpool_status', []), { pending: '0x0', queued: '0x1' });
-      const unconfirmed = await comet.call('num_unconfirmed_txs');
-      assert.equal(unconfirmed.n_txs, '0', 'the gapped tx must not reach CometBFT');
-      const first = await wallet.sendTransaction({ ...base, nonce, value: 1n });
-      await first.wait(1, 60_000);
-      const r2 = await p.waitForTransaction(laterHash, 1, 60_000);
-      assert.equal(r2?.status, 1);
-      assert.equal(await p.getBalance(to), 3n);
-      // A replayed (mined) tx is refused with geth's wording.
-      const again = await rpc(app.http, 'eth_sendRawTransaction', [later]);
-      assert.match(again.error?.message ?? '', /nonce too low|already known/);
-    } catch (e) {
-      fail('nonce gap');
-      throw e;
-    }
+    const p = provider();
+    const wallet = new Wallet(DEV_KEY, p);
+    const to = Wallet.createRandom().address;
+    const nonce = await p.getTransactionCount(wallet.address, 'pending');
+    const base = { to, gasLimit: 21000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, chainId: 9000n };
+    const later = await wallet.signTransaction({ ...base, nonce: nonce + 1, value: 2n });
+    const laterHash = await p.send('eth_sendRawTransaction', [later]);
+    assert.deepEqual(await p.send('txpool_status', []), { pending: '0x0', queued: '0x1' });
+    const unconfirmed = await comet.call('num_unconfirmed_txs');
+    assert.equal(unconfirmed.n_txs, '0', 'the gapped tx must not reach CometBFT');
+    const first = await wallet.sendTransaction({ ...base, nonce, value: 1n });
+    await first.wait(1, 60_000);
+    const r2 = await p.waitForTransaction(laterHash, 1, 60_000);
+    assert.equal(r2?.status, 1);
+    assert.equal(await p.getBalance(to), 3n);
+    // A replayed (mined) tx is refused with geth's wording.
+    const again = await rpc(app.http, 'eth_sendRawTransaction', [later]);
+    assert.match(again.error?.message ?? '', /nonce too low|already known/);
   });
 
   /** Ethereum blocks 0..h: hashes recomputed from the header fields, chained by parentHash. */
@@ -245,46 +236,36 @@ describe('Kestrel behind a real CometBFT (single validator)', { timeout: 600_000
   });
 
   it('comes back after kill -9 of the app mid-stream: CometBFT stops, both restart, the handshake resyncs', async () => {
-    try {
-      const p = provider();
-      const wallet = new Wallet(DEV_KEY, p);
-      // Keep txs flowing while the app dies.
-      const to = Wallet.createRandom().address;
-      let nonce = await p.getTransactionCount(wallet.address, 'pending');
-      for (let i = 0; i < 3; i++) await wallet.sendTransaction({ to, value: 1n, nonce: nonce++ });
-      await app.stop('SIGKILL');
-      await stopComet();
-      const before = Math.max(...ethHashes.keys());
-      app = await startNode({ home, args: extraArgs() });
-      comet.start();
-      await comet.waitHeight(before + 3);
-      const now = await comet.height();
-      const hashes = await ethChain(now);
-      for (const [n, hash] of ethHashes) assert.equal(hashes[n], hash, `block ${n} unchanged after the restart`);
-      hashes.forEach((x, i) => ethHashes.set(i, x));
-      assert.match(comet.log, /Completed ABCI Handshake - CometBFT and App are synced/);
-    } catch (e) {
-      fail('kill -9');
-      throw e;
-    }
+    const p = provider();
+    const wallet = new Wallet(DEV_KEY, p);
+    // Keep txs flowing while the app dies.
+    const to = Wallet.createRandom().address;
+    let nonce = await p.getTransactionCount(wallet.address, 'pending');
+    for (let i = 0; i < 3; i++) await wallet.sendTransaction({ to, value: 1n, nonce: nonce++ });
+    await app.stop('SIGKILL');
+    await stopComet();
+    const before = Math.max(...ethHashes.keys());
+    app = await startNode({ home, args: extraArgs() });
+    comet.start();
+    await comet.waitHeight(before + 3);
+    const now = await comet.height();
+    const hashes = await ethChain(now);
+    for (const [n, hash] of ethHashes) assert.equal(hashes[n], hash, `block ${n} unchanged after the restart`);
+    hashes.forEach((x, i) => ethHashes.set(i, x));
+    assert.match(comet.log, /Completed ABCI Handshake - CometBFT and App are synced/);
   });
 
   it('replays the whole chain into a wiped app database with identical Ethereum block hashes', async () => {
-    try {
-      await app.stop('SIGKILL');
-      await stopComet();
-      const known = Math.max(...ethHashes.keys());
-      rmSync(join(home, 'data', 'kestrel.db'), { recursive: true, force: true });
-      rmSync(join(home, 'data', 'txpool.journal'), { force: true });
-      app = await startNode({ home, args: extraArgs() });
-      comet.start();
-      await comet.waitHeight(known + 2);
-      assert.match(comet.log, /ABCI Replay Blocks\s+module=consensus appHeight=0/);
-      const hashes = await ethChain(known);
-      for (const [n, hash] of ethHashes) assert.equal(hashes[n], hash, `block ${n} identical after a full replay`);
-    } catch (e) {
-      fail('full replay');
-      throw e;
-    }
+    await app.stop('SIGKILL');
+    await stopComet();
+    const known = Math.max(...ethHashes.keys());
+    rmSync(join(home, 'data', 'kestrel.db'), { recursive: true, force: true });
+    rmSync(join(home, 'data', 'txpool.journal'), { force: true });
+    app = await startNode({ home, args: extraArgs() });
+    comet.start();
+    await comet.waitHeight(known + 2);
+    assert.match(comet.log, /ABCI Replay Blocks\s+module=consensus appHeight=0/);
+    const hashes = await ethChain(known);
+    for (const [n, hash] of ethHashes) assert.equal(hashes[n], hash, `block ${n} identical after a full replay`);
   });
 });
