@@ -25,8 +25,7 @@ export class StateDb {
 
   /** A state manager for executing on top of `root`; its writes go to `db` (drain to persist, or drop). */
   executionState(root: Uint8Array, db: BufferedTrieDb = this.bufferedDb()): MerkleStateManager {
-    const trie = new MerklePatriciaTrie({ db, root: root.length ? root : undefined, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common: this.common });
-    return new MerkleStateManager({ common: this.common, trie, caches: new Caches() });
+    return new MerkleStateManager({ common: this.common, trie: this.trieAt(root, db), caches: new Caches() });
   }
 
   /**
@@ -34,9 +33,13 @@ export class StateDb {
    * go through `reads`, shared with every other such state manager at that root.
    */
   callState(reads: RootReads): MerkleStateManager {
-    const root = reads.root;
-    const trie = new MerklePatriciaTrie({ db: this.bufferedDb(), root: root.length ? root : undefined, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common: this.common });
+    const trie = this.trieAt(reads.root, this.bufferedDb());
     return new RootReadsStateManager({ common: this.common, trie, caches: new Caches() }, reads);
+  }
+
+  /** The account trie at `root` (empty = the empty trie) over `db`. */
+  private trieAt(root: Uint8Array, db: BufferedTrieDb): MerklePatriciaTrie {
+    return new MerklePatriciaTrie({ db, root: root.length ? root : undefined, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common: this.common });
   }
 
   /**
