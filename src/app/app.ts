@@ -96,7 +96,7 @@ export class KestrelApp {
         baseFeePerGas: genesis.baseFee,
         mixHash: new Uint8Array(32),
       };
-      const header = await sealHeader(ctx, common, { stateRoot, txs: [], receipts: [], gasUsed: 0n });
+      const header = await sealHeader(ctx, common, { stateRoot, encodedTxs: [], receipts: [], gasUsed: 0n });
       const block: BlockRecord = { header, hash: header.hash(), number: 0n, txs: [], txHashes: [], senders: [], size: blockSize(header.raw(), []) };
       await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, [])]);
       chain.remember(block, []);
@@ -187,7 +187,7 @@ export class KestrelApp {
       const stateRoot = await this.headState.getStateRoot();
       const txs = exec.included.map((t) => t.tx);
       const encodedTxs = txs.map((t) => t.serialize());
-      const header = await sealHeader(ctx, this.deps.common, { stateRoot, txs, receipts: exec.receipts, gasUsed: exec.gasUsed, encodedTxs });
+      const header = await sealHeader(ctx, this.deps.common, { stateRoot, encodedTxs, receipts: exec.receipts, gasUsed: exec.gasUsed });
       const block: BlockRecord = {
         header,
         hash: header.hash(),

@@ -1,7 +1,6 @@
 // Ethereum-format block assembly: header fields, transaction/receipt tries and the block bloom.
 import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
@@ -78,14 +77,9 @@ export function receiptsRoot(receipts: ReceiptRecord[], hash: Hash = keccak256):
   );
 }
 
-/** Root of the transactions trie (key rlp(index), value the canonical tx encoding). */
-export function transactionsRoot(txs: TypedTransaction[], hash: Hash = keccak256): Uint8Array {
-  return indexedTrieRoot(txs.map((t) => t.serialize()), hash);
-}
-
-/** The same root from the txs' canonical encodings (serialize() re-encodes each time; a block needs them twice). */
-export function encodedTransactionsRoot(encoded: Uint8Array[], hash: Hash = keccak256): Uint8Array {
-  return indexedTrieRoot(encoded, hash);
+/** Root of the transactions trie (key rlp(index), value each tx's canonical encoding, computed once per block). */
+export function transactionsRoot(encodedTxs: Uint8Array[], hash: Hash = keccak256): Uint8Array {
+  return indexedTrieRoot(encodedTxs, hash);
 }
 
 /** OR of the receipts' blooms. */
@@ -99,16 +93,15 @@ export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
 export async function sealHeader(
   ctx: BlockContext,
   common: Common,
-  sealed: { stateRoot: Uint8Array; txs: TypedTransaction[]; receipts: ReceiptRecord[]; gasUsed: bigint; encodedTxs?: Uint8Array[] },
+  sealed: { stateRoot: Uint8Array; encodedTxs: Uint8Array[]; receipts: ReceiptRecord[]; gasUsed: bigint },
 ): Promise<BlockHeader> {
+  const hash = keccakOf(common);
   return createBlockHeader(
     {
       ...contextFields(ctx),
       stateRoot: sealed.stateRoot,
-      transactionsTrie: sealed.encodedTxs
-        ? encodedTransactionsRoot(sealed.encodedTxs, keccakOf(common))
-        : transactionsRoot(sealed.txs, keccakOf(common)),
-      receiptTrie: receiptsRoot(sealed.receipts, keccakOf(common)),
+      transactionsTrie: transactionsRoot(sealed.encodedTxs, hash),
+      receiptTrie: receiptsRoot(sealed.receipts, hash),
       logsBloom: blockBloom(sealed.receipts),
       gasUsed: sealed.gasUsed,
     },
