@@ -10,7 +10,11 @@ export class SoloEngine {
   private again = false;
   private stopped = false;
 
-  constructor(private readonly app: KestrelApp, private readonly pool: TxPool, private readonly blockTimeMs: number) {}
+  constructor(
+    private readonly app: KestrelApp,
+    private readonly pool: TxPool,
+    private readonly blockTimeMs: number,
+  ) {}
 
   /** Starts interval sealing (instant mode needs no timer). */
   start(): void {
@@ -43,7 +47,10 @@ export class SoloEngine {
   private async produce(allowEmpty: boolean): Promise<void> {
     // By effective tip at the next base fee, each sender in nonce order; txs the executor finds invalid are
     // skipped there and dropped (with a log line) by the pool in onCommitted.
-    const txs = this.pool.executable(this.app.head.header.gasLimit, { baseFee: this.app.nextBaseFee(), minGasPrice: this.app.minGasPrice });
+    const txs = this.pool.executable(this.app.head.header.gasLimit, {
+      baseFee: this.app.nextBaseFee(),
+      minGasPrice: this.app.minGasPrice,
+    });
     if (txs.length === 0 && !allowEmpty) return;
     const time = BigInt(Math.floor(Date.now() / 1000));
     const res = await this.app.finalizeBlock({ txs, time });
