@@ -118,6 +118,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
     const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;
     const txs = new TxSubmitter(app, chain, pool, () => engine?.notify());
+    if (engine) txs.useSealing((hash) => engine.settled(hash));
     let forwarder: CometForwarder | undefined;
     let cometApp: CometApplication | undefined;
     if (config.consensus === 'cometbft') {
