@@ -18,6 +18,7 @@ import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
 import { broadcastTxSync, CometForwarder, cometRpcUrl } from './consensus/cometbft/forwarder.ts';
+import { CometSyncStatus, httpCometCall } from './consensus/cometbft/syncStatus.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
@@ -114,12 +115,15 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     let forwarder: CometForwarder | undefined;
     let cometApp: CometApplication | undefined;
     if (config.consensus === 'cometbft') {
+      if (genesis.feeRecipients.size === 0) {
+        console.warn('warning: genesis has no app_state.fee_recipients: block fees go to each proposer\'s consensus address, whose key nobody holds');
+      }
       const rpcUrl = cometRpcUrl(config.cometRpc);
       const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
       forwarder = fwd;
       txs.useForwarder((tx) => fwd.submitted(tx));
       cometApp = new CometApplication({
-        app, appHash: (b) => bank.appHash(b), genesisDoc, version: VERSION,
+        app, appHash: (b) => bank.appHash(b), genesisDoc, version: VERSION, feeRecipients: genesis.feeRecipients,
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
           txs.adopt(tx);
@@ -170,6 +174,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       accounts: () => keystore.accounts(),
       keystore,
       logs: events.logs, filters: events.filters, subscriptions: events.subscriptions,
+      syncStatus: cometApp ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number) : undefined,
     };
     const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace }, config.jsonRpc.api);
     const dispatcher = createDispatcher(ctx, table);
