@@ -47,6 +47,7 @@ import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
+import { lineLogger, LogSink } from './log/logger.ts';
 
 export const VERSION = '0.1.0';
 
@@ -89,7 +90,8 @@ function warnIfFlagOverridesGasPrice(config: NodeConfig, appToml: string): void 
 }
 
 /** Starts a node from a loaded configuration (the home must be initialised). */
-export async function startNode(config: NodeConfig): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}): Promise<RunningNode> {
+  const logs = opts.log ?? new LogSink(config.log.level, config.log.format);
   const paths = homePaths(config.home);
   const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
@@ -124,6 +126,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       txs.useForwarder((tx) => fwd.submitted(tx));
       cometApp = new CometApplication({
         app, appHash: (b) => bank.appHash(b), genesisDoc, version: VERSION, feeRecipients: genesis.feeRecipients,
+        log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
           txs.adopt(tx);
@@ -197,13 +200,14 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     try {
       wsServer = track(await startWsServer({
         host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,
+        log: lineLogger(logs.logger('rpc'), 'error'),
       }));
       const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
       grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
       if (cometApp) {
         // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
         const onConnection = () => forwarder?.resend();
-        abciServer = track(await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection }));
+        abciServer = track(await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection, log: lineLogger(logs.logger('abci'), 'warn') }));
       }
       const validator = readValidatorIdentity(paths.validatorKey);
       // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
@@ -215,6 +219,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       httpServer = track(await startHttpServer({
         host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
         requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections, allowedHosts: config.jsonRpc.allowedHosts,
+        log: lineLogger(logs.logger('rpc'), 'error'),
       }));
     } catch (e) {
       await Promise.allSettled(started.map((server) => server.close()));
