@@ -8,6 +8,7 @@ import {
   Evm,
   Frame,
   S_BAD_JUMP,
+  S_CALL,
   S_INVALID,
   S_OOG,
   S_OVERFLOW,
@@ -43,7 +44,10 @@ function byteLength(v: bigint): number {
   return v === 0n ? 0 : Math.ceil(v.toString(16).length / 2);
 }
 
-/** Runs `f` until it halts; sets f.status, f.gas (0 after an exceptional halt) and f.output. */
+/**
+ * Runs `f` from f.pc until it halts (sets f.status, f.gas — 0 after an exceptional halt — and f.output) or until
+ * it starts a child frame (f.status = S_CALL, f.pc at the next opcode; the driver resumes it afterwards).
+ */
 export function run(ev: Evm, f: Frame): void {
   const code = f.code;
   const codeLen = code.length;
@@ -55,8 +59,8 @@ export function run(ev: Evm, f: Frame): void {
   const mem = f.mem;
   const world = ev.world;
   const tracer = ev.tracer;
-  let pc = 0;
-  let sp = 0;
+  let pc = f.pc;
+  let sp = f.sp;
   let gas = f.gas;
   let status = S_RUNNING;
 
@@ -378,7 +382,7 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp++] = BigInt(mem.size);
         break;
       case 0x5a:
-        stack[sp++] = BigInt(gas);
+        stack[sp++] = f.gasExtra === 0n ? BigInt(gas) : BigInt(gas) + f.gasExtra;
         break;
       case 0x5b:
         break;
@@ -438,10 +442,16 @@ export function run(ev: Evm, f: Frame): void {
     if (status !== S_RUNNING) break;
     pc++;
   }
+  if (status === S_CALL) {
+    f.pc = pc + 1;
+    f.status = S_CALL;
+    return;
+  }
   f.pc = pc;
   f.sp = sp;
   f.status = status;
   f.gas = status <= 3 ? gas : 0;
+  if (status > 3) f.gasExtra = 0n;
 }
 
 function outOfLine(ev: Evm, f: Frame, op: number): number {

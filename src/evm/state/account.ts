@@ -29,6 +29,8 @@ export class Account {
   createdInTx: boolean;
   /** Has been written since the WorldState was created (for diff()). */
   dirty: boolean;
+  /** setCode ran on it since the WorldState was created (diff() then hands the code out). */
+  codeChanged: boolean;
   /** Generation stamp of the tx whose per-tx fields (txOriginal, warm, createdInTx) are current. */
   txGen: number;
 
@@ -49,6 +51,7 @@ export class Account {
     this.warmSlots = new Set();
     this.createdInTx = false;
     this.dirty = false;
+    this.codeChanged = false;
     this.txGen = -1;
   }
 

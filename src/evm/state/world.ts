@@ -188,6 +188,7 @@ export class WorldState {
     a.codeHash = code.length === 0 ? KECCAK_EMPTY : codeHash;
     a.codeEmpty = code.length === 0;
     a.dirty = true;
+    a.codeChanged = true;
     if (!a.exists) this.markExists(a);
   }
 
@@ -329,7 +330,7 @@ export class WorldState {
         storageCleared: a.storageCleared,
         storage: new Map(a.storage),
       };
-      if (a.exists && a.code !== undefined && !a.codeEmpty) d.code = a.code;
+      if (a.exists && a.codeChanged && a.code !== undefined) d.code = a.code;
       out.push(d);
     }
     return out;
