@@ -22,7 +22,7 @@ export function runTransaction(
   const tracer = opts.tracer;
   tracer?.txStart?.(tx);
 
-  world.beginTx();
+  world.beginTx(opts.fork === 'Prague' ? 0x11n : 0x0an);
   const sender = world.account(tx.from);
   const price = v.effectiveGasPrice;
   const senderNonce = sender.nonce;
@@ -32,8 +32,6 @@ export function runTransaction(
   // EIP-2929/2930/3651 warm set.
   world.warmAddress(sender);
   world.warmAddress(world.account(block.coinbase));
-  const lastPrecompile = opts.fork === 'Prague' ? 0x11n : 0x0an;
-  for (let p = 1n; p <= lastPrecompile; p++) world.warmAddress(world.account(p));
   for (const item of tx.accessList) {
     const a = world.account(item.address);
     world.warmAddress(a);
