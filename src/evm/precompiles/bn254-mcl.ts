@@ -16,10 +16,12 @@ export async function loadMclBn254(): Promise<Bn254Backend> {
   const oneFp2 = new mcl.Fp2();
   oneFp2.setInt(1, 0);
 
+  const le = new Uint8Array(32);
   const fp = (bytes: Uint8Array): Fp => {
+    // deserialize (little-endian, rejects values ≥ p) is ~5× faster than setBigEndianMod.
+    for (let i = 0; i < 32; i++) le[i] = bytes[31 - i]!;
     const x = new mcl.Fp();
-    // Callers checked the value is below p, so the "mod" never reduces.
-    x.setBigEndianMod(bytes);
+    x.deserialize(le);
     return x;
   };
   const fpBytes = (x: Fp, out: Uint8Array, offset: number): void => {

@@ -1,7 +1,6 @@
-// 0x01 ecrecover. The native libsecp256k1 add-on recovers in ~70 µs; @noble/curves (~2 ms) is the fallback
-// when the add-on cannot load. Any invalid input gives an empty output (not a failure): 3000 gas either way.
+// 0x01 ecrecover. The native libsecp256k1 add-on recovers in ~70 µs; @noble/curves (~2 ms, ecrecover-noble.ts)
+// is the fallback when the add-on cannot load. Any invalid input gives an empty output (not a failure): 3000 gas either way.
 import { createRequire } from 'node:module';
-import { secp256k1 as nobleSecp } from '@noble/curves/secp256k1.js';
 import type { Precompile } from '../types.ts';
 import { allZero, lessThan, padded } from './bytes.ts';
 import type { HashFn } from './hashes.ts';
@@ -37,19 +36,6 @@ export function loadNativeRecover(): RecoverFn | undefined {
     }
   };
 }
-
-/** The pure-JS recoverer (@noble/curves). */
-export const nobleRecover: RecoverFn = (hash, r, s, recid) => {
-  try {
-    const compact = new Uint8Array(64);
-    compact.set(r, 0);
-    compact.set(s, 32);
-    const sig = nobleSecp.Signature.fromBytes(compact, 'compact').addRecoveryBit(recid);
-    return sig.recoverPublicKey(hash).toBytes(false);
-  } catch {
-    return undefined;
-  }
-};
 
 /** 0x01 over a recoverer and keccak256. */
 export function ecrecoverPrecompile(recover: RecoverFn, keccak256: HashFn): Precompile {

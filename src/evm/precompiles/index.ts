@@ -12,11 +12,9 @@ import type { Address, Fork, Precompile } from '../types.ts';
 import { blake2fPrecompile } from './blake2f.ts';
 import { type Bls12381Backend, bls12381Precompiles } from './bls12381.ts';
 import { loadMclBls12381 } from './bls12381-mcl.ts';
-import { nobleBls12381 } from './bls12381-noble.ts';
 import { type Bn254Backend, bn254AddPrecompile, bn254MulPrecompile, bn254PairingPrecompile } from './bn254.ts';
 import { loadMclBn254 } from './bn254-mcl.ts';
-import { nobleBn254 } from './bn254-noble.ts';
-import { ecrecoverPrecompile, loadNativeRecover, nobleRecover, type RecoverFn } from './ecrecover.ts';
+import { ecrecoverPrecompile, loadNativeRecover, type RecoverFn } from './ecrecover.ts';
 import {
   type HashFn,
   identityPrecompile,
@@ -42,25 +40,31 @@ export interface PrecompileBackends {
 /** Which libraries to load: `native` tries the native/wasm ones first; `js` takes the pure-JS fallbacks. */
 export type BackendChoice = 'native' | 'js';
 
+// The pure-JS backends are imported only when used: @noble/curves' secp256k1, bn254 and BLS12-381 modules
+// add ~100 ms to the import of this module, which the native path does not need.
+const nobleRecover = async () => (await import('./ecrecover-noble.ts')).nobleRecover;
+const nobleBn254 = async () => (await import('./bn254-noble.ts')).nobleBn254;
+const nobleBls12381 = async () => (await import('./bls12381-noble.ts')).nobleBls12381;
+
 /** Loads the backends; every native/wasm library that fails to load is replaced by its pure-JS fallback. */
 export async function loadBackends(choice: BackendChoice = 'native'): Promise<PrecompileBackends> {
   if (choice === 'js') {
     return {
-      recover: nobleRecover,
+      recover: await nobleRecover(),
       keccak256: (data) => keccak_256(data),
       ripemd160: jsRipemd160,
-      bn254: nobleBn254,
-      bls12381: nobleBls12381,
+      bn254: await nobleBn254(),
+      bls12381: await nobleBls12381(),
       kzg: loadMicroKzg,
     };
   }
   const [keccak, bn254, bls12381] = await Promise.all([
     createKeccak(256).catch(() => undefined),
-    loadMclBn254().catch(() => nobleBn254),
-    loadMclBls12381().catch(() => nobleBls12381),
+    loadMclBn254().catch(nobleBn254),
+    loadMclBls12381().catch(nobleBls12381),
   ]);
   return {
-    recover: loadNativeRecover() ?? nobleRecover,
+    recover: loadNativeRecover() ?? (await nobleRecover()),
     // hash-wasm's hasher is reused: one hash at a time, always synchronous, so calls never interleave.
     keccak256: keccak ? (data) => keccak.init().update(data).digest('binary') : (data) => keccak_256(data),
     ripemd160: pickRipemd160(),
