@@ -47,7 +47,8 @@ function cases(): [string, number, Uint8Array][] {
   const mod2048 = new Uint8Array(256).fill(0xd7);
   const blake = cat(w(12, 4), new Uint8Array(208).fill(7), new Uint8Array([1]));
   const a = 0x1234567n;
-  const pairs = (g1: (k: bigint) => Uint8Array, g2: (k: bigint) => Uint8Array, neg: Uint8Array) => cat(g1(a), g2(1n), neg, g2(a));
+  const pairs = (g1: (k: bigint) => Uint8Array, g2: (k: bigint) => Uint8Array, neg: Uint8Array) =>
+    cat(g1(a), g2(1n), neg, g2(a));
   const bnNeg = (() => {
     const p = bn254.G1.Point.BASE.negate().toAffine();
     return cat(w(p.x), w(p.y));
@@ -62,8 +63,23 @@ function cases(): [string, number, Uint8Array][] {
     ['sha256 1 KB', 0x02, new Uint8Array(1024).fill(1)],
     ['ripemd160 64 B', 0x03, new Uint8Array(64).fill(1)],
     ['identity 1 KB', 0x04, new Uint8Array(1024).fill(1)],
-    ['modexp 256-bit', 0x05, cat(w(32), w(32), w(32), w(3), hexToBytes('fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2e'), p256)],
-    ['modexp 2048-bit', 0x05, cat(w(256), w(256), w(256), new Uint8Array(256).fill(3), new Uint8Array(256).fill(0xff), mod2048)],
+    [
+      'modexp 256-bit',
+      0x05,
+      cat(
+        w(32),
+        w(32),
+        w(32),
+        w(3),
+        hexToBytes('fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2e'),
+        p256,
+      ),
+    ],
+    [
+      'modexp 2048-bit',
+      0x05,
+      cat(w(256), w(256), w(256), new Uint8Array(256).fill(3), new Uint8Array(256).fill(0xff), mod2048),
+    ],
     ['bn254 add', 0x06, cat(bnG1(3n), bnG1(5n))],
     ['bn254 mul', 0x07, cat(bnG1(3n), scalar(0))],
     ['bn254 pairing 2', 0x08, pairs(bnG1, bnG2, bnNeg)],
@@ -80,7 +96,12 @@ function cases(): [string, number, Uint8Array][] {
   ];
 }
 
-type Ejs = (o: { data: Uint8Array; gasLimit: bigint; common: Common; _EVM: unknown }) => Promise<{ exceptionError?: unknown; returnValue: Uint8Array }>;
+type Ejs = (o: {
+  data: Uint8Array;
+  gasLimit: bigint;
+  common: Common;
+  _EVM: unknown;
+}) => Promise<{ exceptionError?: unknown; returnValue: Uint8Array }>;
 
 /** µs per call of `fn`, run for about MS milliseconds (at least 2 calls). */
 async function time(fn: () => unknown): Promise<number> {
@@ -104,7 +125,9 @@ async function main(): Promise<void> {
   ours.get(0x0an)!.run(kzgValidInput(), 'Prague');
   const kzgLoadMs = performance.now() - t;
 
-  const kzg = new KZG(trustedSetup) as unknown as NonNullable<NonNullable<ConstructorParameters<typeof Common>[0]['customCrypto']>['kzg']>;
+  const kzg = new KZG(trustedSetup) as unknown as NonNullable<
+    NonNullable<ConstructorParameters<typeof Common>[0]['customCrypto']>['kzg']
+  >;
   const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague, customCrypto: { kzg } });
   const evm = await createEVM({ common });
   const theirs = getActivePrecompiles(common) as unknown as Map<string, Ejs>;
@@ -133,7 +156,9 @@ async function main(): Promise<void> {
     const gas = pc.gas(input, 'Prague');
     const us = median(oursUs);
     const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-    console.log(`| ${name} | ${gas} | ${fmt(us)} | ${fmt(median(theirsUs))} | ${median(ratios).toFixed(3)} | ${(Number(gas) / us).toFixed(1)} |`);
+    console.log(
+      `| ${name} | ${gas} | ${fmt(us)} | ${fmt(median(theirsUs))} | ${median(ratios).toFixed(3)} | ${(Number(gas) / us).toFixed(1)} |`,
+    );
   }
 }
 

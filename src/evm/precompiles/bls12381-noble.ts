@@ -16,7 +16,8 @@ const B1 = 4n;
 const B2 = Fp2.create({ c0: 4n, c1: 4n });
 
 const fp = (bytes: Uint8Array, offset: number): bigint => bytesToBigInt(bytes.subarray(offset + 16, offset + 64));
-const fp2 = (bytes: Uint8Array, offset: number): Fp2Value => Fp2.create({ c0: fp(bytes, offset), c1: fp(bytes, offset + 64) });
+const fp2 = (bytes: Uint8Array, offset: number): Fp2Value =>
+  Fp2.create({ c0: fp(bytes, offset), c1: fp(bytes, offset + 64) });
 
 function g1(bytes: Uint8Array, offset: number, subgroup: boolean): G1Point | undefined {
   if (allZero(bytes, offset, offset + 128)) return G1.Point.ZERO;

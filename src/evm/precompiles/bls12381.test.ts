@@ -21,7 +21,9 @@ interface Vector {
   outHash?: string;
 }
 
-const vectors: Vector[] = JSON.parse(gunzipSync(readFileSync(new URL('./fixtures/eip2537-eest.json.gz', import.meta.url))).toString());
+const vectors: Vector[] = JSON.parse(
+  gunzipSync(readFileSync(new URL('./fixtures/eip2537-eest.json.gz', import.meta.url))).toString(),
+);
 
 function check(backend: Bls12381Backend, subset: Vector[]): void {
   const pcs = new Map(bls12381Precompiles(backend));
@@ -31,11 +33,16 @@ function check(backend: Bls12381Backend, subset: Vector[]): void {
     const input = hexToBytes(v.input);
     const gas = pc.gas(input, 'Prague');
     const out = gas <= BigInt(v.gas) ? pc.run(input, 'Prague') : undefined;
-    const got = { success: out !== undefined, outLen: out?.length ?? 0, hash: out && v.outHash ? '0x' + toHex(keccak_256(out)) : undefined };
+    const got = {
+      success: out !== undefined,
+      outLen: out?.length ?? 0,
+      hash: out && v.outHash ? '0x' + toHex(keccak_256(out)) : undefined,
+    };
     const want = { success: v.success, outLen: v.outLen, hash: v.success ? v.outHash : undefined };
     if (JSON.stringify(got) !== JSON.stringify(want)) {
       failures++;
-      if (failures <= 5) assert.fail(`${v.name} @0x${v.address.toString(16)}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+      if (failures <= 5)
+        assert.fail(`${v.name} @0x${v.address.toString(16)}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
     }
   }
   assert.equal(failures, 0);
@@ -44,8 +51,15 @@ function check(backend: Bls12381Backend, subset: Vector[]): void {
 describe('EIP-2537 execution-spec-tests vectors', () => {
   test('the fixture covers every BLS precompile with valid inputs, and invalid ones (EEST has none for G1ADD)', () => {
     for (let a = 0x0b; a <= 0x11; a++) {
-      assert.ok(vectors.some((v) => v.address === a && v.success), `valid 0x${a.toString(16)}`);
-      if (a !== 0x0b) assert.ok(vectors.some((v) => v.address === a && !v.success), `invalid 0x${a.toString(16)}`);
+      assert.ok(
+        vectors.some((v) => v.address === a && v.success),
+        `valid 0x${a.toString(16)}`,
+      );
+      if (a !== 0x0b)
+        assert.ok(
+          vectors.some((v) => v.address === a && !v.success),
+          `invalid 0x${a.toString(16)}`,
+        );
     }
   });
 

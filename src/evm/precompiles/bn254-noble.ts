@@ -11,7 +11,10 @@ const R = G1.Point.Fn.ORDER;
 function g1(bytes: Uint8Array): G1Point | undefined {
   if (allZero(bytes)) return G1.Point.ZERO;
   try {
-    const p = G1.Point.fromAffine({ x: bytesToBigInt(bytes.subarray(0, 32)), y: bytesToBigInt(bytes.subarray(32, 64)) });
+    const p = G1.Point.fromAffine({
+      x: bytesToBigInt(bytes.subarray(0, 32)),
+      y: bytesToBigInt(bytes.subarray(32, 64)),
+    });
     p.assertValidity();
     return p;
   } catch {
@@ -23,8 +26,14 @@ function g2(bytes: Uint8Array): G2Point | undefined {
   if (allZero(bytes)) return G2.Point.ZERO;
   try {
     // EIP-197 writes the imaginary part first; noble's Fp2 is { c0: real, c1: imaginary }.
-    const x = fields.Fp2.create({ c0: bytesToBigInt(bytes.subarray(32, 64)), c1: bytesToBigInt(bytes.subarray(0, 32)) });
-    const y = fields.Fp2.create({ c0: bytesToBigInt(bytes.subarray(96, 128)), c1: bytesToBigInt(bytes.subarray(64, 96)) });
+    const x = fields.Fp2.create({
+      c0: bytesToBigInt(bytes.subarray(32, 64)),
+      c1: bytesToBigInt(bytes.subarray(0, 32)),
+    });
+    const y = fields.Fp2.create({
+      c0: bytesToBigInt(bytes.subarray(96, 128)),
+      c1: bytesToBigInt(bytes.subarray(64, 96)),
+    });
     const q = G2.Point.fromAffine({ x, y });
     q.assertValidity(); // curve and subgroup
     return q;

@@ -20,8 +20,23 @@ type EjsPrecompile = (opts: { data: Uint8Array; gasLimit: bigint; common: Common
 
 // Inputs per precompile: a few hundred, fewer where ethereumjs's JS curve code takes tens of ms a call.
 const COUNTS: Record<number, number> = {
-  0x01: 300, 0x02: 300, 0x03: 300, 0x04: 300, 0x05: 400, 0x06: 300, 0x07: 300, 0x08: 60, 0x09: 300, 0x0a: 60,
-  0x0b: 300, 0x0c: 120, 0x0d: 300, 0x0e: 60, 0x0f: 40, 0x10: 200, 0x11: 100,
+  0x01: 300,
+  0x02: 300,
+  0x03: 300,
+  0x04: 300,
+  0x05: 400,
+  0x06: 300,
+  0x07: 300,
+  0x08: 60,
+  0x09: 300,
+  0x0a: 60,
+  0x0b: 300,
+  0x0c: 120,
+  0x0d: 300,
+  0x0e: 60,
+  0x0f: 40,
+  0x10: 200,
+  0x11: 100,
 };
 // Calls priced above this never run in a block. (ethereumjs refuses modexp lengths ≥ 2^31 with out-of-gas, its
 // own limit, where the EIP would still answer: such calls cost > 10^12 gas, so they are only compared as OOG.)
@@ -34,7 +49,9 @@ describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
   let evm: unknown;
   before(async () => {
     ours = buildPrecompiles(await loadBackends('native'));
-    const kzg = new KZG(trustedSetup) as unknown as NonNullable<NonNullable<ConstructorParameters<typeof Common>[0]['customCrypto']>['kzg']>;
+    const kzg = new KZG(trustedSetup) as unknown as NonNullable<
+      NonNullable<ConstructorParameters<typeof Common>[0]['customCrypto']>['kzg']
+    >;
     common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague, customCrypto: { kzg } });
     evm = await createEVM({ common });
     theirs = getActivePrecompiles(common) as unknown as Map<string, EjsPrecompile>;
@@ -61,7 +78,11 @@ describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
           assert.ok(r.exceptionError !== undefined, `${where}: ours fails, theirs returns 0x${toHex(r.returnValue)}`);
         } else {
           successes++;
-          assert.equal(r.exceptionError, undefined, `${where}: theirs fails (${r.exceptionError?.error}), ours 0x${toHex(out)}`);
+          assert.equal(
+            r.exceptionError,
+            undefined,
+            `${where}: theirs fails (${r.exceptionError?.error}), ours 0x${toHex(out)}`,
+          );
           assert.equal(toHex(out), toHex(r.returnValue), where);
           assert.equal(r.executionGasUsed, gas, `${where}: gas`);
         }
@@ -88,7 +109,21 @@ describe('the pure-JS fallbacks agree with the native/wasm backends, fixed seed'
     js = buildPrecompiles(await loadBackends('js')).Prague;
   });
   // The precompiles whose library differs between the two sets; noble's pairings are slow, so fewer there.
-  const counts: Record<number, number> = { 0x01: 100, 0x03: 100, 0x06: 200, 0x07: 100, 0x08: 20, 0x0a: 20, 0x0b: 200, 0x0c: 40, 0x0d: 200, 0x0e: 20, 0x0f: 10, 0x10: 60, 0x11: 30 };
+  const counts: Record<number, number> = {
+    0x01: 100,
+    0x03: 100,
+    0x06: 200,
+    0x07: 100,
+    0x08: 20,
+    0x0a: 20,
+    0x0b: 200,
+    0x0c: 40,
+    0x0d: 200,
+    0x0e: 20,
+    0x0f: 10,
+    0x10: 60,
+    0x11: 30,
+  };
   for (const [addressText, count] of Object.entries(counts)) {
     const address = BigInt(addressText);
     test(`0x${address.toString(16).padStart(2, '0')}: ${count} inputs`, () => {

@@ -78,7 +78,10 @@ function ecrecoverInput(rng: Rng): Uint8Array {
   const msg = rng.bytes(32);
   const sig = secp256k1.sign(msg, priv, { prehash: false, format: 'recovered' });
   const v = rng.int(5) === 0 ? rng.pick([0, 1, 26, 29, 27 + 256]) : 27 + sig[0]!;
-  const r = rng.int(8) === 0 ? rng.pick([w(0), hexToBytes('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141'), rng.bytes(32)]) : sig.subarray(1, 33);
+  const r =
+    rng.int(8) === 0
+      ? rng.pick([w(0), hexToBytes('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141'), rng.bytes(32)])
+      : sig.subarray(1, 33);
   const s = rng.int(8) === 0 ? rng.pick([w(0), rng.bytes(32)]) : sig.subarray(33, 65);
   return mutate(rng, cat(msg, w(v), r, s));
 }
@@ -155,10 +158,14 @@ function blake2fInput(rng: Rng): Uint8Array {
 }
 
 // A KZG opening made with c-kzg's mainnet setup (see precompiles.test.ts).
-const KZG_C = hexToBytes('8e6372a43e8bc4615d057683a729bfc5797c901473001af8472c740e683a20dea14f0e6dadc076ff9f094b85ca0ac94d');
+const KZG_C = hexToBytes(
+  '8e6372a43e8bc4615d057683a729bfc5797c901473001af8472c740e683a20dea14f0e6dadc076ff9f094b85ca0ac94d',
+);
 const KZG_Z = w(3);
 const KZG_Y = hexToBytes('0c4c0388e078c7dd37a5fef50727819323b4bdb37af1953ff791a439cf2bb5fb');
-const KZG_PROOF = hexToBytes('8cacf7ab9d742c44f8bc860fe7f2a10572fa381dd3898e240c90dca169fa655bec3aa6463f6b851e01dbf49826701d1b');
+const KZG_PROOF = hexToBytes(
+  '8cacf7ab9d742c44f8bc860fe7f2a10572fa381dd3898e240c90dca169fa655bec3aa6463f6b851e01dbf49826701d1b',
+);
 /** The valid KZG point-evaluation input. */
 export function kzgValidInput(): Uint8Array {
   const hash = createHash('sha256').update(KZG_C).digest();
@@ -177,7 +184,10 @@ function kzgInput(rng: Rng): Uint8Array {
       input[144 + rng.int(48)]! ^= 1 << rng.int(8); // proof
       return input;
     case 3:
-      input.set(w(rng.pick([0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n, 2n ** 256n - 1n])), 32 + 32 * rng.int(2));
+      input.set(
+        w(rng.pick([0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n, 2n ** 256n - 1n])),
+        32 + 32 * rng.int(2),
+      );
       return input;
     default:
       return mutate(rng, input);
@@ -236,7 +246,8 @@ function blsEncodingMutation(rng: Rng, input: Uint8Array): Uint8Array {
   return out;
 }
 function blsInput(rng: Rng, address: number): Uint8Array {
-  const scalar = () => (rng.int(6) === 0 ? rng.pick([w(0), rng.bytes(32), w(bls12_381.G1.Point.Fn.ORDER)]) : w(rng.below(1n << 128n)));
+  const scalar = () =>
+    rng.int(6) === 0 ? rng.pick([w(0), rng.bytes(32), w(bls12_381.G1.Point.Fn.ORDER)]) : w(rng.below(1n << 128n));
   let input: Uint8Array;
   switch (address) {
     case 0x0b:
@@ -297,7 +308,15 @@ export function inputsFor(address: number, count: number, seed = 0x5eed): Uint8A
         out.push(mutate(rng, cat(bnG1(rng), bnG1(rng))));
         break;
       case 0x07:
-        out.push(mutate(rng, cat(bnG1(rng), rng.int(5) === 0 ? rng.pick([w(0), w(2n ** 256n - 1n), w(bn254.G1.Point.Fn.ORDER)]) : rng.bytes(32))));
+        out.push(
+          mutate(
+            rng,
+            cat(
+              bnG1(rng),
+              rng.int(5) === 0 ? rng.pick([w(0), w(2n ** 256n - 1n), w(bn254.G1.Point.Fn.ORDER)]) : rng.bytes(32),
+            ),
+          ),
+        );
         break;
       case 0x08:
         out.push(bnPairing(rng));

