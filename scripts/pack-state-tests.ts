@@ -14,7 +14,9 @@ const outDir = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'ethereu
 function jsonFiles(dir: string): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? jsonFiles(path.join(dir, e.name)) : e.name.endsWith('.json') ? [path.join(dir, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? jsonFiles(path.join(dir, e.name)) : e.name.endsWith('.json') ? [path.join(dir, e.name)] : [],
+    )
     .sort();
 }
 
@@ -27,7 +29,9 @@ function pack(name: string, root: string, forks: readonly string[] | undefined):
     const tests = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, Test>;
     const kept: Record<string, Test> = {};
     for (const [testName, t] of Object.entries(tests)) {
-      const post = Object.fromEntries(Object.entries(t.post).filter(([fork]) => forks === undefined || forks.includes(fork)));
+      const post = Object.fromEntries(
+        Object.entries(t.post).filter(([fork]) => forks === undefined || forks.includes(fork)),
+      );
       if (Object.keys(post).length === 0) continue;
       const { _info: _dropped, ...rest } = t;
       kept[testName] = { ...rest, post };

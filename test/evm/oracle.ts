@@ -1,12 +1,12 @@
 // @ethereumjs/vm as a StateTestEngine: the differential oracle (a devDependency; src/evm/ never imports it).
 // Each tx runs on a fresh MerkleStateManager seeded from the StateReader's accounts; the writes it makes are
 // recorded so the outcome comes back as an AccountDiff[] like Kestrel's engine returns, plus ethereumjs's own root.
-import { computeBlobGasPrice, createBlock } from '@ethereumjs/block';
+import { createBlock, createBlockHeader } from '@ethereumjs/block';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import type { EVMMockBlockchainInterface } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address as EjsAddress, bytesToBigInt } from '@ethereumjs/util';
+import { Account, Address as EjsAddress, bytesToBigInt, createAddressFromString } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { BlockExtras, EnumerableReader, ExecutedTx, StateTestEngine } from '../../src/evm/statetest/engine.ts';
 import { testBlockHash } from '../../src/evm/statetest/poststate.ts';
@@ -22,7 +22,10 @@ function commonFor(fork: Fork): Common {
 
 function toEjsTx(tx: Tx, common: Common): TypedTransaction {
   const to = tx.to === undefined ? undefined : addr(tx.to);
-  const accessList = tx.accessList.map((a) => [bigintToFixed(a.address, 20), a.storageKeys.map((k) => bigintToFixed(k, 32))]);
+  const accessList = tx.accessList.map((a) => [
+    bigintToFixed(a.address, 20),
+    a.storageKeys.map((k) => bigintToFixed(k, 32)),
+  ]);
   const base = { nonce: tx.nonce, gasLimit: tx.gasLimit, to, value: tx.value, data: tx.data };
   let data: Record<string, unknown>;
   switch (tx.type) {
@@ -33,7 +36,14 @@ function toEjsTx(tx: Tx, common: Common): TypedTransaction {
       data = { ...base, type: 1, gasPrice: tx.gasPrice, accessList, chainId: common.chainId() };
       break;
     case 2:
-      data = { ...base, type: 2, maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas, accessList, chainId: common.chainId() };
+      data = {
+        ...base,
+        type: 2,
+        maxFeePerGas: tx.maxFeePerGas,
+        maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+        accessList,
+        chainId: common.chainId(),
+      };
       break;
     case 3:
       data = {
@@ -142,7 +152,13 @@ class WriteLog {
 }
 
 /** Runs one tx on ethereumjs over the listed pre-state. */
-export async function runOnEthereumjs(reader: EnumerableReader, block: BlockEnv, tx: Tx, fork: Fork, extras: BlockExtras): Promise<ExecutedTx> {
+export async function runOnEthereumjs(
+  reader: EnumerableReader,
+  block: BlockEnv,
+  tx: Tx,
+  fork: Fork,
+  extras: BlockExtras,
+): Promise<ExecutedTx> {
   const common = commonFor(fork);
   const sm = new MerkleStateManager({ common });
   for (const seed of reader.seeds()) {
@@ -187,11 +203,19 @@ export async function runOnEthereumjs(reader: EnumerableReader, block: BlockEnv,
   }
   const diff: AccountDiff[] = [];
   for (const key of log.touched) {
-    const a = EjsAddress.fromString(key) as EjsAddress;
+    const a = createAddressFromString(key);
     const address = BigInt(key);
     const acc = await sm.getAccount(a);
     if (acc === undefined) {
-      diff.push({ address, deleted: true, nonce: 0n, balance: 0n, codeHash: new Uint8Array(32), storageCleared: true, storage: new Map() });
+      diff.push({
+        address,
+        deleted: true,
+        nonce: 0n,
+        balance: 0n,
+        codeHash: new Uint8Array(32),
+        storageCleared: true,
+        storage: new Map(),
+      });
       continue;
     }
     const storage = new Map<bigint, bigint>();
@@ -199,18 +223,39 @@ export async function runOnEthereumjs(reader: EnumerableReader, block: BlockEnv,
       storage.set(BigInt('0x' + slotHex), bytesToBigInt(await sm.getStorage(a, Buffer.from(slotHex, 'hex'))));
     }
     const code = await sm.getCode(a);
-    diff.push({ address, deleted: false, nonce: acc.nonce, balance: acc.balance, code, codeHash: acc.codeHash, storageCleared: log.cleared.has(key), storage });
+    diff.push({
+      address,
+      deleted: false,
+      nonce: acc.nonce,
+      balance: acc.balance,
+      code,
+      codeHash: acc.codeHash,
+      storageCleared: log.cleared.has(key),
+      storage,
+    });
   }
   const logs: Log[] = result.receipt.logs.map(([address, topics, data]) => ({
     address: bytesToBigInt(address),
     topics: topics.map((t) => bytesToBigInt(t)),
     data,
   }));
-  const status = result.execResult.exceptionError === undefined ? 'success' : result.execResult.exceptionError.error === 'revert' ? 'revert' : 'out_of_gas';
+  const status =
+    result.execResult.exceptionError === undefined
+      ? 'success'
+      : result.execResult.exceptionError.error === 'revert'
+        ? 'revert'
+        : 'out_of_gas';
   return {
     outcome: {
       ok: true,
-      result: { status, gasUsed: result.totalGasSpent, gasRefund: result.gasRefund ?? 0n, output: result.execResult.returnValue, logs, createdAddress: result.createdAddress === undefined ? undefined : bytesToBigInt(result.createdAddress.bytes) },
+      result: {
+        status,
+        gasUsed: result.totalGasSpent,
+        gasRefund: result.gasRefund ?? 0n,
+        output: result.execResult.returnValue,
+        logs,
+        createdAddress: result.createdAddress === undefined ? undefined : bytesToBigInt(result.createdAddress.bytes),
+      },
     },
     diff,
     root: await sm.getStateRoot(),
@@ -220,6 +265,6 @@ export async function runOnEthereumjs(reader: EnumerableReader, block: BlockEnv,
 /** @ethereumjs/vm 10 as a state-test engine. */
 export const ethereumjsEngine: StateTestEngine = {
   init: initKeccak,
-  blobBaseFee: (excessBlobGas, fork) => computeBlobGasPrice(excessBlobGas, commonFor(fork)),
+  blobBaseFee: (excessBlobGas, fork) => createBlockHeader({ excessBlobGas }, { common: commonFor(fork) }).getBlobGasPrice(),
   execute: runOnEthereumjs,
 };

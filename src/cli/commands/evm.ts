@@ -28,7 +28,12 @@ async function stdinPaths(): Promise<string[]> {
 }
 
 /** Runs the command on `engine`; resolves to the number of failed cases. */
-export async function runStatetestCommand(paths: string[], opts: StatetestOptions, engine: StateTestEngine, io: StatetestIo): Promise<number> {
+export async function runStatetestCommand(
+  paths: string[],
+  opts: StatetestOptions,
+  engine: StateTestEngine,
+  io: StatetestIo,
+): Promise<number> {
   if (opts.fork !== undefined && !RUNNABLE_FORKS.includes(opts.fork as never)) {
     throw new Error(`unsupported fork '${opts.fork}' (expected one of ${RUNNABLE_FORKS.join(', ')})`);
   }
@@ -60,12 +65,17 @@ export function registerEvmCommands(program: Command, engine: () => Promise<Stat
   const evm = program.command('evm').description("Kestrel's EVM tools");
   evm
     .command('statetest [path]')
-    .description('run Ethereum state tests (a JSON file, a directory, or a .json.br/.json.gz bundle); paths from stdin when none is given')
+    .description(
+      'run Ethereum state tests (a JSON file, a directory, or a .json.br/.json.gz bundle); paths from stdin when none is given',
+    )
     .option('--fork <name>', `only cases of this fork (${RUNNABLE_FORKS.join('|')})`)
     .option('--run <regex>', 'only tests whose name matches')
     .action(async (path: string | undefined, opts: StatetestOptions) => {
       const paths = path === undefined ? await stdinPaths() : [path];
-      const io: StatetestIo = { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') };
+      const io: StatetestIo = {
+        out: (l) => process.stdout.write(l + '\n'),
+        err: (l) => process.stderr.write(l + '\n'),
+      };
       const failed = await runStatetestCommand(paths, opts, await engine(), io);
       if (failed > 0) process.exitCode = 1;
     });

@@ -33,5 +33,11 @@ export interface StateTestEngine {
   /** The blob base fee of a block with this excess blob gas under `fork`'s parameters. */
   blobBaseFee(excessBlobGas: bigint, fork: Fork): bigint;
   /** Runs `tx` on a fresh world over `reader`. */
-  execute(reader: EnumerableReader, block: BlockEnv, tx: Tx, fork: Fork, extras: BlockExtras): ExecutedTx | Promise<ExecutedTx>;
+  execute(
+    reader: EnumerableReader,
+    block: BlockEnv,
+    tx: Tx,
+    fork: Fork,
+    extras: BlockExtras,
+  ): ExecutedTx | Promise<ExecutedTx>;
 }

@@ -99,7 +99,8 @@ function optionalQuantity(obj: Json, key: string, where: string): bigint | undef
 /** Parses 0x-hex bytes. */
 export function parseBytes(text: string, where: string): Uint8Array {
   const hex = text.startsWith('0x') ? text.slice(2) : text;
-  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new FixtureError(`${where}: not hex bytes: ${text.slice(0, 40)}`);
+  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex))
+    throw new FixtureError(`${where}: not hex bytes: ${text.slice(0, 40)}`);
   return Uint8Array.from(Buffer.from(hex, 'hex'));
 }
 
@@ -165,7 +166,9 @@ function parseAccessList(raw: unknown, where: string): AccessListItem[] {
   if (!Array.isArray(raw)) throw new FixtureError(`${where}: access list is not an array`);
   return raw.map((item: Json) => ({
     address: address(str(item, 'address', where), where),
-    storageKeys: ((item.storageKeys ?? []) as string[]).map((k) => BigInt('0x' + Buffer.from(hash32(k, where)).toString('hex'))),
+    storageKeys: ((item.storageKeys ?? []) as string[]).map((k) =>
+      BigInt('0x' + Buffer.from(hash32(k, where)).toString('hex')),
+    ),
   }));
 }
 
@@ -188,7 +191,12 @@ const U256_MAX = (1n << 256n) - 1n;
  * present (an `authorizationList`, even empty, makes a set-code tx; `blobVersionedHashes` a blob tx), legacy
  * gas prices fill both 1559 fee fields, and a value that is not a 256-bit quantity makes the case a rejected tx.
  */
-function buildTx(raw: Json, from: Address, idx: { data: number; gas: number; value: number }, where: string): StateTestCase['tx'] {
+function buildTx(
+  raw: Json,
+  from: Address,
+  idx: { data: number; gas: number; value: number },
+  where: string,
+): StateTestCase['tx'] {
   const data = field(raw, 'data', where) as string[];
   const gas = field(raw, 'gasLimit', where) as string[];
   const values = field(raw, 'value', where) as string[];
@@ -196,7 +204,8 @@ function buildTx(raw: Json, from: Address, idx: { data: number; gas: number; val
   if (idx.gas >= gas.length) return { ok: false, error: `tx gas limit index ${idx.gas} out of bounds` };
   if (idx.value >= values.length) return { ok: false, error: `tx value index ${idx.value} out of bounds` };
   const value = parseQuantity(values[idx.value]!);
-  if (value === undefined || value > U256_MAX) return { ok: false, error: `invalid tx value "${values[idx.value]!.slice(0, 80)}"` };
+  if (value === undefined || value > U256_MAX)
+    return { ok: false, error: `invalid tx value "${values[idx.value]!.slice(0, 80)}"` };
   const gasLimit = parseQuantity(gas[idx.gas]!);
   if (gasLimit === undefined) throw new FixtureError(`${where}: bad gasLimit ${gas[idx.gas]}`);
   const toText = str(raw, 'to', where);
@@ -207,7 +216,11 @@ function buildTx(raw: Json, from: Address, idx: { data: number; gas: number; val
   const maxFee = optionalQuantity(raw, 'maxFeePerGas', where);
   const maxTip = optionalQuantity(raw, 'maxPriorityFeePerGas', where);
   if (gasPrice === undefined && maxFee === undefined) return { ok: false, error: 'no gas price provided' };
-  for (const [k, v] of [['gasPrice', gasPrice], ['maxFeePerGas', maxFee], ['maxPriorityFeePerGas', maxTip]] as const) {
+  for (const [k, v] of [
+    ['gasPrice', gasPrice],
+    ['maxFeePerGas', maxFee],
+    ['maxPriorityFeePerGas', maxTip],
+  ] as const) {
     if (v !== undefined && v > U256_MAX) return { ok: false, error: `${k} exceeds 256 bits` };
   }
   const hasAuth = raw.authorizationList !== undefined && raw.authorizationList !== null;
@@ -243,7 +256,8 @@ function sender(raw: Json, where: string): Address {
 
 /** Decodes a fixture file (an object of named tests) into tests and their cases, in file order. */
 export function parseStateTestFile(json: unknown, file: string): StateTest[] {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new FixtureError(`${file}: not a state-test object`);
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new FixtureError(`${file}: not a state-test object`);
   const tests: StateTest[] = [];
   for (const [name, value] of Object.entries(json as Json)) {
     const where = `${file}:${name}`;

@@ -54,7 +54,10 @@ export class PreStateReader implements EnumerableReader {
 }
 
 /** The pre-state with `diff` applied (the pre-state's maps are shared, never modified). */
-export function applyDiff(pre: ReadonlyMap<Address, PreAccount>, diff: readonly AccountDiff[]): Map<Address, PostAccount> {
+export function applyDiff(
+  pre: ReadonlyMap<Address, PreAccount>,
+  diff: readonly AccountDiff[],
+): Map<Address, PostAccount> {
   const post = new Map<Address, PostAccount>(pre);
   for (const d of diff) {
     if (d.deleted) {
@@ -67,7 +70,8 @@ export function applyDiff(pre: ReadonlyMap<Address, PreAccount>, diff: readonly 
       if (value === 0n) storage.delete(slot);
       else storage.set(slot, value);
     }
-    const code = d.code ?? (before !== undefined && hex(before.codeHash) === hex(d.codeHash) ? before.code : new Uint8Array(0));
+    const code =
+      d.code ?? (before !== undefined && hex(before.codeHash) === hex(d.codeHash) ? before.code : new Uint8Array(0));
     post.set(d.address, { nonce: d.nonce, balance: d.balance, codeHash: d.codeHash, code, storage });
   }
   return post;
@@ -102,7 +106,9 @@ export class RootCache {
 
 /** keccak256(rlp(logs)), each log rlp([address, [topics], data]). */
 export function logsHash(logs: readonly Log[]): Uint8Array {
-  return keccak256(rlpEncode(logs.map((l) => [bigintToFixed(l.address, 20), l.topics.map((t) => bigintToFixed(t, 32)), l.data])));
+  return keccak256(
+    rlpEncode(logs.map((l) => [bigintToFixed(l.address, 20), l.topics.map((t) => bigintToFixed(t, 32)), l.data])),
+  );
 }
 
 function quantityOf(text: unknown): bigint {
@@ -113,7 +119,11 @@ function quantityOf(text: unknown): bigint {
  * Where `actual` departs from a fixture's expected post-state (`{address: {nonce, balance, code, storage}}`),
  * as short lines, at most `limit` of them.
  */
-export function describeStateDifference(actual: ReadonlyMap<Address, PostAccount>, expected: unknown, limit = 6): string[] {
+export function describeStateDifference(
+  actual: ReadonlyMap<Address, PostAccount>,
+  expected: unknown,
+  limit = 6,
+): string[] {
   if (expected === null || typeof expected !== 'object') return [];
   const lines: string[] = [];
   const want = new Map<Address, Record<string, unknown>>();
@@ -126,14 +136,21 @@ export function describeStateDifference(actual: ReadonlyMap<Address, PostAccount
       lines.push(`${name(address)}: missing`);
       continue;
     }
-    if (got.nonce !== quantityOf(w.nonce)) lines.push(`${name(address)}: nonce ${fmt(got.nonce)}, want ${fmt(quantityOf(w.nonce))}`);
+    if (got.nonce !== quantityOf(w.nonce))
+      lines.push(`${name(address)}: nonce ${fmt(got.nonce)}, want ${fmt(quantityOf(w.nonce))}`);
     if (got.balance !== quantityOf(w.balance)) {
       const diff = got.balance - quantityOf(w.balance);
-      lines.push(`${name(address)}: balance ${fmt(got.balance)}, want ${fmt(quantityOf(w.balance))} (${diff > 0n ? '+' : ''}${diff})`);
+      lines.push(
+        `${name(address)}: balance ${fmt(got.balance)}, want ${fmt(quantityOf(w.balance))} (${diff > 0n ? '+' : ''}${diff})`,
+      );
     }
-    if ('0x' + hex(got.code) !== String(w.code ?? '0x').toLowerCase()) lines.push(`${name(address)}: code differs (${got.code.length} bytes, want ${(String(w.code ?? '0x').length - 2) / 2})`);
+    if ('0x' + hex(got.code) !== String(w.code ?? '0x').toLowerCase())
+      lines.push(
+        `${name(address)}: code differs (${got.code.length} bytes, want ${(String(w.code ?? '0x').length - 2) / 2})`,
+      );
     const wantStorage = new Map<bigint, bigint>();
-    for (const [k, v] of Object.entries((w.storage ?? {}) as Record<string, string>)) if (quantityOf(v) !== 0n) wantStorage.set(BigInt(k), quantityOf(v));
+    for (const [k, v] of Object.entries((w.storage ?? {}) as Record<string, string>))
+      if (quantityOf(v) !== 0n) wantStorage.set(BigInt(k), quantityOf(v));
     for (const slot of new Set([...wantStorage.keys(), ...got.storage.keys()])) {
       const g = got.storage.get(slot) ?? 0n;
       const x = wantStorage.get(slot) ?? 0n;

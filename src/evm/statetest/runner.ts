@@ -93,10 +93,22 @@ function judge(c: StateTestCase, ctx: TestContext, executed: ExecutedTx): StateT
   const root = ctx.roots.stateRoot(post);
   const stateRoot = hex(root);
   if (c.expectException !== undefined) {
-    return { name: c.name, pass: false, stateRoot, fork: c.fork, error: `expected error ${c.expectException}, got no error (status ${outcome.result.status})` };
+    return {
+      name: c.name,
+      pass: false,
+      stateRoot,
+      fork: c.fork,
+      error: `expected error ${c.expectException}, got no error (status ${outcome.result.status})`,
+    };
   }
   if (executed.root !== undefined && hex(executed.root) !== stateRoot) {
-    return { name: c.name, pass: false, stateRoot, fork: c.fork, error: `the engine's own root ${hex(executed.root)} differs from the root of its diff` };
+    return {
+      name: c.name,
+      pass: false,
+      stateRoot,
+      fork: c.fork,
+      error: `the engine's own root ${hex(executed.root)} differs from the root of its diff`,
+    };
   }
   if (stateRoot !== hex(c.expectedRoot)) {
     const detail = describeStateDifference(post, c.expectedState);
@@ -115,7 +127,13 @@ function judge(c: StateTestCase, ctx: TestContext, executed: ExecutedTx): StateT
 function crashed(c: StateTestCase, e: unknown): StateTestResult {
   const err = e as Error;
   const where = err.stack?.split('\n')[1]?.trim() ?? '';
-  return { name: c.name, pass: false, stateRoot: '0x', fork: c.fork, error: `engine threw: ${err.message} ${where}`.trim() };
+  return {
+    name: c.name,
+    pass: false,
+    stateRoot: '0x',
+    fork: c.fork,
+    error: `engine threw: ${err.message} ${where}`.trim(),
+  };
 }
 
 /** Runs one case (the engine must have been initialised). */
@@ -125,7 +143,9 @@ export async function runCase(c: StateTestCase, engine: StateTestEngine, ctx: Te
   const refusal = runnerRejection(c, c.tx.value, fork);
   if (refusal !== undefined) return rejected(c, ctx, refusal);
   try {
-    const pending = engine.execute(ctx.reader, blockEnvOf(c.test, fork, engine), c.tx.value, fork, { excessBlobGas: c.test.env.excessBlobGas });
+    const pending = engine.execute(ctx.reader, blockEnvOf(c.test, fork, engine), c.tx.value, fork, {
+      excessBlobGas: c.test.env.excessBlobGas,
+    });
     return judge(c, ctx, pending instanceof Promise ? await pending : pending);
   } catch (e) {
     return crashed(c, e);
@@ -148,7 +168,13 @@ export async function* runStateTests(paths: readonly string[], opts: RunOptions)
       try {
         files = readFixtureFiles(onDisk);
       } catch (e) {
-        yield { name: onDisk, pass: false, stateRoot: '0x', fork: '', error: `cannot read fixture: ${(e as Error).message}` };
+        yield {
+          name: onDisk,
+          pass: false,
+          stateRoot: '0x',
+          fork: '',
+          error: `cannot read fixture: ${(e as Error).message}`,
+        };
         continue;
       }
       for (const f of files) {

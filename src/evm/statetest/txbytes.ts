@@ -14,7 +14,22 @@ const LAYOUTS: Record<number, FieldKind[]> = {
   0: ['u64', 'big', 'u64', 'to', 'big', 'bytes', 'big', 'big', 'big'],
   1: ['big', 'u64', 'big', 'u64', 'to', 'big', 'bytes', 'accessList', 'big', 'big', 'big'],
   2: ['big', 'u64', 'big', 'big', 'u64', 'to', 'big', 'bytes', 'accessList', 'big', 'big', 'big'],
-  3: ['u256', 'u64', 'u256', 'u256', 'u64', 'address', 'u256', 'bytes', 'accessList', 'u256', 'hashes', 'u256', 'u256', 'u256'],
+  3: [
+    'u256',
+    'u64',
+    'u256',
+    'u256',
+    'u64',
+    'address',
+    'u256',
+    'bytes',
+    'accessList',
+    'u256',
+    'hashes',
+    'u256',
+    'u256',
+    'u256',
+  ],
   4: ['u256', 'u64', 'u256', 'u256', 'u64', 'address', 'u256', 'bytes', 'accessList', 'auths', 'u256', 'u256', 'u256'],
 };
 
@@ -39,7 +54,8 @@ function integer(item: RlpItem, maxBytes: number, what: string): bigint {
 
 function fixedBytes(item: RlpItem, size: number, what: string): void {
   const b = bytesOf(item, what);
-  if (b.length !== size) throw new DecodeError(`rlp: input string too ${b.length > size ? 'long' : 'short'} for ${what}`);
+  if (b.length !== size)
+    throw new DecodeError(`rlp: input string too ${b.length > size ? 'long' : 'short'} for ${what}`);
 }
 
 function checkField(item: RlpItem, kind: FieldKind, what: string): void {
@@ -122,7 +138,11 @@ export function txBytesError(raw: Uint8Array, chainId: bigint, prague: boolean):
   }
   if (type === 4 && !prague) return 'transaction type not supported';
   const n = fields.length;
-  const [vRaw, r, s] = [integer(fields[n - 3]!, 1 << 20, 'v'), integer(fields[n - 2]!, 1 << 20, 'r'), integer(fields[n - 1]!, 1 << 20, 's')];
+  const [vRaw, r, s] = [
+    integer(fields[n - 3]!, 1 << 20, 'v'),
+    integer(fields[n - 2]!, 1 << 20, 'r'),
+    integer(fields[n - 1]!, 1 << 20, 's'),
+  ];
   if (type === 0) {
     const unsigned = fields.slice(0, 6);
     const isProtected = !(vRaw === 27n || vRaw === 28n || vRaw === 0n || vRaw === 1n);
