@@ -41,7 +41,12 @@ export function storageRoot(storage: ReadonlyMap<bigint, bigint>): Uint8Array {
 }
 
 /** The RLP body of an account leaf. */
-export function encodeAccount(nonce: bigint, balance: bigint, storageRootHash: Uint8Array, codeHash: Uint8Array): Uint8Array {
+export function encodeAccount(
+  nonce: bigint,
+  balance: bigint,
+  storageRootHash: Uint8Array,
+  codeHash: Uint8Array,
+): Uint8Array {
   return rlpEncode([bigintToBytes(nonce), bigintToBytes(balance), storageRootHash, codeHash]);
 }
 

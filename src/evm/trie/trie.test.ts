@@ -6,7 +6,14 @@ import { before, describe, test } from 'node:test';
 import { initKeccak, keccak256 } from '../keccak.ts';
 import { RlpError, rlpDecode, rlpEncode, type RlpItem } from './rlp.ts';
 import { EMPTY_TRIE_ROOT, trieRoot } from './root.ts';
-import { bigintToFixed, EMPTY_CODE_HASH, encodeAccount, stateRoot, storageRoot, type AccountState } from './stateRoot.ts';
+import {
+  bigintToFixed,
+  EMPTY_CODE_HASH,
+  encodeAccount,
+  stateRoot,
+  storageRoot,
+  type AccountState,
+} from './stateRoot.ts';
 
 // A small deterministic generator (xorshift32), so failures reproduce.
 function rng(seed: number): () => number {
