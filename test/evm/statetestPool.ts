@@ -15,6 +15,12 @@ export const SETS = [
   'eest-cancun',
 ] as const;
 
+// Node 20 cannot start a worker from a .ts file even with tsx imported; the worker registers tsx, then loads it.
+const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => {
+  tsx.register();
+  return import(${JSON.stringify(new URL('./statetestWorker.ts', import.meta.url).href)});
+});`;
+
 /** Which engine the workers load. */
 export type EngineName = 'kestrel' | 'ethereumjs';
 
@@ -59,15 +65,14 @@ export async function runPool(
   const started = performance.now();
   const sets = [...(opts.sets ?? SETS)];
   const count = opts.workers ?? Math.min(2, os.availableParallelism());
-  const counts: Record<string, SetCounts> = Object.fromEntries(sets.map((s) => [s, { passed: 0, failed: 0, skipped: 0 }]));
+  const counts: Record<string, SetCounts> = Object.fromEntries(
+    sets.map((s) => [s, { passed: 0, failed: 0, skipped: 0 }]),
+  );
   const failures: Failure[] = [];
   await Promise.all(
     Array.from({ length: count }, (_, index) => {
       const job: WorkerJob = { engine, sets, shard: { index, count }, run: opts.run };
-      const worker = new Worker(new URL('./statetestWorker.ts', import.meta.url), {
-        workerData: job,
-        execArgv: ['--import', 'tsx'],
-      });
+      const worker = new Worker(WORKER_BOOT, { eval: true, workerData: job });
       return new Promise<void>((resolve, reject) => {
         let done = false;
         worker.on('message', (m: WorkerMessage) => {
@@ -92,7 +97,9 @@ export async function runPool(
 }
 
 /** Groups failures by set, directory of the fixture file and the error's kind, largest group first. */
-export function failureCategories(failures: readonly Failure[]): Array<{ key: string; count: number; example: Failure }> {
+export function failureCategories(
+  failures: readonly Failure[],
+): Array<{ key: string; count: number; example: Failure }> {
   const groups = new Map<string, { key: string; count: number; example: Failure }>();
   for (const f of failures) {
     const kind = f.error
