@@ -1,5 +1,5 @@
 // EIP-2537 as Prague activated it: the execution-spec-tests vectors (fixtures/eip2537-eest.json.gz, extracted
-// by fixtures/extract-eip2537.ts) over the mcl-wasm backend and the @noble/curves fallback.
+// by fixtures/extract-eest.ts) over the mcl-wasm backend and the @noble/curves fallback.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
