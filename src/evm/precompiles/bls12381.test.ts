@@ -73,3 +73,14 @@ describe('EIP-2537 execution-spec-tests vectors', () => {
     check(nobleBls12381, small);
   });
 });
+
+test('a mcl-wasm copy loaded elsewhere in the process cannot switch the curve under ours', async () => {
+  const { createRequire } = await import('node:module');
+  const ours = await loadMclBls12381();
+  const pc = new Map(bls12381Precompiles(ours)).get(0x10n)!;
+  const input = hexToBytes(vectors.find((v) => v.address === 0x10 && v.success)!.input);
+  const before = toHex(pc.run(input, 'Prague')!);
+  const other = createRequire(import.meta.url)('mcl-wasm') as typeof import('mcl-wasm');
+  await other.init(other.BN_SNARK1);
+  assert.equal(toHex(pc.run(input, 'Prague')!), before);
+});
