@@ -11,6 +11,7 @@ import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
 import { parseMinGasPrice } from './config/load.ts';
+import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
@@ -18,6 +19,7 @@ import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
 import { broadcastTxSync, CometForwarder, cometRpcUrl } from './consensus/cometbft/forwarder.ts';
+import { CometSyncStatus, httpCometCall } from './consensus/cometbft/syncStatus.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
@@ -46,6 +48,7 @@ import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
+import { lineLogger, LogSink } from './log/logger.ts';
 
 export const VERSION = '0.1.0';
 
@@ -88,7 +91,8 @@ function warnIfFlagOverridesGasPrice(config: NodeConfig, appToml: string): void 
 }
 
 /** Starts a node from a loaded configuration (the home must be initialised). */
-export async function startNode(config: NodeConfig): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}): Promise<RunningNode> {
+  const logs = opts.log ?? new LogSink(config.log.level, config.log.format);
   const paths = homePaths(config.home);
   const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
@@ -122,6 +126,11 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     let forwarder: CometForwarder | undefined;
     let cometApp: CometApplication | undefined;
     if (config.consensus === 'cometbft') {
+      if (genesis.feeRecipients.size === 0) {
+        console.warn(
+          "warning: genesis has no app_state.fee_recipients: block fees go to each proposer's consensus address, whose key nobody holds",
+        );
+      }
       const rpcUrl = cometRpcUrl(config.cometRpc);
       const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
       forwarder = fwd;
@@ -131,6 +140,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         appHash: (b) => bank.appHash(b),
         genesisDoc,
         version: VERSION,
+        feeRecipients: genesis.feeRecipients,
+        log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
           txs.adopt(tx);
@@ -206,6 +217,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       logs: events.logs,
       filters: events.filters,
       subscriptions: events.subscriptions,
+      syncStatus: cometApp
+        ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
+        : undefined,
+      miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
     const table = buildMethodTable(
       {
@@ -248,6 +263,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
           authToken,
           corsOrigins: config.jsonRpc.corsOrigins,
           maxOpenConnections,
+          log: lineLogger(logs.logger('rpc'), 'error'),
         }),
       );
       const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
@@ -255,7 +271,14 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       if (cometApp) {
         // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
         const onConnection = () => forwarder?.resend();
-        abciServer = track(await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection }));
+        abciServer = track(
+          await startAbciServer({
+            laddr: config.abciLaddr,
+            app: cometApp,
+            onConnection,
+            log: lineLogger(logs.logger('abci'), 'warn'),
+          }),
+        );
       }
       const validator = readValidatorIdentity(paths.validatorKey);
       // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
@@ -287,6 +310,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
           requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
           maxOpenConnections,
           allowedHosts: config.jsonRpc.allowedHosts,
+          log: lineLogger(logs.logger('rpc'), 'error'),
         }),
       );
     } catch (e) {

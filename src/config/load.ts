@@ -5,6 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { parseEvmChainId } from './chainId.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml, ALL_NAMESPACES } from './defaults.ts';
 import { parseDurationMs } from './durations.ts';
+import { parseLogFormat, parseLogLevel } from '../log/logger.ts';
 import type { NodeConfig } from './schema.ts';
 
 /** Command-line overrides, keyed by flag name without dashes (e.g. "json-rpc.address"). */
@@ -193,6 +194,10 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
     abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),
     cometRpc: str(pick('comet', 'rpc'), 'comet.rpc'),
+    log: {
+      level: parseLogLevel(str(pick('log', 'level') ?? 'info', 'log.level')),
+      format: parseLogFormat(str(pick('log', 'format') ?? 'text', 'log.format')),
+    },
     explicitFlags,
   };
 }

@@ -29,6 +29,7 @@ export function bytesToHex(b: Uint8Array): string {
 export function bytesToBigint(b: Uint8Array): bigint {
   const n = b.length;
   if (n === 0) return 0n;
+  if (n === 32) return wordAt(b, 0);
   if (n <= 6) {
     let v = 0;
     for (let i = 0; i < n; i++) v = v * 256 + b[i]!;

@@ -12,12 +12,17 @@ import {
   S_CODE_PREFIX,
   S_CODE_SIZE,
   S_OOG,
+  K_CREATE,
+  S_CALL,
   S_PRECOMPILE,
   S_RETURN,
+  S_REVERT,
+  S_RUNNING,
   S_STOP,
   STATUS_NAMES,
 } from './interpreter/context.ts';
 import { run } from './interpreter/interpreter.ts';
+import { completeCall, completeCreate } from './interpreter/ops-system.ts';
 
 /** EIP-170: the largest deployed code. */
 export const MAX_CODE_SIZE = 24576;
@@ -71,7 +76,7 @@ function exit(ev: Evm, c: Frame, gasStart: number): void {
 
 function runPrecompile(ev: Evm, c: Frame, p: Precompile): void {
   const cost = p.gas(c.input, ev.fork);
-  if (cost > BigInt(c.gas)) {
+  if (cost > BigInt(c.gas) + c.gasExtra) {
     c.status = S_OOG;
     c.gas = 0;
     return;
@@ -87,15 +92,21 @@ function runPrecompile(ev: Evm, c: Frame, p: Precompile): void {
   c.status = S_RETURN;
 }
 
+function saveSnapshot(ev: Evm, c: Frame): void {
+  c.snap = ev.world.snapshot();
+  c.logsLen = ev.logs.length;
+  c.refundSnap = ev.refund;
+  c.gasStart = c.gas;
+}
+
 /**
- * Runs a prepared call frame: c.kind/caller/address/codeAddress/value/input/code/analysis/isStatic/gas set.
- * `transfer` moves c.value from caller to address (CALL and the top-level tx); `precompile` replaces the code.
+ * Begins a prepared call frame (kind/caller/address/codeAddress/value/input/code/analysis/isStatic/gas set):
+ * snapshot, value transfer (`transfer`: CALL and the top-level tx), EIP-161 touch. A precompile or empty code
+ * finishes at once (returns false); otherwise the frame needs the interpreter (returns true).
  */
-export function execCall(ev: Evm, c: Frame, transfer: boolean, precompile: Precompile | undefined): void {
+export function beginCall(ev: Evm, c: Frame, transfer: boolean, precompile: Precompile | undefined): boolean {
   const world = ev.world;
-  const snap = world.snapshot();
-  const logsLen = ev.logs.length;
-  const refund = ev.refund;
+  saveSnapshot(ev, c);
   const acc = world.account(c.address);
   c.acc = acc;
   if (transfer && c.value !== 0n) {
@@ -104,28 +115,21 @@ export function execCall(ev: Evm, c: Frame, transfer: boolean, precompile: Preco
     world.setBalance(acc, acc.balance + c.value);
   }
   world.touch(acc);
-  const gasStart = c.gas;
   if (ev.tracer !== undefined) enter(ev, c);
   if (precompile !== undefined) runPrecompile(ev, c, precompile);
   else if (c.code.length === 0) c.status = S_STOP;
-  else run(ev, c);
-  if (!isSuccess(c.status)) {
-    world.revertTo(snap);
-    ev.logs.length = logsLen;
-    ev.refund = refund;
-  }
-  if (ev.tracer !== undefined) exit(ev, c, gasStart);
+  else return true;
+  finishFrame(ev, c);
+  return false;
 }
 
 /**
- * Runs a prepared create frame (c.address is the new account, c.code the initcode). The caller has checked
- * collision, depth and balance, and incremented the creator's nonce.
+ * Begins a prepared create frame (c.address is the new account, c.code the initcode; the caller has checked
+ * collision, depth and balance, and incremented the creator's nonce). Returns false when it finished at once.
  */
-export function execCreate(ev: Evm, c: Frame): void {
+export function beginCreate(ev: Evm, c: Frame): boolean {
   const world = ev.world;
-  const snap = world.snapshot();
-  const logsLen = ev.logs.length;
-  const refund = ev.refund;
+  saveSnapshot(ev, c);
   const acc = world.account(c.address);
   c.acc = acc;
   world.resetForCreate(acc);
@@ -135,11 +139,17 @@ export function execCreate(ev: Evm, c: Frame): void {
     world.setBalance(from, from.balance - c.value);
     world.setBalance(acc, acc.balance + c.value);
   }
-  const gasStart = c.gas;
   if (ev.tracer !== undefined) enter(ev, c);
-  if (c.code.length === 0) c.status = S_STOP;
-  else run(ev, c);
-  if (isSuccess(c.status)) {
+  if (c.code.length !== 0) return true;
+  c.status = S_STOP;
+  finishFrame(ev, c);
+  return false;
+}
+
+/** Ends a frame: code deposit for a create (EIP-170/3541), revert of everything on failure, tracer exit. */
+export function finishFrame(ev: Evm, c: Frame): void {
+  const world = ev.world;
+  if (c.kind >= K_CREATE && isSuccess(c.status)) {
     const code = c.output;
     const cost = code.length * CODE_DEPOSIT_GAS;
     if (code.length > 0 && code[0] === 0xef) c.status = S_CODE_PREFIX;
@@ -147,7 +157,7 @@ export function execCreate(ev: Evm, c: Frame): void {
     else if (c.gas < cost) c.status = S_OOG;
     else {
       c.gas -= cost;
-      world.setCode(acc, code, code.length === 0 ? EMPTY_BYTES : keccak256(code));
+      world.setCode(c.acc, code, code.length === 0 ? EMPTY_BYTES : keccak256(code));
       c.status = S_RETURN;
     }
     if (!isSuccess(c.status)) {
@@ -156,9 +166,42 @@ export function execCreate(ev: Evm, c: Frame): void {
     }
   }
   if (!isSuccess(c.status)) {
-    world.revertTo(snap);
-    ev.logs.length = logsLen;
-    ev.refund = refund;
+    if (c.status !== S_REVERT) c.gasExtra = 0n;
+    world.revertTo(c.snap);
+    ev.logs.length = c.logsLen;
+    ev.refund = c.refundSnap;
   }
-  if (ev.tracer !== undefined) exit(ev, c, gasStart);
+  if (ev.tracer !== undefined) exit(ev, c, c.gasStart);
+}
+
+/**
+ * Runs a begun frame and every frame it starts, without JS recursion: a CALL or CREATE opcode suspends its frame
+ * (S_CALL) and the loop continues with the child; a finished child completes its parent's opcode.
+ */
+export function runFrames(ev: Evm, root: Frame): void {
+  let f = root;
+  for (;;) {
+    run(ev, f);
+    if (f.status === S_CALL) {
+      f = ev.frameAt(f.depth + 1);
+      continue;
+    }
+    finishFrame(ev, f);
+    if (f === root) return;
+    const parent = ev.frameAt(f.depth - 1);
+    if (f.kind >= K_CREATE) completeCreate(parent, f);
+    else completeCall(parent, f);
+    parent.status = S_RUNNING;
+    f = parent;
+  }
+}
+
+/** Runs a prepared call frame to its end. */
+export function execCall(ev: Evm, c: Frame, transfer: boolean, precompile: Precompile | undefined): void {
+  if (beginCall(ev, c, transfer, precompile)) runFrames(ev, c);
+}
+
+/** Runs a prepared create frame to its end. */
+export function execCreate(ev: Evm, c: Frame): void {
+  if (beginCreate(ev, c)) runFrames(ev, c);
 }

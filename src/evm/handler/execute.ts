@@ -5,13 +5,18 @@ import type { WorldState } from '../state/world.ts';
 import { EMPTY_BYTES } from '../bytes.ts';
 import { createAddress, delegationTarget, execCall, execCreate } from '../frame.ts';
 import { analysisCache, analyze } from '../interpreter/analysis.ts';
-import { Evm, isSuccess, K_CALL, K_CREATE, S_COLLISION, STATUS_NAMES } from '../interpreter/context.ts';
+import {
+  Evm,
+  isSuccess,
+  K_CALL,
+  K_CREATE,
+  S_COLLISION,
+  setGas,
+  STATUS_NAMES,
+  totalGas,
+} from '../interpreter/context.ts';
 import { applyAuthorizations } from './authorization.ts';
 import { validateTx } from './validate.ts';
-
-/** The interpreter's gas is a double; a tx's gas beyond 2^53 cannot be spent (memory is capped at 2^32 bytes),
- * so the excess is held aside and returned unused. */
-const MAX_FRAME_GAS = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Runs one transaction on `world`. An invalid tx leaves `world` untouched. */
 export function runTransaction(
@@ -26,7 +31,7 @@ export function runTransaction(
   const tracer = opts.tracer;
   tracer?.txStart?.(tx);
 
-  world.beginTx();
+  world.beginTx(opts.fork === 'Prague' ? 0x11n : 0x0an);
   const sender = world.account(tx.from);
   const price = v.effectiveGasPrice;
   const senderNonce = sender.nonce;
@@ -36,7 +41,6 @@ export function runTransaction(
   // EIP-2929/2930/3651 warm set.
   world.warmAddress(sender);
   world.warmAddress(world.account(block.coinbase));
-  for (const p of precompiles.keys()) world.warmAddress(world.account(p));
   for (const item of tx.accessList) {
     const a = world.account(item.address);
     world.warmAddress(a);
@@ -45,14 +49,11 @@ export function runTransaction(
   const authRefund = tx.type === 4 ? applyAuthorizations(world, block, tx.authorizationList) : 0;
 
   const ev = new Evm(world, block, opts.fork, tracer, precompiles, tx.from, price, tx.blobVersionedHashes);
-  const execGas = tx.gasLimit - v.intrinsic;
-  const frameGas = execGas > MAX_FRAME_GAS ? MAX_FRAME_GAS : execGas;
-  const held = execGas - frameGas;
   const f = ev.frame(0);
   f.caller = tx.from;
   f.value = tx.value;
   f.isStatic = false;
-  f.gas = Number(frameGas);
+  setGas(f, tx.gasLimit - v.intrinsic);
   let createdAddress: Address | undefined;
   if (tx.to === undefined) {
     const addr = createAddress(tx.from, senderNonce);
@@ -66,7 +67,7 @@ export function runTransaction(
     f.analysis = tx.data.length === 0 ? undefined : analyze(tx.data);
     if (acc.nonce !== 0n || !acc.codeEmpty || world.hasStorage(acc)) {
       f.status = S_COLLISION;
-      f.gas = 0;
+      setGas(f, 0n);
     } else {
       execCreate(ev, f);
       if (isSuccess(f.status)) createdAddress = addr;
@@ -95,7 +96,7 @@ export function runTransaction(
     execCall(ev, f, true, precompile);
   }
 
-  const gasLeft = BigInt(f.gas) + held;
+  const gasLeft = totalGas(f);
   const usedBeforeRefund = tx.gasLimit - gasLeft;
   const refundCounter = BigInt(ev.refund + authRefund);
   const cap = usedBeforeRefund / 5n;

@@ -24,7 +24,7 @@ export function runSystemCall(
   fork: Fork,
   precompiles: ReadonlyMap<Address, Precompile>,
 ): TxResult {
-  world.beginTx();
+  world.beginTx(fork === 'Prague' ? 0x11n : 0x0an);
   const ev = new Evm(world, block, fork, undefined, precompiles, SYSTEM_ADDRESS, 0n, []);
   const target = world.account(to);
   const f = ev.frame(0);

@@ -26,6 +26,8 @@ export const S_CODE_SIZE = 14;
 export const S_CODE_PREFIX = 15;
 export const S_NONCE = 16;
 export const S_PRECOMPILE = 17;
+/** Internal: the frame is suspended on a child frame (never an end state). */
+export const S_CALL = 18;
 
 /** ExecStatus of each S_* code. */
 export const STATUS_NAMES: readonly ExecStatus[] = [
@@ -76,7 +78,10 @@ export class Frame {
   analysis: CodeAnalysis | undefined = undefined;
   acc!: Account;
   isStatic = false;
+  /** Gas left, exact below 2^53. */
   gas = 0;
+  /** Gas beyond MAX_SAFE_INTEGER (only when a tx's gas limit exceeds 2^53; see setGas). */
+  gasExtra = 0n;
   readonly stack: bigint[] = new Array<bigint>(1024).fill(0n);
   sp = 0;
   pc = 0;
@@ -84,11 +89,42 @@ export class Frame {
   returnData: Uint8Array = EMPTY_BYTES;
   status = S_RUNNING;
   output: Uint8Array = EMPTY_BYTES;
+  // Set when the frame begins: what a failure reverts to, and the gas it started with (for tracers).
+  snap = 0;
+  logsLen = 0;
+  refundSnap = 0;
+  gasStart = 0;
+  // Set by a suspended CALL*/CREATE*: where the child's output goes.
+  retOff = 0;
+  retSize = 0;
 }
 
 // Free pools of per-depth frame arrays. Pooled objects carry no chain state between uses (every field is set
 // before a frame runs), and a nested executeTransaction takes its own array, so reuse is safe.
 const framePools: Frame[][] = [];
+
+const SAFE_GAS = Number.MAX_SAFE_INTEGER;
+const SAFE_GAS_BIG = BigInt(SAFE_GAS);
+
+/**
+ * Sets a frame's gas from a bigint. Gas is a double in the loop; the part above 2^53 (state tests use gas limits
+ * near 2^63) waits in gasExtra. No frame can spend 2^53 gas, so the double part never runs dry while gasExtra
+ * holds some; only the 63/64 rule, GAS and frame boundaries need the exact total.
+ */
+export function setGas(f: Frame, total: bigint): void {
+  if (total > SAFE_GAS_BIG) {
+    f.gas = SAFE_GAS;
+    f.gasExtra = total - SAFE_GAS_BIG;
+  } else {
+    f.gas = Number(total);
+    f.gasExtra = 0n;
+  }
+}
+
+/** A frame's exact gas left. */
+export function totalGas(f: Frame): bigint {
+  return BigInt(f.gas) + f.gasExtra;
+}
 
 /** Per-transaction execution context. */
 export class Evm {
@@ -126,6 +162,11 @@ export class Evm {
     this.frames = framePools.pop() ?? [];
   }
 
+  /** The frame running at `depth` (already set up). */
+  frameAt(depth: number): Frame {
+    return this.frames[depth]!;
+  }
+
   /** The pooled frame for `depth`, reset for a new run. */
   frame(depth: number): Frame {
     let f = this.frames[depth];
@@ -140,6 +181,7 @@ export class Evm {
     f.returnData = EMPTY_BYTES;
     f.output = EMPTY_BYTES;
     f.status = S_RUNNING;
+    f.gasExtra = 0n;
     return f;
   }
 

@@ -8,6 +8,7 @@ import {
   Evm,
   Frame,
   S_BAD_JUMP,
+  S_CALL,
   S_INVALID,
   S_OOG,
   S_OVERFLOW,
@@ -43,7 +44,10 @@ function byteLength(v: bigint): number {
   return v === 0n ? 0 : Math.ceil(v.toString(16).length / 2);
 }
 
-/** Runs `f` until it halts; sets f.status, f.gas (0 after an exceptional halt) and f.output. */
+/**
+ * Runs `f` from f.pc until it halts (sets f.status, f.gas — 0 after an exceptional halt — and f.output) or until
+ * it starts a child frame (f.status = S_CALL, f.pc at the next opcode; the driver resumes it afterwards).
+ */
 export function run(ev: Evm, f: Frame): void {
   const code = f.code;
   const codeLen = code.length;
@@ -55,8 +59,8 @@ export function run(ev: Evm, f: Frame): void {
   const mem = f.mem;
   const world = ev.world;
   const tracer = ev.tracer;
-  let pc = 0;
-  let sp = 0;
+  let pc = f.pc;
+  let sp = f.sp;
   let gas = f.gas;
   let status = S_RUNNING;
 
@@ -378,7 +382,7 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp++] = BigInt(mem.size);
         break;
       case 0x5a:
-        stack[sp++] = BigInt(gas);
+        stack[sp++] = f.gasExtra === 0n ? BigInt(gas) : BigInt(gas) + f.gasExtra;
         break;
       case 0x5b:
         break;
@@ -396,10 +400,38 @@ export function run(ev: Evm, f: Frame): void {
       case 0x5f:
         stack[sp++] = 0n;
         break;
-      case 0x60: case 0x61: case 0x62: case 0x63: case 0x64: case 0x65: case 0x66: case 0x67:
-      case 0x68: case 0x69: case 0x6a: case 0x6b: case 0x6c: case 0x6d: case 0x6e: case 0x6f:
-      case 0x70: case 0x71: case 0x72: case 0x73: case 0x74: case 0x75: case 0x76: case 0x77:
-      case 0x78: case 0x79: case 0x7a: case 0x7b: case 0x7c: case 0x7d: case 0x7e: case 0x7f: {
+      case 0x60:
+      case 0x61:
+      case 0x62:
+      case 0x63:
+      case 0x64:
+      case 0x65:
+      case 0x66:
+      case 0x67:
+      case 0x68:
+      case 0x69:
+      case 0x6a:
+      case 0x6b:
+      case 0x6c:
+      case 0x6d:
+      case 0x6e:
+      case 0x6f:
+      case 0x70:
+      case 0x71:
+      case 0x72:
+      case 0x73:
+      case 0x74:
+      case 0x75:
+      case 0x76:
+      case 0x77:
+      case 0x78:
+      case 0x79:
+      case 0x7a:
+      case 0x7b:
+      case 0x7c:
+      case 0x7d:
+      case 0x7e:
+      case 0x7f: {
         const n = op - 0x5f;
         const idx = pushIndex[pc]!;
         let v = pushValues[idx]!;
@@ -411,13 +443,41 @@ export function run(ev: Evm, f: Frame): void {
         pc += n + 1;
         continue;
       }
-      case 0x80: case 0x81: case 0x82: case 0x83: case 0x84: case 0x85: case 0x86: case 0x87:
-      case 0x88: case 0x89: case 0x8a: case 0x8b: case 0x8c: case 0x8d: case 0x8e: case 0x8f:
+      case 0x80:
+      case 0x81:
+      case 0x82:
+      case 0x83:
+      case 0x84:
+      case 0x85:
+      case 0x86:
+      case 0x87:
+      case 0x88:
+      case 0x89:
+      case 0x8a:
+      case 0x8b:
+      case 0x8c:
+      case 0x8d:
+      case 0x8e:
+      case 0x8f:
         stack[sp] = stack[sp - (op - 0x7f)]!;
         sp++;
         break;
-      case 0x90: case 0x91: case 0x92: case 0x93: case 0x94: case 0x95: case 0x96: case 0x97:
-      case 0x98: case 0x99: case 0x9a: case 0x9b: case 0x9c: case 0x9d: case 0x9e: case 0x9f: {
+      case 0x90:
+      case 0x91:
+      case 0x92:
+      case 0x93:
+      case 0x94:
+      case 0x95:
+      case 0x96:
+      case 0x97:
+      case 0x98:
+      case 0x99:
+      case 0x9a:
+      case 0x9b:
+      case 0x9c:
+      case 0x9d:
+      case 0x9e:
+      case 0x9f: {
         const j = sp - 2 - (op - 0x90);
         const t = stack[sp - 1]!;
         stack[sp - 1] = stack[j]!;
@@ -438,10 +498,16 @@ export function run(ev: Evm, f: Frame): void {
     if (status !== S_RUNNING) break;
     pc++;
   }
+  if (status === S_CALL) {
+    f.pc = pc + 1;
+    f.status = S_CALL;
+    return;
+  }
   f.pc = pc;
   f.sp = sp;
   f.status = status;
   f.gas = status <= 3 ? gas : 0;
+  if (status > 3) f.gasExtra = 0n;
 }
 
 function outOfLine(ev: Evm, f: Frame, op: number): number {

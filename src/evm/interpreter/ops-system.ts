@@ -1,7 +1,14 @@
 // Out-of-line opcodes that change the world or start frames: SSTORE, CALL*, CREATE*, RETURN/REVERT,
 // SELFDESTRUCT. Each reads and writes the frame's sp and gas fields and returns an S_* code.
 import { EMPTY_BYTES, MASK160 } from '../bytes.ts';
-import { create2Address, createAddress, delegationTarget, execCall, execCreate, MAX_INITCODE_SIZE } from '../frame.ts';
+import {
+  beginCall,
+  beginCreate,
+  create2Address,
+  createAddress,
+  delegationTarget,
+  MAX_INITCODE_SIZE,
+} from '../frame.ts';
 import {
   Evm,
   Frame,
@@ -12,12 +19,15 @@ import {
   K_CREATE2,
   K_DELEGATECALL,
   K_STATICCALL,
+  S_CALL,
   S_OOG,
   S_RETURN,
   S_STOP,
   S_REVERT,
   S_RUNNING,
   S_STATIC,
+  setGas,
+  totalGas,
 } from './context.ts';
 import { analysisCache, analyze } from './analysis.ts';
 import { accessCost, chargeMemory } from './ops-env.ts';
@@ -101,20 +111,32 @@ export function call(ev: Evm, f: Frame, op: number): number {
   }
   if (f.gas < cost) return S_OOG;
   f.gas -= cost;
-  const avail = f.gas - Math.floor(f.gas / 64);
-  let callGas = gasReq > BigInt(avail) ? avail : Number(gasReq);
-  f.gas -= callGas;
-  if (value !== 0n) callGas += CALL_STIPEND;
+  let callGas = 0;
+  let callGasBig = 0n;
+  if (f.gasExtra === 0n) {
+    const avail = f.gas - Math.floor(f.gas / 64);
+    callGas = gasReq > BigInt(avail) ? avail : Number(gasReq);
+    f.gas -= callGas;
+    if (value !== 0n) callGas += CALL_STIPEND;
+  } else {
+    const total = totalGas(f);
+    const avail = total - total / 64n;
+    callGasBig = gasReq > avail ? avail : gasReq;
+    setGas(f, total - callGasBig);
+    if (value !== 0n) callGasBig += BigInt(CALL_STIPEND);
+  }
   f.returnData = EMPTY_BYTES;
 
   if ((value !== 0n && f.acc.balance < value) || f.depth + 1 > MAX_DEPTH) {
-    f.gas += callGas;
+    if (callGasBig === 0n) f.gas += callGas;
+    else setGas(f, totalGas(f) + callGasBig);
     st[f.sp++] = 0n;
     return S_RUNNING;
   }
 
   const c = ev.frame(f.depth + 1);
-  c.gas = callGas;
+  if (callGasBig === 0n) c.gas = callGas;
+  else setGas(c, callGasBig);
   c.codeAddress = to;
   c.input = inSizeB === 0n ? EMPTY_BYTES : f.mem.slice(inOff, Number(inSizeB));
   switch (op) {
@@ -155,17 +177,23 @@ export function call(ev: Evm, f: Frame, op: number): number {
     c.code = EMPTY_BYTES;
     c.analysis = undefined;
   }
-  execCall(ev, c, op === 0xf1, precompile);
+  f.retOff = outOff;
+  f.retSize = outSizeB === 0n ? 0 : Number(outSizeB);
+  if (beginCall(ev, c, op === 0xf1, precompile)) return S_CALL;
+  completeCall(f, c);
+  return S_RUNNING;
+}
 
-  f.gas += c.gas;
+/** The rest of a CALL* once its child `c` has finished: gas back, result pushed, output copied. */
+export function completeCall(f: Frame, c: Frame): void {
+  returnGas(f, c);
   const out = c.output;
   f.returnData = out;
-  st[f.sp++] = isSuccess(c.status) ? 1n : 0n;
-  if (outSizeB !== 0n && out.length > 0) {
-    const n = Math.min(Number(outSizeB), out.length);
-    f.mem.buf.set(n === out.length ? out : out.subarray(0, n), outOff);
+  f.stack[f.sp++] = isSuccess(c.status) ? 1n : 0n;
+  if (f.retSize !== 0 && out.length > 0) {
+    const n = Math.min(f.retSize, out.length);
+    f.mem.buf.set(n === out.length ? out : out.subarray(0, n), f.retOff);
   }
-  return S_RUNNING;
 }
 
 /** CREATE and CREATE2. */
@@ -188,12 +216,13 @@ export function create(ev: Evm, f: Frame, isCreate2: boolean): number {
   if (f.gas < cost) return S_OOG;
   f.gas -= cost;
 
-  const callGas = f.gas - Math.floor(f.gas / 64);
-  f.gas -= callGas;
+  const total = totalGas(f);
+  const callGas = total - total / 64n;
+  setGas(f, total - callGas);
   f.returnData = EMPTY_BYTES;
   const me = f.acc;
   if (me.balance < value || me.nonce === NONCE_MAX || f.depth + 1 > MAX_DEPTH) {
-    f.gas += callGas;
+    setGas(f, total);
     st[f.sp++] = 0n;
     return S_RUNNING;
   }
@@ -217,16 +246,27 @@ export function create(ev: Evm, f: Frame, isCreate2: boolean): number {
   c.code = initcode;
   c.analysis = size === 0 ? undefined : analyze(initcode);
   c.isStatic = false;
-  c.gas = callGas;
-  execCreate(ev, c);
-  f.gas += c.gas;
+  setGas(c, callGas);
+  if (beginCreate(ev, c)) return S_CALL;
+  completeCreate(f, c);
+  return S_RUNNING;
+}
+
+/** The rest of a CREATE* once its child `c` has finished: gas back, address (or 0) pushed. */
+export function completeCreate(f: Frame, c: Frame): void {
+  returnGas(f, c);
   if (isSuccess(c.status)) {
-    st[f.sp++] = addr;
+    f.stack[f.sp++] = c.address;
   } else {
     f.returnData = c.output;
-    st[f.sp++] = 0n;
+    f.stack[f.sp++] = 0n;
   }
-  return S_RUNNING;
+}
+
+/** Gives a finished child's gas back to its parent. */
+function returnGas(f: Frame, c: Frame): void {
+  if (f.gasExtra === 0n && c.gasExtra === 0n) f.gas += c.gas;
+  else setGas(f, totalGas(f) + totalGas(c));
 }
 
 /** RETURN and REVERT. */

@@ -22,7 +22,7 @@ export interface AccountImage {
   code: Uint8Array | undefined;
   codeHash: Uint8Array;
   codeEmpty: boolean;
-  storage: Map<bigint, bigint>;
+  storage: Map<bigint, bigint> | undefined;
   storageCleared: boolean;
 }
 

@@ -85,8 +85,8 @@ export class WorldState {
           a.exists = e.prev as boolean;
           break;
         case J_STORAGE:
-          if (e.prev === undefined) a.storage.delete(e.key);
-          else a.storage.set(e.key, e.prev as bigint);
+          if (e.prev === undefined) a.storage!.delete(e.key);
+          else a.storage!.set(e.key, e.prev as bigint);
           break;
         case J_CODE: {
           const p = e.prev as [Uint8Array | undefined, Uint8Array, boolean];
@@ -102,7 +102,7 @@ export class WorldState {
           a.warm = false;
           break;
         case J_WARM_SLOT:
-          a.warmSlots.delete(e.key);
+          a.warmSlots!.delete(e.key);
           break;
         case J_TSTORE: {
           const m = this.transient.get(a.address)!;
@@ -133,12 +133,19 @@ export class WorldState {
 
   private txGen = 0;
 
-  /** Starts a transaction: clears warm sets, transient storage, original values, touched/destructed sets. */
-  beginTx(): void {
+  /** The highest precompile address of the running fork (precompiles are warm in every tx, EIP-2929). */
+  private lastPrecompile = 0n;
+
+  /**
+   * Starts a transaction: clears warm sets, transient storage, original values, touched/destructed sets.
+   * `lastPrecompile` is the fork's highest precompile address.
+   */
+  beginTx(lastPrecompile: bigint): void {
+    this.lastPrecompile = lastPrecompile;
     for (const a of this.txAccounts) {
       a.warm = false;
-      a.warmSlots.clear();
-      a.txOriginal.clear();
+      a.warmSlots?.clear();
+      a.txOriginal?.clear();
       a.createdInTx = false;
     }
     this.txAccounts = [];
@@ -188,22 +195,32 @@ export class WorldState {
     a.codeHash = code.length === 0 ? KECCAK_EMPTY : codeHash;
     a.codeEmpty = code.length === 0;
     a.dirty = true;
+    a.codeChanged = true;
     if (!a.exists) this.markExists(a);
   }
 
   /** A slot's current value. */
   storage(a: Account, key: bigint): bigint {
-    const v = a.storage.get(key);
-    if (v !== undefined) return v;
+    const m = a.storage;
+    if (m !== undefined) {
+      const v = m.get(key);
+      if (v !== undefined) return v;
+    }
     if (a.storageCleared) return 0n;
     return this.baseStorage(a, key);
   }
 
   private baseStorage(a: Account, key: bigint): bigint {
-    let v = a.baseCache.get(key);
+    if (a.baseStorageEmpty) return 0n;
+    let c = a.baseCache;
+    if (c === undefined) {
+      c = new Map();
+      a.baseCache = c;
+    }
+    let v = c.get(key);
     if (v === undefined) {
-      v = a.baseStorageEmpty ? 0n : this.reader.storage(a.address, key);
-      a.baseCache.set(key, v);
+      v = this.reader.storage(a.address, key);
+      c.set(key, v);
     }
     return v;
   }
@@ -211,24 +228,34 @@ export class WorldState {
   /** A slot's value at the start of the current tx (0 for an account created in it). */
   originalStorage(a: Account, key: bigint): bigint {
     if (a.createdInTx) return 0n;
-    const v = a.txOriginal.get(key);
+    const v = a.txOriginal?.get(key);
     return v !== undefined ? v : this.storage(a, key);
   }
 
   /** Writes a slot. */
   setStorage(a: Account, key: bigint, value: bigint): void {
-    if (!a.txOriginal.has(key)) {
-      this.txTrack(a);
-      a.txOriginal.set(key, this.storage(a, key));
+    let orig = a.txOriginal;
+    if (orig === undefined) {
+      orig = new Map();
+      a.txOriginal = orig;
     }
-    this.journal.push(new JournalEntry(J_STORAGE, a, key, a.storage.get(key)));
-    a.storage.set(key, value);
+    if (!orig.has(key)) {
+      this.txTrack(a);
+      orig.set(key, this.storage(a, key));
+    }
+    let m = a.storage;
+    if (m === undefined) {
+      m = new Map();
+      a.storage = m;
+    }
+    this.journal.push(new JournalEntry(J_STORAGE, a, key, m.get(key)));
+    m.set(key, value);
     a.dirty = true;
   }
 
   /** Whether the account holds any non-zero slot (EIP-7610 collision check). */
   hasStorage(a: Account): boolean {
-    for (const v of a.storage.values()) if (v !== 0n) return true;
+    if (a.storage !== undefined) for (const v of a.storage.values()) if (v !== 0n) return true;
     if (a.storageCleared || a.baseStorageEmpty) return false;
     // Pre-state storage is non-empty; it counts unless every slot we wrote is zero and covers it, which the
     // reader cannot tell us cheaply. Treat it as present (a collision), as a trie with entries left would be.
@@ -238,7 +265,7 @@ export class WorldState {
   /** Re-creates the account for CREATE: prior storage dropped, nonce and balance kept until set. */
   resetForCreate(a: Account): void {
     this.journal.push(new JournalEntry(J_RESET, a, 0n, imageOf(a)));
-    a.storage = new Map();
+    a.storage = undefined;
     a.storageCleared = true;
     a.dirty = true;
     if (!a.exists) a.exists = true;
@@ -260,7 +287,7 @@ export class WorldState {
     a.code = EMPTY_BYTES;
     a.codeHash = KECCAK_EMPTY;
     a.codeEmpty = true;
-    a.storage = new Map();
+    a.storage = undefined;
     a.storageCleared = true;
     a.dirty = true;
   }
@@ -279,9 +306,10 @@ export class WorldState {
     this.destructed.add(a);
   }
 
-  /** Warms an address; returns whether it was warm already. */
+  /** Warms an address; returns whether it was warm already (precompiles always are). */
   warmAddress(a: Account): boolean {
     if (a.warm) return true;
+    if (a.address <= this.lastPrecompile && a.address !== 0n) return true;
     this.txTrack(a);
     this.journal.push(new JournalEntry(J_WARM_ADDR, a, 0n, undefined));
     a.warm = true;
@@ -290,10 +318,14 @@ export class WorldState {
 
   /** Warms a slot; returns whether it was warm already. */
   warmSlot(a: Account, key: bigint): boolean {
-    if (a.warmSlots.has(key)) return true;
+    let ws = a.warmSlots;
+    if (ws === undefined) {
+      ws = new Set();
+      a.warmSlots = ws;
+    } else if (ws.has(key)) return true;
     this.txTrack(a);
     this.journal.push(new JournalEntry(J_WARM_SLOT, a, key, undefined));
-    a.warmSlots.add(key);
+    ws.add(key);
     return false;
   }
 
@@ -327,9 +359,9 @@ export class WorldState {
         balance: a.balance,
         codeHash: a.codeHash,
         storageCleared: a.storageCleared,
-        storage: new Map(a.storage),
+        storage: new Map(a.storage ?? []),
       };
-      if (a.exists && a.code !== undefined && !a.codeEmpty) d.code = a.code;
+      if (a.exists && a.codeChanged && a.code !== undefined) d.code = a.code;
       out.push(d);
     }
     return out;
