@@ -3,7 +3,7 @@
 // (pending and queued slots per account and in total); when a bound is reached the cheapest tx of another
 // sender is evicted, or the newcomer is refused. It owns no I/O: the journal and the expiry timer sit beside it.
 import type { CommittedBlock } from '../app/app.ts';
-import type { ExecTx } from '../app/evm/executor.ts';
+import type { ExecTx, Rejection } from '../app/evm/executor.ts';
 import { TxRejectedError } from '../errors/index.ts';
 import { comparePrice, DEFAULT_POOL_LIMITS, isEnoughBump, type PoolLimits } from './limits.ts';
 import { selectForBlock, type SelectRules } from './select.ts';
@@ -64,17 +64,17 @@ export class TxPool {
    */
   add(item: ExecTx, stateNonce: bigint, addedAt = Date.now()): 'pending' | 'queued' {
     const h = hex(item.hash);
-    if (this.byHash.has(h)) throw new TxRejectedError('already known');
+    if (this.byHash.has(h)) throw new TxRejectedError('alreadyKnown', 'already known');
     const key = hex(item.sender);
     const q = this.senders.get(key) ?? { sender: item.sender, stateNonce, run: 0, txs: new Map<bigint, PoolTx>() };
     if (stateNonce > q.stateNonce) this.advance(q, stateNonce);
     const nonce = item.tx.nonce;
-    if (nonce < q.stateNonce) throw new TxRejectedError('nonce too low');
+    if (nonce < q.stateNonce) throw new TxRejectedError('nonceTooLow', 'nonce too low');
     const pooled: PoolTx = { ...item, addedAt };
     const existing = q.txs.get(nonce);
     if (existing) {
       if (!isEnoughBump(existing.tx, item.tx, this.limits.priceBumpPercent)) {
-        throw new TxRejectedError('replacement transaction underpriced');
+        throw new TxRejectedError('replacementUnderpriced', 'replacement transaction underpriced');
       }
       this.byHash.delete(hex(existing.hash));
       q.txs.set(nonce, pooled);
@@ -118,8 +118,9 @@ export class TxPool {
       let cheapest: SenderQueue | undefined;
       for (const s of others)
         if (runs.get(s)! > 0 && (!cheapest || comparePrice(tail(s).tx, tail(cheapest).tx) < 0)) cheapest = s;
-      if (!cheapest) throw new TxRejectedError('txpool is full');
-      if (comparePrice(item.tx, tail(cheapest).tx) <= 0) throw new TxRejectedError('transaction underpriced');
+      if (!cheapest) throw new TxRejectedError('poolFull', 'txpool is full');
+      if (comparePrice(item.tx, tail(cheapest).tx) <= 0)
+        throw new TxRejectedError('underpriced', 'transaction underpriced');
       victims.push(tail(cheapest));
       runs.set(cheapest, runs.get(cheapest)! - 1);
       need--;
@@ -129,7 +130,8 @@ export class TxPool {
 
   /** Txs to evict so that a queued `item` fits under the queued bounds (it never displaces pending txs). */
   private planQueued(q: SenderQueue, item: ExecTx): PoolTx[] {
-    if (q.txs.size - q.run >= this.limits.accountQueue) throw new TxRejectedError('account limit exceeded');
+    if (q.txs.size - q.run >= this.limits.accountQueue)
+      throw new TxRejectedError('accountLimit', 'account limit exceeded');
     if (this.queuedTotal() < this.limits.globalQueue) return [];
     let victim: PoolTx | undefined;
     for (const s of this.senders.values()) {
@@ -137,8 +139,8 @@ export class TxPool {
       const last = this.lastQueued(s);
       if (!victim || comparePrice(last.tx, victim.tx) < 0) victim = last;
     }
-    if (!victim) throw new TxRejectedError('txpool is full');
-    if (comparePrice(item.tx, victim.tx) <= 0) throw new TxRejectedError('transaction underpriced');
+    if (!victim) throw new TxRejectedError('poolFull', 'txpool is full');
+    if (comparePrice(item.tx, victim.tx) <= 0) throw new TxRejectedError('underpriced', 'transaction underpriced');
     return [victim];
   }
 
@@ -218,7 +220,7 @@ export class TxPool {
    * and drops, with a log line, each sender's first tx the block builder found invalid; that sender's later txs
    * stay, queued behind the gap, until a valid tx fills it.
    */
-  onCommitted(c: CommittedBlock, rejected: Array<{ hash: Uint8Array; error: string }>): void {
+  onCommitted(c: CommittedBlock, rejected: Rejection[]): void {
     const next = new Map<string, bigint>();
     c.block.txs.forEach((tx, i) => {
       const key = hex(c.block.senders[i]!);
@@ -232,10 +234,11 @@ export class TxPool {
     const firstBad = new Map<string, { t: PoolTx; error: string }>();
     for (const r of rejected) {
       const t = this.byHash.get(hex(r.hash));
-      if (!t || r.error === 'exceeds block gas limit') continue;
+      // Not this tx's fault: the block was full; it stays pooled for the next one.
+      if (!t || r.error.reason === 'gasLimitAboveBlock') continue;
       const key = hex(t.sender);
       const seen = firstBad.get(key);
-      if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error });
+      if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error.message });
     }
     for (const { t, error } of firstBad.values()) {
       // ethereumjs appends a dump of the VM, block and tx to its messages: keep the reason only.

@@ -13,6 +13,7 @@ import type { BlockRecord } from '../../store/records.ts';
 import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
+import { CallTimeout, isCallTimeout, runTxRefusalOf } from './ethereumjs.ts';
 import { decodeRevertReason } from './revert.ts';
 
 /** Limits applied to every call. */
@@ -33,8 +34,6 @@ export interface CallHook {
   readonly failure: Error | undefined;
 }
 
-class Timeout extends Error {}
-
 type OpEntry = { opHandler: (runState: unknown, common: unknown) => unknown };
 
 /** The deadline of the call a context is running (0 = none); set before each call, read by the armed checks. */
@@ -51,7 +50,7 @@ interface CallClock {
  */
 function armDeadline(vm: VM, clock: CallClock): void {
   const check = (): void => {
-    if (clock.deadline !== 0 && Date.now() > clock.deadline) throw new Timeout();
+    if (clock.deadline !== 0 && Date.now() > clock.deadline) throw new CallTimeout();
   };
   vm.evm.events!.on('beforeMessage', check);
   const map = (vm.evm as unknown as { _opcodeMap?: OpEntry[] })._opcodeMap;
@@ -268,7 +267,7 @@ export class CallService {
     } catch (e) {
       ctx.broken = true;
       if (hook?.failure) throw hook.failure;
-      if (e instanceof Timeout || (e as Error)?.message?.includes('Timeout')) {
+      if (isCallTimeout(e)) {
         throw new ExecutionError(`execution aborted (timeout = ${this.limits.timeoutMs / 1000}s)`);
       }
       throw translateRunTxError(e);
@@ -350,11 +349,15 @@ function failure(error: string, data: Uint8Array): Error {
 
 /** Maps runTx's pre-execution errors to geth's wording. */
 function translateRunTxError(e: unknown): Error {
-  const msg = e instanceof Error ? e.message : String(e);
-  if (/gas limit/i.test(msg) && /intrinsic|upfront|too low/i.test(msg))
-    return new ExecutionError(`intrinsic gas too low: ${msg.split(' (')[0]}`);
-  if (/balance/i.test(msg) && /sender|enough|insufficient/i.test(msg))
-    return new ExecutionError('insufficient funds for gas * price + value');
-  if (/base fee/i.test(msg)) return new ExecutionError('max fee per gas less than block base fee');
-  return new ExecutionError(msg.split('\n')[0]!.slice(0, 300));
+  const refusal = runTxRefusalOf(e);
+  switch (refusal.reason) {
+    case 'intrinsicGas':
+      return new ExecutionError(`intrinsic gas too low: ${refusal.text}`);
+    case 'insufficientFunds':
+      return new ExecutionError('insufficient funds for gas * price + value');
+    case 'feeCapBelowBaseFee':
+      return new ExecutionError('max fee per gas less than block base fee');
+    case 'other':
+      return new ExecutionError(refusal.text);
+  }
 }

@@ -31,6 +31,7 @@ export class CheckState {
     checkAgainstState(item, { nonce: view.nonce, balance: committed.balance - view.spent }, this.app.rules());
     if (tx.nonce > view.nonce) {
       throw new TxRejectedError(
+        'nonceTooHigh',
         `nonce too high: address 0x${key}, tx: ${tx.nonce} state: ${view.nonce} (CometBFT's mempool takes each sender's nonces in order)`,
       );
     }
