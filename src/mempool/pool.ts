@@ -7,6 +7,7 @@ import type { ExecTx, Rejection } from '../app/evm/executor.ts';
 import { TxRejectedError } from '../errors/index.ts';
 import { comparePrice, DEFAULT_POOL_LIMITS, isEnoughBump, type PoolLimits } from './limits.ts';
 import { selectForBlock, type SelectRules } from './select.ts';
+import { bareHex } from '../primitives/hex.ts';
 
 export { DEFAULT_POOL_LIMITS, type PoolLimits } from './limits.ts';
 
@@ -35,8 +36,7 @@ interface SenderQueue {
 /** Why a tx left the pool other than by being mined. */
 export type DropReason = 'evicted' | 'expired' | 'invalid' | 'replaced' | 'removed';
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
-const short = (t: PoolTx) => `0x${hex(t.hash)}`;
+const short = (t: PoolTx) => `0x${bareHex(t.hash)}`;
 
 /** In-memory transaction pool keyed by sender and nonce, with a hash index and running pending/queued counts. */
 export class TxPool {
@@ -63,9 +63,9 @@ export class TxPool {
    * transaction underpriced / txpool is full at a bound, account limit exceeded).
    */
   add(item: ExecTx, stateNonce: bigint, addedAt = Date.now()): 'pending' | 'queued' {
-    const h = hex(item.hash);
+    const h = bareHex(item.hash);
     if (this.byHash.has(h)) throw new TxRejectedError('alreadyKnown', 'already known');
-    const key = hex(item.sender);
+    const key = bareHex(item.sender);
     const q = this.senders.get(key) ?? { sender: item.sender, stateNonce, run: 0, txs: new Map<bigint, PoolTx>() };
     if (stateNonce > q.stateNonce) this.advance(q, stateNonce);
     const nonce = item.tx.nonce;
@@ -76,7 +76,7 @@ export class TxPool {
       if (!isEnoughBump(existing.tx, item.tx, this.limits.priceBumpPercent)) {
         throw new TxRejectedError('replacementUnderpriced', 'replacement transaction underpriced');
       }
-      this.byHash.delete(hex(existing.hash));
+      this.byHash.delete(bareHex(existing.hash));
       q.txs.set(nonce, pooled);
       this.byHash.set(h, pooled);
       return nonce < q.stateNonce + BigInt(q.run) ? 'pending' : 'queued';
@@ -152,7 +152,7 @@ export class TxPool {
 
   /** A pooled tx by hash. */
   get(hash: Uint8Array): PoolTx | undefined {
-    return this.byHash.get(hex(hash));
+    return this.byHash.get(bareHex(hash));
   }
 
   /** Number of pooled txs. */
@@ -162,7 +162,7 @@ export class TxPool {
 
   /** The next nonce the sender can use: the first gap at or above its state nonce. */
   pendingNonce(sender: Uint8Array, stateNonce: bigint): bigint {
-    const q = this.senders.get(hex(sender));
+    const q = this.senders.get(bareHex(sender));
     let n = q && q.stateNonce > stateNonce ? q.stateNonce : stateNonce;
     if (!q) return n;
     while (q.txs.has(n)) n++;
@@ -190,7 +190,7 @@ export class TxPool {
 
   /** One sender's txs (txpool_contentFrom); empty lists when it has none. */
   contentFrom(sender: Uint8Array): SenderTxs {
-    const q = this.senders.get(hex(sender));
+    const q = this.senders.get(bareHex(sender));
     return q ? this.split(q) : { sender, pending: [], queued: [] };
   }
 
@@ -223,7 +223,7 @@ export class TxPool {
   onCommitted(c: CommittedBlock, rejected: Rejection[]): void {
     const next = new Map<string, bigint>();
     c.block.txs.forEach((tx, i) => {
-      const key = hex(c.block.senders[i]!);
+      const key = bareHex(c.block.senders[i]!);
       const n = tx.nonce + 1n;
       if ((next.get(key) ?? 0n) < n) next.set(key, n);
     });
@@ -233,10 +233,10 @@ export class TxPool {
     }
     const firstBad = new Map<string, { t: PoolTx; error: string }>();
     for (const r of rejected) {
-      const t = this.byHash.get(hex(r.hash));
+      const t = this.byHash.get(bareHex(r.hash));
       // Not this tx's fault: the block was full; it stays pooled for the next one.
       if (!t || r.error.reason === 'gasLimitAboveBlock') continue;
-      const key = hex(t.sender);
+      const key = bareHex(t.sender);
       const seen = firstBad.get(key);
       if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error.message });
     }
@@ -266,16 +266,16 @@ export class TxPool {
 
   /** Removes one tx by hash (e.g. when its journal record could not be written); later nonces become queued. */
   remove(hash: Uint8Array): boolean {
-    const t = this.byHash.get(hex(hash));
+    const t = this.byHash.get(bareHex(hash));
     if (!t) return false;
     this.removeTx(t);
     return true;
   }
 
   private removeTx(t: PoolTx): void {
-    const key = hex(t.sender);
+    const key = bareHex(t.sender);
     const q = this.senders.get(key);
-    this.byHash.delete(hex(t.hash));
+    this.byHash.delete(bareHex(t.hash));
     if (!q || q.txs.get(t.tx.nonce) !== t) return;
     q.txs.delete(t.tx.nonce);
     const idx = Number(t.tx.nonce - q.stateNonce);
@@ -292,14 +292,14 @@ export class TxPool {
     for (const [n, t] of q.txs) {
       if (n < stateNonce) {
         q.txs.delete(n);
-        this.byHash.delete(hex(t.hash));
+        this.byHash.delete(bareHex(t.hash));
       }
     }
     this.pendingTotal -= q.run;
     q.run = 0;
     q.stateNonce = stateNonce;
     this.extendRun(q);
-    if (q.txs.size === 0) this.senders.delete(hex(q.sender));
+    if (q.txs.size === 0) this.senders.delete(bareHex(q.sender));
   }
 
   private extendRun(q: SenderQueue): void {

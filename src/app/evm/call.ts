@@ -6,8 +6,10 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, createZeroAddress } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { LRUCache } from 'lru-cache';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
+import { bareHex } from '../../primitives/hex.ts';
 import { contextHeader, contextOf } from '../block.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import { RootReads } from '../state/rootReads.ts';
@@ -108,7 +110,7 @@ export class CallService {
    * (opcode tables, a Common) and warming a state manager's caches cost far more than a typical eth_call, so
    * contexts are reused across calls.
    */
-  private readonly roots = new Map<string, PooledRoot>();
+  private readonly roots = new LRUCache<string, PooledRoot>({ max: POOLED_ROOTS });
 
   constructor(
     private readonly common: Common,
@@ -171,15 +173,12 @@ export class CallService {
 
   /** The pool entry of a state root (created, and the least recently used root dropped, as needed). */
   private pooled(block: BlockRecord): { root: string; entry: PooledRoot } {
-    const root = Buffer.from(block.header.stateRoot).toString('hex');
+    const root = bareHex(block.header.stateRoot);
     let entry = this.roots.get(root);
-    if (entry) {
-      this.roots.delete(root);
-    } else {
+    if (!entry) {
       entry = { idle: [], reads: new RootReads(block.header.stateRoot) };
-      if (this.roots.size >= POOLED_ROOTS) this.roots.delete(this.roots.keys().next().value!);
+      this.roots.set(root, entry);
     }
-    this.roots.set(root, entry);
     return { root, entry };
   }
 

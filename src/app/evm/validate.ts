@@ -4,6 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { ExecTx } from './executor.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 /** Largest accepted serialized transaction (geth's txMaxSize, 4 slots of 32 KiB). */
 export const MAX_TX_BYTES = 128 * 1024;
@@ -91,7 +92,7 @@ export function checkAgainstState(item: ExecTx, account: AccountState, rules: Ad
   if (cap < rules.baseFee) {
     throw new TxRejectedError(
       'feeCapBelowBaseFee',
-      `max fee per gas less than block base fee: address ${'0x' + Buffer.from(item.sender).toString('hex')}, maxFeePerGas: ${cap}, baseFee: ${rules.baseFee}`,
+      `max fee per gas less than block base fee: address ${'0x' + bareHex(item.sender)}, maxFeePerGas: ${cap}, baseFee: ${rules.baseFee}`,
     );
   }
   if (tx.nonce < account.nonce) throw new TxRejectedError('nonceTooLow', 'nonce too low');

@@ -7,6 +7,7 @@ import protobuf from 'protobufjs';
 import { DEFAULT_BECH32_PREFIX } from '../../config/defaults.ts';
 import { decodeAccAddress, toBech32 } from '../../primitives/bech32.ts';
 import { toYaml } from '../output/yaml.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));
 
@@ -65,7 +66,7 @@ export async function abciQuery(node: string, path: string, data: Uint8Array, he
         jsonrpc: '2.0',
         id: 1,
         method: 'abci_query',
-        params: { path, data: Buffer.from(data).toString('hex'), height, prove: false },
+        params: { path, data: bareHex(data), height, prove: false },
       }),
       signal: AbortSignal.timeout(30_000),
     });
