@@ -39,8 +39,7 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
-import { startHttpServer } from './rpc/server/http.ts';
-import { startWsServer } from './rpc/server/ws.ts';
+import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
@@ -177,6 +176,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems, maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
+    const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
+    console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
@@ -184,14 +185,16 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     // other listener must already accept connections by then. A failure closes what was already started.
     const started: { close(): Promise<void> }[] = [];
     const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-    let httpServer: Awaited<ReturnType<typeof startHttpServer>>;
-    let wsServer: Awaited<ReturnType<typeof startWsServer>>;
+    let httpServer: RunningServer;
+    let wsServer: RunningServer;
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
     try {
-      wsServer = track(await startWsServer({
+      wsServer = track(await startWsTransport(transport, {
         host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,
+        // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
+        maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * config.jsonRpc.wsSubscriptionBufferBytes),
       }));
       const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
       grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
@@ -207,7 +210,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         validator: { ...validator, votingPower: 10n }, head: () => app.head, blockByNumber: (n) => chain.blockByNumber(n),
         appHash: (b) => bank.appHash(b), query, submitTx: async (raw) => void (await txs.submitRaw(raw)),
       }));
-      httpServer = track(await startHttpServer({
+      httpServer = track(await startHttpTransport(transport, {
         host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
         requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections, allowedHosts: config.jsonRpc.allowedHosts,
       }));

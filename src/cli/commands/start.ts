@@ -21,6 +21,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.httpTimeout': 'json-rpc.http-timeout',
   'jsonRpc.maxOpenConnections': 'json-rpc.max-open-connections',
   'jsonRpc.allowedHosts': 'json-rpc.allowed-hosts',
+  'jsonRpc.transport': 'json-rpc.transport',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -53,6 +54,7 @@ export function registerStartCommand(program: Command): void {
     .option('--json-rpc.http-timeout <duration>', 'time allowed to receive a whole HTTP request (default 30s)')
     .option('--json-rpc.max-open-connections <n>', 'open connections each of the HTTP and WS servers accepts (default 2000; 0 = no cap)')
     .option('--json-rpc.allowed-hosts <list>', 'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)')
+    .option('--json-rpc.transport <kind>', 'HTTP/WS back end: auto (uWebSockets.js where its binary loads), uws or node')
     .option('--json-rpc.auth-token-file <path>', 'bearer token file for personal_/miner_ (default <home>/config/auth.token)')
     .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
     .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')
