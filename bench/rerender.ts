@@ -19,7 +19,7 @@ const rows: Row[] = json.rows.map((r) => {
     if (f) figures[n] = aggregate(f.samples);
   }
   const target = r.target as unknown as (Row['target'] & { text?: string; verdict?: string }) | null;
-  const spec = target ? { kind: target.kind, ...(target.kind === 'max' ? { limit: target.limit } : { factor: target.factor }) } : undefined;
+  const spec = target ? { kind: target.kind, ...(target.kind === 'vsBest' ? { factor: target.factor } : { limit: target.limit }) } : undefined;
   return { id: r.id, label: r.label, unit: r.unit, better: r.better, ...(spec ? { target: spec as Row['target'] } : {}), figures };
 });
 json.rows = rowsToJson(rows, nodes) as typeof json.rows;

@@ -140,7 +140,8 @@ describe('resource caps', { timeout: 240_000 }, () => {
           await new Promise<void>((res) => s.once('connect', () => res()));
           held.push(s);
         }
-        await sleep(300);
+        // The uws gate reads the kernel's table at most every 500 ms.
+        await sleep(700);
         if (uws) return connectOutcome(Number(new URL(node.http).port));
         return postRaw(node.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }));
       });
@@ -155,14 +156,14 @@ describe('resource caps', { timeout: 240_000 }, () => {
     } finally {
       for (const s of held) s.destroy();
     }
-    await sleep(300);
+    await sleep(1000);
     assert.equal(typeof (await rpc(node.http, 'eth_blockNumber')).result, 'string', 'served again once the idle sockets left');
 
     // WS: 24 open sockets, the 25th handshake is refused with 503; the open ones keep working.
     const socks: WebSocket[] = [];
     try {
       for (let i = 0; i < 24; i++) socks.push(await openWs(node.ws));
-      await sleep(300);
+      await sleep(700);
       const err = await openWs(node.ws).then(() => undefined, (e: Error) => e);
       assert.match(String(err?.message), uws ? /ECONNREFUSED/ : /Unexpected server response: 503/);
       const r = await wsCall(socks[0]!, 'eth_blockNumber');

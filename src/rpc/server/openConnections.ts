@@ -1,18 +1,29 @@
 // Counting a listening port's open TCP connections from the kernel's table (/proc/net/tcp and tcp6, Linux).
 // uWebSockets.js tells JavaScript nothing about connections (not even which one a request came on), so its back end
 // enforces max-open-connections from this count by pausing its listener instead of answering 503.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 const TABLES = ['/proc/net/tcp', '/proc/net/tcp6'];
 // Socket states that still hold a descriptor in the server: ESTABLISHED (01) and CLOSE_WAIT (08, the peer has
 // hung up and the server has not yet closed).
 const OPEN_STATES = new Set(['01', '08']);
-/** How long a count under the cap is trusted; a count over it is always re-read before refusing anyone. */
-const FRESH_MS = 50;
+/** The kernel's table is slow to read (tens of ms on a busy machine): at most this often. */
+const TABLE_READ_MS = 500;
+/** How often the gate looks. */
+const POLL_MS = 250;
 
 /** Whether this system exposes the kernel's TCP table. */
 export function procConnectionCountAvailable(): boolean {
-  return existsSync(TABLES[0]!);
+  return existsSync(TABLES[0]!) && existsSync('/proc/self/fd');
+}
+
+/** The process's open file descriptors: an upper bound of its connections on any one port, and cheap to read. */
+function openDescriptors(): number {
+  try {
+    return readdirSync('/proc/self/fd').length;
+  } catch {
+    return Infinity;
+  }
 }
 
 /** Counts the open connections whose local port is `port` in the given table texts. */
@@ -43,15 +54,16 @@ export interface Listener {
 /**
  * max-open-connections for a server that cannot tell one connection from another (uWebSockets.js): at the cap it
  * stops listening, so the kernel refuses new connections while those already open keep being served, and listens
- * again once connections have closed. The count is the kernel's, so idle sockets count too. It is read every
- * 100 ms, and when a request or handshake arrives on a count older than 50 ms.
+ * again once connections have closed. Every 250 ms it counts the process's descriptors (cheap); only when they reach
+ * the cap does it read the kernel's table for the port's own count (slow, so at most every 500 ms). Idle sockets
+ * count, as on the node:http back end.
  */
 export class ListenGate {
   private port = 0;
   private count = 0;
-  private readAt = -Infinity;
+  private tableReadAt = -Infinity;
   private paused = false;
-  private resuming = false;
+  private busy = false;
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -65,17 +77,8 @@ export class ListenGate {
   start(port: number): void {
     if (this.max <= 0) return;
     this.port = port;
-    this.timer = setInterval(() => void this.poll(), 100);
+    this.timer = setInterval(() => void this.poll(), POLL_MS);
     this.timer.unref();
-  }
-
-  /** Called for each request or handshake; `newConnection` (a WebSocket upgrade) adds one to a cached count. */
-  check(newConnection = false): void {
-    if (this.max <= 0 || this.port === 0 || this.paused) return;
-    const t = this.now();
-    if (t - this.readAt > FRESH_MS) this.read(t);
-    else if (newConnection) this.count++;
-    if (this.count >= this.max) this.pause();
   }
 
   /** Stops the gate's timer (the server is closing). */
@@ -85,32 +88,37 @@ export class ListenGate {
     this.port = 0;
   }
 
-  private read(t: number): void {
-    this.count = countOpenConnections(TABLES.map(readTable), this.port);
-    this.readAt = t;
-  }
-
-  private pause(): void {
-    this.paused = true;
-    this.listener.pause();
-    this.log(`rpc: ${this.count} open connections on port ${this.port} (max-open-connections = ${this.max}): new connections are refused until some close`);
+  /** The port's open connections, or an upper bound of them when that bound is already under the cap. */
+  private measure(): number {
+    const fds = openDescriptors();
+    if (fds < this.max) return fds;
+    const t = this.now();
+    if (t - this.tableReadAt >= TABLE_READ_MS) {
+      this.count = countOpenConnections(TABLES.map(readTable), this.port);
+      this.tableReadAt = t;
+    }
+    return this.count;
   }
 
   private async poll(): Promise<void> {
-    if (this.resuming || this.port === 0) return;
-    this.read(this.now());
+    if (this.busy || this.port === 0) return;
+    const open = this.measure();
     if (!this.paused) {
-      if (this.count >= this.max) this.pause();
+      if (open >= this.max) {
+        this.paused = true;
+        this.listener.pause();
+        this.log(`rpc: ${open} open connections on port ${this.port} (max-open-connections = ${this.max}): new connections are refused until some close`);
+      }
       return;
     }
-    if (this.count >= this.max) return;
-    this.resuming = true;
+    if (open >= this.max) return;
+    this.busy = true;
     try {
       if (!(await this.listener.resume())) return; // port taken meanwhile: try again on the next tick
       this.paused = false;
-      this.log(`rpc: accepting connections on port ${this.port} again (${this.count} open)`);
+      this.log(`rpc: accepting connections on port ${this.port} again (${open} open)`);
     } finally {
-      this.resuming = false;
+      this.busy = false;
     }
   }
 }

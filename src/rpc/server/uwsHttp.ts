@@ -3,7 +3,7 @@
 // inside cork() once the handler has returned, and never after onAborted.
 import { INTERNAL_ERROR } from '../errors.ts';
 import { hostAllowed, isAuthorized } from './auth.ts';
-import { errorResponse, handleBody, stderrLogger, whenReady } from './jsonrpc.ts';
+import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta } from './jsonrpc.ts';
 import { ListenGate } from './openConnections.ts';
 import {
@@ -32,13 +32,22 @@ function answer(x: Exchange, status: number, body: string, headers: Record<strin
   if (x.aborted || x.answered) return;
   x.answered = true;
   const { res } = x;
-  res.cork(() => {
-    res.writeStatus(STATUS_LINE[status]!);
-    for (const k in headers) res.writeHeader(k, headers[k]!);
-    res.writeHeader('Content-Type', 'application/json');
-    res.end(body, close);
-  });
+  res.cork(() => writeReply(res, status, body, headers, close));
 }
+
+function writeReply(res: HttpResponse, status: number, body: string, headers: Record<string, string>, close: boolean): void {
+  // uWS writes "200 OK" itself when no status was written.
+  if (status !== 200) res.writeStatus(STATUS_LINE[status]!);
+  if (headers !== NO_HEADERS) for (const k in headers) res.writeHeader(k, headers[k]!);
+  res.writeHeader('Content-Type', 'application/json');
+  res.end(body, close);
+}
+
+/** The call metadata of HTTP requests: one object per authorization, shared (methods only read it). */
+const OPEN_META: CallMeta = { transport: 'http', authorized: false };
+const AUTHORIZED_META: CallMeta = { transport: 'http', authorized: true };
+/** Distinct Host headers whose verdict is remembered (a client sends the same one on every request). */
+const HOST_VERDICTS_MAX = 64;
 
 /**
  * Headers of a 413 whose close lingers. Ending the reply with uWS's close flag resets a connection whose upload is
@@ -49,6 +58,13 @@ function answer(x: Exchange, status: number, body: string, headers: Record<strin
 function lingering(headers: Record<string, string>): Record<string, string> {
   return { ...headers, Connection: 'close' };
 }
+
+/**
+ * Headers of a refusal sent before the body was read (403, 405, 415). The connection is closed after it: uWS would
+ * otherwise keep reading a slowly dripped body for the finished request, with no timeout left to end it. A body
+ * that arrived with the headers is already read, so the close is clean.
+ */
+const CLOSING: Record<string, string> = Object.freeze({ Connection: 'close' }) as Record<string, string>;
 
 /** A refusal written from inside the request callback (uWS has corked the socket already). */
 function refuse(res: HttpResponse, status: number, message: string, headers: Record<string, string>, close = false): void {
@@ -87,19 +103,26 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
   const receiving = new Set<Exchange>();
 
   const app = uws.App();
+  const hostVerdicts = new Map<string, boolean>();
+  const hostOk = (host: string): boolean => {
+    let ok = hostVerdicts.get(host);
+    if (ok === undefined) {
+      ok = hostAllowed(host === '' ? undefined : host, allowedHosts);
+      if (hostVerdicts.size >= HOST_VERDICTS_MAX) hostVerdicts.clear();
+      hostVerdicts.set(host, ok);
+    }
+    return ok;
+  };
   app.any('/*', (res, req) => {
-    if (!anyHost) {
-      const host = req.getHeader('host');
-      // geth's answer to a Host outside --http.vhosts (a DNS-rebinding page reaching a local node).
-      if (!hostAllowed(host === '' ? undefined : host, allowedHosts)) {
-        refuse(res, 403, 'invalid host specified', NO_HEADERS);
-        return;
-      }
+    // geth's answer to a Host outside --http.vhosts (a DNS-rebinding page reaching a local node).
+    if (!anyHost && !hostOk(req.getHeader('host'))) {
+      refuse(res, 403, 'invalid host specified', CLOSING, true);
+      return;
     }
     let cors = NO_HEADERS;
     if (corsOrigins.length > 0) {
       const origin = req.getHeader('origin');
-      cors = corsHeaders(origin === '' ? undefined : origin, corsOrigins);
+      if (origin !== '') cors = corsHeaders(origin, corsOrigins);
     }
     const method = req.getMethod();
     if (method !== 'post') {
@@ -110,7 +133,7 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
         res.endWithoutBody();
         return;
       }
-      refuse(res, 405, 'method not allowed', { ...cors, Allow: allowHeader(corsOrigins) });
+      refuse(res, 405, 'method not allowed', { ...cors, Allow: allowHeader(corsOrigins), Connection: 'close' }, true);
       return;
     }
     const declared = req.getHeader('content-length');
@@ -121,11 +144,12 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
         return;
       }
     }
-    if (!contentTypeOk(req.getHeader('content-type'))) {
-      refuse(res, 415, 'invalid content type, only application/json is supported', cors);
+    const type = req.getHeader('content-type');
+    if (type !== 'application/json' && !contentTypeOk(type)) {
+      refuse(res, 415, 'invalid content type, only application/json is supported', { ...cors, Connection: 'close' }, true);
       return;
     }
-    const meta: CallMeta = { transport: 'http', authorized: authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken) };
+    const meta = authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken) ? AUTHORIZED_META : OPEN_META;
     const x: Exchange = { res, cors, startedAt: performance.now(), aborted: false, answered: false };
     res.onAborted(() => {
       x.aborted = true;
@@ -155,14 +179,20 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
         ? Buffer.from(chunk).toString('utf8')
         : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       chunks = undefined;
-      whenReady(handleBody(text, dispatcher, meta, limits, log),
-        (reply) => answer(x, 200, reply ?? '', cors),
-        (e: unknown) => {
-          // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
-          log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-          answer(x, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
-        },
-      );
+      const reply = handleBody(text, dispatcher, meta, limits, log);
+      if (!(reply instanceof Promise)) {
+        // Answered at once, still inside uWS's data callback (the socket is corked there).
+        if (!x.aborted) {
+          x.answered = true;
+          writeReply(res, 200, reply ?? '', cors, false);
+        }
+        return;
+      }
+      reply.then((r) => answer(x, 200, r ?? '', cors), (e: unknown) => {
+        // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
+        log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        answer(x, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
+      });
     });
   });
 

@@ -88,7 +88,6 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
     maxBackpressure: opts.maxBufferedBytes ?? DEFAULT_WS_MAX_BUFFERED_BYTES,
     closeOnBackpressureLimit: 1,
     upgrade(res, req, context) {
-      gate.check(true);
       const origin = req.getHeader('origin');
       if (!wsOriginAllowed(origin === '' ? undefined : origin, opts.corsOrigins)) {
         res.writeStatus(STATUS_LINE[403]!).end('', true);

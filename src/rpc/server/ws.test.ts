@@ -242,7 +242,8 @@ function suite(choice: TransportChoice): void {
       const s = await start({ maxOpenConnections: 3 });
       const target = `ws://127.0.0.1:${s.port}/`;
       const open = [await connect(target), await connect(target), await connect(target)];
-      await new Promise((r) => setTimeout(r, 200));
+      // The uws gate reads the kernel's table at most every 500 ms.
+      await new Promise((r) => setTimeout(r, 700));
       const status = await new Promise<number | string>((resolve) => {
         const ws = new WebSocket(target);
         clients.push(ws);
