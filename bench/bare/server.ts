@@ -27,7 +27,10 @@ function serveUws(port: number): void {
         (chunks ??= []).push(Buffer.from(chunk.slice(0)));
         return;
       }
-      const text = chunks === undefined ? Buffer.from(chunk).toString('utf8') : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
+      const text =
+        chunks === undefined
+          ? Buffer.from(chunk).toString('utf8')
+          : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       const out = reply(text);
       if (!aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json').end(out));
     });

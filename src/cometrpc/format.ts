@@ -2,7 +2,7 @@
 // without 0x, byte payloads as base64. Kestrel's blocks are Ethereum blocks: the block id is the Ethereum block
 // hash, data_hash the transactions root, last_results_hash the receipts root, proposer the block's coinbase.
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 
 /** CometBFT's block protocol version (v0.38). */
 export const BLOCK_PROTOCOL = '11';
@@ -67,7 +67,14 @@ export function formatBlockResult(block: BlockRecord, ctx: BlockFormatContext) {
         height: parent.number.toString(),
         round: 0,
         block_id: blockId(parent),
-        signatures: [{ block_id_flag: 2, validator_address: hexUpper(h.coinbase.bytes), timestamp: blockTime(block), signature: null }],
+        signatures: [
+          {
+            block_id_flag: 2,
+            validator_address: hexUpper(h.coinbase.bytes),
+            timestamp: blockTime(block),
+            signature: null,
+          },
+        ],
       }
     : { height: '0', round: 0, block_id: EMPTY_BLOCK_ID, signatures: [] };
   return {

@@ -3,7 +3,7 @@
 // maxBufferedBytes of unsent data, the subscription being fed is dropped with an error notification, so one
 // slow client cannot grow the node's memory. Pending txs are pushed when they enter the pool.
 import type { CheckedTx, CommittedBlock } from '../app/app.ts';
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 import { LimitExceededError } from '../errors/index.ts';
 import type { LogCriteria } from './criteria.ts';
 import { inBounds, matchesLog } from './criteria.ts';
@@ -57,7 +57,10 @@ export class SubscriptionManager {
   /** Counters for operators and tests. */
   readonly stats = { delivered: 0, dropped: 0 };
 
-  constructor(private readonly format: NotificationFormat, private readonly opts: SubscriptionOptions) {}
+  constructor(
+    private readonly format: NotificationFormat,
+    private readonly opts: SubscriptionOptions,
+  ) {}
 
   /** Number of live subscriptions. */
   get size(): number {
@@ -119,7 +122,9 @@ export class SubscriptionManager {
     let full: unknown;
     for (const sub of this.pending) {
       const wantFull = (sub.req as { fullTx: boolean }).fullTx;
-      const result = wantFull ? (full ??= this.format.pendingTx(tx, true)) : (hashOnly ??= this.format.pendingTx(tx, false));
+      const result = wantFull
+        ? (full ??= this.format.pendingTx(tx, true))
+        : (hashOnly ??= this.format.pendingTx(tx, false));
       this.deliver(sub, result);
     }
   }
@@ -178,4 +183,3 @@ export class SubscriptionManager {
     this.byChannel.delete(channelId);
   }
 }
-

@@ -4,6 +4,7 @@ import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
 import type { StateDb } from '../app/state/stateDb.ts';
 import type { Common } from '@ethereumjs/common';
+import type { MinerSettings } from '../config/minerSettings.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { FilterManager } from '../filters/filterManager.ts';
 import type { LogQuery } from '../filters/logQuery.ts';
@@ -39,4 +40,8 @@ export interface RpcContext {
   accounts(): Uint8Array[];
   /** The node's key store: key files, unlocked keys, per-account send locks. */
   keystore: KeyStore;
+  /** Catch-up progress under CometBFT (absent: a solo node, always in sync). */
+  syncStatus?: { progress(): Promise<{ startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | false> };
+  /** miner_*: the producer settings kept in app.toml. */
+  miner: MinerSettings;
 }

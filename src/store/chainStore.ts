@@ -3,9 +3,8 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from '../app/chain/types.ts';
-import { keccak256 } from '../primitives/hash.ts';
-import { bigintToBytes, bytesToBigint, concatBytes, readU64be, u64be } from '../primitives/hex.ts';
+import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './records.ts';
+import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 
@@ -40,9 +39,11 @@ function encodeReceipts(rs: ReceiptRecord[]): Uint8Array {
 function decodeReceipts(b: Uint8Array): ReceiptRecord[] {
   const list = RLP.decode(b) as unknown as Uint8Array[][];
   return list.map((f) => {
-    const logs = (f[4] as unknown as Uint8Array[][]).map(
-      (l): LogRecord => ({ address: l[0]!, topics: l[1] as unknown as Uint8Array[], data: l[2]! }),
-    );
+    const logs = (f[4] as unknown as Uint8Array[][]).map((l): LogRecord => ({
+      address: l[0]!,
+      topics: l[1] as unknown as Uint8Array[],
+      data: l[2]!,
+    }));
     const r: ReceiptRecord = {
       type: Number(bytesToBigint(f[0]!)),
       status: bytesToBigint(f[1]!) === 1n ? 1 : 0,
@@ -83,7 +84,11 @@ function encodeBlockLogs(block: BlockRecord, receipts: ReceiptRecord[]): Uint8Ar
   const txs: Array<[Uint8Array, Uint8Array, Uint8Array[][]]> = [];
   receipts.forEach((r, i) => {
     if (r.logs.length > 0) {
-      txs.push([bigintToBytes(BigInt(i)), block.txHashes[i]!, r.logs.map((l) => [l.address, l.topics as never, l.data])]);
+      txs.push([
+        bigintToBytes(BigInt(i)),
+        block.txHashes[i]!,
+        r.logs.map((l) => [l.address, l.topics as never, l.data]),
+      ]);
     }
   });
   return RLP.encode([bigintToBytes(block.header.timestamp), txs as never]);
@@ -103,7 +108,10 @@ export class ChainStore {
   private readonly receiptCache = new Map<bigint, ReceiptRecord[]>();
   private static readonly CACHE = 512;
 
-  constructor(private readonly kv: KvStore, private readonly common: Common) {}
+  constructor(
+    private readonly kv: KvStore,
+    private readonly common: Common,
+  ) {}
 
   /** The stored head height, or undefined for an empty database. */
   headNumber(): bigint | undefined {
@@ -117,7 +125,11 @@ export class ChainStore {
    */
   blockOps(block: BlockRecord, receipts: ReceiptRecord[], encodedTxs?: Uint8Array[]): KvOp[] {
     const n = block.number;
-    const record = RLP.encode([block.header.serialize(), encodedTxs ?? block.txs.map((t) => t.serialize()), block.senders]);
+    const record = RLP.encode([
+      block.header.serialize(),
+      encodedTxs ?? block.txs.map((t) => t.serialize()),
+      block.senders,
+    ]);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
       { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts) },
@@ -188,7 +200,10 @@ export class ChainStore {
       const rs = this.receipts(n);
       return b && rs ? blockLogsOf(b, rs) : undefined;
     }
-    const [time, txList] = RLP.decode(plain(raw)) as unknown as [Uint8Array, Array<[Uint8Array, Uint8Array, Uint8Array[][]]>];
+    const [time, txList] = RLP.decode(plain(raw)) as unknown as [
+      Uint8Array,
+      Array<[Uint8Array, Uint8Array, Uint8Array[][]]>,
+    ];
     return {
       hash,
       timestamp: bytesToBigint(time),
@@ -224,4 +239,3 @@ export class ChainStore {
     return { blockNumber: readU64be(v), index: new DataView(v.buffer, v.byteOffset + 8, 4).getUint32(0) };
   }
 }
-

@@ -1,5 +1,5 @@
 // debug_traceCall: a call run exactly as eth_call runs it (CallService), with a tracer attached through its hook.
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 import type { CallHook, CallService } from '../app/evm/call.ts';
 import { installStepFeed } from '../app/evm/stepFeed.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
@@ -17,7 +17,14 @@ function effectivePrice(req: CallRequest, baseFee: bigint): bigint {
 }
 
 /** Traces `req` on `block`'s state with the tracer `make` builds; the deadline starts now. */
-export async function traceCallWith(calls: CallService, readNode: NodeReader, req: CallRequest, block: BlockRecord, make: TracerFactory, timeoutMs: number): Promise<TraceResult> {
+export async function traceCallWith(
+  calls: CallService,
+  readNode: NodeReader,
+  req: CallRequest,
+  block: BlockRecord,
+  make: TracerFactory,
+  timeoutMs: number,
+): Promise<TraceResult> {
   const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
   const handle = await make(deadline);
   let driver: TraceDriver | undefined;

@@ -5,7 +5,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, createAccountFromRLP, type Account } from '@ethereumjs/util';
-import { keccak256 } from '../primitives/hash.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256 } from '../primitives/hash.ts';
 import { bytesEqual, concatBytes } from '../primitives/hex.ts';
 
 /** A synchronous node/code lookup by database key (content-addressed, so always consistent). */
@@ -27,8 +27,6 @@ export interface SyncState {
   storage(addr: Uint8Array, slot: Uint8Array): Uint8Array;
 }
 
-const EMPTY_ROOT = keccak256(RLP.encode(new Uint8Array(0)));
-const EMPTY_CODE_HASH = keccak256(new Uint8Array(0));
 const CODE_PREFIX = new TextEncoder().encode('c');
 
 type Node = Uint8Array | Node[];
@@ -52,7 +50,7 @@ function hexPrefix(encoded: Uint8Array): [number[], boolean] {
 
 /** Reads one value from a trie rooted at `root` with a synchronous node source (undefined when absent). */
 export function trieGet(readNode: NodeReader, root: Uint8Array, key: Uint8Array): Uint8Array | undefined {
-  if (bytesEqual(root, EMPTY_ROOT)) return undefined;
+  if (bytesEqual(root, EMPTY_TRIE_ROOT)) return undefined;
   const path = nibbles(keccak256(key));
   let ref: Node = root;
   let i = 0;
@@ -101,7 +99,10 @@ export class CachedSyncState implements SyncState {
   private readonly caches: CacheView;
   private readonly trie: { root(): Uint8Array };
 
-  constructor(sm: MerkleStateManager, private readonly readNode: NodeReader) {
+  constructor(
+    sm: MerkleStateManager,
+    private readonly readNode: NodeReader,
+  ) {
     const inner = sm as unknown as { _caches?: CacheView; _trie: { root(): Uint8Array } };
     this.caches = inner._caches ?? {};
     this.trie = inner._trie;
@@ -118,7 +119,9 @@ export class CachedSyncState implements SyncState {
   /** Account fields, or undefined when the account does not exist. */
   account(addr: Uint8Array): AccountState | undefined {
     const acc = this.loadAccount(addr);
-    return acc ? { nonce: acc.nonce, balance: acc.balance, codeHash: acc.codeHash, storageRoot: acc.storageRoot } : undefined;
+    return acc
+      ? { nonce: acc.nonce, balance: acc.balance, codeHash: acc.codeHash, storageRoot: acc.storageRoot }
+      : undefined;
   }
 
   /** Contract code (empty for accounts without code). */

@@ -3,7 +3,7 @@
 // Checks and messages follow the SDK keeper (x/bank/keeper/grpc_query.go).
 import { InvalidParamsError } from '../../errors/index.ts';
 import { decodeAccAddress } from '../../primitives/bech32.ts';
-import type { BlockRecord } from '../chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import { DENOM_REGEX } from '../genesis.ts';
 import type { Bank } from './bank.ts';
 import { paginate } from './pagination.ts';
@@ -25,7 +25,10 @@ export class BankQueries implements QueryModule {
   readonly prefix = '/cosmos.bank.v1beta1.Query/';
   private readonly handlers: Record<string, Handler>;
 
-  constructor(private readonly bank: Bank, private readonly bech32Prefix: string) {
+  constructor(
+    private readonly bank: Bank,
+    private readonly bech32Prefix: string,
+  ) {
     const allBalances: Handler = async (data, block) => {
       const req = decodeRequest(data, { 1: 'address' }, 2);
       const addr = this.address(req.strings.address!);

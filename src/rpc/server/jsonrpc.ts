@@ -2,7 +2,14 @@
 // It knows nothing about Ethereum; methods live behind the Dispatcher. Envelope rules follow geth,
 // because clients (viem, ethers, web3.py) were tested against geth's answers.
 import { KestrelError } from '../../errors/index.ts';
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, RESPONSE_TOO_LARGE, toRpcError } from '../errors.ts';
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  RESPONSE_TOO_LARGE,
+  toRpcError,
+} from '../errors.ts';
 import type { RpcErrorObject } from '../errors.ts';
 
 /** A live WebSocket connection, handed to methods that push notifications (eth_subscribe). */
@@ -35,7 +42,11 @@ export interface Dispatcher {
 export type MaybeReply = string | undefined | Promise<string | undefined>;
 
 /** Hands the reply to `done` at once when it is ready, else when it settles (a rejection goes to `failed`). */
-export function whenReady(reply: MaybeReply, done: (r: string | undefined) => void, failed: (e: unknown) => void): void {
+export function whenReady(
+  reply: MaybeReply,
+  done: (r: string | undefined) => void,
+  failed: (e: unknown) => void,
+): void {
   if (reply instanceof Promise) reply.then(done, failed);
   else done(reply);
 }
@@ -205,10 +216,16 @@ export function handleBody(
   log: RpcLogger = stderrLogger,
 ): MaybeReply {
   // Transports enforce this before buffering; repeated here so a new transport cannot forget it.
-  const size = typeof body === 'string' ? (body.length > limits.maxBodyBytes / 3 ? Buffer.byteLength(body) : body.length) : body.length;
+  const size =
+    typeof body === 'string'
+      ? body.length > limits.maxBodyBytes / 3
+        ? Buffer.byteLength(body)
+        : body.length
+      : body.length;
   if (size > limits.maxBodyBytes) {
     return errorResponse(null, {
-      code: INVALID_REQUEST, message: `content length too large (${size}>${limits.maxBodyBytes})`,
+      code: INVALID_REQUEST,
+      message: `content length too large (${size}>${limits.maxBodyBytes})`,
     });
   }
   // Invalid UTF-8 decodes to U+FFFD; the JSON parser then decides.

@@ -107,7 +107,9 @@ export class ListenGate {
       if (open >= this.max) {
         this.paused = true;
         this.listener.pause();
-        this.log(`rpc: ${open} open connections on port ${this.port} (max-open-connections = ${this.max}): new connections are refused until some close`);
+        this.log(
+          `rpc: ${open} open connections on port ${this.port} (max-open-connections = ${this.max}): new connections are refused until some close`,
+        );
       }
       return;
     }

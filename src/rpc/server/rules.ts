@@ -31,16 +31,22 @@ export const TIMEOUT_MESSAGE = 'request timed out';
 export function corsHeaders(origin: string | undefined, corsOrigins: readonly string[]): Record<string, string> {
   const allowOrigin = corsAllowOrigin(origin, corsOrigins);
   if (allowOrigin === undefined) return {};
-  return allowOrigin === '*' ? { 'Access-Control-Allow-Origin': '*' } : { 'Access-Control-Allow-Origin': allowOrigin, Vary: 'Origin' };
+  return allowOrigin === '*'
+    ? { 'Access-Control-Allow-Origin': '*' }
+    : { 'Access-Control-Allow-Origin': allowOrigin, Vary: 'Origin' };
 }
 
 /** Headers of a preflight answer (204), added to `cors` when the origin is allowed. */
-export function preflightHeaders(cors: Record<string, string>, askedHeaders: string | undefined): Record<string, string> {
+export function preflightHeaders(
+  cors: Record<string, string>,
+  askedHeaders: string | undefined,
+): Record<string, string> {
   if (cors['Access-Control-Allow-Origin'] === undefined) return cors;
   return {
     ...cors,
     'Access-Control-Allow-Methods': 'POST, OPTIONS',
-    'Access-Control-Allow-Headers': askedHeaders !== undefined && askedHeaders !== '' ? askedHeaders : 'Content-Type, Authorization',
+    'Access-Control-Allow-Headers':
+      askedHeaders !== undefined && askedHeaders !== '' ? askedHeaders : 'Content-Type, Authorization',
     'Access-Control-Max-Age': '600',
   };
 }

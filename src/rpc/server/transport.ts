@@ -87,7 +87,8 @@ export function chooseTransport(setting: TransportSetting, needs: { connectionCa
     if (setting === 'uws') throw new Error(`json-rpc.transport = uws, but ${why}`);
     return { kind: 'node', reason: `node:http + ws, because ${why}` };
   }
-  const how = setting === 'uws' ? 'as configured (json-rpc.transport = uws)' : 'its binary loads (json-rpc.transport = auto)';
+  const how =
+    setting === 'uws' ? 'as configured (json-rpc.transport = uws)' : 'its binary loads (json-rpc.transport = auto)';
   return { kind: 'uws', reason: `uWebSockets.js ${loaded.version} (${loaded.binary}), ${how}`, uws: loaded };
 }
 

@@ -12,12 +12,16 @@ export interface UwsModule {
   us_listen_socket_close(listenSocket: uWS.us_listen_socket): void;
   us_socket_local_port(socket: uWS.us_listen_socket): number;
 }
-export type { HttpRequest, HttpResponse, WebSocket, us_listen_socket, us_socket_context_t } from '@trufflesuite/uws-js-unofficial';
+export type {
+  HttpRequest,
+  HttpResponse,
+  WebSocket,
+  us_listen_socket,
+  us_socket_context_t,
+} from '@trufflesuite/uws-js-unofficial';
 
 /** Outcome of loading the binary. */
-export type UwsLoad =
-  | { ok: true; module: UwsModule; version: string; binary: string }
-  | { ok: false; reason: string };
+export type UwsLoad = { ok: true; module: UwsModule; version: string; binary: string } | { ok: false; reason: string };
 
 const PACKAGE = '@trufflesuite/uws-js-unofficial';
 
@@ -30,16 +34,19 @@ export function loadUws(): UwsLoad {
   try {
     version = (require(`${PACKAGE}/package.json`) as { version: string }).version;
   } catch {
-    return ({ ok: false, reason: `${PACKAGE} is not installed` });
+    return { ok: false, reason: `${PACKAGE} is not installed` };
   }
   try {
     const module = require(`${PACKAGE}/binaries/${binary}`) as UwsModule;
-    if (typeof module.App !== 'function') return ({ ok: false, reason: `${binary} is not a uWebSockets.js binary` });
-    return ({ ok: true, module, version, binary });
+    if (typeof module.App !== 'function') return { ok: false, reason: `${binary} is not a uWebSockets.js binary` };
+    return { ok: true, module, version, binary };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // A missing file is the common case (another Node ABI); anything else (musl, glibc too old) is worth quoting.
-    const detail = code === 'MODULE_NOT_FOUND' ? `has no binary for ${where}` : `binary for ${where} does not load: ${(e as Error).message.split('\n')[0]}`;
-    return ({ ok: false, reason: `uWebSockets.js (${PACKAGE} ${version}) ${detail}` });
+    const detail =
+      code === 'MODULE_NOT_FOUND'
+        ? `has no binary for ${where}`
+        : `binary for ${where} does not load: ${(e as Error).message.split('\n')[0]}`;
+    return { ok: false, reason: `uWebSockets.js (${PACKAGE} ${version}) ${detail}` };
   }
 }

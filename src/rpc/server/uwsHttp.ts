@@ -7,7 +7,13 @@ import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta } from './jsonrpc.ts';
 import { ListenGate } from './openConnections.ts';
 import {
-  allowHeader, contentTypeOk, corsHeaders, preflightHeaders, refusalBody, STATUS_LINE, TIMEOUT_MESSAGE,
+  allowHeader,
+  contentTypeOk,
+  corsHeaders,
+  preflightHeaders,
+  refusalBody,
+  STATUS_LINE,
+  TIMEOUT_MESSAGE,
   tooLargeMessage,
 } from './rules.ts';
 import type { HttpServerOptions, RunningServer } from './transport.ts';
@@ -35,7 +41,13 @@ function answer(x: Exchange, status: number, body: string, headers: Record<strin
   res.cork(() => writeReply(res, status, body, headers, close));
 }
 
-function writeReply(res: HttpResponse, status: number, body: string, headers: Record<string, string>, close: boolean): void {
+function writeReply(
+  res: HttpResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+  close: boolean,
+): void {
   // uWS writes "200 OK" itself when no status was written.
   if (status !== 200) res.writeStatus(STATUS_LINE[status]!);
   if (headers !== NO_HEADERS) for (const k in headers) res.writeHeader(k, headers[k]!);
@@ -67,7 +79,13 @@ function lingering(headers: Record<string, string>): Record<string, string> {
 const CLOSING: Record<string, string> = Object.freeze({ Connection: 'close' }) as Record<string, string>;
 
 /** A refusal written from inside the request callback (uWS has corked the socket already). */
-function refuse(res: HttpResponse, status: number, message: string, headers: Record<string, string>, close = false): void {
+function refuse(
+  res: HttpResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string>,
+  close = false,
+): void {
   res.writeStatus(STATUS_LINE[status]!);
   for (const k in headers) res.writeHeader(k, headers[k]!);
   res.writeHeader('Content-Type', 'application/json');
@@ -83,20 +101,24 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
   const anyHost = allowedHosts.includes('*');
   // The listen socket, undefined while the gate has paused it.
   let listening: us_listen_socket | undefined;
-  const gate = new ListenGate(opts.maxOpenConnections ?? 0, {
-    pause() {
-      if (listening !== undefined) uws.us_listen_socket_close(listening);
-      listening = undefined;
+  const gate = new ListenGate(
+    opts.maxOpenConnections ?? 0,
+    {
+      pause() {
+        if (listening !== undefined) uws.us_listen_socket_close(listening);
+        listening = undefined;
+      },
+      async resume() {
+        try {
+          listening = (await listenUws(uws, app, opts.host, gatePort)).socket;
+          return true;
+        } catch {
+          return false;
+        }
+      },
     },
-    async resume() {
-      try {
-        listening = (await listenUws(uws, app, opts.host, gatePort)).socket;
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  }, log);
+    log,
+  );
   let gatePort = 0;
   const maxBody = limits.maxBodyBytes;
   // Requests whose body is still arriving, swept for the request timeout (one timer for all, as node:http does).
@@ -146,10 +168,17 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
     }
     const type = req.getHeader('content-type');
     if (type !== 'application/json' && !contentTypeOk(type)) {
-      refuse(res, 415, 'invalid content type, only application/json is supported', { ...cors, Connection: 'close' }, true);
+      refuse(
+        res,
+        415,
+        'invalid content type, only application/json is supported',
+        { ...cors, Connection: 'close' },
+        true,
+      );
       return;
     }
-    const meta = authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken) ? AUTHORIZED_META : OPEN_META;
+    const meta =
+      authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken) ? AUTHORIZED_META : OPEN_META;
     const x: Exchange = { res, cors, startedAt: performance.now(), aborted: false, answered: false };
     res.onAborted(() => {
       x.aborted = true;
@@ -175,9 +204,10 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
       }
       receiving.delete(x);
       // Decoded before returning, while uWS still owns the chunk; invalid UTF-8 becomes U+FFFD and a parse error.
-      const text = chunks === undefined
-        ? Buffer.from(chunk).toString('utf8')
-        : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
+      const text =
+        chunks === undefined
+          ? Buffer.from(chunk).toString('utf8')
+          : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       chunks = undefined;
       const reply = handleBody(text, dispatcher, meta, limits, log);
       if (!(reply instanceof Promise)) {
@@ -188,23 +218,29 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
         }
         return;
       }
-      reply.then((r) => answer(x, 200, r ?? '', cors), (e: unknown) => {
-        // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
-        log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-        answer(x, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
-      });
+      reply.then(
+        (r) => answer(x, 200, r ?? '', cors),
+        (e: unknown) => {
+          // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
+          log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+          answer(x, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
+        },
+      );
     });
   });
 
-  const sweep = setInterval(() => {
-    const now = performance.now();
-    for (const x of receiving) {
-      if (now - x.startedAt < requestTimeout) continue;
-      receiving.delete(x);
-      // A slow-drip (slowloris) or stalled upload: answer and drop the connection, as node:http's requestTimeout does.
-      answer(x, 408, refusalBody(TIMEOUT_MESSAGE), x.cors, true);
-    }
-  }, Math.max(50, Math.min(requestTimeout, 30_000) / 4));
+  const sweep = setInterval(
+    () => {
+      const now = performance.now();
+      for (const x of receiving) {
+        if (now - x.startedAt < requestTimeout) continue;
+        receiving.delete(x);
+        // A slow-drip (slowloris) or stalled upload: answer and drop the connection, as node:http's requestTimeout does.
+        answer(x, 408, refusalBody(TIMEOUT_MESSAGE), x.cors, true);
+      }
+    },
+    Math.max(50, Math.min(requestTimeout, 30_000) / 4),
+  );
   sweep.unref();
 
   let bound: Awaited<ReturnType<typeof listenUws>>;

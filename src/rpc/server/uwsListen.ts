@@ -3,7 +3,12 @@ import net from 'node:net';
 import type { UwsApp, UwsModule, us_listen_socket } from './uws.ts';
 
 /** Listens on host:port (0 picks a free port); resolves with the listen socket and the port actually bound. */
-export function listenUws(uws: UwsModule, app: UwsApp, host: string, port: number): Promise<{ socket: us_listen_socket; port: number }> {
+export function listenUws(
+  uws: UwsModule,
+  app: UwsApp,
+  host: string,
+  port: number,
+): Promise<{ socket: us_listen_socket; port: number }> {
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
       if (socket) {

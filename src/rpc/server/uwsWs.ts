@@ -58,20 +58,24 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
   const pingIntervalMs = opts.pingIntervalMs ?? 30_000;
   // The listen socket, undefined while the gate has paused it.
   let listening: us_listen_socket | undefined;
-  const gate = new ListenGate(opts.maxOpenConnections ?? 0, {
-    pause() {
-      if (listening !== undefined) uws.us_listen_socket_close(listening);
-      listening = undefined;
+  const gate = new ListenGate(
+    opts.maxOpenConnections ?? 0,
+    {
+      pause() {
+        if (listening !== undefined) uws.us_listen_socket_close(listening);
+        listening = undefined;
+      },
+      async resume() {
+        try {
+          listening = (await listenUws(uws, app, opts.host, gatePort)).socket;
+          return true;
+        } catch {
+          return false;
+        }
+      },
     },
-    async resume() {
-      try {
-        listening = (await listenUws(uws, app, opts.host, gatePort)).socket;
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  }, log);
+    log,
+  );
   let gatePort = 0;
   const open = new Set<Conn>();
   let nextConnectionId = 1;
@@ -95,14 +99,22 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
       }
       const conn: Conn = {
         id: nextConnectionId++,
-        meta: { transport: 'ws', authorized: authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken) },
+        meta: {
+          transport: 'ws',
+          authorized: authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken),
+        },
         closed: false,
         alive: true,
         closeHooks: [],
       };
       conn.meta.connection = makeConnection(conn, log);
-      res.upgrade<UserData>({ conn }, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'),
-        req.getHeader('sec-websocket-extensions'), context);
+      res.upgrade<UserData>(
+        { conn },
+        req.getHeader('sec-websocket-key'),
+        req.getHeader('sec-websocket-protocol'),
+        req.getHeader('sec-websocket-extensions'),
+        context,
+      );
     },
     open(ws) {
       const conn = ws.getUserData().conn;
@@ -115,7 +127,8 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
       conn.alive = true;
       // Decoded now: uWS reuses the message's memory once this callback returns.
       const text = Buffer.from(message).toString('utf8');
-      whenReady(handleBody(text, dispatcher, conn.meta, limits, log),
+      whenReady(
+        handleBody(text, dispatcher, conn.meta, limits, log),
         (reply) => {
           if (reply !== undefined && !conn.closed) conn.ws!.cork(() => conn.ws!.send(reply, false));
         },
@@ -140,7 +153,10 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
     },
   });
   app.any('/*', (res) => {
-    res.writeStatus(STATUS_LINE[426]!).writeHeader('Upgrade', 'websocket').writeHeader('Content-Type', 'application/json')
+    res
+      .writeStatus(STATUS_LINE[426]!)
+      .writeHeader('Upgrade', 'websocket')
+      .writeHeader('Content-Type', 'application/json')
       .end(refusalBody('websocket upgrade required'));
   });
 

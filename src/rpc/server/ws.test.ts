@@ -20,9 +20,13 @@ function fakeDispatcher(): Dispatcher {
       switch (method) {
         case 'echo':
           return { params, transport: meta.transport, authorized: meta.authorized, conn: meta.connection?.id ?? null };
-        case 'invalid': throw new InvalidParamsError('invalid argument 0: bad');
-        case 'crash': throw new Error('boom');
-        case 'slow': await new Promise((r) => setTimeout(r, Number(params[0] ?? 20))); return `slow ${String(params[0])}`;
+        case 'invalid':
+          throw new InvalidParamsError('invalid argument 0: bad');
+        case 'crash':
+          throw new Error('boom');
+        case 'slow':
+          await new Promise((r) => setTimeout(r, Number(params[0] ?? 20)));
+          return `slow ${String(params[0])}`;
         case 'flood': {
           // Pushes far more than a non-reading client's socket buffers hold, as a busy subscription would.
           const conn = meta.connection!;
@@ -30,7 +34,8 @@ function fakeDispatcher(): Dispatcher {
           const chunk = 'x'.repeat(256 * 1024);
           let sent = 0;
           const pump = (): void => {
-            for (let i = 0; i < 8 && sent < 400; i++, sent++) conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { result: chunk } });
+            for (let i = 0; i < 8 && sent < 400; i++, sent++)
+              conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { result: chunk } });
             if (sent < 400) setTimeout(pump, 5);
           };
           setTimeout(pump, 0);
@@ -40,10 +45,15 @@ function fakeDispatcher(): Dispatcher {
           const conn = meta.connection!;
           conn.onClose(() => closedConnections.push(conn.id));
           // Push after the reply, as eth_subscribe does.
-          setTimeout(() => conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } }), 10);
+          setTimeout(
+            () =>
+              conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } }),
+            10,
+          );
           return '0x1';
         }
-        default: throw new MethodNotFoundError(method);
+        default:
+          throw new MethodNotFoundError(method);
       }
     },
   };
@@ -57,9 +67,22 @@ function suite(choice: TransportChoice): void {
     let main: RunningServer;
     let url: string;
 
-    async function start(extra: { corsOrigins?: string[]; authToken?: string; pingIntervalMs?: number; maxOpenConnections?: number; maxBufferedBytes?: number } = {}) {
+    async function start(
+      extra: {
+        corsOrigins?: string[];
+        authToken?: string;
+        pingIntervalMs?: number;
+        maxOpenConnections?: number;
+        maxBufferedBytes?: number;
+      } = {},
+    ) {
       const s = await startWsTransport(choice, {
-        host: '127.0.0.1', port: 0, dispatcher: fakeDispatcher(), limits: LIMITS, log: (m) => logs.push(m), ...extra,
+        host: '127.0.0.1',
+        port: 0,
+        dispatcher: fakeDispatcher(),
+        limits: LIMITS,
+        log: (m) => logs.push(m),
+        ...extra,
       });
       servers.push(s);
       return s;
@@ -101,7 +124,11 @@ function suite(choice: TransportChoice): void {
     it('answers calls with ws meta and echoes ids', async () => {
       const c = await connect();
       const r = await c.call(req(1, 'echo', ['a']));
-      assert.deepEqual(r, { jsonrpc: '2.0', id: 1, result: { params: ['a'], transport: 'ws', authorized: false, conn: r.result.conn } });
+      assert.deepEqual(r, {
+        jsonrpc: '2.0',
+        id: 1,
+        result: { params: ['a'], transport: 'ws', authorized: false, conn: r.result.conn },
+      });
       assert.equal(typeof r.result.conn, 'number');
       assert.equal((await c.call(req('x', 'echo'))).id, 'x');
       assert.equal((await c.call(req(null, 'echo'))).id, null);
@@ -120,22 +147,49 @@ function suite(choice: TransportChoice): void {
 
     it('applies the same envelope rules as HTTP', async () => {
       const c = await connect();
-      assert.deepEqual(await c.call('{nope'), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
-      assert.deepEqual(await c.call({ id: 2, method: 'echo' }), { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'invalid request' } });
-      assert.deepEqual(await c.call(req(3, 'echo', { a: 1 })), { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'non-array args' } });
+      assert.deepEqual(await c.call('{nope'), {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'parse error' },
+      });
+      assert.deepEqual(await c.call({ id: 2, method: 'echo' }), {
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32600, message: 'invalid request' },
+      });
+      assert.deepEqual(await c.call(req(3, 'echo', { a: 1 })), {
+        jsonrpc: '2.0',
+        id: 3,
+        error: { code: -32602, message: 'non-array args' },
+      });
       assert.deepEqual((await c.call(req(4, 'invalid'))).error, { code: -32602, message: 'invalid argument 0: bad' });
       assert.deepEqual((await c.call(req(5, 'crash'))).error, { code: -32000, message: 'method handler crashed' });
-      assert.deepEqual(await c.call('[]'), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
-      assert.deepEqual(await c.call(Array(11).fill(req(1, 'echo'))),
-        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } });
+      assert.deepEqual(await c.call('[]'), {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'empty batch' },
+      });
+      assert.deepEqual(await c.call(Array(11).fill(req(1, 'echo'))), {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'batch too large' },
+      });
       const batch = await c.call([req(6, 'echo'), { jsonrpc: '2.0', method: 'echo' }, req(7, 'invalid')]);
-      assert.deepEqual(batch.map((r: { id: unknown }) => r.id), [6, 7]);
+      assert.deepEqual(
+        batch.map((r: { id: unknown }) => r.id),
+        [6, 7],
+      );
     });
 
     it('sends nothing for notifications', async () => {
       const c = await connect();
       c.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'echo' }));
-      c.ws.send(JSON.stringify([{ jsonrpc: '2.0', method: 'echo' }, { jsonrpc: '2.0', method: 'crash' }]));
+      c.ws.send(
+        JSON.stringify([
+          { jsonrpc: '2.0', method: 'echo' },
+          { jsonrpc: '2.0', method: 'crash' },
+        ]),
+      );
       // The connection is ordered: a reply to a later request proves nothing was sent for the earlier ones.
       assert.equal((await c.call(req(9, 'slow', [30]))).id, 9);
       assert.equal(c.inbox.length, 0);
@@ -168,7 +222,11 @@ function suite(choice: TransportChoice): void {
       const c = await connect();
       const reply = await c.call(req(1, 'subscribe'));
       assert.equal(reply.result, '0x1');
-      assert.deepEqual(await c.next(), { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } });
+      assert.deepEqual(await c.next(), {
+        jsonrpc: '2.0',
+        method: 'eth_subscription',
+        params: { subscription: '0x1', result: 42 },
+      });
       const id = (await c.call(req(2, 'echo'))).result.conn;
       c.ws.close();
       await once(c.ws, 'close');
@@ -264,18 +322,22 @@ function suite(choice: TransportChoice): void {
       assert.ok(again, 'accepted again once the others closed');
     });
 
-    it('closes a connection whose client stops reading once its unsent bytes pass the bound', { timeout: 20_000 }, async () => {
-      const s = await start({ maxBufferedBytes: 1 << 20 });
-      const c = await connect(`ws://127.0.0.1:${s.port}/`);
-      const id = (await c.call(req(1, 'echo'))).result.conn;
-      flooded.length = 0;
-      // The client stops reading: its kernel buffers fill, then the server's queue grows.
-      (c.ws as unknown as { _socket: { pause(): void } })._socket.pause();
-      c.ws.send(JSON.stringify(req(2, 'flood')));
-      const deadline = Date.now() + 15_000;
-      while (!flooded.includes(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(flooded.includes(id), 'the server closed the connection');
-    });
+    it(
+      'closes a connection whose client stops reading once its unsent bytes pass the bound',
+      { timeout: 20_000 },
+      async () => {
+        const s = await start({ maxBufferedBytes: 1 << 20 });
+        const c = await connect(`ws://127.0.0.1:${s.port}/`);
+        const id = (await c.call(req(1, 'echo'))).result.conn;
+        flooded.length = 0;
+        // The client stops reading: its kernel buffers fill, then the server's queue grows.
+        (c.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+        c.ws.send(JSON.stringify(req(2, 'flood')));
+        const deadline = Date.now() + 15_000;
+        while (!flooded.includes(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        assert.ok(flooded.includes(id), 'the server closed the connection');
+      },
+    );
   });
 }
 

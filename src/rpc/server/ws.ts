@@ -35,7 +35,9 @@ function rejectUpgrade(socket: Duplex, status: number, reason: string, message?:
   if (socket.writable) {
     const body = message === undefined ? '' : errorResponse(null, { code: INVALID_REQUEST, message });
     const type = message === undefined ? '' : 'Content-Type: application/json\r\n';
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }
@@ -91,7 +93,11 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
 
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (_req, res) => {
     const body = errorResponse(null, { code: INVALID_REQUEST, message: 'websocket upgrade required' });
-    res.writeHead(426, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Upgrade: 'websocket' });
+    res.writeHead(426, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Upgrade: 'websocket',
+    });
     res.end(body);
   });
   // Compression is off: inflating attacker frames costs memory that maxPayload does not bound up front.
@@ -132,7 +138,8 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
     socket.on('message', (data: RawData) => {
       // Any inbound traffic proves the peer is alive, even if its pong is queued behind a large frame.
       state.alive = true;
-      whenReady(handleBody(rawToBuffer(data), dispatcher, meta, limits, log),
+      whenReady(
+        handleBody(rawToBuffer(data), dispatcher, meta, limits, log),
         (reply) => {
           if (reply !== undefined && socket.readyState === WebSocket.OPEN) sendBounded(socket, reply, maxBuffered);
         },

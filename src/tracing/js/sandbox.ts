@@ -3,7 +3,14 @@
 // functions the tracer bridge installs. Each trace gets a fresh runtime with a memory cap, a stack cap and an
 // interrupt deadline. QuickJS's own heap limit does not count ArrayBuffer contents, so the module's WebAssembly
 // memory itself has a maximum too: past it, every allocation fails and the tracer gets "out of memory".
-import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
 
 /** Resource limits of one tracer sandbox. */
 export interface SandboxLimits {
@@ -57,17 +64,16 @@ export class SandboxHost {
     runtime.setMaxStackSize(this.limits.stackBytes);
     runtime.setInterruptHandler(() => deadline > 0 && Date.now() > deadline);
     const context = runtime.newContext();
-    const host = this;
     return {
       runtime,
       context,
-      dispose() {
+      dispose: () => {
         // A leaked handle makes QuickJS abort inside WASM; never let that reach the caller's result.
         try {
           context.dispose();
           runtime.dispose();
         } catch {
-          host.discard();
+          this.discard();
         }
       },
     };

@@ -4,7 +4,7 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { MessagePort } from 'node:worker_threads';
-import type { BlockRecord } from '../../app/chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import type { SandboxLimits } from '../js/sandbox.ts';
 
@@ -21,7 +21,15 @@ export interface WireBlock {
 
 /** The wire form of a block. */
 export function toWire(b: BlockRecord): WireBlock {
-  return { header: b.header.serialize(), hash: b.hash, number: b.number, txs: b.txs.map((t) => t.serialize()), txHashes: b.txHashes, senders: b.senders, size: b.size };
+  return {
+    header: b.header.serialize(),
+    hash: b.hash,
+    number: b.number,
+    txs: b.txs.map((t) => t.serialize()),
+    txHashes: b.txHashes,
+    senders: b.senders,
+    size: b.size,
+  };
 }
 
 /** Rebuilds a block from its wire form. */

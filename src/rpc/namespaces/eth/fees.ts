@@ -1,5 +1,5 @@
 // Fee market methods: gas price suggestion, priority fee, fee history (EIP-1559).
-import type { BlockRecord } from '../../../app/chain/types.ts';
+import type { BlockRecord } from '../../../store/records.ts';
 import { effectiveGasPrice } from '../../../app/evm/executor.ts';
 import { toQuantity } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
@@ -79,7 +79,14 @@ export const feeHistory = defineMethod({
       const b = ctx.chain.blockByNumber(k)!;
       baseFees.push(toQuantity(b.header.baseFeePerGas ?? 0n));
       ratios.push(Number(b.header.gasUsed) / Number(b.header.gasLimit));
-      if (percentiles) reward.push(rewards(b, ctx.chain.receipts(b).map((r) => r.gasUsed), percentiles));
+      if (percentiles)
+        reward.push(
+          rewards(
+            b,
+            ctx.chain.receipts(b).map((r) => r.gasUsed),
+            percentiles,
+          ),
+        );
     }
     baseFees.push(toQuantity(newest.header.calcNextBaseFee()));
     const out: Record<string, unknown> = {
