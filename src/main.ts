@@ -14,6 +14,7 @@ import { parseMinGasPrice } from './config/load.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
+import { DevToolkit } from './consensus/solo/devToolkit.ts';
 import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
@@ -32,6 +33,7 @@ import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
 import { debugNamespace } from './rpc/namespaces/debug/index.ts';
+import { devNamespaces } from './rpc/namespaces/dev/index.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
 import { minerNamespace } from './rpc/namespaces/miner/index.ts';
 import { netNamespace } from './rpc/namespaces/net/index.ts';
@@ -71,9 +73,13 @@ function splitHostPort(addr: string): { host: string; port: number } {
   return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
 }
 
-/** The client version string, in geth's layout. */
-export function clientVersion(): string {
-  return `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+/**
+ * The client version string, in geth's layout. With the dev toolkit it starts with "anvil-compatible ": dev tools
+ * (hardhat-network-helpers) serve their helpers only to a node whose version names Hardhat or Anvil.
+ */
+export function clientVersion(devToolkit = false): string {
+  const v = `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+  return devToolkit ? `anvil-compatible ${v}` : v;
 }
 
 /** miner_setGasPrice writes app.toml, but a --minimum-gas-prices flag wins: say so at start when they differ. */
@@ -165,14 +171,18 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
+    const dev = engine && config.devToolkit ? new DevToolkit(app, engine, pool, txs) : undefined;
     const ctx: RpcContext = {
-      config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
+      config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(dev !== undefined), dev,
       state: stateDb, common, vmCommon, tracing,
       accounts: () => keystore.accounts(),
       keystore,
       logs: events.logs, filters: events.filters, subscriptions: events.subscriptions,
     };
-    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace }, config.jsonRpc.api);
+    const table = buildMethodTable(
+      { eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace, ...devNamespaces },
+      dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
+    );
     const dispatcher = createDispatcher(ctx, table);
     const limits = {
       maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems, maxResponseBytes: config.jsonRpc.maxResponseBytes,

@@ -61,6 +61,8 @@ export class KestrelApp {
   private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
+  private readonly rewinders: Array<(keep: bigint, head: bigint) => KvOp[]> = [];
+  private readonly rewindListeners: Array<(keep: bigint, forgotten: BlockRecord[]) => void> = [];
   /** Coinbase for the next blocks (miner_setEtherbase changes it). */
   etherbase: Uint8Array;
   minGasPrice: bigint;
@@ -167,7 +169,14 @@ export class KestrelApp {
    * that every validator seals the same header. `sameSecond` lets a block share its parent's timestamp (CometBFT
    * makes several blocks a second; bumping each by a second would run the chain's clock ahead of BFT time).
    */
-  async finalizeBlock(req: { txs: ExecTx[]; time: bigint; coinbase?: Uint8Array; sameSecond?: boolean }): Promise<FinalizeResult> {
+  async finalizeBlock(req: {
+    txs: ExecTx[];
+    time: bigint;
+    coinbase?: Uint8Array;
+    sameSecond?: boolean;
+    /** Dev toolkit (anvil_setBalance, …): state edits applied before the block's txs, so they get a block of their own. */
+    prepare?: (state: MerkleStateManager) => Promise<void>;
+  }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     const parent = this.headBlock;
     const number = parent.number + 1n;
@@ -182,6 +191,7 @@ export class KestrelApp {
     };
     await this.headState.checkpoint();
     try {
+      await req.prepare?.(this.headState);
       const exec = await executeTxs(this.vm, this.headState, this.deps.common, ctx, req.txs);
       await this.headState.commit();
       const stateRoot = await this.headState.getStateRoot();
@@ -251,6 +261,40 @@ export class KestrelApp {
       }
     }
     return committed;
+  }
+
+  /**
+   * Forgets every block above `keep` (evm_revert): blocks, receipts, logs and index entries go in one atomic batch
+   * with the head's move, so a crash leaves the old or the new head; trie nodes stay (content-addressed). Only
+   * while no block is being produced.
+   */
+  async rewind(keep: bigint): Promise<BlockRecord[]> {
+    if (this.sealed) throw new KestrelError('rewind while a block is being produced');
+    const head = this.headBlock.number;
+    const target = this.deps.chain.blockByNumber(keep);
+    if (!target || keep > head) throw new NotFoundError(`block ${keep} not found`);
+    if (keep === head) return [];
+    const forgotten: BlockRecord[] = [];
+    for (let n = keep + 1n; n <= head; n++) forgotten.push(this.deps.chain.blockByNumber(n)!);
+    const ops: KvOp[] = [];
+    for (const fn of this.rewinders) ops.push(...fn(keep, head));
+    ops.push(...this.deps.chain.rewindOps(keep, head));
+    await this.deps.kv.write(ops);
+    this.deps.chain.forgetAbove(keep);
+    this.headBlock = target;
+    await this.abandon();
+    for (const fn of this.rewindListeners) fn(keep, forgotten);
+    return forgotten;
+  }
+
+  /** Registers the batch ops that undo an index's entries for the blocks a rewind forgets. */
+  addRewinder(fn: (keep: bigint, head: bigint) => KvOp[]): void {
+    this.rewinders.push(fn);
+  }
+
+  /** Registers a listener called after a rewind with the forgotten blocks. */
+  onRewind(fn: (keep: bigint, forgotten: BlockRecord[]) => void): void {
+    this.rewindListeners.push(fn);
   }
 
   /** Registers an index whose writes for each block join that block's atomic batch (the log index). */

@@ -13,6 +13,7 @@ import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
 import type { TraceService } from '../tracing/service.ts';
 import type { Compat } from './format/block.ts';
+import type { DevToolkit } from '../consensus/solo/devToolkit.ts';
 
 /** Service context handed to every RPC method. */
 export interface RpcContext {
@@ -39,4 +40,6 @@ export interface RpcContext {
   accounts(): Uint8Array[];
   /** The node's key store: key files, unlocked keys, per-account send locks. */
   keystore: KeyStore;
+  /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
+  dev?: DevToolkit;
 }

@@ -41,6 +41,15 @@ async function withKey<T>(ctx: RpcContext, from: Uint8Array, passphrase: string 
 /** Fills defaults, signs with the account's key and submits; returns the tx hash (eth_ and personal_sendTransaction). */
 export async function sendFromKeyStore(ctx: RpcContext, req: CallRequest, passphrase?: string): Promise<Uint8Array> {
   const from = req.from ?? ZERO_ADDRESS;
+  if (passphrase === undefined && ctx.dev?.isImpersonated(from) && !ctx.keystore.isUnlocked(from)) {
+    const dev = ctx.dev;
+    const hash = await ctx.keystore.exclusive(from, async () => {
+      const filled = await fillTxDefaults(req, from, defaultsSource(ctx));
+      return ctx.txs.submitUnsigned(dev.impersonatedTx(buildUnsignedTx(filled, ctx.common), from));
+    });
+    await ctx.txs.inclusion(hash);
+    return hash;
+  }
   const hash = await withKey(ctx, from, passphrase, (key) =>
     // The nonce is read and the tx pooled under the account's lock, so concurrent sends get consecutive nonces.
     ctx.keystore.exclusive(from, async () => {
