@@ -13,7 +13,12 @@ import { SubscriptionManager, type NotificationFormat } from './subscriptions.ts
 /** The limits of the filter services (app.toml [json-rpc]). */
 export type FilterLimits = Pick<
   JsonRpcConfig,
-  'logsCap' | 'blockRangeCap' | 'filterCap' | 'filterTimeoutMs' | 'wsSubscriptionsPerConnection' | 'wsSubscriptionBufferBytes'
+  | 'logsCap'
+  | 'blockRangeCap'
+  | 'filterCap'
+  | 'filterTimeoutMs'
+  | 'wsSubscriptionsPerConnection'
+  | 'wsSubscriptionBufferBytes'
 >;
 
 /** The running filter services. */
@@ -57,7 +62,9 @@ export async function startFilterServices(deps: {
     filters.onBlock(c.block.hash, entries);
     subscriptions.onBlock(c, entries);
   });
-  app.onRewind((keep, forgotten) => filters.onRewind(keep, new Set(forgotten.map((b) => Buffer.from(b.hash).toString('hex')))));
+  app.onRewind((keep, forgotten) =>
+    filters.onRewind(keep, new Set(forgotten.map((b) => Buffer.from(b.hash).toString('hex')))),
+  );
   txs.onAcceptedTx((tx) => {
     filters.onPendingTx(tx);
     subscriptions.onPendingTx(tx);

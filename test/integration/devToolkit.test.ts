@@ -102,7 +102,11 @@ describe('dev toolkit', { timeout: 240_000 }, () => {
     assert.equal(await call('eth_getCode', [acct, 'latest']), '0x6001600055');
     await call('anvil_setStorageAt', [acct, '0x0', '0x' + '00'.repeat(31) + '2a']);
     assert.equal(await call('eth_getStorageAt', [acct, '0x0', 'latest']), '0x' + '00'.repeat(31) + '2a');
-    assert.equal(await call('eth_getBalance', [acct, 'latest']), '0xde0b6b3a7640000', 'the balance survives the later edits');
+    assert.equal(
+      await call('eth_getBalance', [acct, 'latest']),
+      '0xde0b6b3a7640000',
+      'the balance survives the later edits',
+    );
     assert.equal(await head(), h + 4);
   });
 
@@ -146,9 +150,14 @@ describe('dev toolkit', { timeout: 240_000 }, () => {
     await call('eth_sendRawTransaction', [later.raw]);
     const blockFilter = await call('eth_newBlockFilter');
     const hashes: string[] = [];
-    for (let i = 0; i < 10; i++) hashes.push((await sendTx(url, key, { to: emitter, data: emitManyData(2), gas: 200_000n, nonce: nonce + i })).hash);
+    for (let i = 0; i < 10; i++)
+      hashes.push(
+        (await sendTx(url, key, { to: emitter, data: emitManyData(2), gas: 200_000n, nonce: nonce + i })).hash,
+      );
     assert.equal(await head(), snapHead + 10);
-    const logsBefore = await call<any[]>('eth_getLogs', [{ fromBlock: hex(snapHead + 1), toBlock: 'latest', address: emitter }]);
+    const logsBefore = await call<any[]>('eth_getLogs', [
+      { fromBlock: hex(snapHead + 1), toBlock: 'latest', address: emitter },
+    ]);
     assert.equal(logsBefore.length, 20);
     const logFilter = await call('eth_newFilter', [{ fromBlock: 'latest', address: emitter }]);
 
@@ -158,7 +167,10 @@ describe('dev toolkit', { timeout: 240_000 }, () => {
     assert.equal((await latest()).hash, snapBlock.hash);
     for (const h of hashes) assert.equal(await call('eth_getTransactionReceipt', [h]), null);
     assert.equal(await call('eth_getBlockByNumber', [hex(snapHead + 1), false]), null);
-    assert.deepEqual(await call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: emitter, topics: [null] }]), []);
+    assert.deepEqual(
+      await call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: emitter, topics: [null] }]),
+      [],
+    );
     assert.deepEqual(await call('eth_getFilterChanges', [blockFilter]), []);
     assert.deepEqual(await call('eth_getFilterChanges', [logFilter]), []);
     assert.ok(await call('eth_getTransactionByHash', [gapped.hash]), 'the pool of the snapshot is back');
@@ -175,7 +187,10 @@ describe('dev toolkit', { timeout: 240_000 }, () => {
     url = node.http;
     assert.equal(await head(), snapHead + 1);
     for (const h of hashes) assert.equal(await call('eth_getTransactionReceipt', [h]), null);
-    assert.equal((await call<any[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: emitter }])).length, 1);
+    assert.equal(
+      (await call<any[]>('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest', address: emitter }])).length,
+      1,
+    );
     assert.equal((await call('eth_getTransactionReceipt', [again.hash])).status, '0x1');
   });
 
@@ -194,7 +209,10 @@ describe('dev toolkit', { timeout: 240_000 }, () => {
       url = node.http;
       const now = await head();
       console.log(`# kill -9 ${delayMs} ms into a revert of 64 blocks: head ${now === oldHead ? 'old' : 'snapshot'}`);
-      assert.ok(now === oldHead || now === snapHead, `head ${now} after a kill during a revert (old ${oldHead}, snapshot ${snapHead})`);
+      assert.ok(
+        now === oldHead || now === snapHead,
+        `head ${now} after a kill during a revert (old ${oldHead}, snapshot ${snapHead})`,
+      );
       if (now === oldHead) assert.equal((await latest()).hash, oldHash);
       const top = await call('eth_getBlockByNumber', [hex(now + 1), false]);
       assert.equal(top, null, 'nothing above the head');

@@ -17,7 +17,11 @@ describe('instant mode answers a send once its block is committed', { timeout: 3
 
   before(async () => {
     node = await startNode({ args: ['--block-time', '0'] });
-    provider = new JsonRpcProvider(node.http, CHAIN_ID, { staticNetwork: true, pollingInterval: 200, cacheTimeout: -1 });
+    provider = new JsonRpcProvider(node.http, CHAIN_ID, {
+      staticNetwork: true,
+      pollingInterval: 200,
+      cacheTimeout: -1,
+    });
     const [a, b] = nonCoinbaseAccounts(await provider.send('eth_coinbase', []));
     alice = new Wallet(a!.privateKey, provider);
     bobAddress = b!.address;
@@ -40,22 +44,32 @@ describe('instant mode answers a send once its block is committed', { timeout: 3
     }
     const sorted = [...times].sort((x, y) => x - y);
     const stalls = times.filter((t) => t > STALL_MS).length;
-    console.log(`# 500 sends+wait: p50 ${sorted[250]!.toFixed(1)} ms, max ${sorted[499]!.toFixed(1)} ms, stalls ${stalls}`);
+    console.log(
+      `# 500 sends+wait: p50 ${sorted[250]!.toFixed(1)} ms, max ${sorted[499]!.toFixed(1)} ms, stalls ${stalls}`,
+    );
     assert.equal(stalls, 0, `sends that took more than ${STALL_MS} ms: ${stalls}`);
   });
 
   it('the receipt exists when eth_sendRawTransaction, eth_sendTransaction and personal_sendTransaction answer', async () => {
     const raw = await alice.signTransaction({
-      to: bobAddress, value: 1n, gasLimit: 21_000n, chainId: CHAIN_ID, type: 2,
+      to: bobAddress,
+      value: 1n,
+      gasLimit: 21_000n,
+      chainId: CHAIN_ID,
+      type: 2,
       nonce: await provider.getTransactionCount(alice.address, 'pending'),
-      maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 10n ** 9n,
     });
     const h1: string = await provider.send('eth_sendRawTransaction', [raw]);
     assert.ok(await provider.send('eth_getTransactionReceipt', [h1]), 'receipt after eth_sendRawTransaction');
     const from = (await provider.send('eth_accounts', []))[0];
     const h2: string = await provider.send('eth_sendTransaction', [{ from, to: bobAddress, value: '0x1' }]);
     assert.ok(await provider.send('eth_getTransactionReceipt', [h2]), 'receipt after eth_sendTransaction');
-    const res = await privateRpc<string>(node, 'personal_sendTransaction', [{ from, to: bobAddress, value: '0x1' }, '']);
+    const res = await privateRpc<string>(node, 'personal_sendTransaction', [
+      { from, to: bobAddress, value: '0x1' },
+      '',
+    ]);
     const h3 = res.result!;
     assert.ok(await provider.send('eth_getTransactionReceipt', [h3]), 'receipt after personal_sendTransaction');
   });
@@ -65,8 +79,14 @@ describe('instant mode answers a send once its block is committed', { timeout: 3
     const raws = await Promise.all(
       Array.from({ length: 32 }, (_, i) =>
         alice.signTransaction({
-          to: bobAddress, value: 1n, gasLimit: 21_000n, chainId: CHAIN_ID, type: 2, nonce: base + i,
-          maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n,
+          to: bobAddress,
+          value: 1n,
+          gasLimit: 21_000n,
+          chainId: CHAIN_ID,
+          type: 2,
+          nonce: base + i,
+          maxFeePerGas: 10n ** 11n,
+          maxPriorityFeePerGas: 10n ** 9n,
         }),
       ),
     );
@@ -84,8 +104,14 @@ describe('instant mode answers a send once its block is committed', { timeout: 3
     const nonce = (await provider.getTransactionCount(alice.address, 'pending')) + 5;
     const t0 = performance.now();
     const raw = await alice.signTransaction({
-      to: bobAddress, value: 1n, gasLimit: 21_000n, chainId: CHAIN_ID, type: 2, nonce,
-      maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n,
+      to: bobAddress,
+      value: 1n,
+      gasLimit: 21_000n,
+      chainId: CHAIN_ID,
+      type: 2,
+      nonce,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 10n ** 9n,
     });
     const h: string = await provider.send('eth_sendRawTransaction', [raw]);
     assert.ok(performance.now() - t0 < STALL_MS);

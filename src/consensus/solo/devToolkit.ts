@@ -73,7 +73,8 @@ export class DevToolkit {
    * first block's time, `interval` the seconds between the blocks after it (default: the clock decides, at least 1).
    */
   async mine(blocks: bigint, opts: { timestamp?: bigint; interval?: bigint } = {}): Promise<void> {
-    if (blocks < 0n || blocks > MAX_MINE_BLOCKS) throw new InvalidParamsError(`blocks must be between 0 and ${MAX_MINE_BLOCKS}`);
+    if (blocks < 0n || blocks > MAX_MINE_BLOCKS)
+      throw new InvalidParamsError(`blocks must be between 0 and ${MAX_MINE_BLOCKS}`);
     if (opts.timestamp !== undefined && opts.timestamp <= this.app.head.header.timestamp) {
       throw new InvalidParamsError(
         `Timestamp ${opts.timestamp} is lower than or equal to previous block's timestamp ${this.app.head.header.timestamp}`,
@@ -91,7 +92,10 @@ export class DevToolkit {
   /** evm_snapshot: an id for evm_revert (hex quantity, from 0x1). */
   snapshot(): bigint {
     const id = this.nextSnapshot++;
-    const pool = this.pool.content().flatMap((s) => [...s.pending, ...s.queued]).map(({ tx, sender, hash }) => ({ tx, sender, hash }));
+    const pool = this.pool
+      .content()
+      .flatMap((s) => [...s.pending, ...s.queued])
+      .map(({ tx, sender, hash }) => ({ tx, sender, hash }));
     this.snapshots.set(id, { head: this.app.head.number, clock: this.engine.clock(), pool });
     return id;
   }
@@ -167,8 +171,9 @@ export class DevToolkit {
    */
   impersonatedTx(unsigned: TypedTransaction, sender: Uint8Array): ExecTx {
     const r = bytesToBigint(sender) + 1n;
-    const placeholder = (unsigned as unknown as { addSignature(v: bigint, r: bigint, s: bigint, convertV?: boolean): TypedTransaction })
-      .addSignature(0n, r, 1n, true);
+    const placeholder = (
+      unsigned as unknown as { addSignature(v: bigint, r: bigint, s: bigint, convertV?: boolean): TypedTransaction }
+    ).addSignature(0n, r, 1n, true);
     return { tx: withSender(placeholder.serialize(), placeholder.common, sender), sender, hash: placeholder.hash() };
   }
 

@@ -29,7 +29,11 @@ export class SoloEngine {
   /** The timestamp the next block must have (evm_setNextBlockTimestamp); consumed by that block. */
   private nextTimestamp?: bigint;
 
-  constructor(private readonly app: KestrelApp, private readonly pool: TxPool, blockTimeMs: number) {
+  constructor(
+    private readonly app: KestrelApp,
+    private readonly pool: TxPool,
+    blockTimeMs: number,
+  ) {
     this.automine = blockTimeMs === 0;
     this.intervalMs = blockTimeMs;
   }
@@ -125,7 +129,10 @@ export class SoloEngine {
   private async produce(allowEmpty: boolean): Promise<void> {
     // By effective tip at the next base fee, each sender in nonce order; txs the executor finds invalid are
     // skipped there and dropped (with a log line) by the pool in onCommitted.
-    const txs = this.pool.executable(this.app.head.header.gasLimit, { baseFee: this.app.nextBaseFee(), minGasPrice: this.app.minGasPrice });
+    const txs = this.pool.executable(this.app.head.header.gasLimit, {
+      baseFee: this.app.nextBaseFee(),
+      minGasPrice: this.app.minGasPrice,
+    });
     if (txs.length === 0 && !allowEmpty) return;
     const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp() });
     const committed = await this.app.commit();
@@ -154,7 +161,10 @@ export class SoloEngine {
   /** Makes one block now (evm_mine, or the block of a state edit); call inside exclusive(). */
   async seal(req: SealRequest): Promise<void> {
     const txs = req.withTxs
-      ? this.pool.executable(this.app.head.header.gasLimit, { baseFee: this.app.nextBaseFee(), minGasPrice: this.app.minGasPrice })
+      ? this.pool.executable(this.app.head.header.gasLimit, {
+          baseFee: this.app.nextBaseFee(),
+          minGasPrice: this.app.minGasPrice,
+        })
       : [];
     const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp(req.timestamp), prepare: req.prepare });
     const committed = await this.app.commit();

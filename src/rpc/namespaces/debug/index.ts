@@ -6,6 +6,7 @@ import { defineMethod, type RpcMethod } from '../../method.ts';
 import { blockNumberOrTag, callRequest, hash32, optionalBlockSelector } from '../../params/index.ts';
 import { traceCallConfig, traceConfig } from '../../params/traceConfig.ts';
 import { formatBlockTrace, formatTrace } from './format.ts';
+import { rawMethods } from './raw.ts';
 
 /** Handler for debug_traceTransaction. */
 export const traceTransaction = defineMethod({
@@ -47,4 +48,10 @@ export const traceCall = defineMethod({
 });
 
 /** All debug_ methods. */
-export const debugNamespace: RpcMethod<RpcContext>[] = [traceTransaction, traceBlockByNumber, traceBlockByHash, traceCall];
+export const debugNamespace: RpcMethod<RpcContext>[] = [
+  traceTransaction,
+  traceBlockByNumber,
+  traceBlockByHash,
+  traceCall,
+  ...rawMethods,
+];

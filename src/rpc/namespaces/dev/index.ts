@@ -98,13 +98,25 @@ const mining: RpcMethod<RpcContext>[] = [
 ];
 
 const state: RpcMethod<RpcContext>[] = [
-  ...both('setBalance', [address, u256], async (d, [a, v]: [Uint8Array, bigint], p) => (await d.setBalance(a, v), ack(p))),
+  ...both(
+    'setBalance',
+    [address, u256],
+    async (d, [a, v]: [Uint8Array, bigint], p) => (await d.setBalance(a, v), ack(p)),
+  ),
   ...both('setNonce', [address, u64], async (d, [a, n]: [Uint8Array, bigint], p) => (await d.setNonce(a, n), ack(p))),
-  ...both('setCode', [address, bytes], async (d, [a, code]: [Uint8Array, Uint8Array], p) => (await d.setCode(a, code), ack(p))),
-  ...both('setStorageAt', [address, storageSlot, word32], async (d, [a, slot, v]: [Uint8Array, Uint8Array, Uint8Array], p) => {
-    await d.setStorageAt(a, slot, v);
-    return ack(p);
-  }),
+  ...both(
+    'setCode',
+    [address, bytes],
+    async (d, [a, code]: [Uint8Array, Uint8Array], p) => (await d.setCode(a, code), ack(p)),
+  ),
+  ...both(
+    'setStorageAt',
+    [address, storageSlot, word32],
+    async (d, [a, slot, v]: [Uint8Array, Uint8Array, Uint8Array], p) => {
+      await d.setStorageAt(a, slot, v);
+      return ack(p);
+    },
+  ),
   ...both('impersonateAccount', [address], (d, [a]: [Uint8Array], p) => (d.impersonate(a), ack(p))),
   ...both('stopImpersonatingAccount', [address], (d, [a]: [Uint8Array], p) => (d.stopImpersonating(a), ack(p))),
 ];
@@ -129,7 +141,11 @@ function nodeInfo(ctx: RpcContext): Record<string, unknown> {
 }
 
 const info: RpcMethod<RpcContext>[] = [
-  defineMethod({ name: 'anvil_nodeInfo', params: [], handler: (ctx: RpcContext) => (dev(ctx, 'anvil_nodeInfo'), nodeInfo(ctx)) }),
+  defineMethod({
+    name: 'anvil_nodeInfo',
+    params: [],
+    handler: (ctx: RpcContext) => (dev(ctx, 'anvil_nodeInfo'), nodeInfo(ctx)),
+  }),
   defineMethod({
     name: 'hardhat_metadata',
     params: [],
@@ -138,7 +154,9 @@ const info: RpcMethod<RpcContext>[] = [
       return {
         clientVersion: ctx.clientVersion,
         chainId: Number(ctx.config.evmChainId),
-        instanceId: bytesToHex(ctx.app.head.number === 0n ? ctx.app.head.hash : (ctx.chain.blockByNumber(0n)?.hash ?? ctx.app.head.hash)),
+        instanceId: bytesToHex(
+          ctx.app.head.number === 0n ? ctx.app.head.hash : (ctx.chain.blockByNumber(0n)?.hash ?? ctx.app.head.hash),
+        ),
         latestBlockNumber: Number(ctx.app.head.number),
         latestBlockHash: bytesToHex(ctx.app.head.hash),
       };

@@ -37,10 +37,30 @@ describe('dev toolkit registration', () => {
   });
   it('both prefixes exist where Anvil and Hardhat both have the method', () => {
     const names = new Set([...devNamespaces.anvil, ...devNamespaces.hardhat, ...devNamespaces.evm].map((m) => m.name));
-    for (const m of ['setBalance', 'setCode', 'setNonce', 'setStorageAt', 'impersonateAccount', 'stopImpersonatingAccount', 'mine', 'getAutomine', 'dropTransaction']) {
+    for (const m of [
+      'setBalance',
+      'setCode',
+      'setNonce',
+      'setStorageAt',
+      'impersonateAccount',
+      'stopImpersonatingAccount',
+      'mine',
+      'getAutomine',
+      'dropTransaction',
+    ]) {
       assert.ok(names.has(`anvil_${m}`) && names.has(`hardhat_${m}`), m);
     }
-    for (const m of ['evm_mine', 'evm_snapshot', 'evm_revert', 'evm_increaseTime', 'evm_setNextBlockTimestamp', 'evm_setAutomine', 'evm_setIntervalMining', 'anvil_nodeInfo', 'hardhat_metadata']) {
+    for (const m of [
+      'evm_mine',
+      'evm_snapshot',
+      'evm_revert',
+      'evm_increaseTime',
+      'evm_setNextBlockTimestamp',
+      'evm_setAutomine',
+      'evm_setIntervalMining',
+      'anvil_nodeInfo',
+      'hardhat_metadata',
+    ]) {
       assert.ok(names.has(m), m);
     }
   });

@@ -28,7 +28,8 @@ export const u256 = looseUint(256);
 
 /** A 32-byte word given as hex of at most 32 bytes (left-padded), as anvil_setStorageAt takes its value. */
 export const word32: Codec<Uint8Array> = codec((raw) => {
-  if (typeof raw !== 'string' || !/^0[xX][0-9a-fA-F]*$/.test(raw)) throw new ParamError(`expected 0x-prefixed hex, got ${JSON.stringify(raw)}`);
+  if (typeof raw !== 'string' || !/^0[xX][0-9a-fA-F]*$/.test(raw))
+    throw new ParamError(`expected 0x-prefixed hex, got ${JSON.stringify(raw)}`);
   let digits = raw.slice(2);
   if (digits.length % 2 !== 0) digits = '0' + digits;
   if (digits.length > 64) throw new ParamError('hex string too long, want at most 32 bytes');
@@ -45,7 +46,8 @@ export interface MineParams {
 export const mineParams: Codec<MineParams> = codec((raw) => {
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
     const o = raw as Record<string, unknown>;
-    for (const k of Object.keys(o)) if (k !== 'blocks' && k !== 'timestamp') throw new ParamError(`unknown field "${k}"`);
+    for (const k of Object.keys(o))
+      if (k !== 'blocks' && k !== 'timestamp') throw new ParamError(`unknown field "${k}"`);
     const blocks = o['blocks'] === undefined || o['blocks'] === null ? 1n : u64.decode(o['blocks']);
     const timestamp = o['timestamp'] === undefined || o['timestamp'] === null ? undefined : u64.decode(o['timestamp']);
     return { blocks, timestamp };

@@ -4,7 +4,9 @@ import type { RpcMethod } from '../../method.ts';
 import { blockMethods } from './blocks.ts';
 import { callMethods } from './call.ts';
 import { chainMethods } from './chain.ts';
+import { configMethods } from './config.ts';
 import { feeMethods } from './fees.ts';
+import { fillMethods } from './fill.ts';
 import { filterMethods } from './filters.ts';
 import { logMethods } from './logs.ts';
 import { proofMethods } from './proof.ts';
@@ -15,6 +17,17 @@ import { transactionMethods } from './transactions.ts';
 
 /** All eth_ methods. */
 export const ethNamespace: RpcMethod<RpcContext>[] = [
-  ...chainMethods, ...stateMethods, ...blockMethods, ...transactionMethods, ...callMethods, ...feeMethods, ...signMethods,
-  ...logMethods, ...filterMethods, ...subscribeMethods, ...proofMethods,
+  ...chainMethods,
+  ...stateMethods,
+  ...blockMethods,
+  ...transactionMethods,
+  ...callMethods,
+  ...feeMethods,
+  ...signMethods,
+  ...logMethods,
+  ...filterMethods,
+  ...subscribeMethods,
+  ...proofMethods,
+  ...configMethods,
+  ...fillMethods,
 ];

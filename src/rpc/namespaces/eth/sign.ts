@@ -3,7 +3,12 @@
 // reuse the helpers below. Signed transactions enter through ctx.txs.submitRaw, exactly as eth_sendRawTransaction.
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { signPersonalMessage, signTransaction } from '../../../keystore/signer.ts';
-import { buildUnsignedTx, fillTxDefaults, requireSignFields, type TxDefaultsSource } from '../../../keystore/txDefaults.ts';
+import {
+  buildUnsignedTx,
+  fillTxDefaults,
+  requireSignFields,
+  type TxDefaultsSource,
+} from '../../../keystore/txDefaults.ts';
 import type { CallRequest } from '../../../primitives/callRequest.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
@@ -15,7 +20,7 @@ import { suggestTip } from './fees.ts';
 const ZERO_ADDRESS = new Uint8Array(20);
 
 /** Where transaction defaults come from on this node. */
-function defaultsSource(ctx: RpcContext): TxDefaultsSource {
+export function defaultsSource(ctx: RpcContext): TxDefaultsSource {
   return {
     chainId: ctx.config.evmChainId,
     pendingNonce: (a) => ctx.txs.pendingNonce(a),
@@ -24,7 +29,12 @@ function defaultsSource(ctx: RpcContext): TxDefaultsSource {
 }
 
 /** Decrypts with the passphrase for this one call, or takes the unlocked key; runs `fn`, wiping a one-shot key. */
-async function withKey<T>(ctx: RpcContext, from: Uint8Array, passphrase: string | undefined, fn: (key: () => Uint8Array) => Promise<T>): Promise<T> {
+async function withKey<T>(
+  ctx: RpcContext,
+  from: Uint8Array,
+  passphrase: string | undefined,
+  fn: (key: () => Uint8Array) => Promise<T>,
+): Promise<T> {
   if (passphrase === undefined) {
     ctx.keystore.unlockedKey(from); // fail fast when locked, before touching the nonce
     // Fetched again at signing time: the account may have been locked meanwhile.
@@ -72,7 +82,11 @@ function signResult(tx: TypedTransaction, from: Uint8Array): Record<string, unkn
 }
 
 /** Signs without submitting; gas, fees and nonce must be given (eth_ and personal_signTransaction). */
-export async function signFromKeyStore(ctx: RpcContext, req: CallRequest, passphrase?: string): Promise<Record<string, unknown>> {
+export async function signFromKeyStore(
+  ctx: RpcContext,
+  req: CallRequest,
+  passphrase?: string,
+): Promise<Record<string, unknown>> {
   requireSignFields(req);
   const from = req.from!;
   return withKey(ctx, from, passphrase, async (key) => {

@@ -9,7 +9,13 @@ import { blockNumberOrTag, hash32, rawTx, uintIndex } from '../../params/index.t
 
 function txAt(b: BlockRecord | undefined, i: number): Record<string, unknown> | null {
   if (!b || i >= b.txs.length) return null;
-  return formatTx(b.txs[i]!, b.senders[i]!, b.txHashes[i]!, { blockHash: b.hash, blockNumber: b.number, index: i, timestamp: b.header.timestamp, baseFee: b.header.baseFeePerGas });
+  return formatTx(b.txs[i]!, b.senders[i]!, b.txHashes[i]!, {
+    blockHash: b.hash,
+    blockNumber: b.number,
+    index: i,
+    timestamp: b.header.timestamp,
+    baseFee: b.header.baseFeePerGas,
+  });
 }
 
 /** Handler for eth_getTransactionByHash. */
@@ -62,6 +68,9 @@ export const sendRawTransaction = defineMethod({
 });
 
 export const transactionMethods = [
-  getTransactionByHash, getTransactionByBlockHashAndIndex, getTransactionByBlockNumberAndIndex, getTransactionReceipt,
+  getTransactionByHash,
+  getTransactionByBlockHashAndIndex,
+  getTransactionByBlockNumberAndIndex,
+  getTransactionReceipt,
   sendRawTransaction,
 ];
