@@ -230,6 +230,54 @@ export class KestrelApp {
   }
 
   /**
+   * The block `txs` would make on top of the head at `time`, executed on a throwaway copy of the head state
+   * (eth_getBlockByNumber("pending")); nothing is written and the head is untouched.
+   */
+  async previewBlock(txs: ExecTx[], time: bigint): Promise<CommittedBlock> {
+    const parent = this.headBlock;
+    const number = parent.number + 1n;
+    const ctx: BlockContext = {
+      number,
+      parentHash: parent.hash,
+      timestamp: time > parent.header.timestamp ? time : parent.header.timestamp + 1n,
+      coinbase: this.etherbase,
+      gasLimit: parent.header.gasLimit,
+      baseFeePerGas: parent.header.calcNextBaseFee(),
+      mixHash: deriveMixHash(parent.hash, number, keccakOf(this.deps.common)),
+    };
+    const db = this.deps.state.bufferedDb();
+    const st = this.deps.state.executionState(parent.header.stateRoot, db);
+    const vm = await createVM({
+      common: this.deps.vmCommon(),
+      stateManager: st,
+      blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
+    });
+    await st.checkpoint();
+    const exec = await executeTxs(vm, st, this.deps.common, ctx, txs);
+    await st.commit();
+    const stateRoot = await st.getStateRoot();
+    db.discard();
+    const included = exec.included.map((t) => t.tx);
+    const encodedTxs = included.map((t) => t.serialize());
+    const header = await sealHeader(ctx, this.deps.common, {
+      stateRoot,
+      encodedTxs,
+      receipts: exec.receipts,
+      gasUsed: exec.gasUsed,
+    });
+    const block: BlockRecord = {
+      header,
+      hash: header.hash(),
+      number,
+      txs: included,
+      txHashes: exec.included.map((t) => t.hash),
+      senders: exec.included.map((t) => t.sender),
+      size: blockSize(header.raw(), included),
+    };
+    return { block, receipts: exec.receipts };
+  }
+
+  /**
    * Drops a block finalized but never committed (the consensus engine restarted between FinalizeBlock and
    * Commit and is replaying that height); returns whether there was one.
    */
