@@ -96,3 +96,19 @@ export class NotEnabledError extends KestrelError {
 export class KeyStoreError extends KestrelError {
   override name = 'KeyStoreError';
 }
+
+/** Why a set of state or block overrides cannot be applied (geth's wording in the message). */
+export type OverrideFailure =
+  | 'NOT_PRECOMPILE'
+  | 'MOVE_TARGET_OVERRIDDEN'
+  | 'OVERRIDDEN_BY_PRECOMPILE'
+  | 'STATE_AND_STATE_DIFF'
+  | 'BLOCK_FIELD_UNSUPPORTED';
+
+/** State or block overrides that cannot be applied. */
+export class OverrideError extends KestrelError {
+  override name = 'OverrideError';
+  constructor(readonly reason: OverrideFailure, message: string) {
+    super(message);
+  }
+}

@@ -7,3 +7,4 @@ export * from './callRequest.ts';
 export * from './filter.ts';
 export * from './proof.ts';
 export * from './storage.ts';
+export * from './overrides.ts';

@@ -48,7 +48,7 @@ function tracerFactory(id: number, spec: JsTraceSpec): TracerFactory {
 async function run(job: Job): Promise<unknown> {
   const make = tracerFactory(job.id, job.spec);
   if (job.type === 'call') {
-    return (await traceCallWith(calls, deps.readNode, job.req, fromWire(job.block, common), make, job.spec.timeoutMs)).value;
+    return (await traceCallWith(calls, deps.readNode, job.req, fromWire(job.block, common), make, job.spec.timeoutMs, job.overrides)).value;
   }
   const key = Buffer.from(job.block.hash).toString('hex');
   if (current?.hash !== key) current = { hash: key, replay: new BlockReplay(deps, fromWire(job.block, common), job.parentRoot) };
