@@ -18,6 +18,7 @@ import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
 import { broadcastTxSync, CometForwarder, cometRpcUrl } from './consensus/cometbft/forwarder.ts';
+import { CometSyncStatus, httpCometCall } from './consensus/cometbft/syncStatus.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
@@ -46,6 +47,7 @@ import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
+import { lineLogger, LogSink } from './log/logger.ts';
 
 export const VERSION = '0.1.0';
 
@@ -88,7 +90,8 @@ function warnIfFlagOverridesGasPrice(config: NodeConfig, appToml: string): void 
 }
 
 /** Starts a node from a loaded configuration (the home must be initialised). */
-export async function startNode(config: NodeConfig): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}): Promise<RunningNode> {
+  const logs = opts.log ?? new LogSink(config.log.level, config.log.format);
   const paths = homePaths(config.home);
   const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
@@ -102,8 +105,15 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
     const app = await KestrelApp.open({
-      kv, chain: chainStore, state: stateDb, common, vmCommon, genesis,
-      evmChainId: config.evmChainId, minGasPrice: config.minGasPrice, etherbase: config.etherbase ?? readValidatorAddress(config.home),
+      kv,
+      chain: chainStore,
+      state: stateDb,
+      common,
+      vmCommon,
+      genesis,
+      evmChainId: config.evmChainId,
+      minGasPrice: config.minGasPrice,
+      etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
@@ -111,15 +121,26 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
     const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;
     const txs = new TxSubmitter(app, chain, pool, () => engine?.notify());
+    if (engine) txs.useSealing((hash) => engine.settled(hash));
     let forwarder: CometForwarder | undefined;
     let cometApp: CometApplication | undefined;
     if (config.consensus === 'cometbft') {
+      if (genesis.feeRecipients.size === 0) {
+        console.warn(
+          "warning: genesis has no app_state.fee_recipients: block fees go to each proposer's consensus address, whose key nobody holds",
+        );
+      }
       const rpcUrl = cometRpcUrl(config.cometRpc);
       const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
       forwarder = fwd;
       txs.useForwarder((tx) => fwd.submitted(tx));
       cometApp = new CometApplication({
-        app, appHash: (b) => bank.appHash(b), genesisDoc, version: VERSION,
+        app,
+        appHash: (b) => bank.appHash(b),
+        genesisDoc,
+        version: VERSION,
+        feeRecipients: genesis.feeRecipients,
+        log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
           txs.adopt(tx);
@@ -148,14 +169,27 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       gasCap: config.jsonRpc.gasCap,
       timeoutMs: config.jsonRpc.evmTimeoutMs,
     });
-    const keystore = new KeyStore({ dir: paths.keystore, scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP } });
+    const keystore = new KeyStore({
+      dir: paths.keystore,
+      scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
+    });
     // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
     if (config.dev) await installDevKeys(keystore, deriveAccounts(DEV_MNEMONIC, 10));
     const events = await startFilterServices({
-      kv, chainStore, app, txs, limits: config.jsonRpc, format: notificationFormat(config.jsonRpc.compat), log: (m) => console.log(m),
+      kv,
+      chainStore,
+      app,
+      txs,
+      limits: config.jsonRpc,
+      format: notificationFormat(config.jsonRpc.compat),
+      log: (m) => console.log(m),
     });
     const tracing = new TraceService({
-      common, vmCommon, state: stateDb, chain, calls,
+      common,
+      vmCommon,
+      state: stateDb,
+      chain,
+      calls,
       hashOf: (n) => chainStore.blockByNumber(n)?.hash,
       // Tracers read state synchronously; trie nodes and code are content-addressed, so direct reads are safe.
       readNode: (key) => kv.get(trieKey(key)),
@@ -165,16 +199,44 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       },
     });
     const ctx: RpcContext = {
-      config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
-      state: stateDb, common, vmCommon, tracing,
+      config,
+      app,
+      chain,
+      calls,
+      pool,
+      txs,
+      compat: config.jsonRpc.compat,
+      clientVersion: clientVersion(),
+      state: stateDb,
+      common,
+      vmCommon,
+      tracing,
       accounts: () => keystore.accounts(),
       keystore,
-      logs: events.logs, filters: events.filters, subscriptions: events.subscriptions,
+      logs: events.logs,
+      filters: events.filters,
+      subscriptions: events.subscriptions,
+      syncStatus: cometApp
+        ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
+        : undefined,
     };
-    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace }, config.jsonRpc.api);
+    const table = buildMethodTable(
+      {
+        eth: ethNamespace,
+        net: netNamespace,
+        web3: web3Namespace,
+        personal: personalNamespace,
+        txpool: txpoolNamespace,
+        miner: minerNamespace,
+        debug: debugNamespace,
+      },
+      config.jsonRpc.api,
+    );
     const dispatcher = createDispatcher(ctx, table);
     const limits = {
-      maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems, maxResponseBytes: config.jsonRpc.maxResponseBytes,
+      maxBodyBytes: config.jsonRpc.maxBodyBytes,
+      maxBatchItems: config.jsonRpc.maxBatchItems,
+      maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
     engine?.start();
@@ -190,27 +252,65 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
     try {
-      wsServer = track(await startWsServer({
-        host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,
-      }));
+      wsServer = track(
+        await startWsServer({
+          host: ws.host,
+          port: ws.port,
+          dispatcher,
+          limits,
+          authToken,
+          corsOrigins: config.jsonRpc.corsOrigins,
+          maxOpenConnections,
+          log: lineLogger(logs.logger('rpc'), 'error'),
+        }),
+      );
       const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
       grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
       if (cometApp) {
         // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
         const onConnection = () => forwarder?.resend();
-        abciServer = track(await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection }));
+        abciServer = track(
+          await startAbciServer({
+            laddr: config.abciLaddr,
+            app: cometApp,
+            onConnection,
+            log: lineLogger(logs.logger('abci'), 'warn'),
+          }),
+        );
       }
       const validator = readValidatorIdentity(paths.validatorKey);
       // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
-      cometServer = abciServer ? undefined : track(await startCometRpcServer(config.rpcLaddr, {
-        chainId: config.chainId, moniker: 'kestrel', version: VERSION, rpcAddress: config.rpcLaddr, nodeId: validator.address,
-        validator: { ...validator, votingPower: 10n }, head: () => app.head, blockByNumber: (n) => chain.blockByNumber(n),
-        appHash: (b) => bank.appHash(b), query, submitTx: async (raw) => void (await txs.submitRaw(raw)),
-      }));
-      httpServer = track(await startHttpServer({
-        host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
-        requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections, allowedHosts: config.jsonRpc.allowedHosts,
-      }));
+      cometServer = abciServer
+        ? undefined
+        : track(
+            await startCometRpcServer(config.rpcLaddr, {
+              chainId: config.chainId,
+              moniker: 'kestrel',
+              version: VERSION,
+              rpcAddress: config.rpcLaddr,
+              nodeId: validator.address,
+              validator: { ...validator, votingPower: 10n },
+              head: () => app.head,
+              blockByNumber: (n) => chain.blockByNumber(n),
+              appHash: (b) => bank.appHash(b),
+              query,
+              submitTx: async (raw) => void (await txs.submitRaw(raw)),
+            }),
+          );
+      httpServer = track(
+        await startHttpServer({
+          host: http.host,
+          port: http.port,
+          dispatcher,
+          limits,
+          corsOrigins: config.jsonRpc.corsOrigins,
+          authToken,
+          requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
+          maxOpenConnections,
+          allowedHosts: config.jsonRpc.allowedHosts,
+          log: lineLogger(logs.logger('rpc'), 'error'),
+        }),
+      );
     } catch (e) {
       await Promise.allSettled(started.map((server) => server.close()));
       await engine?.stop();
@@ -228,7 +328,13 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       async close() {
         if (closed) return;
         closed = true;
-        await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer?.close(), abciServer?.close()]);
+        await Promise.allSettled([
+          httpServer.close(),
+          wsServer.close(),
+          grpcServer.close(),
+          cometServer?.close(),
+          abciServer?.close(),
+        ]);
         await forwarder?.stop();
         await engine?.stop();
         events.stop();

@@ -1,4 +1,5 @@
 // The node's typed configuration. It is validated once in load.ts; nothing else reads app.toml or process.env.
+import type { LogFormat, LogLevel } from '../log/logger.ts';
 
 /** JSON-RPC server settings (app.toml [json-rpc]). */
 export interface JsonRpcConfig {
@@ -79,6 +80,8 @@ export interface NodeConfig {
   abciLaddr: string;
   /** CometBFT's RPC (--consensus cometbft): where eth_sendRawTransaction forwards txs (broadcast_tx_sync). */
   cometRpc: string;
+  /** Structured logs (app.toml [log], --log.level, --log.format). */
+  log: { level: LogLevel; format: LogFormat };
   /** Addresses whose flags were passed explicitly (later features reject them until they exist). */
   explicitFlags: Set<string>;
 }

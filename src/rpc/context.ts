@@ -12,6 +12,7 @@ import type { KeyStore } from '../keystore/keystore.ts';
 import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
 import type { TraceService } from '../tracing/service.ts';
+import type { SyncProgress } from '../consensus/cometbft/syncStatus.ts';
 import type { Compat } from './format/block.ts';
 
 /** Service context handed to every RPC method. */
@@ -39,4 +40,6 @@ export interface RpcContext {
   accounts(): Uint8Array[];
   /** The node's key store: key files, unlocked keys, per-account send locks. */
   keystore: KeyStore;
+  /** Catch-up progress under CometBFT (absent: a solo node, always in sync). */
+  syncStatus?: { progress(): Promise<SyncProgress | false> };
 }

@@ -18,7 +18,15 @@ function effectivePrice(req: CallRequest, baseFee: bigint): bigint {
 }
 
 /** Traces `req` (with its overrides) on `block`'s state with the tracer `make` builds; the deadline starts now. */
-export async function traceCallWith(calls: CallService, readNode: NodeReader, req: CallRequest, block: BlockRecord, make: TracerFactory, timeoutMs: number, overrides?: CallOverrides): Promise<TraceResult> {
+export async function traceCallWith(
+  calls: CallService,
+  readNode: NodeReader,
+  req: CallRequest,
+  block: BlockRecord,
+  make: TracerFactory,
+  timeoutMs: number,
+  overrides?: CallOverrides,
+): Promise<TraceResult> {
   const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
   const handle = await make(deadline);
   let driver: TraceDriver | undefined;

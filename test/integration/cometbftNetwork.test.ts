@@ -3,7 +3,8 @@
 // validator, halts without a two-thirds majority, resumes, and a validator that missed blocks replays and catches up.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { nodeFiles } from '../../src/testnet/manifest.ts';
 import { isAlive, readPid } from '../../src/testnet/processes.ts';
@@ -19,7 +20,11 @@ const POWER = 10;
 async function agree(nodes: CometNode[], method: string, params: unknown[]): Promise<any> {
   const answers = await Promise.all(nodes.map((n) => rpcResult(n.eth, method, params)));
   for (const [i, a] of answers.entries()) {
-    assert.deepEqual(a, answers[0], `${method}(${JSON.stringify(params)}) on ${nodes[i]!.name} differs from ${nodes[0]!.name}`);
+    assert.deepEqual(
+      a,
+      answers[0],
+      `${method}(${JSON.stringify(params)}) on ${nodes[i]!.name} differs from ${nodes[0]!.name}`,
+    );
   }
   return answers[0];
 }
@@ -32,14 +37,18 @@ async function cometBlock(n: CometNode, h: number): Promise<{ hash: string; appH
 
 /** Waits until `n` is no longer catching up and has reached `h`. */
 async function waitSynced(n: CometNode, h: number, timeoutMs: number): Promise<void> {
-  await waitFor(`${n.name} synced to ${h}`, async () => {
-    try {
-      const s = await cometRpc(n.rpc, 'status');
-      return !s.sync_info.catching_up && Number(s.sync_info.latest_block_height) >= h ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, timeoutMs);
+  await waitFor(
+    `${n.name} synced to ${h}`,
+    async () => {
+      try {
+        const s = await cometRpc(n.rpc, 'status');
+        return !s.sync_info.catching_up && Number(s.sync_info.latest_block_height) >= h ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    timeoutMs,
+  );
 }
 
 describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 420_000 }, () => {
@@ -73,7 +82,10 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     }
     const v = await cometRpc(n0!.rpc, 'validators', { height: String(h) });
     assert.equal(v.total, '4');
-    assert.deepEqual(v.validators.map((x: { voting_power: string }) => x.voting_power), Array(4).fill(String(POWER)));
+    assert.deepEqual(
+      v.validators.map((x: { voting_power: string }) => x.voting_power),
+      Array(4).fill(String(POWER)),
+    );
     const genesis = (await cometRpc(n0!.rpc, 'genesis')).genesis;
     assert.deepEqual(
       v.validators.map((x: { address: string }) => x.address).sort(),
@@ -98,6 +110,21 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
       assert.equal(b.hash, block.hash, `block hash on ${n.name}`);
       assert.equal(b.stateRoot, block.stateRoot, `state root on ${n.name}`);
     }
+    // The fee goes to the proposer's operator (genesis app_state.fee_recipients), not to its consensus address.
+    const proposer = (await cometRpc(n0!.rpc, 'block', { height: String(Number(receipt.blockNumber)) })).block.header
+      .proposer_address;
+    const recipients = (await cometRpc(n0!.rpc, 'genesis')).genesis.app_state.fee_recipients as Array<{
+      validator: string;
+      recipient: string;
+    }>;
+    assert.equal(recipients.length, 4);
+    const operator = recipients.find((r) => r.validator === proposer)!.recipient;
+    assert.equal(block.miner, operator);
+    const prev = '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16);
+    const gained =
+      BigInt(await rpcResult(n0!.eth, 'eth_getBalance', [operator, receipt.blockNumber])) -
+      BigInt(await rpcResult(n0!.eth, 'eth_getBalance', [operator, prev]));
+    assert.equal(gained, BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice));
   });
 
   it('eth_ queries agree across all four validators', async () => {
@@ -122,6 +149,19 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     await agree(nodes(), 'eth_getLogs', [{ fromBlock: '0x1', toBlock: num }]);
     const prev = '0x' + (BigInt(num) - 1n).toString(16);
     await agree(nodes(), 'eth_getBalance', [to.address, prev]);
+  });
+
+  it('miner_setEtherbase says it has no effect: the coinbase comes from genesis', async () => {
+    const n0 = nodes()[0]!;
+    const token = readFileSync(join(net!.dir, n0.spec.appHome, 'config', 'auth.token'), 'utf8').trim();
+    const res = await fetch(n0.eth, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'miner_setEtherbase', params: [DEV_ACCOUNTS[5]!.address] }),
+    });
+    const body = (await res.json()) as { error?: { code: number; message: string } };
+    assert.equal(body.error?.code, -32004);
+    assert.match(body.error!.message, /no effect under --consensus cometbft.*fee_recipients/);
   });
 
   // The outage scenario runs as one sequence: each step depends on the validators the previous one left running.
@@ -155,14 +195,44 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     const [n0, , , n3] = nodes();
     await n3!.start();
     const target = (await n0!.height())!;
+    // eth_syncing while it catches up: geth's progress object (when the poll catches it), false once caught up.
+    const seen: Array<{ startingBlock: string; currentBlock: string; highestBlock: string }> = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const r = await rpcResult(n3!.eth, 'eth_syncing', []).catch(() => undefined);
+        if (r) seen.push(r);
+        await sleep(50);
+      }
+    })();
     await waitSynced(n3!, target, 180_000);
+    polling = false;
+    await poller;
+    for (const p of seen) {
+      assert.ok(
+        BigInt(p.startingBlock) <= BigInt(p.currentBlock) && BigInt(p.currentBlock) <= BigInt(p.highestBlock),
+        JSON.stringify(p),
+      );
+      assert.ok(
+        BigInt(p.startingBlock) >= BigInt(killedAt - 1) && BigInt(p.highestBlock) <= BigInt(target + 20),
+        JSON.stringify(p),
+      );
+    }
+    await waitFor(
+      'eth_syncing false',
+      async () => ((await rpcResult(n3!.eth, 'eth_syncing', [])) === false ? true : undefined),
+      10_000,
+    );
     // Heights it missed (killed → halted → resumed) and the ones before: same CometBFT block and app hash.
     for (let h = Math.max(1, killedAt - 2); h <= target; h++) {
       assert.deepEqual(await cometBlock(n3!, h), await cometBlock(n0!, h), `block ${h}`);
     }
     for (const h of [killedAt + 1, haltedAt, target]) {
       const q = ['0x' + h.toString(16), false];
-      const [a, b] = await Promise.all([rpcResult(n3!.eth, 'eth_getBlockByNumber', q), rpcResult(n0!.eth, 'eth_getBlockByNumber', q)]);
+      const [a, b] = await Promise.all([
+        rpcResult(n3!.eth, 'eth_getBlockByNumber', q),
+        rpcResult(n0!.eth, 'eth_getBlockByNumber', q),
+      ]);
       assert.ok(a, `eth block ${h} on ${n3!.name}`);
       assert.equal(a.hash, b.hash, `eth block hash ${h}`);
       assert.equal(a.stateRoot, b.stateRoot, `state root ${h}`);
@@ -184,7 +254,12 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
   it('the supervisor (kestreld testnet start|stop) restarts a pair whose app died, and stops everything by pid', async () => {
     await Promise.all(nodes().map((n) => n.kill()));
     const dir = net!.dir;
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/kestreld.js', 'testnet', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 200_000 });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['bin/kestreld.js', 'testnet', ...args], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 200_000,
+      });
     const started = cli('start', dir, '--wait', '180');
     try {
       assert.equal(started.status, 0, started.stderr + started.stdout);
@@ -194,20 +269,28 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
       const oldComet = readPid(f.cometPid)!;
       assert.ok(isAlive(oldApp) && isAlive(oldComet));
       process.kill(oldApp, 'SIGKILL');
-      const newApp = await waitFor('a restarted app', async () => {
-        const p = readPid(f.appPid);
-        const c = readPid(f.cometPid);
-        return p !== undefined && p !== oldApp && c !== undefined && c !== oldComet ? p : undefined;
-      }, 60_000);
+      const newApp = await waitFor(
+        'a restarted app',
+        async () => {
+          const p = readPid(f.appPid);
+          const c = readPid(f.cometPid);
+          return p !== undefined && p !== oldApp && c !== undefined && c !== oldComet ? p : undefined;
+        },
+        60_000,
+      );
       assert.ok(!isAlive(oldComet), 'the old CometBFT of the pair is gone');
       const target = (await nodes()[0]!.height())! + 2;
       await waitSynced(victim, target, 120_000);
-      const pids = nodes().flatMap((n) => [readPid(nodeFiles(dir, n.spec).appPid)!, readPid(nodeFiles(dir, n.spec).cometPid)!]);
+      const pids = nodes().flatMap((n) => [
+        readPid(nodeFiles(dir, n.spec).appPid)!,
+        readPid(nodeFiles(dir, n.spec).cometPid)!,
+      ]);
       assert.ok(pids.includes(newApp));
       const stopped = cli('stop', dir);
       assert.equal(stopped.status, 0, stopped.stderr);
       for (const pid of pids) assert.ok(!isAlive(pid), `pid ${pid} stopped`);
-      for (const n of nodes()) assert.ok(!existsSync(nodeFiles(dir, n.spec).appPid) && !existsSync(nodeFiles(dir, n.spec).cometPid));
+      for (const n of nodes())
+        assert.ok(!existsSync(nodeFiles(dir, n.spec).appPid) && !existsSync(nodeFiles(dir, n.spec).cometPid));
     } finally {
       cli('stop', dir); // no-op after a clean stop; kills by pid file otherwise
     }

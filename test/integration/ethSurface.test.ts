@@ -49,11 +49,27 @@ const cases: Case[] = [
     method: 'eth_getTransactionCount',
     label: 'block omitted = latest',
     params: (c) => [c.sender.address],
-    check: async (r, c, call) => assert.equal(r, (await call('eth_getTransactionCount', [c.sender.address, 'latest'])).result),
+    check: async (r, c, call) =>
+      assert.equal(r, (await call('eth_getTransactionCount', [c.sender.address, 'latest'])).result),
   },
-  { method: 'eth_getCode', label: 'block omitted = latest', params: (c) => [c.contract], check: (r) => assert.equal(r, Store.deployedBytecode) },
-  { method: 'eth_getStorageAt', label: 'block omitted = latest', params: (c) => [c.contract, '0x1'], check: (r) => assert.equal(r, word(42n)) },
-  { method: 'eth_getProof', label: 'block omitted = latest', params: (c) => [c.contract, ['0x1']], check: (r) => assert.equal(r.storageProof[0].value, '0x2a') },
+  {
+    method: 'eth_getCode',
+    label: 'block omitted = latest',
+    params: (c) => [c.contract],
+    check: (r) => assert.equal(r, Store.deployedBytecode),
+  },
+  {
+    method: 'eth_getStorageAt',
+    label: 'block omitted = latest',
+    params: (c) => [c.contract, '0x1'],
+    check: (r) => assert.equal(r, word(42n)),
+  },
+  {
+    method: 'eth_getProof',
+    label: 'block omitted = latest',
+    params: (c) => [c.contract, ['0x1']],
+    check: (r) => assert.equal(r.storageProof[0].value, '0x2a'),
+  },
   { method: 'eth_getBlockTransactionCountByNumber', label: 'block omitted = latest', params: () => [] },
   {
     method: 'eth_getStorageValues',
@@ -75,8 +91,18 @@ const cases: Case[] = [
     params: (c) => [c.setBlock.number],
     check: (r, c) => assert.equal(keccak256(r), c.setBlock.hash, 'the raw header hashes to the block hash'),
   },
-  { method: 'debug_getRawHeader', label: 'genesis', params: () => ['0x0'], check: (r, c) => assert.equal(keccak256(r), c.genesis.hash) },
-  { method: 'debug_getRawHeader', label: 'by {blockHash}', params: (c) => [{ blockHash: c.setBlock.hash }], check: (r, c) => assert.equal(keccak256(r), c.setBlock.hash) },
+  {
+    method: 'debug_getRawHeader',
+    label: 'genesis',
+    params: () => ['0x0'],
+    check: (r, c) => assert.equal(keccak256(r), c.genesis.hash),
+  },
+  {
+    method: 'debug_getRawHeader',
+    label: 'by {blockHash}',
+    params: (c) => [{ blockHash: c.setBlock.hash }],
+    check: (r, c) => assert.equal(keccak256(r), c.setBlock.hash),
+  },
   {
     method: 'debug_getRawBlock',
     params: (c) => [c.setBlock.hash],
@@ -95,7 +121,10 @@ const cases: Case[] = [
     params: (c) => [c.setBlock.number],
     check: (r, c) => {
       assert.equal(r.length, c.setBlock.transactions.length);
-      const root = indexedTrieRoot(r.map((x: string) => getBytes(x)), keccakBytes);
+      const root = indexedTrieRoot(
+        r.map((x: string) => getBytes(x)),
+        keccakBytes,
+      );
       assert.equal('0x' + Buffer.from(root).toString('hex'), c.setBlock.receiptsRoot, 'receipts trie root');
     },
   },
@@ -148,7 +177,11 @@ const cases: Case[] = [
     method: 'eth_fillTransaction',
     params: (c) => [{ from: c.sender.address, to: c.contract, data: store.encodeFunctionData('set', [9n]) }],
     check: async (r, c, call) => {
-      const est = (await call('eth_estimateGas', [{ from: c.sender.address, to: c.contract, data: store.encodeFunctionData('set', [9n]) }])).result;
+      const est = (
+        await call('eth_estimateGas', [
+          { from: c.sender.address, to: c.contract, data: store.encodeFunctionData('set', [9n]) },
+        ])
+      ).result;
       assert.equal(r.tx.gas, est, 'gas is estimated');
       assert.equal(r.tx.nonce, (await call('eth_getTransactionCount', [c.sender.address, 'pending'])).result);
       assert.equal(r.tx.type, '0x2');
@@ -161,7 +194,9 @@ const cases: Case[] = [
   {
     method: 'eth_fillTransaction',
     label: 'legacy with gas',
-    params: (c) => [{ from: c.sender.address, to: c.other.address, value: '0x5', gasPrice: '0x3b9aca00', gas: '0x5208' }],
+    params: (c) => [
+      { from: c.sender.address, to: c.other.address, value: '0x5', gasPrice: '0x3b9aca00', gas: '0x5208' },
+    ],
     check: (r) => {
       assert.equal(r.tx.type, '0x0');
       assert.equal(r.tx.gas, '0x5208');
@@ -181,9 +216,17 @@ describe('eth_/debug_ surface (issue 18)', { timeout: 120_000 }, () => {
     [ctx.sender, ctx.other] = nonCoinbaseAccounts(coinbase) as [DevAccount, DevAccount];
     const pk = ctx.sender.privateKey;
     ctx.legacyHash = (await sendTx(node.http, pk, { to: ctx.other.address, value: 1n, type: 0 })).hash;
-    const deploy = await sendTx(node.http, pk, { to: null, data: Store.bytecode + store.encodeDeploy([7n, 'surface']).slice(2), gas: 2_000_000n });
+    const deploy = await sendTx(node.http, pk, {
+      to: null,
+      data: Store.bytecode + store.encodeDeploy([7n, 'surface']).slice(2),
+      gas: 2_000_000n,
+    });
     ctx.contract = deploy.receipt.contractAddress;
-    const set = await sendTx(node.http, pk, { to: ctx.contract, data: store.encodeFunctionData('set', [42n]), gas: 200_000n });
+    const set = await sendTx(node.http, pk, {
+      to: ctx.contract,
+      data: store.encodeFunctionData('set', [42n]),
+      gas: 200_000n,
+    });
     ctx.setHash = set.hash;
     ctx.setBlock = await rpcResult(node.http, 'eth_getBlockByNumber', [set.receipt.blockNumber, false]);
     ctx.genesis = await rpcResult(node.http, 'eth_getBlockByNumber', ['0x0', false]);
@@ -197,7 +240,8 @@ describe('eth_/debug_ surface (issue 18)', { timeout: 120_000 }, () => {
   for (const transport of ['http', 'ws'] as const) {
     describe(`over ${transport}`, () => {
       let ws: WsRpc | undefined;
-      const call: Call = async (method, params) => (transport === 'http' ? rpc(node.http, method, params) : ws!.request(method, params));
+      const call: Call = async (method, params) =>
+        transport === 'http' ? rpc(node.http, method, params) : ws!.request(method, params);
       before(async () => {
         if (transport === 'ws') ws = await WsRpc.connect(node.ws);
       });
@@ -228,7 +272,9 @@ describe('eth_/debug_ surface (issue 18)', { timeout: 120_000 }, () => {
         assert.equal(noTx.result, null);
         const empty = await call('eth_getStorageValues', [{}, 'latest']);
         assert.deepEqual(empty.error, { code: -32602, message: 'empty request' });
-        const many = await call('eth_getStorageValues', [{ [ctx.contract]: Array.from({ length: 1025 }, (_, i) => '0x' + i.toString(16)) }]);
+        const many = await call('eth_getStorageValues', [
+          { [ctx.contract]: Array.from({ length: 1025 }, (_, i) => '0x' + i.toString(16)) },
+        ]);
         assert.equal(many.error?.code, -32602);
       });
     });

@@ -13,14 +13,17 @@ import { WsRpc } from '../helpers/ws.ts';
 
 const { Store } = testContracts();
 const store = new Interface(Store.abi);
-const BlockInfo = compileSource(`
+const BlockInfo = compileSource(
+  `
 // SPDX-License-Identifier: Apache-2.0
 pragma solidity ^0.8.24;
 contract BlockInfo {
   function info() external view returns (uint256, uint256, address, uint256, uint256, uint256, uint256) {
     return (block.number, block.timestamp, block.coinbase, block.gaslimit, block.prevrandao, block.basefee, block.blobbasefee);
   }
-}`, 'BlockInfo.sol')['BlockInfo']!;
+}`,
+  'BlockInfo.sol',
+)['BlockInfo']!;
 const blockInfo = new Interface(BlockInfo.abi);
 
 const word = (n: bigint) => '0x' + n.toString(16).padStart(64, '0');
@@ -37,7 +40,11 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
     node = await startNode();
     const coinbase = await rpcResult<string>(node.http, 'eth_coinbase');
     [sender] = nonCoinbaseAccounts(coinbase) as [DevAccount];
-    const deploy = await sendTx(node.http, sender.privateKey, { to: null, data: Store.bytecode + store.encodeDeploy([7n, 'ov']).slice(2), gas: 2_000_000n });
+    const deploy = await sendTx(node.http, sender.privateKey, {
+      to: null,
+      data: Store.bytecode + store.encodeDeploy([7n, 'ov']).slice(2),
+      gas: 2_000_000n,
+    });
     contract = deploy.receipt.contractAddress;
   });
   afterEach(printLogsOnFailure(() => node));
@@ -64,28 +71,56 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
       });
 
       it('eth_call: balance, stateDiff and state', async () => {
-        const bal = await ok('eth_call', [{ to: contract, data: store.encodeFunctionData('balanceOfThis') }, 'latest', { [contract]: { balance: '0x1234' } }]);
+        const bal = await ok('eth_call', [
+          { to: contract, data: store.encodeFunctionData('balanceOfThis') },
+          'latest',
+          { [contract]: { balance: '0x1234' } },
+        ]);
         assert.equal(BigInt(bal), 0x1234n);
-        const diff = await ok('eth_call', [{ to: contract, data: store.encodeFunctionData('get') }, 'latest', { [contract]: { stateDiff: { [word(1n)]: word(99n) } } }]);
+        const diff = await ok('eth_call', [
+          { to: contract, data: store.encodeFunctionData('get') },
+          'latest',
+          { [contract]: { stateDiff: { [word(1n)]: word(99n) } } },
+        ]);
         assert.equal(BigInt(diff), 99n);
         // stateDiff keeps the other slots; state replaces the whole storage (owner in slot 0 becomes zero).
-        const ownerDiff = await ok('eth_call', [{ to: contract, data: store.encodeFunctionData('owner') }, 'latest', { [contract]: { stateDiff: { [word(1n)]: word(99n) } } }]);
+        const ownerDiff = await ok('eth_call', [
+          { to: contract, data: store.encodeFunctionData('owner') },
+          'latest',
+          { [contract]: { stateDiff: { [word(1n)]: word(99n) } } },
+        ]);
         assert.equal(BigInt(ownerDiff), BigInt(sender.address));
-        const ownerState = await ok('eth_call', [{ to: contract, data: store.encodeFunctionData('owner') }, 'latest', { [contract]: { state: { [word(1n)]: word(5n) } } }]);
+        const ownerState = await ok('eth_call', [
+          { to: contract, data: store.encodeFunctionData('owner') },
+          'latest',
+          { [contract]: { state: { [word(1n)]: word(5n) } } },
+        ]);
         assert.equal(BigInt(ownerState), 0n);
-        const valueState = await ok('eth_call', [{ to: contract, data: store.encodeFunctionData('get') }, 'latest', { [contract]: { state: { [word(1n)]: word(5n) } } }]);
+        const valueState = await ok('eth_call', [
+          { to: contract, data: store.encodeFunctionData('get') },
+          'latest',
+          { [contract]: { state: { [word(1n)]: word(5n) } } },
+        ]);
         assert.equal(BigInt(valueState), 5n);
         // Nothing leaked into the next plain call (pooled contexts are untouched).
         assert.equal(BigInt(await ok('eth_call', [{ to: contract, data: store.encodeFunctionData('get') }])), 7n);
       });
 
       it('eth_call: code on a fresh address, nonce, errors', async () => {
-        const got = await ok('eth_call', [{ to: ANY, data: store.encodeFunctionData('get') }, 'latest', { [ANY]: { code: Store.deployedBytecode, stateDiff: { [word(1n)]: word(3n) } } }]);
+        const got = await ok('eth_call', [
+          { to: ANY, data: store.encodeFunctionData('get') },
+          'latest',
+          { [ANY]: { code: Store.deployedBytecode, stateDiff: { [word(1n)]: word(3n) } } },
+        ]);
         assert.equal(BigInt(got), 3n);
         const both = await call('eth_call', [{ to: contract }, 'latest', { [contract]: { state: {}, stateDiff: {} } }]);
         assert.equal(both.error?.code, -32000);
         assert.match(both.error!.message, /^account 0x[0-9a-fA-F]{40} has both 'state' and 'stateDiff'$/);
-        const notPre = await call('eth_call', [{ to: contract }, 'latest', { [ANY]: { movePrecompileToAddress: MOVED } }]);
+        const notPre = await call('eth_call', [
+          { to: contract },
+          'latest',
+          { [ANY]: { movePrecompileToAddress: MOVED } },
+        ]);
         assert.deepEqual(notPre.error, { code: -32000, message: `account ${getAddress(ANY)} is not a precompile` });
         const badField = await call('eth_call', [{ to: contract }, 'latest', { [contract]: { balance: 'x' } }]);
         assert.equal(badField.error?.code, -32602);
@@ -97,13 +132,25 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
         const sig = key.sign(digest);
         const input = digest + word(BigInt(sig.v)).slice(2) + sig.r.slice(2) + sig.s.slice(2);
         const signer = new Wallet(key.privateKey).address;
-        const atMoved = await ok('eth_call', [{ to: MOVED, data: input }, 'latest', { [ECRECOVER]: { movePrecompileToAddress: MOVED } }]);
+        const atMoved = await ok('eth_call', [
+          { to: MOVED, data: input },
+          'latest',
+          { [ECRECOVER]: { movePrecompileToAddress: MOVED } },
+        ]);
         assert.equal(BigInt(atMoved), BigInt(signer), 'ecrecover answers at its new address');
-        const atOld = await ok('eth_call', [{ to: ECRECOVER, data: input }, 'latest', { [ECRECOVER]: { movePrecompileToAddress: MOVED } }]);
+        const atOld = await ok('eth_call', [
+          { to: ECRECOVER, data: input },
+          'latest',
+          { [ECRECOVER]: { movePrecompileToAddress: MOVED } },
+        ]);
         assert.equal(atOld, '0x', 'the old address is an empty account now');
         const plain = await ok('eth_call', [{ to: ECRECOVER, data: input }]);
         assert.equal(BigInt(plain), BigInt(signer));
-        const taken = await call('eth_call', [{ to: MOVED }, 'latest', { [ECRECOVER]: { movePrecompileToAddress: MOVED }, [MOVED]: { balance: '0x1' } }]);
+        const taken = await call('eth_call', [
+          { to: MOVED },
+          'latest',
+          { [ECRECOVER]: { movePrecompileToAddress: MOVED }, [MOVED]: { balance: '0x1' } },
+        ]);
         assert.match(taken.error!.message, /^account 0x0{36}1234 is already overridden$/);
       });
 
@@ -111,10 +158,24 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
         const coinbase = '0x' + 'c0'.repeat(20);
         const randao = word(0xfeedn);
         const raw = await ok('eth_call', [
-          { to: ANY, data: blockInfo.encodeFunctionData('info'), maxFeePerGas: '0x100', maxPriorityFeePerGas: '0x0', from: sender.address },
+          {
+            to: ANY,
+            data: blockInfo.encodeFunctionData('info'),
+            maxFeePerGas: '0x100',
+            maxPriorityFeePerGas: '0x0',
+            from: sender.address,
+          },
           'latest',
           { [ANY]: { code: BlockInfo.deployedBytecode } },
-          { number: '0x1000', time: '0x5000', gasLimit: '0x2000000', feeRecipient: coinbase, prevRandao: randao, baseFeePerGas: '0x7', blobBaseFee: '0x9' },
+          {
+            number: '0x1000',
+            time: '0x5000',
+            gasLimit: '0x2000000',
+            feeRecipient: coinbase,
+            prevRandao: randao,
+            baseFeePerGas: '0x7',
+            blobBaseFee: '0x9',
+          },
         ]);
         const [n, t, c, g, r, bf, bbf] = blockInfo.decodeFunctionResult('info', raw);
         assert.equal(n, 0x1000n);
@@ -130,13 +191,25 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
 
       it('eth_estimateGas with overrides', async () => {
         const poor = Wallet.createRandom().address;
-        const noFunds = await call('eth_estimateGas', [{ from: poor, to: ANY, value: '0x10', maxFeePerGas: '0x3b9aca00' }]);
+        const noFunds = await call('eth_estimateGas', [
+          { from: poor, to: ANY, value: '0x10', maxFeePerGas: '0x3b9aca00' },
+        ]);
         assert.ok(noFunds.error, 'an unfunded priced transfer cannot be estimated');
-        const funded = await ok('eth_estimateGas', [{ from: poor, to: ANY, value: '0x10', maxFeePerGas: '0x3b9aca00' }, 'latest', { [poor]: { balance: '0xde0b6b3a7640000' } }]);
+        const funded = await ok('eth_estimateGas', [
+          { from: poor, to: ANY, value: '0x10', maxFeePerGas: '0x3b9aca00' },
+          'latest',
+          { [poor]: { balance: '0xde0b6b3a7640000' } },
+        ]);
         assert.equal(funded, '0x5208');
-        const withCode = await ok('eth_estimateGas', [{ from: sender.address, to: ANY, data: store.encodeFunctionData('set', [5n]) }, 'latest', { [ANY]: { code: Store.deployedBytecode } }]);
+        const withCode = await ok('eth_estimateGas', [
+          { from: sender.address, to: ANY, data: store.encodeFunctionData('set', [5n]) },
+          'latest',
+          { [ANY]: { code: Store.deployedBytecode } },
+        ]);
         assert.ok(BigInt(withCode) > 21000n + 20000n, 'runs the overridden code (a fresh SSTORE)');
-        const plain = await ok('eth_estimateGas', [{ from: sender.address, to: ANY, data: store.encodeFunctionData('set', [5n]) }]);
+        const plain = await ok('eth_estimateGas', [
+          { from: sender.address, to: ANY, data: store.encodeFunctionData('set', [5n]) },
+        ]);
         assert.ok(BigInt(plain) < BigInt(withCode));
       });
 
@@ -144,19 +217,32 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
         const trace = await ok('debug_traceCall', [
           { to: ANY, data: blockInfo.encodeFunctionData('info') },
           'latest',
-          { tracer: 'callTracer', stateOverrides: { [ANY]: { code: BlockInfo.deployedBytecode } }, blockOverrides: { number: '0x77' } },
+          {
+            tracer: 'callTracer',
+            stateOverrides: { [ANY]: { code: BlockInfo.deployedBytecode } },
+            blockOverrides: { number: '0x77' },
+          },
         ]);
         assert.equal(trace.to.toLowerCase(), ANY);
         const [n] = blockInfo.decodeFunctionResult('info', trace.output);
         assert.equal(n, 0x77n);
-        const structs = await ok('debug_traceCall', [{ to: contract, data: store.encodeFunctionData('get') }, 'latest', { stateOverrides: { [contract]: { stateDiff: { [word(1n)]: word(11n) } } } }]);
+        const structs = await ok('debug_traceCall', [
+          { to: contract, data: store.encodeFunctionData('get') },
+          'latest',
+          { stateOverrides: { [contract]: { stateDiff: { [word(1n)]: word(11n) } } } },
+        ]);
         assert.equal(BigInt('0x' + structs.returnValue.replace(/^0x/, '')), 11n);
       });
     });
   }
 
   it('viem stateOverride and ethers send', async () => {
-    const chain = defineChain({ id: CHAIN_ID, name: 'kestrel', nativeCurrency: { name: 'K', symbol: 'K', decimals: 18 }, rpcUrls: { default: { http: [node.http] } } });
+    const chain = defineChain({
+      id: CHAIN_ID,
+      name: 'kestrel',
+      nativeCurrency: { name: 'K', symbol: 'K', decimals: 18 },
+      rpcUrls: { default: { http: [node.http] } },
+    });
     const client = createPublicClient({ chain, transport: http(node.http) });
     const res = await client.call({
       to: contract as Hex,
@@ -171,7 +257,11 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
     });
     assert.equal(BigInt(bal.data!), 77n);
     const provider = new JsonRpcProvider(node.http, CHAIN_ID, { staticNetwork: true });
-    const out = await provider.send('eth_call', [{ to: contract, data: store.encodeFunctionData('get') }, 'latest', { [contract]: { state: { [word(1n)]: word(8n) } } }]);
+    const out = await provider.send('eth_call', [
+      { to: contract, data: store.encodeFunctionData('get') },
+      'latest',
+      { [contract]: { state: { [word(1n)]: word(8n) } } },
+    ]);
     assert.equal(store.decodeFunctionResult('get', out)[0], 8n);
     provider.destroy();
   });

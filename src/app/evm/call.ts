@@ -15,7 +15,13 @@ import type { BlockRecord } from '../chain/types.ts';
 import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
-import { movePrecompiles, overrideContext, planOverrides, writeAccountOverrides, type OverridePlan } from './overrides.ts';
+import {
+  movePrecompiles,
+  overrideContext,
+  planOverrides,
+  writeAccountOverrides,
+  type OverridePlan,
+} from './overrides.ts';
 import { decodeRevertReason } from './revert.ts';
 
 /** Limits applied to every call. */
@@ -136,9 +142,26 @@ export class CallService {
     let tx: TypedTransaction;
     if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) {
       const maxFeePerGas = req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n;
-      tx = createTx({ ...base, type: 2, maxFeePerGas, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n, accessList: req.accessList?.map((a) => [a.address, a.storageKeys]) as never }, { common: this.common, freeze: false });
+      tx = createTx(
+        {
+          ...base,
+          type: 2,
+          maxFeePerGas,
+          maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+          accessList: req.accessList?.map((a) => [a.address, a.storageKeys]) as never,
+        },
+        { common: this.common, freeze: false },
+      );
     } else if (req.accessList) {
-      tx = createTx({ ...base, type: 1, gasPrice: req.gasPrice ?? 0n, accessList: req.accessList.map((a) => [a.address, a.storageKeys]) as never }, { common: this.common, freeze: false });
+      tx = createTx(
+        {
+          ...base,
+          type: 1,
+          gasPrice: req.gasPrice ?? 0n,
+          accessList: req.accessList.map((a) => [a.address, a.storageKeys]) as never,
+        },
+        { common: this.common, freeze: false },
+      );
     } else {
       tx = createTx({ ...base, type: 0, gasPrice: req.gasPrice ?? 0n }, { common: this.common, freeze: false });
     }
@@ -150,14 +173,21 @@ export class CallService {
 
   private async newContext(root: string, reads: RootReads, overrides?: CallOverrides): Promise<CallContext> {
     const state = this.state.callState(reads);
-    const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
+    const vm = await createVM({
+      common: this.vmCommon(),
+      stateManager: state,
+      blockchain: blockHashSource(this.hashOf),
+    });
     const clock = { deadline: 0 };
     armDeadline(vm, clock);
     const ctx: CallContext = { root, reads, state, vm, clock, broken: false };
     if (overrides) {
       // The VM's own precompile table (a fresh Map per EVM), keyed by address hex without 0x.
       const table = vm.evm.precompiles as Map<string, unknown>;
-      ctx.plan = planOverrides(overrides.state, [...table.keys()].map((k) => hexToBytes('0x' + k)));
+      ctx.plan = planOverrides(
+        overrides.state,
+        [...table.keys()].map((k) => hexToBytes('0x' + k)),
+      );
       movePrecompiles(table, ctx.plan.precompiles);
       ctx.blockOverrides = overrides.block;
     }
@@ -200,7 +230,11 @@ export class CallService {
    * Runs `fn` with a pooled context at the block's state; it goes back to the pool unless a runTx threw. A request
    * with overrides gets a context of its own (its VM's precompiles may have moved), sharing the root's reads.
    */
-  private async withContext<T>(block: BlockRecord, overrides: CallOverrides | undefined, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+  private async withContext<T>(
+    block: BlockRecord,
+    overrides: CallOverrides | undefined,
+    fn: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> {
     if (CallService.overridden(overrides)) {
       const { root, entry } = this.pooled(block);
       return fn(await this.newContext(root, entry.reads, overrides));
@@ -238,7 +272,13 @@ export class CallService {
   }
 
   /** Executes once on a checkpoint of the context's state (reverted afterwards); returns the raw runTx result. */
-  private async execute(req: CallRequest, block: BlockRecord, gas: bigint, ctx: CallContext, hook?: CallHook): Promise<RunTxResult> {
+  private async execute(
+    req: CallRequest,
+    block: BlockRecord,
+    gas: bigint,
+    ctx: CallContext,
+    hook?: CallHook,
+  ): Promise<RunTxResult> {
     // An estimation goes on after a probe that threw; it continues on a fresh VM and state (same overrides).
     if (ctx.broken) {
       // The fresh context has no plan of its own: the request's plan and block overrides stay on `ctx`.
@@ -295,9 +335,18 @@ export class CallService {
   }
 
   /** debug_traceCall: runs the call under `hook`; a failing call is a result here, not an error. */
-  async traceCall(req: CallRequest, block: BlockRecord, hook: CallHook, overrides?: CallOverrides): Promise<RunTxResult> {
+  async traceCall(
+    req: CallRequest,
+    block: BlockRecord,
+    hook: CallHook,
+    overrides?: CallOverrides,
+  ): Promise<RunTxResult> {
     // A context of its own: the tracer attaches listeners to the VM.
-    const ctx = await this.newContext('', new RootReads(block.header.stateRoot), CallService.overridden(overrides) ? overrides : undefined);
+    const ctx = await this.newContext(
+      '',
+      new RootReads(block.header.stateRoot),
+      CallService.overridden(overrides) ? overrides : undefined,
+    );
     return this.execute(req, block, this.capGas(req), ctx, hook);
   }
 
@@ -315,7 +364,8 @@ export class CallService {
   }
 
   private async search(req: CallRequest, block: BlockRecord, ctx: CallContext): Promise<bigint> {
-    let hi = req.gas !== undefined && req.gas >= 21000n ? req.gas : (ctx.blockOverrides?.gasLimit ?? block.header.gasLimit);
+    let hi =
+      req.gas !== undefined && req.gas >= 21000n ? req.gas : (ctx.blockOverrides?.gasLimit ?? block.header.gasLimit);
     if (this.limits.gasCap > 0n && hi > this.limits.gasCap) hi = this.limits.gasCap;
     // A plain value transfer to an account without code costs exactly 21000 (geth's shortcut).
     // (A success at 21000 is the answer whatever the code: no call costs less. With overrides the code read
@@ -363,8 +413,10 @@ function failure(error: string, data: Uint8Array, _r: RunTxResult): Error {
 /** Maps runTx's pre-execution errors to geth's wording. */
 function translateRunTxError(e: unknown): Error {
   const msg = e instanceof Error ? e.message : String(e);
-  if (/gas limit/i.test(msg) && /intrinsic|upfront|too low/i.test(msg)) return new ExecutionError(`intrinsic gas too low: ${msg.split(' (')[0]}`);
-  if (/balance/i.test(msg) && /sender|enough|insufficient/i.test(msg)) return new ExecutionError('insufficient funds for gas * price + value');
+  if (/gas limit/i.test(msg) && /intrinsic|upfront|too low/i.test(msg))
+    return new ExecutionError(`intrinsic gas too low: ${msg.split(' (')[0]}`);
+  if (/balance/i.test(msg) && /sender|enough|insufficient/i.test(msg))
+    return new ExecutionError('insufficient funds for gas * price + value');
   if (/base fee/i.test(msg)) return new ExecutionError('max fee per gas less than block base fee');
   return new ExecutionError(msg.split('\n')[0]!.slice(0, 300));
 }

@@ -37,9 +37,22 @@ function precompileAddress(n: number): Uint8Array {
 
 /** Prague's precompiles under their EIP-7910 names. */
 const PRAGUE_PRECOMPILES: Array<[string, number]> = [
-  ['ECREC', 1], ['SHA256', 2], ['RIPEMD160', 3], ['ID', 4], ['MODEXP', 5], ['BN254_ADD', 6], ['BN254_MUL', 7],
-  ['BN254_PAIRING', 8], ['BLAKE2F', 9], ['KZG_POINT_EVALUATION', 0x0a], ['BLS12_G1ADD', 0x0b], ['BLS12_G1MSM', 0x0c],
-  ['BLS12_G2ADD', 0x0d], ['BLS12_G2MSM', 0x0e], ['BLS12_PAIRING_CHECK', 0x0f], ['BLS12_MAP_FP_TO_G1', 0x10],
+  ['ECREC', 1],
+  ['SHA256', 2],
+  ['RIPEMD160', 3],
+  ['ID', 4],
+  ['MODEXP', 5],
+  ['BN254_ADD', 6],
+  ['BN254_MUL', 7],
+  ['BN254_PAIRING', 8],
+  ['BLAKE2F', 9],
+  ['KZG_POINT_EVALUATION', 0x0a],
+  ['BLS12_G1ADD', 0x0b],
+  ['BLS12_G1MSM', 0x0c],
+  ['BLS12_G2ADD', 0x0d],
+  ['BLS12_G2MSM', 0x0e],
+  ['BLS12_PAIRING_CHECK', 0x0f],
+  ['BLS12_MAP_FP_TO_G1', 0x10],
   ['BLS12_MAP_FP2_TO_G2', 0x11],
 ];
 

@@ -39,13 +39,20 @@ export function planOverrides(overrides: StateOverrides | undefined, precompiles
   for (const o of overrides) {
     const k = key(o.address);
     if (movedHere.has(k)) {
-      throw new OverrideError('OVERRIDDEN_BY_PRECOMPILE', `account ${checksum(o.address)} has already been overridden by a precompile`);
+      throw new OverrideError(
+        'OVERRIDDEN_BY_PRECOMPILE',
+        `account ${checksum(o.address)} has already been overridden by a precompile`,
+      );
     }
     const isPrecompile = live.has(k);
     if (o.movePrecompileTo !== undefined) {
-      if (!isPrecompile) throw new OverrideError('NOT_PRECOMPILE', `account ${checksum(o.address)} is not a precompile`);
+      if (!isPrecompile)
+        throw new OverrideError('NOT_PRECOMPILE', `account ${checksum(o.address)} is not a precompile`);
       if (named.has(key(o.movePrecompileTo))) {
-        throw new OverrideError('MOVE_TARGET_OVERRIDDEN', `account ${checksum(o.movePrecompileTo)} is already overridden`);
+        throw new OverrideError(
+          'MOVE_TARGET_OVERRIDDEN',
+          `account ${checksum(o.movePrecompileTo)} is already overridden`,
+        );
       }
       live.add(key(o.movePrecompileTo));
       movedHere.add(key(o.movePrecompileTo));
@@ -55,7 +62,10 @@ export function planOverrides(overrides: StateOverrides | undefined, precompiles
       plan.precompiles.push(o.movePrecompileTo ? { from: o.address, to: o.movePrecompileTo } : { from: o.address });
     }
     if (o.state !== undefined && o.stateDiff !== undefined) {
-      throw new OverrideError('STATE_AND_STATE_DIFF', `account ${checksum(o.address)} has both 'state' and 'stateDiff'`);
+      throw new OverrideError(
+        'STATE_AND_STATE_DIFF',
+        `account ${checksum(o.address)} has both 'state' and 'stateDiff'`,
+      );
     }
     plan.accounts.push(o);
   }
@@ -101,10 +111,16 @@ export async function writeAccountOverrides(state: MerkleStateManager, accounts:
 export function overrideContext(ctx: BlockContext, o: BlockOverrides | undefined, simulate = false): BlockContext {
   if (!o) return ctx;
   if (!simulate && o.beaconRoot !== undefined) {
-    throw new OverrideError('BLOCK_FIELD_UNSUPPORTED', 'block override "beaconRoot" is not supported for this RPC method');
+    throw new OverrideError(
+      'BLOCK_FIELD_UNSUPPORTED',
+      'block override "beaconRoot" is not supported for this RPC method',
+    );
   }
   if (!simulate && o.withdrawals !== undefined) {
-    throw new OverrideError('BLOCK_FIELD_UNSUPPORTED', 'block override "withdrawals" is not supported for this RPC method');
+    throw new OverrideError(
+      'BLOCK_FIELD_UNSUPPORTED',
+      'block override "withdrawals" is not supported for this RPC method',
+    );
   }
   return {
     ...ctx,

@@ -1,9 +1,13 @@
 // `kestreld start`: runs the node until SIGINT/SIGTERM (graceful: finish the block, flush, exit 0).
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { NodeConfig } from '../../config/schema.ts';
 import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
 import { exposureWarnings } from '../../config/exposure.ts';
 import { loadConfig, type FlagOverrides } from '../../config/load.ts';
-import { defaultHome, initHome, isInitialized } from '../../node/home.ts';
+import { routeConsole } from '../../log/console.ts';
+import { LogSink, parseLogFormat, parseLogLevel } from '../../log/logger.ts';
+import { defaultHome, homePaths, initHome, isInitialized, readAuthTokenFile } from '../../node/home.ts';
 
 const FLAG_MAP: Record<string, string> = {
   blockTime: 'block-time',
@@ -29,7 +33,26 @@ const FLAG_MAP: Record<string, string> = {
   'abci.laddr': 'abci.laddr',
   'comet.rpc': 'comet.rpc',
   chainId: 'chain-id',
+  'log.level': 'log.level',
+  'log.format': 'log.format',
 };
+
+/** What the logs must never show: the bearer token and the validator's private key. */
+function nodeSecrets(config: NodeConfig): string[] {
+  const out: string[] = [];
+  try {
+    out.push(readAuthTokenFile(config.jsonRpc.authTokenFile));
+  } catch {
+    // startNode reports a missing token file with its own message.
+  }
+  try {
+    const key = JSON.parse(readFileSync(homePaths(config.home).validatorKey, 'utf8')) as { priv_key?: unknown };
+    if (typeof key.priv_key === 'string') out.push(key.priv_key);
+  } catch {
+    // No validator key file: nothing to hide.
+  }
+  return out;
+}
 
 /** Registers `start`. */
 export function registerStartCommand(program: Command): void {
@@ -49,19 +72,42 @@ export function registerStartCommand(program: Command): void {
     .option('--json-rpc.block-range-cap <n>', 'most blocks one eth_getLogs may span (default 10000; 0 = no cap)')
     .option('--json-rpc.filter-cap <n>', 'most polling filters installed at once (default 200)')
     .option('--json-rpc.filter-timeout <duration>', 'remove polling filters not polled for this long (default 5m)')
-    .option('--json-rpc.ws-subscription-buffer-bytes <n>', 'unsent bytes before a slow subscription is dropped (default 16 MiB)')
+    .option(
+      '--json-rpc.ws-subscription-buffer-bytes <n>',
+      'unsent bytes before a slow subscription is dropped (default 16 MiB)',
+    )
     .option('--json-rpc.http-timeout <duration>', 'time allowed to receive a whole HTTP request (default 30s)')
-    .option('--json-rpc.max-open-connections <n>', 'open connections each of the HTTP and WS servers accepts (default 2000; 0 = no cap)')
-    .option('--json-rpc.allowed-hosts <list>', 'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)')
-    .option('--json-rpc.auth-token-file <path>', 'bearer token file for personal_/miner_ (default <home>/config/auth.token)')
+    .option(
+      '--json-rpc.max-open-connections <n>',
+      'open connections each of the HTTP and WS servers accepts (default 2000; 0 = no cap)',
+    )
+    .option(
+      '--json-rpc.allowed-hosts <list>',
+      'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)',
+    )
+    .option(
+      '--json-rpc.auth-token-file <path>',
+      'bearer token file for personal_/miner_ (default <home>/config/auth.token)',
+    )
     .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
     .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')
     .option('--grpc.address <host:port>', 'gRPC listen address (default 127.0.0.1:9090)')
     .option('--rpc.laddr <url>', 'CometBFT-compatible RPC listen address (default tcp://127.0.0.1:26657)')
     .option('--consensus <engine>', 'solo (default) or cometbft')
     .option('--abci.laddr <url>', 'ABCI listen address for --consensus cometbft (default tcp://127.0.0.1:26658)')
-    .option('--comet.rpc <url>', "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)")
+    .option(
+      '--comet.rpc <url>',
+      "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)",
+    )
+    .option('--log.level <level>', 'debug, info (default), warn or error')
+    .option('--log.format <format>', 'text (default) or json; every line has a level, a time and a module')
     .action(async (opts: Record<string, unknown>) => {
+      // Until app.toml is read, the flags (or the defaults) decide; every later console line goes through the logger.
+      const sink = new LogSink(
+        parseLogLevel((opts['log.level'] as string | undefined) ?? 'info'),
+        parseLogFormat((opts['log.format'] as string | undefined) ?? 'text'),
+      );
+      routeConsole(sink);
       const dev = opts.dev === true;
       const home = (opts.home as string | undefined) ?? defaultHome(dev);
       const flags: FlagOverrides = { dev };
@@ -70,19 +116,25 @@ export function registerStartCommand(program: Command): void {
         if (name && v !== undefined && !(k === 'chainId')) flags[name] = v as string;
       }
       if (!isInitialized(home)) {
-        if (!dev) throw new Error(`${home} is not initialised: run "kestreld init --home ${home}" first (or use --dev)`);
+        if (!dev)
+          throw new Error(`${home} is not initialised: run "kestreld init --home ${home}" first (or use --dev)`);
         initHome(home, { chainId: opts.chainId as string, dev: true });
         console.log(`created dev home ${home}`);
       }
       const config = loadConfig(home, flags, DEFAULT_CHAIN_ID);
+      sink.setLevel(config.log.level);
+      sink.format = config.log.format;
+      for (const secret of nodeSecrets(config)) sink.redact(secret);
       for (const w of exposureWarnings(config.jsonRpc)) console.warn(w);
       // Loaded here so client commands (query, debug) do not pay for the node's modules at startup.
       const { startNode } = await import('../../main.ts');
-      const node = await startNode(config);
+      const node = await startNode(config, { log: sink });
       const h = node.app.head;
       console.log(`kestreld started: chain-id ${config.chainId} (EIP-155 ${config.evmChainId}), head #${h.number}`);
       console.log(`JSON-RPC HTTP listening on http://${config.jsonRpc.address.replace(/:\d+$/, '')}:${node.httpPort}`);
-      console.log(`JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`);
+      console.log(
+        `JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`,
+      );
       console.log(`gRPC listening on ${config.grpcAddress.replace(/:\d+$/, '')}:${node.grpcPort}`);
       if (node.abciAddress) {
         console.log(`ABCI listening on ${node.abciAddress} (consensus: CometBFT, RPC ${config.cometRpc})`);

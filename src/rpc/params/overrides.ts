@@ -1,6 +1,12 @@
 // State override and block override codecs (geth's override.StateOverride and override.BlockOverrides): unknown
 // fields are ignored, absent and null fields stay undefined.
-import type { AccountOverride, BlockOverrides, SlotValue, StateOverrides, Withdrawal } from '../../primitives/overrides.ts';
+import type {
+  AccountOverride,
+  BlockOverrides,
+  SlotValue,
+  StateOverrides,
+  Withdrawal,
+} from '../../primitives/overrides.ts';
 import type { Codec } from './codec.ts';
 import { codec } from './codec.ts';
 import { UnmarshalTypeError, address, atField, bytes, hash32, jsonKind } from './data.ts';

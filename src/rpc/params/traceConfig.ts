@@ -39,7 +39,8 @@ function tracerConfig(obj: Obj, struct: string): Obj {
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Obj;
     throw new UnmarshalTypeError(jsonKind(parsed), 'object', `${struct}.tracerConfig`);
   }
-  if (typeof v !== 'object' || Array.isArray(v)) throw new UnmarshalTypeError(jsonKind(v), 'object', `${struct}.tracerConfig`);
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw new UnmarshalTypeError(jsonKind(v), 'object', `${struct}.tracerConfig`);
   return v as Obj;
 }
 
@@ -87,10 +88,12 @@ function callOverrides(obj: Obj, struct: string): CallOverrides | undefined {
 }
 
 function decodeConfig(raw: unknown, struct: string): TraceConfig & { overrides?: CallOverrides } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), `tracers.${struct}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new UnmarshalTypeError(jsonKind(raw), `tracers.${struct}`);
   const obj = raw as Obj;
   const tracer = present(obj, 'tracer');
-  if (tracer !== undefined && typeof tracer !== 'string') throw new UnmarshalTypeError(jsonKind(tracer), 'string', `${struct}.tracer`);
+  if (tracer !== undefined && typeof tracer !== 'string')
+    throw new UnmarshalTypeError(jsonKind(tracer), 'string', `${struct}.tracer`);
   return {
     tracer: tracer === '' ? undefined : (tracer as string | undefined),
     tracerConfig: tracerConfig(obj, struct),
@@ -107,8 +110,13 @@ function decodeConfig(raw: unknown, struct: string): TraceConfig & { overrides?:
 /** The defaults geth applies when no config is passed. */
 export function defaultTraceConfig(): TraceConfig {
   return {
-    tracerConfig: {}, timeoutMs: DEFAULT_TRACE_TIMEOUT_MS, disableStack: false, disableStorage: false,
-    enableMemory: false, enableReturnData: false, limit: 0,
+    tracerConfig: {},
+    timeoutMs: DEFAULT_TRACE_TIMEOUT_MS,
+    disableStack: false,
+    disableStorage: false,
+    enableMemory: false,
+    enableReturnData: false,
+    limit: 0,
   };
 }
 

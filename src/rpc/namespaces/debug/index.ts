@@ -49,5 +49,9 @@ export const traceCall = defineMethod({
 
 /** All debug_ methods. */
 export const debugNamespace: RpcMethod<RpcContext>[] = [
-  traceTransaction, traceBlockByNumber, traceBlockByHash, traceCall, ...rawMethods,
+  traceTransaction,
+  traceBlockByNumber,
+  traceBlockByHash,
+  traceCall,
+  ...rawMethods,
 ];

@@ -37,7 +37,12 @@ export function encodeBlock(b: BlockRecord): Uint8Array {
 /** The consensus encoding of a receipt (typed receipts carry their type byte). */
 export function encodeReceiptRecord(r: ReceiptRecord): Uint8Array {
   return encodeReceipt(
-    { status: r.status, cumulativeBlockGasUsed: r.cumulativeGasUsed, bitvector: r.bloom, logs: r.logs.map((l) => [l.address, l.topics, l.data]) },
+    {
+      status: r.status,
+      cumulativeBlockGasUsed: r.cumulativeGasUsed,
+      bitvector: r.bloom,
+      logs: r.logs.map((l) => [l.address, l.topics, l.data]),
+    },
     r.type as never,
   );
 }
@@ -60,7 +65,8 @@ export const getRawBlock = defineMethod({
 export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
   params: [blockSelector],
-  handler: (ctx: RpcContext, [sel]) => ctx.chain.receipts(blockOf(ctx, sel, 'block')).map((r) => bytesToHex(encodeReceiptRecord(r))),
+  handler: (ctx: RpcContext, [sel]) =>
+    ctx.chain.receipts(blockOf(ctx, sel, 'block')).map((r) => bytesToHex(encodeReceiptRecord(r))),
 });
 
 /** Handler for debug_getRawTransaction: the signed encoding of a mined or pooled tx; null when unknown. */

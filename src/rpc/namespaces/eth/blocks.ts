@@ -4,7 +4,14 @@ import type { RpcContext } from '../../context.ts';
 import { formatBlock } from '../../format/block.ts';
 import { formatBlockReceipts } from '../../format/receipt.ts';
 import { defineMethod } from '../../method.ts';
-import { blockNumberOrTag, blockSelector, bool, hash32, optionalBlockNumberOrTag, uintIndex } from '../../params/index.ts';
+import {
+  blockNumberOrTag,
+  blockSelector,
+  bool,
+  hash32,
+  optionalBlockNumberOrTag,
+  uintIndex,
+} from '../../params/index.ts';
 
 /** Handler for eth_getBlockByNumber. */
 export const getBlockByNumber = defineMethod({
@@ -85,6 +92,13 @@ export const getUncleByBlockHashAndIndex = defineMethod({
 });
 
 export const blockMethods = [
-  getBlockByNumber, getBlockByHash, getBlockTransactionCountByNumber, getBlockTransactionCountByHash, getBlockReceipts,
-  getUncleCountByBlockNumber, getUncleCountByBlockHash, getUncleByBlockNumberAndIndex, getUncleByBlockHashAndIndex,
+  getBlockByNumber,
+  getBlockByHash,
+  getBlockTransactionCountByNumber,
+  getBlockTransactionCountByHash,
+  getBlockReceipts,
+  getUncleCountByBlockNumber,
+  getUncleCountByBlockHash,
+  getUncleByBlockNumberAndIndex,
+  getUncleByBlockHashAndIndex,
 ];

@@ -7,7 +7,10 @@ import { blockOverrides, callRequest, optional, optionalBlockSelector, stateOver
 import type { BlockOverrides, StateOverrides } from '../../../primitives/overrides.ts';
 
 /** The overrides of a request, or undefined when it has none. */
-export function overridesOf(state: StateOverrides | undefined, block: BlockOverrides | undefined): CallOverrides | undefined {
+export function overridesOf(
+  state: StateOverrides | undefined,
+  block: BlockOverrides | undefined,
+): CallOverrides | undefined {
   if (state === undefined && block === undefined) return undefined;
   return { ...(state !== undefined && { state }), ...(block !== undefined && { block }) };
 }

@@ -4,22 +4,50 @@ import type { RpcContext } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 
 /** Handler for eth_chainId. */
-export const chainId = defineMethod({ name: 'eth_chainId', params: [], handler: (ctx: RpcContext) => toQuantity(ctx.config.evmChainId) });
+export const chainId = defineMethod({
+  name: 'eth_chainId',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(ctx.config.evmChainId),
+});
 
 /** Handler for eth_blockNumber. */
-export const blockNumber = defineMethod({ name: 'eth_blockNumber', params: [], handler: (ctx: RpcContext) => toQuantity(ctx.chain.head().number) });
+export const blockNumber = defineMethod({
+  name: 'eth_blockNumber',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(ctx.chain.head().number),
+});
 
 /** Handler for eth_protocolVersion (0x41 = eth/65, as Ethermint answers). */
 export const protocolVersion = defineMethod({ name: 'eth_protocolVersion', params: [], handler: () => '0x41' });
 
-/** Handler for eth_syncing: a solo node is always in sync. */
-export const syncing = defineMethod({ name: 'eth_syncing', params: [], handler: () => false });
+/** Handler for eth_syncing: false when caught up (a solo node always is); under CometBFT its catch-up progress. */
+export const syncing = defineMethod({
+  name: 'eth_syncing',
+  params: [],
+  handler: async (ctx: RpcContext) => {
+    const p = ctx.syncStatus ? await ctx.syncStatus.progress() : false;
+    if (p === false) return false;
+    return {
+      startingBlock: toQuantity(p.startingBlock),
+      currentBlock: toQuantity(p.currentBlock),
+      highestBlock: toQuantity(p.highestBlock),
+    };
+  },
+});
 
 /** Handler for eth_coinbase: the etherbase that receives fees. */
-export const coinbase = defineMethod({ name: 'eth_coinbase', params: [], handler: (ctx: RpcContext) => bytesToHex(ctx.app.etherbase) });
+export const coinbase = defineMethod({
+  name: 'eth_coinbase',
+  params: [],
+  handler: (ctx: RpcContext) => bytesToHex(ctx.app.etherbase),
+});
 
 /** Handler for eth_accounts: the key store's accounts. */
-export const accounts = defineMethod({ name: 'eth_accounts', params: [], handler: (ctx: RpcContext) => ctx.accounts().map((a) => bytesToHex(a)) });
+export const accounts = defineMethod({
+  name: 'eth_accounts',
+  params: [],
+  handler: (ctx: RpcContext) => ctx.accounts().map((a) => bytesToHex(a)),
+});
 
 /** Handler for eth_mining: blocks are produced by the validator, not mined. */
 export const mining = defineMethod({ name: 'eth_mining', params: [], handler: () => false });

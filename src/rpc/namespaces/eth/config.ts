@@ -25,7 +25,11 @@ export const blobBaseFeeMethod = defineMethod({
 function formatFork(f: ForkConfig): Record<string, unknown> {
   return {
     activationTime: Number(f.activationTime),
-    blobSchedule: { target: f.blobSchedule.target, max: f.blobSchedule.max, baseFeeUpdateFraction: Number(f.blobSchedule.baseFeeUpdateFraction) },
+    blobSchedule: {
+      target: f.blobSchedule.target,
+      max: f.blobSchedule.max,
+      baseFeeUpdateFraction: Number(f.blobSchedule.baseFeeUpdateFraction),
+    },
     chainId: toQuantity(f.chainId),
     forkId: bytesToHex(f.forkHash),
     precompiles: Object.fromEntries(f.precompiles.map(([name, a]) => [name, bytesToHex(a)])),
@@ -52,7 +56,12 @@ export const capabilities = defineMethod({
     const all = { disabled: false, oldestBlock: '0x0' };
     return {
       head: { number: toQuantity(head.number), hash: bytesToHex(head.hash) },
-      state: all, tx: all, logs: all, receipts: all, blocks: all, stateproofs: all,
+      state: all,
+      tx: all,
+      logs: all,
+      receipts: all,
+      blocks: all,
+      stateproofs: all,
     };
   },
 });

@@ -20,9 +20,10 @@ export const fillTransaction = defineMethod({
     const from = req.from ?? ZERO_ADDRESS;
     const filled = await fillTxDefaults(req, from, defaultsSource(ctx));
     if (req.gas === undefined) {
-      const priced = filled.gasPrice !== undefined
-        ? { gasPrice: filled.gasPrice }
-        : { maxFeePerGas: filled.maxFeePerGas, maxPriorityFeePerGas: filled.maxPriorityFeePerGas };
+      const priced =
+        filled.gasPrice !== undefined
+          ? { gasPrice: filled.gasPrice }
+          : { maxFeePerGas: filled.maxFeePerGas, maxPriorityFeePerGas: filled.maxPriorityFeePerGas };
       filled.gasLimit = await ctx.calls.estimateGas({ ...req, from, ...priced }, ctx.chain.resolveBlock(LATEST));
     }
     const tx = buildUnsignedTx(filled, ctx.common);

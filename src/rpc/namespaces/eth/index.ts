@@ -17,7 +17,17 @@ import { transactionMethods } from './transactions.ts';
 
 /** All eth_ methods. */
 export const ethNamespace: RpcMethod<RpcContext>[] = [
-  ...chainMethods, ...stateMethods, ...blockMethods, ...transactionMethods, ...callMethods, ...feeMethods, ...signMethods,
-  ...logMethods, ...filterMethods, ...subscribeMethods, ...proofMethods,
-  ...configMethods, ...fillMethods,
+  ...chainMethods,
+  ...stateMethods,
+  ...blockMethods,
+  ...transactionMethods,
+  ...callMethods,
+  ...feeMethods,
+  ...signMethods,
+  ...logMethods,
+  ...filterMethods,
+  ...subscribeMethods,
+  ...proofMethods,
+  ...configMethods,
+  ...fillMethods,
 ];

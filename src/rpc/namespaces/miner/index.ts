@@ -35,9 +35,13 @@ export const setGasPrice = defineMethod({
   params: [uint256],
   handler: (ctx: RpcContext, [price]) => {
     const text = persistMinGasPrice(homePaths(ctx.config.home).appToml, price, ctx.config.evmDenom);
-    console.log(`miner_setGasPrice: app.toml minimum-gas-prices = "${text}". Your configuration file was modified. Please RESTART your node.`);
+    console.log(
+      `miner_setGasPrice: app.toml minimum-gas-prices = "${text}". Your configuration file was modified. Please RESTART your node.`,
+    );
     if (ctx.config.minGasPriceFromFlag) {
-      console.warn('miner_setGasPrice: this node was started with --minimum-gas-prices, which overrides app.toml; restart without the flag for the new price to apply');
+      console.warn(
+        'miner_setGasPrice: this node was started with --minimum-gas-prices, which overrides app.toml; restart without the flag for the new price to apply',
+      );
     }
     return true;
   },
@@ -58,11 +62,15 @@ export const stop = defineMethod({ name: 'miner_stop', params: [], handler: () =
 /** Handler for miner_setGasLimit: false (the block gas limit is a chain parameter, not a producer's choice). */
 export const setGasLimit = defineMethod({ name: 'miner_setGasLimit', params: [uint256], handler: () => false });
 
-/** Handler for miner_setEtherbase: fees of the next blocks go to the address; persisted in app.toml [miner]. */
+/**
+ * Handler for miner_setEtherbase: fees of the next blocks go to the address; persisted in app.toml [miner]. Under
+ * CometBFT the coinbase comes from genesis (it must be the same on every validator): -32004 with that reason.
+ */
 export const setEtherbase = defineMethod({
   name: 'miner_setEtherbase',
   params: [address],
   handler: (ctx: RpcContext, [addr]) => {
+    if (ctx.config.consensus === 'cometbft') throw unsupported('miner_setEtherbase');
     persistEtherbase(homePaths(ctx.config.home).appToml, toChecksumAddress(bytesToHex(addr)));
     ctx.app.etherbase = addr;
     return true;
@@ -70,4 +78,12 @@ export const setEtherbase = defineMethod({
 });
 
 /** All miner_ methods. */
-export const minerNamespace: RpcMethod<RpcContext>[] = [getHashrate, setExtra, setGasPrice, start, stop, setGasLimit, setEtherbase];
+export const minerNamespace: RpcMethod<RpcContext>[] = [
+  getHashrate,
+  setExtra,
+  setGasPrice,
+  start,
+  stop,
+  setGasLimit,
+  setEtherbase,
+];
