@@ -213,6 +213,38 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
         assert.ok(BigInt(plain) < BigInt(withCode));
       });
 
+      it('eth_createAccessList', async () => {
+        const get = await ok('eth_createAccessList', [
+          { from: sender.address, to: contract, data: store.encodeFunctionData('get') },
+        ]);
+        assert.deepEqual(get.accessList, [{ address: contract.toLowerCase(), storageKeys: [word(1n)] }]);
+        assert.equal(get.error, undefined);
+        // The gas the call uses with the list included (2400 + 1900 per slot in the list, warm SLOAD).
+        const withList = await ok('eth_estimateGas', [
+          { from: sender.address, to: contract, data: store.encodeFunctionData('get'), accessList: get.accessList },
+        ]);
+        assert.ok(BigInt(get.gasUsed) <= BigInt(withList));
+        const transfer = await ok('eth_createAccessList', [{ from: sender.address, to: ANY, value: '0x1' }, 'latest']);
+        assert.deepEqual(transfer, { accessList: [], gasUsed: '0x5208' });
+        const reverted = await ok('eth_createAccessList', [
+          { from: sender.address, to: contract, data: store.encodeFunctionData('setAndFail', [3n]) },
+        ]);
+        assert.equal(reverted.error, 'execution reverted');
+        assert.deepEqual(reverted.accessList, [{ address: contract.toLowerCase(), storageKeys: [word(1n)] }]);
+        const overridden = await ok('eth_createAccessList', [
+          { from: sender.address, to: contract, data: store.encodeFunctionData('balanceOfThis') },
+          'latest',
+          { [contract]: { code: BlockInfo.deployedBytecode } },
+        ]);
+        assert.equal(overridden.error, 'execution reverted', 'the overriding code has no such function');
+        const viaOther = await ok('eth_createAccessList', [
+          { from: sender.address, to: ANY, data: store.encodeFunctionData('get') },
+          'latest',
+          { [ANY]: { code: Store.deployedBytecode } },
+        ]);
+        assert.deepEqual(viaOther.accessList, [{ address: ANY, storageKeys: [word(1n)] }]);
+      });
+
       it('debug_traceCall with stateOverrides and blockOverrides', async () => {
         const trace = await ok('debug_traceCall', [
           { to: ANY, data: blockInfo.encodeFunctionData('info') },

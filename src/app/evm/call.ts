@@ -22,6 +22,7 @@ import {
   writeAccountOverrides,
   type OverridePlan,
 } from './overrides.ts';
+import { buildAccessList, type AccessListResult } from './accessList.ts';
 import { decodeRevertReason } from './revert.ts';
 
 /** Limits applied to every call. */
@@ -278,6 +279,7 @@ export class CallService {
     gas: bigint,
     ctx: CallContext,
     hook?: CallHook,
+    reportAccessList = false,
   ): Promise<RunTxResult> {
     // An estimation goes on after a probe that threw; it continues on a fresh VM and state (same overrides).
     if (ctx.broken) {
@@ -312,6 +314,7 @@ export class CallService {
         skipBalance: !priced,
         skipBlockGasLimitValidation: true,
         skipHardForkValidation: true,
+        reportAccessList,
       });
       hook?.finish(r);
       return r;
@@ -356,6 +359,22 @@ export class CallService {
     const err = r.execResult.exceptionError;
     if (err) throw failure(err.error, r.execResult.returnValue, r);
     return r.execResult.returnValue;
+  }
+
+  /** eth_createAccessList: the list the call touches (run until stable), its gas, and its failure if any. */
+  async createAccessList(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<AccessListResult> {
+    return this.withContext(block, overrides, (ctx) =>
+      buildAccessList(req, {
+        run: (r) => this.execute(r, block, this.capGas(r), ctx, undefined, true),
+        precompiles: () =>
+          [...(ctx.vm.evm.precompiles as Map<string, unknown>).keys()].map((k) => hexToBytes('0x' + k)),
+        nonce: async () => {
+          const from = req.from ?? new Uint8Array(20);
+          const over = ctx.plan?.accounts.find((a) => a.address.every((b, i) => b === from[i]))?.nonce;
+          return over ?? (await ctx.state.getAccount(new Address(from)))?.nonce ?? 0n;
+        },
+      }),
+    );
   }
 
   /** eth_estimateGas: the smallest gas limit with which the message succeeds (binary search, as geth). */

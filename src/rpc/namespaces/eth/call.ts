@@ -31,4 +31,21 @@ export const estimateGas = defineMethod({
     toQuantity(await ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
 });
 
-export const callMethods = [call, estimateGas];
+/** Handler for eth_createAccessList: {accessList, gasUsed} plus `error` when the call fails. */
+export const createAccessList = defineMethod({
+  name: 'eth_createAccessList',
+  params: [callRequest, optionalBlockSelector, optional(stateOverrides)],
+  handler: async (ctx: RpcContext, [req, sel, state]) => {
+    const r = await ctx.calls.createAccessList(req, ctx.chain.resolveBlock(sel), overridesOf(state, undefined));
+    return {
+      accessList: r.accessList.map((a) => ({
+        address: bytesToHex(a.address),
+        storageKeys: a.storageKeys.map((k) => bytesToHex(k)),
+      })),
+      ...(r.error !== undefined && { error: r.error }),
+      gasUsed: toQuantity(r.gasUsed),
+    };
+  },
+});
+
+export const callMethods = [call, estimateGas, createAccessList];
