@@ -118,3 +118,30 @@ export class OverrideError extends KestrelError {
     super(message);
   }
 }
+
+/** Why eth_simulateV1 refused a request or a simulated transaction (each has its own JSON-RPC code). */
+export type SimulateFailure =
+  | 'NONCE_TOO_LOW'
+  | 'NONCE_TOO_HIGH'
+  | 'BASE_FEE_TOO_LOW'
+  | 'INTRINSIC_GAS'
+  | 'INSUFFICIENT_FUNDS'
+  | 'BLOCK_GAS_LIMIT_REACHED'
+  | 'BLOCK_NUMBER_INVALID'
+  | 'BLOCK_TIMESTAMP_INVALID'
+  | 'SENDER_NOT_EOA'
+  | 'INIT_CODE_TOO_LARGE'
+  | 'CLIENT_LIMIT_EXCEEDED'
+  | 'INVALID_PARAMS'
+  | 'INTERNAL';
+
+/** eth_simulateV1 refused the request, or one of its transactions is invalid (geth's message). */
+export class SimulateError extends KestrelError {
+  override name = 'SimulateError';
+  constructor(
+    readonly reason: SimulateFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}

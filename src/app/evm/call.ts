@@ -16,6 +16,7 @@ import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
 import {
+  livePrecompiles,
   movePrecompiles,
   overrideContext,
   planOverrides,
@@ -23,6 +24,7 @@ import {
   type OverridePlan,
 } from './overrides.ts';
 import { buildAccessList, type AccessListResult } from './accessList.ts';
+import { simulate, type SimBlockResult, type SimulateOptions } from './simulate/simulator.ts';
 import { decodeRevertReason } from './revert.ts';
 
 /** Limits applied to every call. */
@@ -43,12 +45,13 @@ export interface CallHook {
   readonly failure: Error | undefined;
 }
 
-class Timeout extends Error {}
+/** Thrown inside the EVM when a call's wall-clock deadline passes. */
+export class Timeout extends Error {}
 
 type OpEntry = { opHandler: (runState: unknown, common: unknown) => unknown };
 
 /** The deadline of the call a context is running (0 = none); set before each call, read by the armed checks. */
-interface CallClock {
+export interface CallClock {
   deadline: number;
 }
 
@@ -59,7 +62,7 @@ interface CallClock {
  * getOpcodesForHF for each EVM), so wrapping its entries touches no other VM. Armed once per VM; each call sets
  * `clock.deadline`.
  */
-function armDeadline(vm: VM, clock: CallClock): void {
+export function armDeadline(vm: VM, clock: CallClock): void {
   const check = (): void => {
     if (clock.deadline !== 0 && Date.now() > clock.deadline) throw new Timeout();
   };
@@ -184,7 +187,7 @@ export class CallService {
     const ctx: CallContext = { root, reads, state, vm, clock, broken: false };
     if (overrides) {
       // The VM's own precompile table (a fresh Map per EVM), keyed by address hex without 0x.
-      const table = vm.evm.precompiles as Map<string, unknown>;
+      const table = livePrecompiles(vm.evm);
       ctx.plan = planOverrides(
         overrides.state,
         [...table.keys()].map((k) => hexToBytes('0x' + k)),
@@ -285,7 +288,7 @@ export class CallService {
     if (ctx.broken) {
       // The fresh context has no plan of its own: the request's plan and block overrides stay on `ctx`.
       Object.assign(ctx, await this.newContext(ctx.root, ctx.reads));
-      if (ctx.plan) movePrecompiles(ctx.vm.evm.precompiles as Map<string, unknown>, ctx.plan.precompiles);
+      if (ctx.plan) movePrecompiles(livePrecompiles(ctx.vm.evm), ctx.plan.precompiles);
     }
     const { state, vm } = ctx;
     const from = req.from ? new Address(req.from) : createZeroAddress();
@@ -359,6 +362,12 @@ export class CallService {
     const err = r.execResult.exceptionError;
     if (err) throw failure(err.error, r.execResult.returnValue, r);
     return r.execResult.returnValue;
+  }
+
+  /** eth_simulateV1: simulated blocks on top of `base` (the gas cap bounds all calls together). */
+  async simulate(opts: SimulateOptions, base: BlockRecord): Promise<SimBlockResult[]> {
+    const deps = { common: this.common, vmCommon: this.vmCommon, state: this.state, hashOf: this.hashOf };
+    return simulate({ ...deps, gasCap: this.limits.gasCap, timeoutMs: this.limits.timeoutMs }, opts, base);
   }
 
   /** eth_createAccessList: the list the call touches (run until stable), its gas, and its failure if any. */

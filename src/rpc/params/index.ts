@@ -8,3 +8,4 @@ export * from './filter.ts';
 export * from './proof.ts';
 export * from './storage.ts';
 export * from './overrides.ts';
+export * from './simulate.ts';
