@@ -20,7 +20,13 @@ import { readSpecs, runReads } from './workloads/reads.ts';
 import { sendAll } from './workloads/send.ts';
 import { outcomeToSample, RSS_ROW, WRITE_KINDS, writeSpecs, writeTxs } from './workloads/writes.ts';
 
-const STARTUP_ROW: RowSpec = { id: 'startup', label: 'startup to first eth_blockNumber', unit: 'ms', better: 'lower', target: { kind: 'max', limit: 500 } };
+const STARTUP_ROW: RowSpec = {
+  id: 'startup',
+  label: 'startup to first eth_blockNumber',
+  unit: 'ms',
+  better: 'lower',
+  target: { kind: 'max', limit: 500 },
+};
 const TOKEN_SUPPLY = 10n ** 30n;
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -53,11 +59,24 @@ async function closeChain(chain: Chain): Promise<void> {
 }
 
 async function deployToken(chain: Chain, code: BenchContracts, senders: Account[]): Promise<string> {
-  return deploy(chain, senders[0]!, code.token + tokenConstructorArgs(senders.map((a) => a.address), TOKEN_SUPPLY));
+  return deploy(
+    chain,
+    senders[0]!,
+    code.token +
+      tokenConstructorArgs(
+        senders.map((a) => a.address),
+        TOKEN_SUPPLY,
+      ),
+  );
 }
 
 /** Startup, reads and writes on one node process (restarted after a write workload that left it stalled). */
-async function readWriteSession(name: NodeName, o: Options, code: BenchContracts, senders: Account[]): Promise<Map<string, Sample>> {
+async function readWriteSession(
+  name: NodeName,
+  o: Options,
+  code: BenchContracts,
+  senders: Account[],
+): Promise<Map<string, Sample>> {
   const out = new Map<string, Sample>();
   let chain = await startChain(name);
   try {
@@ -65,16 +84,25 @@ async function readWriteSession(name: NodeName, o: Options, code: BenchContracts
     log(`  startup ${chain.node.startupMs.toFixed(0)} ms`);
     if (!o.workloads.includes('reads') && !o.workloads.includes('writes')) return out;
     let token = await deployToken(chain, code, senders);
-    if (o.workloads.includes('reads')) for (const [id, s] of await runReads(chain, token, senders, o.readSeconds, log)) out.set(id, s);
+    if (o.workloads.includes('reads'))
+      for (const [id, s] of await runReads(chain, token, senders, o.readSeconds, log)) out.set(id, s);
     if (!o.workloads.includes('writes')) return out;
     let restarted = '';
     for (const w of WRITE_KINDS) {
       const total = w.kind === 'transfer' ? o.transfers : o.erc20Transfers;
       const txs = await writeTxs(chain, w, senders, total, token);
-      const outcome = await sendAll(chain.node.url, txs, { mode: w.mode, inflight: o.inflight, stallMs: o.stallMs, maxMs: o.writeMaxMs, requestTimeoutMs: 10_000 });
+      const outcome = await sendAll(chain.node.url, txs, {
+        mode: w.mode,
+        inflight: o.inflight,
+        stallMs: o.stallMs,
+        maxMs: o.writeMaxMs,
+        requestTimeoutMs: 10_000,
+      });
       const sample = outcomeToSample(outcome);
       out.set(w.id, sample);
-      log(`  ${w.id}: ${sample.value?.toFixed(0) ?? '–'} tx/s${sample.note ? ` (${sample.status}: ${sample.note})` : ''}`);
+      log(
+        `  ${w.id}: ${sample.value?.toFixed(0) ?? '–'} tx/s${sample.note ? ` (${sample.status}: ${sample.note})` : ''}`,
+      );
       const last = w === WRITE_KINDS[WRITE_KINDS.length - 1];
       if (sample.status !== 'ok' && !last) {
         // Txs stuck behind a nonce gap or a stopped miner would distort the next workload: start afresh.
@@ -94,10 +122,24 @@ async function readWriteSession(name: NodeName, o: Options, code: BenchContracts
 }
 
 /** The log workloads on a fresh node process. */
-async function logSession(name: NodeName, o: Options, code: BenchContracts, senders: Account[], run: number): Promise<Map<string, Sample>> {
+async function logSession(
+  name: NodeName,
+  o: Options,
+  code: BenchContracts,
+  senders: Account[],
+  run: number,
+): Promise<Map<string, Sample>> {
   const chain = await startChain(name);
   try {
-    const p = { events: o.logEvents, eventsPerTx: o.eventsPerTx, reps: o.logQueryReps, stallMs: o.stallMs, maxMs: o.writeMaxMs, padBlocks: run === 0 ? o.padBlocks : 0, padDeadlineMs: o.padDeadlineMs };
+    const p = {
+      events: o.logEvents,
+      eventsPerTx: o.eventsPerTx,
+      reps: o.logQueryReps,
+      stallMs: o.stallMs,
+      maxMs: o.writeMaxMs,
+      padBlocks: run === 0 ? o.padBlocks : 0,
+      padDeadlineMs: o.padDeadlineMs,
+    };
     return await runLogs(chain, code.logSource, senders, p, log);
   } finally {
     await closeChain(chain);
@@ -112,11 +154,20 @@ function machine(): Record<string, unknown> {
   } catch {
     /* not a git checkout */
   }
-  return { cores: cpu.length, cpuModel: cpu[0]?.model ?? 'unknown', totalMemMiB: Math.round(totalmem() / 2 ** 20), node: process.version, kestrelCommit: commit, loadAverageAtStart: loadavg() };
+  return {
+    cores: cpu.length,
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    totalMemMiB: Math.round(totalmem() / 2 ** 20),
+    node: process.version,
+    kestrelCommit: commit,
+    loadAverageAtStart: loadavg(),
+  };
 }
 
 function peerVersions(): Record<string, string> {
-  const pkg = (p: string) => (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', p, 'package.json'), 'utf8')) as { version: string }).version;
+  const pkg = (p: string) =>
+    (JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', p, 'package.json'), 'utf8')) as { version: string })
+      .version;
   return { anvil: pkg('@foundry-rs/anvil-linux-amd64'), hardhat: pkg('hardhat'), ganache: pkg('ganache') };
 }
 
@@ -124,7 +175,9 @@ function specsFor(o: Options, senders: number): RowSpec[] {
   return [
     ...(o.workloads.some((w) => w !== 'logs') ? [STARTUP_ROW] : []),
     ...(o.workloads.includes('reads') ? readSpecs() : []),
-    ...(o.workloads.includes('writes') ? writeSpecs({ transfers: o.transfers, erc20: o.erc20Transfers, inflight: o.inflight, senders }) : []),
+    ...(o.workloads.includes('writes')
+      ? writeSpecs({ transfers: o.transfers, erc20: o.erc20Transfers, inflight: o.inflight, senders })
+      : []),
     ...(o.workloads.includes('logs') ? logSpecs(o.logEvents, o.padBlocks) : []),
   ];
 }
@@ -137,7 +190,11 @@ async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const started = new Date();
   const meta = { machine: machine(), versions: peerVersions() };
-  log(`bench: ${o.quick ? 'quick' : 'full'} mode, ${o.runs} run(s), nodes ${o.nodes.join(',')}, workloads ${o.workloads.join(',')}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `bench: ${o.quick ? 'quick' : 'full'} mode, ${o.runs} run(s), nodes ${o.nodes.join(',')}, workloads ${o.workloads.join(',')}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   if (o.workloads.includes('reads')) ensureWrk();
   const code = compileContracts();
   const senders = devAccounts(10);
@@ -146,7 +203,8 @@ async function main(): Promise<void> {
     for (const name of o.nodes) {
       log(`run ${run + 1}/${o.runs}: ${name}`);
       const sessions: Array<[string, () => Promise<Map<string, Sample>>]> = [];
-      if (o.workloads.some((w) => w !== 'logs')) sessions.push(['startup/reads/writes', () => readWriteSession(name, o, code, senders)]);
+      if (o.workloads.some((w) => w !== 'logs'))
+        sessions.push(['startup/reads/writes', () => readWriteSession(name, o, code, senders)]);
       if (o.workloads.includes('logs')) sessions.push(['logs', () => logSession(name, o, code, senders, run)]);
       for (const [what, fn] of sessions) {
         try {
@@ -155,7 +213,12 @@ async function main(): Promise<void> {
           log(`  ${name} ${what} failed: ${(e as Error).message}`);
           const failed = new Map<string, Sample>();
           for (const spec of specsFor(o, senders.length)) {
-            if (spec.id.startsWith('logs.') === (what === 'logs')) failed.set(spec.id, { value: null, status: 'error', note: (e as Error).message.split('\n')[0]!.slice(0, 200) });
+            if (spec.id.startsWith('logs.') === (what === 'logs'))
+              failed.set(spec.id, {
+                value: null,
+                status: 'error',
+                note: (e as Error).message.split('\n')[0]!.slice(0, 200),
+              });
           }
           record(collected, name, failed);
         }
@@ -175,7 +238,14 @@ function commandLine(): string {
 }
 
 /** Folds the samples collected so far into rows and writes the JSON; returns the table and the path. */
-function writeResults(o: Options, started: Date, meta: { machine: Record<string, unknown>; versions: Record<string, string> }, collected: Collected, senders: number, progress: string): { table: string; out: string } {
+function writeResults(
+  o: Options,
+  started: Date,
+  meta: { machine: Record<string, unknown>; versions: Record<string, string> },
+  collected: Collected,
+  senders: number,
+  progress: string,
+): { table: string; out: string } {
   const rows: Row[] = specsFor(o, senders).map((spec) => {
     const figures: Row['figures'] = {};
     for (const name of o.nodes) {
@@ -186,7 +256,9 @@ function writeResults(o: Options, started: Date, meta: { machine: Record<string,
   });
   const table = formatTable(rows, o.nodes);
   const date = started.toISOString().slice(0, 10);
-  const out = o.out ?? join(REPO_ROOT, 'bench', 'results', `${date}${isCompleteRun(o) ? '' : o.quick ? '-quick' : '-partial'}.json`);
+  const out =
+    o.out ??
+    join(REPO_ROOT, 'bench', 'results', `${date}${isCompleteRun(o) ? '' : o.quick ? '-quick' : '-partial'}.json`);
   const json = {
     date,
     startedAt: started.toISOString(),
@@ -203,7 +275,6 @@ function writeResults(o: Options, started: Date, meta: { machine: Record<string,
   writeFileSync(out, `${JSON.stringify(json, null, 2)}\n`);
   return { table, out };
 }
-
 
 main().catch((e: unknown) => {
   process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

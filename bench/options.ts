@@ -44,13 +44,40 @@ export const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--only kestr
   --duration  seconds per wrk read run (default 2, quick 1)
   --out       JSON output path (default bench/results/<date>.json)`;
 
-const FULL = { runs: 3, readSeconds: 2, transfers: 5000, erc20Transfers: 2000, logEvents: 20_000, padBlocks: 100_000, padDeadlineMs: 60_000, logQueryReps: 5, stallMs: 15_000, writeMaxMs: 45_000 };
-const QUICK = { runs: 1, readSeconds: 1, transfers: 300, erc20Transfers: 150, logEvents: 1_000, padBlocks: 2_000, padDeadlineMs: 15_000, logQueryReps: 3, stallMs: 6_000, writeMaxMs: 15_000 };
+const FULL = {
+  runs: 3,
+  readSeconds: 2,
+  transfers: 5000,
+  erc20Transfers: 2000,
+  logEvents: 20_000,
+  padBlocks: 100_000,
+  padDeadlineMs: 60_000,
+  logQueryReps: 5,
+  stallMs: 15_000,
+  writeMaxMs: 45_000,
+};
+const QUICK = {
+  runs: 1,
+  readSeconds: 1,
+  transfers: 300,
+  erc20Transfers: 150,
+  logEvents: 1_000,
+  padBlocks: 2_000,
+  padDeadlineMs: 15_000,
+  logQueryReps: 3,
+  stallMs: 6_000,
+  writeMaxMs: 15_000,
+};
 
 function list<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T[] {
-  if (value === undefined || value === '') throw new Error(`${flag} needs a comma-separated list of ${allowed.join(', ')}`);
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  for (const it of items) if (!allowed.includes(it as T)) throw new Error(`${flag}: unknown "${it}" (expected ${allowed.join(', ')})`);
+  if (value === undefined || value === '')
+    throw new Error(`${flag} needs a comma-separated list of ${allowed.join(', ')}`);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const it of items)
+    if (!allowed.includes(it as T)) throw new Error(`${flag}: unknown "${it}" (expected ${allowed.join(', ')})`);
   // Keep the canonical order so Kestrel is always first and tables line up between runs.
   return allowed.filter((a) => items.includes(a));
 }
@@ -65,7 +92,14 @@ function positiveInt(flag: string, value: string | undefined): number {
 export function parseArgs(argv: string[]): Options {
   const quick = argv.includes('--quick');
   const base = quick ? QUICK : FULL;
-  const o: Options = { quick, ...base, nodes: [...NODE_NAMES], workloads: [...WORKLOAD_GROUPS], inflight: 32, eventsPerTx: 20 };
+  const o: Options = {
+    quick,
+    ...base,
+    nodes: [...NODE_NAMES],
+    workloads: [...WORKLOAD_GROUPS],
+    inflight: 32,
+    eventsPerTx: 20,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];

@@ -53,7 +53,8 @@ export function median(xs: number[]): number {
 export function aggregate(all: Sample[]): Figure {
   // A run that skipped the workload (e.g. the padded query, done only in the first run) says nothing about it.
   const measured = all.filter((s) => s.status !== 'skipped');
-  if (measured.length === 0) return all.length > 0 ? { ...all[0]!, samples: all } : { value: null, status: 'skipped', samples: all };
+  if (measured.length === 0)
+    return all.length > 0 ? { ...all[0]!, samples: all } : { value: null, status: 'skipped', samples: all };
   const samples = measured;
   const values = samples.map((s) => s.value).filter((v): v is number => v !== null && Number.isFinite(v));
   const value = values.length > 0 ? median(values) : null;
@@ -70,7 +71,8 @@ export function ratio(kestrel: number | null, peer: number | null, better: Bette
   return better === 'higher' ? kestrel / peer : peer / kestrel;
 }
 
-const usable = (f: Figure | undefined): f is Figure & { value: number } => f !== undefined && f.status === 'ok' && f.value !== null;
+const usable = (f: Figure | undefined): f is Figure & { value: number } =>
+  f !== undefined && f.status === 'ok' && f.value !== null;
 
 // A peer that was still mining at the time bound has a real throughput figure (what it mined per second), so it can
 // be the best peer; a stalled, rejecting or hanging peer cannot. Kestrel itself must finish to meet a target.
@@ -84,7 +86,8 @@ export function bestPeer(row: Row): { name: NodeName; value: number } | null {
     if (name === 'kestrel') continue;
     const f = row.figures[name];
     if (!peerUsable(f)) continue;
-    if (best === null || (row.better === 'higher' ? f.value > best.value : f.value < best.value)) best = { name, value: f.value };
+    if (best === null || (row.better === 'higher' ? f.value > best.value : f.value < best.value))
+      best = { name, value: f.value };
   }
   return best;
 }
@@ -106,7 +109,11 @@ export function verdict(row: Row): Verdict {
 export function targetText(row: RowSpec): string {
   if (!row.target) return '';
   if (row.target.kind === 'max') return `< ${row.target.limit} ${row.unit}`;
-  return row.target.factor === 1 ? (row.better === 'lower' ? '≤ best peer' : '≥ best peer') : `≥ ${row.target.factor}× best peer`;
+  return row.target.factor === 1
+    ? row.better === 'lower'
+      ? '≤ best peer'
+      : '≥ best peer'
+    : `≥ ${row.target.factor}× best peer`;
 }
 
 /** A figure's value for a table cell: thousands separators, one decimal below 100. */

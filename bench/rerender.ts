@@ -10,7 +10,12 @@ if (!file) {
   process.stderr.write('usage: node --import tsx bench/rerender.ts <results.json>\n');
   process.exit(2);
 }
-const json = JSON.parse(readFileSync(file, 'utf8')) as { settings: { nodes: NodeName[] }; rows: Array<Row & { figures: Record<string, { samples: Sample[] }> }>; table: string; rerenderedAt?: string };
+const json = JSON.parse(readFileSync(file, 'utf8')) as {
+  settings: { nodes: NodeName[] };
+  rows: Array<Row & { figures: Record<string, { samples: Sample[] }> }>;
+  table: string;
+  rerenderedAt?: string;
+};
 const nodes = NODE_NAMES.filter((n) => json.settings.nodes.includes(n));
 const rows: Row[] = json.rows.map((r) => {
   const figures: Row['figures'] = {};
@@ -19,8 +24,17 @@ const rows: Row[] = json.rows.map((r) => {
     if (f) figures[n] = aggregate(f.samples);
   }
   const target = r.target as unknown as (Row['target'] & { text?: string; verdict?: string }) | null;
-  const spec = target ? { kind: target.kind, ...(target.kind === 'max' ? { limit: target.limit } : { factor: target.factor }) } : undefined;
-  return { id: r.id, label: r.label, unit: r.unit, better: r.better, ...(spec ? { target: spec as Row['target'] } : {}), figures };
+  const spec = target
+    ? { kind: target.kind, ...(target.kind === 'max' ? { limit: target.limit } : { factor: target.factor }) }
+    : undefined;
+  return {
+    id: r.id,
+    label: r.label,
+    unit: r.unit,
+    better: r.better,
+    ...(spec ? { target: spec as Row['target'] } : {}),
+    figures,
+  };
 });
 json.rows = rowsToJson(rows, nodes) as typeof json.rows;
 json.table = formatTable(rows, nodes);

@@ -52,7 +52,9 @@ export function bundleStackFormatter(cacheDir = defaultCacheDir()) {
     const source = fileURLToPath(new URL(entry.originalSource, file));
     const at = `${file}:${line}:${column}`;
     const i = text.lastIndexOf(at);
-    return i < 0 ? text : `${text.slice(0, i)}${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}${text.slice(i + at.length)}`;
+    return i < 0
+      ? text
+      : `${text.slice(0, i)}${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}${text.slice(i + at.length)}`;
   };
   return (error, sites) => {
     let head;
@@ -77,7 +79,9 @@ function compilerOptions(tsconfigPath) {
 
 /** What a manifest depends on besides the sources: the entry, the compiler options, esbuild and the lockfile. */
 function manifestKey(entry, tsconfigPath, lockfilePath) {
-  const esbuildVersion = JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('esbuild/package.json')), 'utf8')).version;
+  const esbuildVersion = JSON.parse(
+    readFileSync(fileURLToPath(import.meta.resolve('esbuild/package.json')), 'utf8'),
+  ).version;
   const lock = lockfilePath && existsSync(lockfilePath) ? sha256(readFileSync(lockfilePath)) : '';
   return sha256(JSON.stringify([2, entry, readFileSync(tsconfigPath, 'utf8'), esbuildVersion, lock]));
 }
@@ -116,7 +120,9 @@ function sourcePlugin(inputs, externals) {
         const contents = raw
           .toString('utf8')
           .replace(/\bimport\.meta\.url\b/g, () => JSON.stringify(url))
-          .replace(/\bimport\.meta\.resolve\(\s*(['"])([^'"]+)\1\s*\)/g, (_, _q, spec) => JSON.stringify(import.meta.resolve(spec)));
+          .replace(/\bimport\.meta\.resolve\(\s*(['"])([^'"]+)\1\s*\)/g, (_, _q, spec) =>
+            JSON.stringify(import.meta.resolve(spec)),
+          );
         return { contents, loader: 'ts' };
       });
     },
@@ -194,7 +200,11 @@ function pruneStale(cacheDir, keep) {
  * Returns undefined when the bundle cannot be built (a syntax error, an unwritable cache, ...): the caller then
  * loads the sources through the hooks, which report the error as they always did.
  */
-export async function importBundled(entry, { tsconfigPath, lockfilePath, cacheDir = defaultCacheDir() }, retried = false) {
+export async function importBundled(
+  entry,
+  { tsconfigPath, lockfilePath, cacheDir = defaultCacheDir() },
+  retried = false,
+) {
   let manifest;
   try {
     mkdirSync(cacheDir, { recursive: true, mode: 0o700 });

@@ -9,7 +9,10 @@ import { bundleStackFormatter, importBundled } from './bundle.mjs';
 // Stack traces point at the .ts lines: through the bundle's source maps, read only when a stack is formatted.
 Error.prepareStackTrace = bundleStackFormatter();
 const root = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
-let cli = await importBundled(root('src/cli/index.ts'), { tsconfigPath: root('tsconfig.json'), lockfilePath: root('package-lock.json') });
+let cli = await importBundled(root('src/cli/index.ts'), {
+  tsconfigPath: root('tsconfig.json'),
+  lockfilePath: root('package-lock.json'),
+});
 if (!cli) {
   // The hooks emit inline source maps, which Node applies once told to.
   Error.prepareStackTrace = undefined;

@@ -26,7 +26,13 @@ export async function load(url, context, nextLoad) {
   if (!url.startsWith('file:') || !url.endsWith('.ts')) return nextLoad(url, context);
   const path = fileURLToPath(url);
   const source = readFileSync(path, 'utf8');
-  const key = createHash('sha256').update(optionsKey).update('\0').update(path).update('\0').update(source).digest('hex');
+  const key = createHash('sha256')
+    .update(optionsKey)
+    .update('\0')
+    .update(path)
+    .update('\0')
+    .update(source)
+    .digest('hex');
   const cached = join(cacheDir, `${key}.mjs`);
   let code;
   try {

@@ -105,8 +105,15 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
     const app = await KestrelApp.open({
-      kv, chain: chainStore, state: stateDb, common, vmCommon, genesis,
-      evmChainId: config.evmChainId, minGasPrice: config.minGasPrice, etherbase: config.etherbase ?? readValidatorAddress(config.home),
+      kv,
+      chain: chainStore,
+      state: stateDb,
+      common,
+      vmCommon,
+      genesis,
+      evmChainId: config.evmChainId,
+      minGasPrice: config.minGasPrice,
+      etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
@@ -114,18 +121,25 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
     const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;
     const txs = new TxSubmitter(app, chain, pool, () => engine?.notify());
+    if (engine) txs.useSealing((hash) => engine.settled(hash));
     let forwarder: CometForwarder | undefined;
     let cometApp: CometApplication | undefined;
     if (config.consensus === 'cometbft') {
       if (genesis.feeRecipients.size === 0) {
-        console.warn('warning: genesis has no app_state.fee_recipients: block fees go to each proposer\'s consensus address, whose key nobody holds');
+        console.warn(
+          "warning: genesis has no app_state.fee_recipients: block fees go to each proposer's consensus address, whose key nobody holds",
+        );
       }
       const rpcUrl = cometRpcUrl(config.cometRpc);
       const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
       forwarder = fwd;
       txs.useForwarder((tx) => fwd.submitted(tx));
       cometApp = new CometApplication({
-        app, appHash: (b) => bank.appHash(b), genesisDoc, version: VERSION, feeRecipients: genesis.feeRecipients,
+        app,
+        appHash: (b) => bank.appHash(b),
+        genesisDoc,
+        version: VERSION,
+        feeRecipients: genesis.feeRecipients,
         log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
@@ -155,14 +169,27 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       gasCap: config.jsonRpc.gasCap,
       timeoutMs: config.jsonRpc.evmTimeoutMs,
     });
-    const keystore = new KeyStore({ dir: paths.keystore, scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP } });
+    const keystore = new KeyStore({
+      dir: paths.keystore,
+      scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
+    });
     // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
     if (config.dev) await installDevKeys(keystore, deriveAccounts(DEV_MNEMONIC, 10));
     const events = await startFilterServices({
-      kv, chainStore, app, txs, limits: config.jsonRpc, format: notificationFormat(config.jsonRpc.compat), log: (m) => console.log(m),
+      kv,
+      chainStore,
+      app,
+      txs,
+      limits: config.jsonRpc,
+      format: notificationFormat(config.jsonRpc.compat),
+      log: (m) => console.log(m),
     });
     const tracing = new TraceService({
-      common, vmCommon, state: stateDb, chain, calls,
+      common,
+      vmCommon,
+      state: stateDb,
+      chain,
+      calls,
       hashOf: (n) => chainStore.blockByNumber(n)?.hash,
       // Tracers read state synchronously; trie nodes and code are content-addressed, so direct reads are safe.
       readNode: (key) => kv.get(trieKey(key)),
@@ -172,17 +199,44 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       },
     });
     const ctx: RpcContext = {
-      config, app, chain, calls, pool, txs, compat: config.jsonRpc.compat, clientVersion: clientVersion(),
-      state: stateDb, common, vmCommon, tracing,
+      config,
+      app,
+      chain,
+      calls,
+      pool,
+      txs,
+      compat: config.jsonRpc.compat,
+      clientVersion: clientVersion(),
+      state: stateDb,
+      common,
+      vmCommon,
+      tracing,
       accounts: () => keystore.accounts(),
       keystore,
-      logs: events.logs, filters: events.filters, subscriptions: events.subscriptions,
-      syncStatus: cometApp ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number) : undefined,
+      logs: events.logs,
+      filters: events.filters,
+      subscriptions: events.subscriptions,
+      syncStatus: cometApp
+        ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
+        : undefined,
     };
-    const table = buildMethodTable({ eth: ethNamespace, net: netNamespace, web3: web3Namespace, personal: personalNamespace, txpool: txpoolNamespace, miner: minerNamespace, debug: debugNamespace }, config.jsonRpc.api);
+    const table = buildMethodTable(
+      {
+        eth: ethNamespace,
+        net: netNamespace,
+        web3: web3Namespace,
+        personal: personalNamespace,
+        txpool: txpoolNamespace,
+        miner: minerNamespace,
+        debug: debugNamespace,
+      },
+      config.jsonRpc.api,
+    );
     const dispatcher = createDispatcher(ctx, table);
     const limits = {
-      maxBodyBytes: config.jsonRpc.maxBodyBytes, maxBatchItems: config.jsonRpc.maxBatchItems, maxResponseBytes: config.jsonRpc.maxResponseBytes,
+      maxBodyBytes: config.jsonRpc.maxBodyBytes,
+      maxBatchItems: config.jsonRpc.maxBatchItems,
+      maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
     engine?.start();
@@ -198,29 +252,65 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
     try {
-      wsServer = track(await startWsServer({
-        host: ws.host, port: ws.port, dispatcher, limits, authToken, corsOrigins: config.jsonRpc.corsOrigins, maxOpenConnections,
-        log: lineLogger(logs.logger('rpc'), 'error'),
-      }));
+      wsServer = track(
+        await startWsServer({
+          host: ws.host,
+          port: ws.port,
+          dispatcher,
+          limits,
+          authToken,
+          corsOrigins: config.jsonRpc.corsOrigins,
+          maxOpenConnections,
+          log: lineLogger(logs.logger('rpc'), 'error'),
+        }),
+      );
       const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
       grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
       if (cometApp) {
         // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
         const onConnection = () => forwarder?.resend();
-        abciServer = track(await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection, log: lineLogger(logs.logger('abci'), 'warn') }));
+        abciServer = track(
+          await startAbciServer({
+            laddr: config.abciLaddr,
+            app: cometApp,
+            onConnection,
+            log: lineLogger(logs.logger('abci'), 'warn'),
+          }),
+        );
       }
       const validator = readValidatorIdentity(paths.validatorKey);
       // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
-      cometServer = abciServer ? undefined : track(await startCometRpcServer(config.rpcLaddr, {
-        chainId: config.chainId, moniker: 'kestrel', version: VERSION, rpcAddress: config.rpcLaddr, nodeId: validator.address,
-        validator: { ...validator, votingPower: 10n }, head: () => app.head, blockByNumber: (n) => chain.blockByNumber(n),
-        appHash: (b) => bank.appHash(b), query, submitTx: async (raw) => void (await txs.submitRaw(raw)),
-      }));
-      httpServer = track(await startHttpServer({
-        host: http.host, port: http.port, dispatcher, limits, corsOrigins: config.jsonRpc.corsOrigins, authToken,
-        requestTimeoutMs: config.jsonRpc.httpTimeoutMs, maxOpenConnections, allowedHosts: config.jsonRpc.allowedHosts,
-        log: lineLogger(logs.logger('rpc'), 'error'),
-      }));
+      cometServer = abciServer
+        ? undefined
+        : track(
+            await startCometRpcServer(config.rpcLaddr, {
+              chainId: config.chainId,
+              moniker: 'kestrel',
+              version: VERSION,
+              rpcAddress: config.rpcLaddr,
+              nodeId: validator.address,
+              validator: { ...validator, votingPower: 10n },
+              head: () => app.head,
+              blockByNumber: (n) => chain.blockByNumber(n),
+              appHash: (b) => bank.appHash(b),
+              query,
+              submitTx: async (raw) => void (await txs.submitRaw(raw)),
+            }),
+          );
+      httpServer = track(
+        await startHttpServer({
+          host: http.host,
+          port: http.port,
+          dispatcher,
+          limits,
+          corsOrigins: config.jsonRpc.corsOrigins,
+          authToken,
+          requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
+          maxOpenConnections,
+          allowedHosts: config.jsonRpc.allowedHosts,
+          log: lineLogger(logs.logger('rpc'), 'error'),
+        }),
+      );
     } catch (e) {
       await Promise.allSettled(started.map((server) => server.close()));
       await engine?.stop();
@@ -238,7 +328,13 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       async close() {
         if (closed) return;
         closed = true;
-        await Promise.allSettled([httpServer.close(), wsServer.close(), grpcServer.close(), cometServer?.close(), abciServer?.close()]);
+        await Promise.allSettled([
+          httpServer.close(),
+          wsServer.close(),
+          grpcServer.close(),
+          cometServer?.close(),
+          abciServer?.close(),
+        ]);
         await forwarder?.stop();
         await engine?.stop();
         events.stop();

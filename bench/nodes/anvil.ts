@@ -18,10 +18,30 @@ export async function startAnvil(): Promise<RunningNode> {
   const before = listTmp();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--mnemonic', DEV_MNEMONIC, '--accounts', '10', '--balance', '10000', '--quiet'];
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--mnemonic',
+    DEV_MNEMONIC,
+    '--accounts',
+    '10',
+    '--balance',
+    '10000',
+    '--quiet',
+  ];
   const s = await spawnNode('anvil', ANVIL_BIN, args, url);
   const cleanup = () => {
-    for (const entry of listTmp()) if (!before.has(entry)) rmSync(join(ANVIL_TMP, entry), { recursive: true, force: true });
+    for (const entry of listTmp())
+      if (!before.has(entry)) rmSync(join(ANVIL_TMP, entry), { recursive: true, force: true });
   };
-  return peerNode('anvil', url, s, new RpcClient(url, 600_000, 1), (n) => ['anvil_mine', [`0x${n.toString(16)}`]], cleanup);
+  return peerNode(
+    'anvil',
+    url,
+    s,
+    new RpcClient(url, 600_000, 1),
+    (n) => ['anvil_mine', [`0x${n.toString(16)}`]],
+    cleanup,
+  );
 }

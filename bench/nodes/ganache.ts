@@ -11,9 +11,19 @@ export async function startGanache(): Promise<RunningNode> {
   const url = `http://127.0.0.1:${port}`;
   const args = [
     GANACHE_CLI,
-    '--server.host', '127.0.0.1', '--server.port', String(port),
-    '--wallet.mnemonic', DEV_MNEMONIC, '--wallet.totalAccounts', '10', '--wallet.defaultBalance', '10000',
-    '--miner.instamine', 'eager', '--logging.quiet',
+    '--server.host',
+    '127.0.0.1',
+    '--server.port',
+    String(port),
+    '--wallet.mnemonic',
+    DEV_MNEMONIC,
+    '--wallet.totalAccounts',
+    '10',
+    '--wallet.defaultBalance',
+    '10000',
+    '--miner.instamine',
+    'eager',
+    '--logging.quiet',
   ];
   const s = await spawnNode('ganache', process.execPath, args, url);
   return peerNode('ganache', url, s, new RpcClient(url, 600_000, 1), (n) => ['evm_mine', [{ blocks: n }]]);

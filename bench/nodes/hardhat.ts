@@ -31,10 +31,23 @@ export async function startHardhat(): Promise<RunningNode> {
   const url = `http://127.0.0.1:${port}`;
   const env = { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', DO_NOT_TRACK: '1' };
   try {
-    const s = await spawnNode('hardhat', process.execPath, [HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(port)], url, { cwd: dir, env });
+    const s = await spawnNode(
+      'hardhat',
+      process.execPath,
+      [HARDHAT_CLI, 'node', '--hostname', '127.0.0.1', '--port', String(port)],
+      url,
+      { cwd: dir, env },
+    );
     const client = new RpcClient(url, 600_000, 1);
     await client.call('hardhat_setLoggingEnabled', [false]);
-    return peerNode('hardhat', url, s, client, (n) => ['hardhat_mine', [`0x${n.toString(16)}`]], () => rmSync(dir, { recursive: true, force: true }));
+    return peerNode(
+      'hardhat',
+      url,
+      s,
+      client,
+      (n) => ['hardhat_mine', [`0x${n.toString(16)}`]],
+      () => rmSync(dir, { recursive: true, force: true }),
+    );
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;

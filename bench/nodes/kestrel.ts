@@ -18,15 +18,26 @@ export async function startKestrel(): Promise<RunningNode> {
   const [http, ws, grpc, comet] = (await freePorts(4)) as [number, number, number, number];
   const url = `http://127.0.0.1:${http}`;
   const args = [
-    'bin/kestreld.js', 'start', '--dev', '--home', join(base, 'home'),
-    '--json-rpc.address', `127.0.0.1:${http}`,
-    '--json-rpc.ws-address', `127.0.0.1:${ws}`,
-    '--grpc.address', `127.0.0.1:${grpc}`,
-    '--rpc.laddr', `tcp://127.0.0.1:${comet}`,
-    '--json-rpc.logs-cap', '0',
-    '--json-rpc.block-range-cap', '0',
+    'bin/kestreld.js',
+    'start',
+    '--dev',
+    '--home',
+    join(base, 'home'),
+    '--json-rpc.address',
+    `127.0.0.1:${http}`,
+    '--json-rpc.ws-address',
+    `127.0.0.1:${ws}`,
+    '--grpc.address',
+    `127.0.0.1:${grpc}`,
+    '--rpc.laddr',
+    `tcp://127.0.0.1:${comet}`,
+    '--json-rpc.logs-cap',
+    '0',
+    '--json-rpc.block-range-cap',
+    '0',
   ];
-  const spawnKestrel = (extra: string[] = []) => spawnNode('kestrel', process.execPath, [...args, ...extra], url, { cwd: REPO_ROOT });
+  const spawnKestrel = (extra: string[] = []) =>
+    spawnNode('kestrel', process.execPath, [...args, ...extra], url, { cwd: REPO_ROOT });
   let s: Spawned;
   try {
     s = await spawnKestrel();
@@ -52,7 +63,8 @@ export async function startKestrel(): Promise<RunningNode> {
         s = await spawnKestrel(['--block-time', PAD_BLOCK_TIME]);
         const t0 = performance.now();
         while (BigInt(await client.call<string>('eth_blockNumber')) < target) {
-          if (performance.now() - t0 > PAD_TIMEOUT_MS) throw new Error(`padding did not reach block ${target} within ${PAD_TIMEOUT_MS / 1000} s`);
+          if (performance.now() - t0 > PAD_TIMEOUT_MS)
+            throw new Error(`padding did not reach block ${target} within ${PAD_TIMEOUT_MS / 1000} s`);
           await new Promise((r) => setTimeout(r, 20));
         }
         await s.stop();

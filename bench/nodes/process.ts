@@ -57,7 +57,13 @@ export interface Spawned {
 }
 
 /** Spawns `cmd args` and waits (bounded) until `url` answers eth_blockNumber; kills it on failure. */
-export async function spawnNode(label: string, cmd: string, args: string[], url: string, opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Spawned> {
+export async function spawnNode(
+  label: string,
+  cmd: string,
+  args: string[],
+  url: string,
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Spawned> {
   const t0 = performance.now();
   const proc = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(proc);
@@ -94,7 +100,10 @@ export async function spawnNode(label: string, cmd: string, args: string[], url:
       } catch {
         /* not listening yet */
       }
-      if (performance.now() - t0 > STARTUP_TIMEOUT_MS) throw new Error(`${label} did not answer eth_blockNumber within ${STARTUP_TIMEOUT_MS} ms:\n${log.slice(-2000)}`);
+      if (performance.now() - t0 > STARTUP_TIMEOUT_MS)
+        throw new Error(
+          `${label} did not answer eth_blockNumber within ${STARTUP_TIMEOUT_MS} ms:\n${log.slice(-2000)}`,
+        );
       await sleep(5);
     }
   } catch (e) {
@@ -119,7 +128,12 @@ export function rssMiB(pid: number): number {
  * empty blocks; `cleanup` removes what the bench created for it, after the process is gone.
  */
 export function peerNode(
-  name: NodeName, url: string, s: Spawned, client: RpcClient, mine: (n: number) => [method: string, params: unknown[]], cleanup?: () => void,
+  name: NodeName,
+  url: string,
+  s: Spawned,
+  client: RpcClient,
+  mine: (n: number) => [method: string, params: unknown[]],
+  cleanup?: () => void,
 ): RunningNode {
   return {
     name,

@@ -19,14 +19,25 @@ export async function openChain(node: RunningNode): Promise<Chain> {
 
 /** The next nonce of each account. */
 export function nonces(chain: Chain, accounts: Account[]): Promise<number[]> {
-  return Promise.all(accounts.map(async (a) => Number(await chain.client.call<string>('eth_getTransactionCount', [a.address, 'latest']))));
+  return Promise.all(
+    accounts.map(async (a) =>
+      Number(await chain.client.call<string>('eth_getTransactionCount', [a.address, 'latest'])),
+    ),
+  );
 }
 
 /** Polls for a receipt for at most `timeoutMs`; throws when none arrives. */
-export async function waitReceipt(chain: Chain, hash: string, timeoutMs: number): Promise<{ status: string; contractAddress: string | null; blockNumber: string }> {
+export async function waitReceipt(
+  chain: Chain,
+  hash: string,
+  timeoutMs: number,
+): Promise<{ status: string; contractAddress: string | null; blockNumber: string }> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    const r = await chain.client.call<{ status: string; contractAddress: string | null; blockNumber: string } | null>('eth_getTransactionReceipt', [hash]);
+    const r = await chain.client.call<{ status: string; contractAddress: string | null; blockNumber: string } | null>(
+      'eth_getTransactionReceipt',
+      [hash],
+    );
     if (r) return r;
     await sleep(10);
   }
@@ -39,6 +50,7 @@ export async function deploy(chain: Chain, account: Account, code: string, timeo
   const tx = signLegacy(account, chain.chainId, { nonce: nonce!, gas: 3_000_000n, to: null, value: 0n, data: code });
   await chain.client.call('eth_sendRawTransaction', [tx.raw]);
   const r = await waitReceipt(chain, tx.hash, timeoutMs);
-  if (r.status !== '0x1' || !r.contractAddress) throw new Error(`${chain.node.name}: deployment failed: ${JSON.stringify(r)}`);
+  if (r.status !== '0x1' || !r.contractAddress)
+    throw new Error(`${chain.node.name}: deployment failed: ${JSON.stringify(r)}`);
   return r.contractAddress;
 }

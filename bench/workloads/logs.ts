@@ -10,7 +10,12 @@ import { sendAll } from './send.ts';
 import { outcomeToSample, presign } from './writes.ts';
 
 /** Row ids of the log workloads. */
-export const LOG_ROWS = { all: 'logs.all', selective: 'logs.selective', padded: 'logs.selectivePadded', fill: 'logs.fill' } as const;
+export const LOG_ROWS = {
+  all: 'logs.all',
+  selective: 'logs.selective',
+  padded: 'logs.selectivePadded',
+  fill: 'logs.fill',
+} as const;
 
 const RECIPIENTS = 100;
 // Anvil's anvil_mine slows down as its chain grows (1,000 blocks: ~1.5 s at first, over a minute past 7,000 on a
@@ -25,7 +30,11 @@ export function logSpecs(events: number, padBlocks: number): RowSpec[] {
   return [
     { id: LOG_ROWS.fill, label: `emitting ${fmt(events)} Transfer events (setup)`, unit: 'tx/s', better: 'higher' },
     { id: LOG_ROWS.all, label: `eth_getLogs address+topic, all ${fmt(events)} logs`, ...lat },
-    { id: LOG_ROWS.selective, label: `eth_getLogs one recipient (${fmt(events / RECIPIENTS)} logs), same range`, ...lat },
+    {
+      id: LOG_ROWS.selective,
+      label: `eth_getLogs one recipient (${fmt(events / RECIPIENTS)} logs), same range`,
+      ...lat,
+    },
     { id: LOG_ROWS.padded, label: `eth_getLogs one recipient, chain padded to ${fmt(padBlocks)} blocks`, ...lat },
   ];
 }
@@ -42,7 +51,8 @@ async function timeQuery(client: RpcClient, filter: object, expected: number | n
       return { value: null, status: 'error', note: (e as Error).message.slice(0, 200) };
     }
     times.push(performance.now() - t0);
-    if (expected !== null && logs.length !== expected) return { value: null, status: 'error', note: `returned ${logs.length} logs, expected ${expected}` };
+    if (expected !== null && logs.length !== expected)
+      return { value: null, status: 'error', note: `returned ${logs.length} logs, expected ${expected}` };
   }
   times.sort((a, b) => a - b);
   return { value: times[times.length >> 1]!, status: 'ok' };
@@ -62,19 +72,37 @@ export interface LogRun {
 }
 
 /** Runs the log workloads on a fresh chain; `deployer` is senders[0]. */
-export async function runLogs(chain: Chain, code: string, senders: Account[], p: LogRun, log: (s: string) => void): Promise<Map<string, Sample>> {
+export async function runLogs(
+  chain: Chain,
+  code: string,
+  senders: Account[],
+  p: LogRun,
+  log: (s: string) => void,
+): Promise<Map<string, Sample>> {
   const out = new Map<string, Sample>();
   const source = await deploy(chain, senders[0]!, code);
   const txCount = Math.ceil(p.events / p.eventsPerTx);
-  const txs = await presign(chain, senders, txCount, (i) => ({ to: source, data: emitManyData(p.eventsPerTx, i * p.eventsPerTx), gas: 400_000n, value: 0n }));
-  const fill = await sendAll(chain.node.url, txs, { mode: 'awaited', inflight: 1, stallMs: p.stallMs, maxMs: p.maxMs, requestTimeoutMs: 10_000 });
+  const txs = await presign(chain, senders, txCount, (i) => ({
+    to: source,
+    data: emitManyData(p.eventsPerTx, i * p.eventsPerTx),
+    gas: 400_000n,
+    value: 0n,
+  }));
+  const fill = await sendAll(chain.node.url, txs, {
+    mode: 'awaited',
+    inflight: 1,
+    stallMs: p.stallMs,
+    maxMs: p.maxMs,
+    requestTimeoutMs: 10_000,
+  });
   const fillSample = outcomeToSample(fill);
   const height = Number(await chain.client.call<string>('eth_blockNumber'));
   fillSample.note = [`${txCount} txs over ${height} blocks`, fillSample.note].filter(Boolean).join('; ');
   out.set(LOG_ROWS.fill, fillSample);
   log(`  fill: ${fill.mined}/${fill.total} txs in ${fill.seconds.toFixed(1)} s, height ${height}`);
   if (fillSample.status !== 'ok' && fillSample.status !== 'timeout') {
-    for (const id of [LOG_ROWS.all, LOG_ROWS.selective, LOG_ROWS.padded]) out.set(id, { value: null, status: 'skipped', note: 'the events could not be emitted' });
+    for (const id of [LOG_ROWS.all, LOG_ROWS.selective, LOG_ROWS.padded])
+      out.set(id, { value: null, status: 'skipped', note: 'the events could not be emitted' });
     return out;
   }
   // Query what was emitted (all of it unless the fill hit its time bound; the row notes then say so).
@@ -83,14 +111,23 @@ export async function runLogs(chain: Chain, code: string, senders: Account[], p:
   const perRecipient = fill.mined === txCount ? events / RECIPIENTS : null;
   const whole = { fromBlock: '0x0', toBlock: 'latest' };
   const one = [TRANSFER_TOPIC, null, recipientTopic(7)];
-  out.set(LOG_ROWS.all, await timeQuery(chain.client, { ...whole, address: source, topics: [TRANSFER_TOPIC] }, events, p.reps));
+  out.set(
+    LOG_ROWS.all,
+    await timeQuery(chain.client, { ...whole, address: source, topics: [TRANSFER_TOPIC] }, events, p.reps),
+  );
   out.set(LOG_ROWS.selective, await timeQuery(chain.client, { ...whole, topics: one }, perRecipient, p.reps));
-  log(`  getLogs all: ${out.get(LOG_ROWS.all)!.value?.toFixed(1)} ms, selective: ${out.get(LOG_ROWS.selective)!.value?.toFixed(1)} ms`);
+  log(
+    `  getLogs all: ${out.get(LOG_ROWS.all)!.value?.toFixed(1)} ms, selective: ${out.get(LOG_ROWS.selective)!.value?.toFixed(1)} ms`,
+  );
 
   if (p.padBlocks === 0) {
     out.set(LOG_ROWS.padded, { value: null, status: 'skipped', note: 'padded only in the first run' });
   } else if (!chain.node.mineEmpty) {
-    out.set(LOG_ROWS.padded, { value: null, status: 'unsupported', note: chain.node.mineUnsupportedReason ?? 'no RPC to mine empty blocks' });
+    out.set(LOG_ROWS.padded, {
+      value: null,
+      status: 'unsupported',
+      note: chain.node.mineUnsupportedReason ?? 'no RPC to mine empty blocks',
+    });
   } else {
     const t0 = performance.now();
     let h = height;
@@ -101,7 +138,8 @@ export async function runLogs(chain: Chain, code: string, senders: Account[], p:
     log(`  padded to ${h} blocks in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     // Untimed queries first, for every node alike: padding may have restarted the process (Kestrel's does), and
     // a cold process would otherwise be timed against warm ones.
-    for (let i = 0; i < PAD_WARMUP_QUERIES; i++) await chain.client.call('eth_getLogs', [{ ...whole, topics: one }]).catch(() => undefined);
+    for (let i = 0; i < PAD_WARMUP_QUERIES; i++)
+      await chain.client.call('eth_getLogs', [{ ...whole, topics: one }]).catch(() => undefined);
     const s = await timeQuery(chain.client, { ...whole, topics: one }, perRecipient, p.reps);
     if (h < p.padBlocks) {
       s.status = s.status === 'ok' ? 'error' : s.status;

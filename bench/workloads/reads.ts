@@ -22,7 +22,13 @@ const BATCH = 100;
 const KINDS: ReadKind[] = [
   { key: 'blockNumber', label: 'eth_blockNumber', unit: 'req/s', items: 1, body: () => call(1, 'eth_blockNumber', []) },
   { key: 'chainId', label: 'eth_chainId', unit: 'req/s', items: 1, body: () => call(1, 'eth_chainId', []) },
-  { key: 'getBalance', label: 'eth_getBalance(latest)', unit: 'req/s', items: 1, body: (_t, a) => call(1, 'eth_getBalance', [a[0]!.address, 'latest']) },
+  {
+    key: 'getBalance',
+    label: 'eth_getBalance(latest)',
+    unit: 'req/s',
+    items: 1,
+    body: (_t, a) => call(1, 'eth_getBalance', [a[0]!.address, 'latest']),
+  },
   {
     key: 'callBalanceOf',
     label: 'eth_call ERC20 balanceOf',
@@ -47,7 +53,13 @@ function call(id: number, method: string, params: unknown[]): string {
 /** The rows of the read workloads (target: ≥ 1.2× the best peer). */
 export function readSpecs(): RowSpec[] {
   return READ_CONNECTIONS.flatMap((c) =>
-    KINDS.map((k) => ({ id: `read.${k.key}.c${c}`, label: `${k.label}, ${c} conn`, unit: k.unit, better: 'higher' as const, target: { kind: 'vsBest' as const, factor: 1.2 } })),
+    KINDS.map((k) => ({
+      id: `read.${k.key}.c${c}`,
+      label: `${k.label}, ${c} conn`,
+      unit: k.unit,
+      better: 'higher' as const,
+      target: { kind: 'vsBest' as const, factor: 1.2 },
+    })),
   );
 }
 
@@ -63,7 +75,13 @@ function checkAnswer(answer: unknown, items: number): string | null {
 }
 
 /** Runs every read workload once against the chain; `token` is a deployed BenchToken. */
-export async function runReads(chain: Chain, token: string, accounts: Account[], seconds: number, log: (s: string) => void): Promise<Map<string, Sample>> {
+export async function runReads(
+  chain: Chain,
+  token: string,
+  accounts: Account[],
+  seconds: number,
+  log: (s: string) => void,
+): Promise<Map<string, Sample>> {
   const out = new Map<string, Sample>();
   for (const c of READ_CONNECTIONS) {
     for (const k of KINDS) {

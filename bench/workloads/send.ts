@@ -41,7 +41,17 @@ export interface SendOptions {
 /** Sends every transaction of `perSender` (each list in nonce order) and waits for the receipts. */
 export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOptions): Promise<SendOutcome> {
   const client = new RpcClient(url, opts.requestTimeoutMs, Math.max(opts.inflight, perSender.length) + 4);
-  const out: SendOutcome = { total: perSender.reduce((a, l) => a + l.length, 0), mined: 0, reverted: 0, rejected: 0, unanswered: 0, stalled: false, timedOut: false, seconds: 0, errors: [] };
+  const out: SendOutcome = {
+    total: perSender.reduce((a, l) => a + l.length, 0),
+    mined: 0,
+    reverted: 0,
+    rejected: 0,
+    unanswered: 0,
+    stalled: false,
+    timedOut: false,
+    seconds: 0,
+    errors: [],
+  };
   const t0 = performance.now();
   let lastProgress = t0;
   let lastReceiptAt = t0;

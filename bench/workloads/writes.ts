@@ -35,12 +35,23 @@ export function writeSpecs(counts: { transfers: number; erc20: number; inflight:
       better: 'higher' as const,
       target: { kind: 'vsBest' as const, factor: 1.2 },
     })),
-    { id: RSS_ROW, label: 'RSS after the write workloads', unit: 'MiB', better: 'lower', target: { kind: 'max', limit: 300 } },
+    {
+      id: RSS_ROW,
+      label: 'RSS after the write workloads',
+      unit: 'MiB',
+      better: 'lower',
+      target: { kind: 'max', limit: 300 },
+    },
   ];
 }
 
 /** Signs `total` transactions spread evenly over the senders, starting at each sender's current nonce. */
-export async function presign(chain: Chain, senders: Account[], total: number, make: (globalIndex: number) => { to: string; data: string; gas: bigint; value: bigint }): Promise<SignedTx[][]> {
+export async function presign(
+  chain: Chain,
+  senders: Account[],
+  total: number,
+  make: (globalIndex: number) => { to: string; data: string; gas: bigint; value: bigint },
+): Promise<SignedTx[][]> {
   const start = await nonces(chain, senders);
   const per = Math.ceil(total / senders.length);
   return senders.map((acct, s) => {
@@ -54,10 +65,21 @@ export async function presign(chain: Chain, senders: Account[], total: number, m
 }
 
 /** The transactions of a write workload. */
-export function writeTxs(chain: Chain, w: WriteKind, senders: Account[], total: number, token: string): Promise<SignedTx[][]> {
+export function writeTxs(
+  chain: Chain,
+  w: WriteKind,
+  senders: Account[],
+  total: number,
+  token: string,
+): Promise<SignedTx[][]> {
   return w.kind === 'transfer'
     ? presign(chain, senders, total, (i) => ({ to: recipientAddress(i), data: '0x', gas: 21_000n, value: 1n }))
-    : presign(chain, senders, total, (i) => ({ to: token, data: transferData(recipientAddress(i), 1n), gas: 100_000n, value: 0n }));
+    : presign(chain, senders, total, (i) => ({
+        to: token,
+        data: transferData(recipientAddress(i), 1n),
+        gas: 100_000n,
+        value: 0n,
+      }));
 }
 
 /** A send outcome as a sample: transactions per second, ok only when every transaction was mined successfully. */
@@ -72,6 +94,16 @@ export function outcomeToSample(o: SendOutcome): Sample {
   if (o.timedOut) parts.push('stopped at the time bound with receipts still arriving');
   if (o.errors.length > 0) parts.push(`errors: ${o.errors.map((e) => JSON.stringify(e)).join(', ')}`);
   // A failure outranks the time bound: a peer that rejected or hung some sends is never the best peer.
-  const status = o.stalled ? 'stalled' : o.rejected > 0 ? 'rejected' : o.unanswered > 0 ? 'hung' : o.timedOut ? 'timeout' : o.reverted > 0 || o.mined < o.total ? 'error' : 'ok';
+  const status = o.stalled
+    ? 'stalled'
+    : o.rejected > 0
+      ? 'rejected'
+      : o.unanswered > 0
+        ? 'hung'
+        : o.timedOut
+          ? 'timeout'
+          : o.reverted > 0 || o.mined < o.total
+            ? 'error'
+            : 'ok';
   return parts.length > 0 ? { value, status, note: parts.join('; ') } : { value, status };
 }

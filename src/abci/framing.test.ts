@@ -16,7 +16,10 @@ describe('ABCI framing', () => {
     const d = new FrameDecoder();
     const stream = Buffer.concat([encodeFrame(msg(3, 1)), encodeFrame(msg(0, 0)), encodeFrame(msg(200, 2))]);
     const out = d.push(stream);
-    assert.deepEqual(out.map((m) => m.length), [3, 0, 200]);
+    assert.deepEqual(
+      out.map((m) => m.length),
+      [3, 0, 200],
+    );
     assert.equal(out[2]![199], 2);
     assert.equal(d.pendingBytes, 0);
   });
@@ -26,7 +29,13 @@ describe('ABCI framing', () => {
     const stream = Buffer.concat([encodeFrame(msg(300, 7)), encodeFrame(msg(5, 9))]);
     const out: Buffer[] = [];
     for (const b of stream) out.push(...d.push(Uint8Array.of(b)));
-    assert.deepEqual(out.map((m) => [m.length, m[0]]), [[300, 7], [5, 9]]);
+    assert.deepEqual(
+      out.map((m) => [m.length, m[0]]),
+      [
+        [300, 7],
+        [5, 9],
+      ],
+    );
   });
 
   it('reassembles a 30 MB message arriving in 64 KiB chunks', () => {

@@ -23,18 +23,57 @@ function recordingApp() {
     running--;
   };
   const app: AbciApplication = {
-    async info() { await step('info', 5); return { data: 'x', version: '1', appVersion: 1n, lastBlockHeight: 7n, lastBlockAppHash: Uint8Array.of(1, 2) }; },
-    async initChain() { await step('initChain', 1); return { validators: [], appHash: new Uint8Array(0) }; },
-    async query(r) { await step('query', 1); return { code: 0, log: '', info: '', index: 0n, key: new Uint8Array(0), value: r.data, height: r.height, codespace: '' }; },
+    async info() {
+      await step('info', 5);
+      return { data: 'x', version: '1', appVersion: 1n, lastBlockHeight: 7n, lastBlockAppHash: Uint8Array.of(1, 2) };
+    },
+    async initChain() {
+      await step('initChain', 1);
+      return { validators: [], appHash: new Uint8Array(0) };
+    },
+    async query(r) {
+      await step('query', 1);
+      return {
+        code: 0,
+        log: '',
+        info: '',
+        index: 0n,
+        key: new Uint8Array(0),
+        value: r.data,
+        height: r.height,
+        codespace: '',
+      };
+    },
     async checkTx(r) {
       await step(`checkTx:${r.tx[0]}`, 30 - r.tx[0]!);
       if (r.tx[0] === 99) throw new Error('boom');
-      return { code: r.tx[0]! % 2, data: new Uint8Array(0), log: '', info: '', gasWanted: BigInt(r.tx[0]!), gasUsed: 0n, events: [], codespace: '' };
+      return {
+        code: r.tx[0]! % 2,
+        data: new Uint8Array(0),
+        log: '',
+        info: '',
+        gasWanted: BigInt(r.tx[0]!),
+        gasUsed: 0n,
+        events: [],
+        codespace: '',
+      };
     },
-    async prepareProposal(r) { await step('prepare', 1); return { txs: r.txs }; },
-    async processProposal() { await step('process', 1); return { status: ResponseProcessProposal_ProposalStatus.ACCEPT }; },
-    async finalizeBlock(r) { await step('finalize', 20); return { events: [], txResults: [], validatorUpdates: [], appHash: r.hash }; },
-    async commit() { await step('commit', 1); return { retainHeight: 0n }; },
+    async prepareProposal(r) {
+      await step('prepare', 1);
+      return { txs: r.txs };
+    },
+    async processProposal() {
+      await step('process', 1);
+      return { status: ResponseProcessProposal_ProposalStatus.ACCEPT };
+    },
+    async finalizeBlock(r) {
+      await step('finalize', 20);
+      return { events: [], txResults: [], validatorUpdates: [], appHash: r.hash };
+    },
+    async commit() {
+      await step('commit', 1);
+      return { retainHeight: 0n };
+    },
   };
   return { app, calls, overlapped: () => overlapped };
 }
@@ -43,16 +82,25 @@ function recordingApp() {
 async function client(address: string) {
   const p = parseAbciLaddr(address);
   const sock: Socket = p.kind === 'tcp' ? connect(p.port, p.host) : connect(p.path);
-  await new Promise<void>((res, rej) => { sock.once('connect', res); sock.once('error', rej); });
+  await new Promise<void>((res, rej) => {
+    sock.once('connect', res);
+    sock.once('error', rej);
+  });
   const decoder = new FrameDecoder();
   const got: Response[] = [];
   let closed = false;
-  sock.on('data', (c) => { for (const f of decoder.push(c)) got.push(Response.decode(f)); });
-  sock.on('close', () => { closed = true; });
+  sock.on('data', (c) => {
+    for (const f of decoder.push(c)) got.push(Response.decode(f));
+  });
+  sock.on('close', () => {
+    closed = true;
+  });
   sock.on('error', () => {});
   const frame = (r: Record<string, unknown>) => encodeFrame(Request.encode(Request.fromPartial(r as never)).finish());
   return {
-    sock, got, closed: () => closed,
+    sock,
+    got,
+    closed: () => closed,
     send: (...rs: Array<Record<string, unknown>>) => sock.write(Buffer.concat(rs.map(frame))),
     raw: (b: Uint8Array) => sock.write(b),
     async waitFor(n: number, ms = 5000) {
@@ -65,16 +113,27 @@ async function client(address: string) {
 
 describe('ABCI socket server', () => {
   const servers: AbciServer[] = [];
-  after(async () => { for (const s of servers) await s.close(); });
+  after(async () => {
+    for (const s of servers) await s.close();
+  });
 
   it('answers pipelined requests in arrival order even when earlier handlers are slower', async () => {
     const rec = recordingApp();
     const s = await startAbciServer({ laddr: 'tcp://127.0.0.1:0', app: rec.app, log: () => {} });
     servers.push(s);
     const c = await client(s.address);
-    c.send({ echo: { message: 'hi' } }, { checkTx: { tx: Uint8Array.of(1) } }, { checkTx: { tx: Uint8Array.of(20) } }, { info: {} as never }, { flush: {} });
+    c.send(
+      { echo: { message: 'hi' } },
+      { checkTx: { tx: Uint8Array.of(1) } },
+      { checkTx: { tx: Uint8Array.of(20) } },
+      { info: {} as never },
+      { flush: {} },
+    );
     const got = await c.waitFor(5);
-    assert.deepEqual(got.map((r) => Object.keys(Response.toJSON(r) as object)[0]), ['echo', 'checkTx', 'checkTx', 'info', 'flush']);
+    assert.deepEqual(
+      got.map((r) => Object.keys(Response.toJSON(r) as object)[0]),
+      ['echo', 'checkTx', 'checkTx', 'info', 'flush'],
+    );
     assert.equal(got[0]!.echo!.message, 'hi');
     assert.equal(got[1]!.checkTx!.gasWanted, 1n);
     assert.equal(got[2]!.checkTx!.gasWanted, 20n);
@@ -86,7 +145,12 @@ describe('ABCI socket server', () => {
     const rec = recordingApp();
     const s = await startAbciServer({ laddr: 'tcp://127.0.0.1:0', app: rec.app, log: () => {} });
     servers.push(s);
-    const [q, , mp, cons] = await Promise.all([client(s.address), client(s.address), client(s.address), client(s.address)]);
+    const [q, , mp, cons] = await Promise.all([
+      client(s.address),
+      client(s.address),
+      client(s.address),
+      client(s.address),
+    ]);
     cons!.send({ finalizeBlock: { hash: Uint8Array.of(5) } as never }, { commit: {} }, { flush: {} });
     mp!.send({ checkTx: { tx: Uint8Array.of(2) } }, { checkTx: { tx: Uint8Array.of(4) } }, { flush: {} });
     q!.send({ query: { path: '/x', data: Uint8Array.of(9), height: 3n, prove: false } }, { flush: {} });
@@ -111,7 +175,12 @@ describe('ABCI socket server', () => {
 
   it('closes a connection whose stream is not ABCI framing, logs why, and keeps serving others', async () => {
     const lines: string[] = [];
-    const s = await startAbciServer({ laddr: 'tcp://127.0.0.1:0', app: recordingApp().app, log: (l) => lines.push(l), maxMessageBytes: 1024 });
+    const s = await startAbciServer({
+      laddr: 'tcp://127.0.0.1:0',
+      app: recordingApp().app,
+      log: (l) => lines.push(l),
+      maxMessageBytes: 1024,
+    });
     servers.push(s);
     const bad = await client(s.address);
     bad.raw(encodeFrame(Uint8Array.of(0xff, 0xff, 0xff))); // a frame, but not a protobuf Request
@@ -120,8 +189,14 @@ describe('ABCI socket server', () => {
     const end = Date.now() + 5000;
     while ((!bad.closed() || !over.closed()) && Date.now() < end) await sleep(10);
     assert.ok(bad.closed() && over.closed());
-    assert.ok(lines.some((l) => /exceeds the limit/.test(l)), lines.join('\n'));
-    assert.ok(lines.some((l) => /undecodable ABCI request/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /exceeds the limit/.test(l)),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) => /undecodable ABCI request/.test(l)),
+      lines.join('\n'),
+    );
     const good = await client(s.address);
     good.send({ echo: { message: 'still here' } });
     assert.equal((await good.waitFor(1))[0]!.echo!.message, 'still here');
@@ -145,7 +220,11 @@ describe('ABCI socket server', () => {
   it('listens on a unix socket too', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'abci-'));
     try {
-      const s = await startAbciServer({ laddr: `unix://${join(dir, 'app.sock')}`, app: recordingApp().app, log: () => {} });
+      const s = await startAbciServer({
+        laddr: `unix://${join(dir, 'app.sock')}`,
+        app: recordingApp().app,
+        log: () => {},
+      });
       const c = await client(s.address);
       c.send({ echo: { message: 'u' } });
       assert.equal((await c.waitFor(1))[0]!.echo!.message, 'u');

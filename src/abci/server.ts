@@ -99,10 +99,22 @@ async function handle(req: Request, app: AbciApplication, appLock: SerialQueue):
   const locked = <T>(fn: () => Promise<T> | T) => appLock.run(fn);
   if (req.echo) return { response: Response.fromPartial({ echo: { message: req.echo.message } }) };
   if (req.flush) return { response: Response.fromPartial({ flush: {} }) };
-  if (req.info) { const r = req.info; return { response: Response.fromPartial({ info: await locked(() => app.info(r)) }) }; }
-  if (req.initChain) { const r = req.initChain; return { response: Response.fromPartial({ initChain: await locked(() => app.initChain(r)) }) }; }
-  if (req.query) { const r = req.query; return { response: Response.fromPartial({ query: await locked(() => app.query(r)) }) }; }
-  if (req.checkTx) { const r = req.checkTx; return { response: Response.fromPartial({ checkTx: await locked(() => app.checkTx(r)) }) }; }
+  if (req.info) {
+    const r = req.info;
+    return { response: Response.fromPartial({ info: await locked(() => app.info(r)) }) };
+  }
+  if (req.initChain) {
+    const r = req.initChain;
+    return { response: Response.fromPartial({ initChain: await locked(() => app.initChain(r)) }) };
+  }
+  if (req.query) {
+    const r = req.query;
+    return { response: Response.fromPartial({ query: await locked(() => app.query(r)) }) };
+  }
+  if (req.checkTx) {
+    const r = req.checkTx;
+    return { response: Response.fromPartial({ checkTx: await locked(() => app.checkTx(r)) }) };
+  }
   if (req.prepareProposal) {
     const r = req.prepareProposal;
     return { response: Response.fromPartial({ prepareProposal: await locked(() => app.prepareProposal(r)) }) };
@@ -117,14 +129,22 @@ async function handle(req: Request, app: AbciApplication, appLock: SerialQueue):
   }
   if (req.commit) return { response: Response.fromPartial({ commit: await locked(() => app.commit()) }) };
   if (req.listSnapshots) return { response: Response.fromPartial({ listSnapshots: { snapshots: [] } }) };
-  if (req.offerSnapshot) return { response: Response.fromPartial({ offerSnapshot: { result: ResponseOfferSnapshot_Result.ABORT } }) };
-  if (req.loadSnapshotChunk) return { response: Response.fromPartial({ loadSnapshotChunk: { chunk: new Uint8Array(0) } }) };
+  if (req.offerSnapshot)
+    return { response: Response.fromPartial({ offerSnapshot: { result: ResponseOfferSnapshot_Result.ABORT } }) };
+  if (req.loadSnapshotChunk)
+    return { response: Response.fromPartial({ loadSnapshotChunk: { chunk: new Uint8Array(0) } }) };
   if (req.applySnapshotChunk) {
-    return { response: Response.fromPartial({ applySnapshotChunk: { result: ResponseApplySnapshotChunk_Result.ABORT } }) };
+    return {
+      response: Response.fromPartial({ applySnapshotChunk: { result: ResponseApplySnapshotChunk_Result.ABORT } }),
+    };
   }
   if (req.extendVote) return { response: Response.fromPartial({ extendVote: { voteExtension: new Uint8Array(0) } }) };
   if (req.verifyVoteExtension) {
-    return { response: Response.fromPartial({ verifyVoteExtension: { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT } }) };
+    return {
+      response: Response.fromPartial({
+        verifyVoteExtension: { status: ResponseVerifyVoteExtension_VerifyStatus.ACCEPT },
+      }),
+    };
   }
   return { response: Response.fromPartial({ exception: { error: 'unknown ABCI request type' } }), fatal: true };
 }
@@ -181,7 +201,10 @@ export async function startAbciServer(opts: AbciServerOptions): Promise<AbciServ
             // An app handler threw: a bug, not bad input (those become response codes). CometBFT stops on an
             // Exception, which is the right outcome for a state machine that can no longer be trusted.
             log(`abci: ${requestName(req)} failed: ${(e as Error).stack ?? String(e)}`);
-            out = { response: Response.fromPartial({ exception: { error: `${requestName(req)}: ${(e as Error).message}` } }), fatal: true };
+            out = {
+              response: Response.fromPartial({ exception: { error: `${requestName(req)}: ${(e as Error).message}` } }),
+              fatal: true,
+            };
           }
           if (dead) return;
           socket.write(encodeFrame(Response.encode(out.response).finish()));

@@ -30,12 +30,23 @@ const [alice, bob, carol, dave] = dev as [DevAccount, DevAccount, DevAccount, De
 const etherbase = new Uint8Array(20).fill(0xee);
 const r1 = new Uint8Array(20).fill(0x11);
 const r2 = new Uint8Array(20).fill(0x22);
-const genesisDoc = makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date('2024-01-01T00:00:00Z') });
+const genesisDoc = makeGenesisDoc({
+  chainId: 'kestrel_9000-1',
+  evmDenom: 'akestrel',
+  prefix: 'kestrel',
+  dev: true,
+  now: new Date('2024-01-01T00:00:00Z'),
+});
 const SUPPLY = 10n * DEV_BALANCE;
 const REVERT_RUNTIME = hexToBytes('0x60006000fd'); // PUSH1 0 PUSH1 0 REVERT
 const DEPLOY_REVERTER = hexToBytes('0x6460006000fd6000526005601bf3'); // returns REVERT_RUNTIME
 
-interface Opened { kv: KvStore; chain: ChainStore; state: StateDb; app: KestrelApp }
+interface Opened {
+  kv: KvStore;
+  chain: ChainStore;
+  state: StateDb;
+  app: KestrelApp;
+}
 
 async function open(path: string): Promise<Opened> {
   const kv = await KvStore.open(path);
@@ -43,8 +54,15 @@ async function open(path: string): Promise<Opened> {
   const state = new StateDb(kv, common);
   // A variable, not a literal: AppDeps is gaining fields (vmCommon) and extra ones must not break the type check.
   const deps = {
-    kv, chain, state, common, vmCommon: () => createChainCommon(9000n), genesis: parseGenesis(genesisDoc, 'kestrel'),
-    evmChainId: 9000n, minGasPrice: 0n, etherbase,
+    kv,
+    chain,
+    state,
+    common,
+    vmCommon: () => createChainCommon(9000n),
+    genesis: parseGenesis(genesisDoc, 'kestrel'),
+    evmChainId: 9000n,
+    minGasPrice: 0n,
+    etherbase,
   };
   return { kv, chain, state, app: await KestrelApp.open(deps) };
 }
@@ -57,11 +75,25 @@ function norm(v: unknown): unknown {
   return v;
 }
 
-function signed(from: DevAccount, nonce: bigint, o: { to?: Uint8Array; value?: bigint; data?: Uint8Array; gas?: bigint; tip?: bigint } = {}): Uint8Array {
+function signed(
+  from: DevAccount,
+  nonce: bigint,
+  o: { to?: Uint8Array; value?: bigint; data?: Uint8Array; gas?: bigint; tip?: bigint } = {},
+): Uint8Array {
   return createFeeMarket1559Tx(
-    { nonce, to: o.to, value: o.value ?? 0n, data: o.data, gasLimit: o.gas ?? 21_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: o.tip ?? GWEI },
+    {
+      nonce,
+      to: o.to,
+      value: o.value ?? 0n,
+      data: o.data,
+      gasLimit: o.gas ?? 21_000n,
+      maxFeePerGas: 10n * GWEI,
+      maxPriorityFeePerGas: o.tip ?? GWEI,
+    },
     { common },
-  ).sign(from.privateKey).serialize();
+  )
+    .sign(from.privateKey)
+    .serialize();
 }
 
 describe('KestrelApp over LevelDB', () => {
@@ -107,7 +139,10 @@ describe('KestrelApp over LevelDB', () => {
     assert.equal(g.header.baseFeePerGas, GWEI);
     assert.equal(g.header.gasLimit, 30_000_000n);
     const bal = await balances(g.header.stateRoot);
-    assert.equal(bal.reduce((a, b) => a + b, 0n), SUPPLY);
+    assert.equal(
+      bal.reduce((a, b) => a + b, 0n),
+      SUPPLY,
+    );
     assert.equal(bal[0], DEV_BALANCE);
   });
 
@@ -116,13 +151,23 @@ describe('KestrelApp over LevelDB', () => {
       await node.app.checkTx(signed(alice, 0n, { to: r1, value: ETH })),
       await node.app.checkTx(signed(alice, 1n, { to: r2, value: 2n * ETH })),
       await node.app.checkTx(signed(bob, 0n, { to: r1, value: 3n, tip: 2n * GWEI })),
-      await node.app.checkTx(createLegacyTx({ nonce: 0n, to: r2, value: 5n, gasLimit: 21_000n, gasPrice: 3n * GWEI }, { common }).sign(dave.privateKey).serialize()),
+      await node.app.checkTx(
+        createLegacyTx({ nonce: 0n, to: r2, value: 5n, gasLimit: 21_000n, gasPrice: 3n * GWEI }, { common })
+          .sign(dave.privateKey)
+          .serialize(),
+      ),
     ];
     const gapped = await node.app.checkTx(signed(carol, 5n, { to: r1, value: 1n })); // admission allows future nonces
     const res = await produce([ok[0]!, gapped, ok[1]!, ok[2]!, ok[3]!]);
     assert.equal(res.block.number, 1n);
-    assert.deepEqual(res.block.txHashes, ok.map((t) => t.hash));
-    assert.deepEqual(res.rejected.map((r) => bytesToHex(r.hash)), [bytesToHex(gapped.hash)]);
+    assert.deepEqual(
+      res.block.txHashes,
+      ok.map((t) => t.hash),
+    );
+    assert.deepEqual(
+      res.rejected.map((r) => bytesToHex(r.hash)),
+      [bytesToHex(gapped.hash)],
+    );
     assert.match(res.rejected[0]!.error, /nonce/);
     assert.ok(res.receipts.every((r) => r.status === 1));
     assert.deepEqual(res.block.senders, [alice.address, alice.address, bob.address, dave.address]);
@@ -137,7 +182,10 @@ describe('KestrelApp over LevelDB', () => {
     const deploy = await node.app.checkTx(signed(alice, 2n, { data: DEPLOY_REVERTER, gas: 100_000n }));
     const badInit = await node.app.checkTx(signed(bob, 1n, { data: REVERT_RUNTIME, gas: 100_000n }));
     const res = await produce([deploy, badInit]);
-    assert.deepEqual(res.receipts.map((r) => r.status), [1, 0]);
+    assert.deepEqual(
+      res.receipts.map((r) => r.status),
+      [1, 0],
+    );
     const addr = createContractAddress(new Address(alice.address), 2n).bytes;
     assert.deepEqual(res.receipts[0]!.contractAddress, addr);
     assert.equal(res.receipts[0]!.to, undefined);
@@ -153,7 +201,10 @@ describe('KestrelApp over LevelDB', () => {
     const transfer = await node.app.checkTx(signed(carol, 1n, { to: r2, value: 1n }));
     const before = await balances(node.app.head.header.stateRoot);
     const res = await produce([call, transfer]);
-    assert.deepEqual(res.receipts.map((r) => r.status), [0, 1]);
+    assert.deepEqual(
+      res.receipts.map((r) => r.status),
+      [0, 1],
+    );
     assert.ok(res.receipts[0]!.gasUsed > 21_000n && res.receipts[0]!.gasUsed < 50_000n);
     const after = await balances(res.block.header.stateRoot);
     const fees = res.receipts.reduce((s, r) => s + r.gasUsed * r.effectiveGasPrice, 0n);
@@ -180,9 +231,15 @@ describe('KestrelApp over LevelDB', () => {
   });
 
   test('checkTx is judged against the latest committed state', async () => {
-    await assert.rejects(node.app.checkTx(signed(alice, 0n, { to: r1 })), (e: unknown) => e instanceof TxRejectedError && e.message === 'nonce too low');
+    await assert.rejects(
+      node.app.checkTx(signed(alice, 0n, { to: r1 })),
+      (e: unknown) => e instanceof TxRejectedError && e.message === 'nonce too low',
+    );
     const poor = deriveAccounts('legal winner thank year wave sausage worth useful legal winner thank yellow', 1)[0]!;
-    await assert.rejects(node.app.checkTx(signed(poor, 0n, { to: r1 })), /insufficient funds for gas \* price \+ value/);
+    await assert.rejects(
+      node.app.checkTx(signed(poor, 0n, { to: r1 })),
+      /insufficient funds for gas \* price \+ value/,
+    );
   });
 
   test('headers: numbering, links, hashes, roots, gas and base fee', async () => {
@@ -214,7 +271,11 @@ describe('KestrelApp over LevelDB', () => {
     let paid = 0n;
     for (let i = 0; i < blocks.length; i++) {
       const bal = await balances(blocks[i]!.header.stateRoot);
-      assert.equal(bal.reduce((a, b) => a + b, 0n), SUPPLY, `supply at block ${i}`);
+      assert.equal(
+        bal.reduce((a, b) => a + b, 0n),
+        SUPPLY,
+        `supply at block ${i}`,
+      );
       paid += receipts[i]!.reduce((s, r) => s + r.gasUsed * r.effectiveGasPrice, 0n);
       assert.equal(bal[12], paid, `etherbase at block ${i} holds every fee paid so far`);
     }
@@ -245,7 +306,12 @@ describe('KestrelApp over LevelDB', () => {
     assert.equal((await q.account(to, node.app.head)).balance, toBefore + 7n);
     // The old head is now historical: read from its state root, not from the cache of the new head.
     assert.equal((await q.account(dev[6]!.address, before)).nonce, a0.nonce);
-    assert.deepEqual(await q.account(new Uint8Array(20).fill(0x98), node.app.head), { nonce: 0n, balance: 0n, codeHash: EMPTY_CODE_HASH, storageRoot: EMPTY_TRIE_ROOT });
+    assert.deepEqual(await q.account(new Uint8Array(20).fill(0x98), node.app.head), {
+      nonce: 0n,
+      balance: 0n,
+      codeHash: EMPTY_CODE_HASH,
+      storageRoot: EMPTY_TRIE_ROOT,
+    });
   });
 
   test('close and reopen: same head, hashes, receipts and archive balances; the chain continues', async () => {
@@ -264,7 +330,9 @@ describe('KestrelApp over LevelDB', () => {
       assert.equal(b.size, blocks[i]!.size);
       assert.equal(node.chain.numberOfHash(b.hash), BigInt(i));
       assert.deepEqual(norm(node.chain.receipts(BigInt(i))), norm(receipts[i]));
-      b.txHashes.forEach((h, idx) => assert.deepEqual(node.chain.txLocation(h), { blockNumber: BigInt(i), index: idx }));
+      b.txHashes.forEach((h, idx) =>
+        assert.deepEqual(node.chain.txLocation(h), { blockNumber: BigInt(i), index: idx }),
+      );
       assert.deepEqual(await balances(b.header.stateRoot), expected[i], `balances at block ${i}`);
     }
     const atOne = createAccountFromRLP(await node.app.query('/evm/account', r1, 1n));
@@ -276,6 +344,9 @@ describe('KestrelApp over LevelDB', () => {
     assert.deepEqual(res.block.header.parentHash, blocks.at(-2)!.hash);
     assert.equal(res.receipts[0]!.status, 1);
     const bal = await balances(res.block.header.stateRoot);
-    assert.equal(bal.reduce((a, b) => a + b, 0n), SUPPLY);
+    assert.equal(
+      bal.reduce((a, b) => a + b, 0n),
+      SUPPLY,
+    );
   });
 });

@@ -84,7 +84,8 @@ export class KestrelApp {
     if (headNumber === undefined) {
       const st = state.executionState(new Uint8Array(0), this.headDb);
       await st.checkpoint();
-      for (const a of genesis.alloc) await st.putAccount(new Address(a.address), createAccount({ nonce: 0n, balance: a.balance }));
+      for (const a of genesis.alloc)
+        await st.putAccount(new Address(a.address), createAccount({ nonce: 0n, balance: a.balance }));
       await st.commit();
       const stateRoot = await st.getStateRoot();
       const ctx: BlockContext = {
@@ -97,7 +98,15 @@ export class KestrelApp {
         mixHash: new Uint8Array(32),
       };
       const header = await sealHeader(ctx, common, { stateRoot, encodedTxs: [], receipts: [], gasUsed: 0n });
-      const block: BlockRecord = { header, hash: header.hash(), number: 0n, txs: [], txHashes: [], senders: [], size: blockSize(header.raw(), []) };
+      const block: BlockRecord = {
+        header,
+        hash: header.hash(),
+        number: 0n,
+        txs: [],
+        txHashes: [],
+        senders: [],
+        size: blockSize(header.raw(), []),
+      };
       await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, [])]);
       chain.remember(block, []);
       this.headBlock = block;
@@ -167,7 +176,12 @@ export class KestrelApp {
    * that every validator seals the same header. `sameSecond` lets a block share its parent's timestamp (CometBFT
    * makes several blocks a second; bumping each by a second would run the chain's clock ahead of BFT time).
    */
-  async finalizeBlock(req: { txs: ExecTx[]; time: bigint; coinbase?: Uint8Array; sameSecond?: boolean }): Promise<FinalizeResult> {
+  async finalizeBlock(req: {
+    txs: ExecTx[];
+    time: bigint;
+    coinbase?: Uint8Array;
+    sameSecond?: boolean;
+  }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     const parent = this.headBlock;
     const number = parent.number + 1n;
@@ -187,7 +201,12 @@ export class KestrelApp {
       const stateRoot = await this.headState.getStateRoot();
       const txs = exec.included.map((t) => t.tx);
       const encodedTxs = txs.map((t) => t.serialize());
-      const header = await sealHeader(ctx, this.deps.common, { stateRoot, encodedTxs, receipts: exec.receipts, gasUsed: exec.gasUsed });
+      const header = await sealHeader(ctx, this.deps.common, {
+        stateRoot,
+        encodedTxs,
+        receipts: exec.receipts,
+        gasUsed: exec.gasUsed,
+      });
       const block: BlockRecord = {
         header,
         hash: header.hash(),
@@ -271,7 +290,9 @@ export class KestrelApp {
   async query(path: string, data: Uint8Array, height?: bigint): Promise<Uint8Array> {
     const h = height === undefined || height === 0n ? this.headBlock.number : height;
     if (h > this.headBlock.number) {
-      throw new NotFoundError(`height ${h} must be less than or equal to the current blockchain height ${this.headBlock.number}`);
+      throw new NotFoundError(
+        `height ${h} must be less than or equal to the current blockchain height ${this.headBlock.number}`,
+      );
     }
     const block = this.deps.chain.blockByNumber(h);
     if (!block) throw new NotFoundError(`height ${h} is not available`);

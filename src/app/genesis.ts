@@ -54,7 +54,13 @@ export const DEFAULT_BLOCK_GAS_LIMIT = 30_000_000n;
 export const INITIAL_BASE_FEE = 1_000_000_000n;
 
 /** Builds a genesis document; `--dev` funds the ten dev accounts with the EVM denom and a second denom. */
-export function makeGenesisDoc(opts: { chainId: string; evmDenom: string; prefix: string; dev: boolean; now: Date }): GenesisDoc {
+export function makeGenesisDoc(opts: {
+  chainId: string;
+  evmDenom: string;
+  prefix: string;
+  dev: boolean;
+  now: Date;
+}): GenesisDoc {
   const balances = opts.dev
     ? deriveAccounts(DEV_MNEMONIC, 10).map((a) => ({
         address: toBech32(a.address, opts.prefix),
@@ -80,7 +86,8 @@ export function makeGenesisDoc(opts: { chainId: string; evmDenom: string; prefix
 /** Validates a genesis document and extracts what block 0 needs. */
 export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
   const evmDenom = doc.app_state?.evm?.params?.evm_denom;
-  if (typeof evmDenom !== 'string' || evmDenom === '') throw new Error('genesis: app_state.evm.params.evm_denom missing');
+  if (typeof evmDenom !== 'string' || evmDenom === '')
+    throw new Error('genesis: app_state.evm.params.evm_denom missing');
   const time = Date.parse(doc.genesis_time);
   if (Number.isNaN(time)) throw new Error(`genesis: invalid genesis_time "${doc.genesis_time}"`);
   const alloc: Genesis['alloc'] = [];
@@ -123,7 +130,9 @@ export function parseFeeRecipients(entries: FeeRecipientEntry[] | undefined, pre
   for (const e of entries) {
     const validator = typeof e?.validator === 'string' ? e.validator.replace(/^0x/i, '').toUpperCase() : '';
     if (!/^[0-9A-F]{40}$/.test(validator)) {
-      throw new Error(`genesis: fee_recipients: validator "${String(e?.validator)}" must be a 20-byte hex consensus address`);
+      throw new Error(
+        `genesis: fee_recipients: validator "${String(e?.validator)}" must be a 20-byte hex consensus address`,
+      );
     }
     if (out.has(validator)) throw new Error(`genesis: fee_recipients: duplicate validator ${validator}`);
     const r = typeof e.recipient === 'string' ? e.recipient : '';

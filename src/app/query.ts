@@ -37,7 +37,11 @@ const HEAD_ACCOUNT_CACHE_MAX = 8192;
 export class ChainQuery {
   private headAccounts?: HeadAccounts;
 
-  constructor(private readonly app: KestrelApp, private readonly chain: ChainStore, private readonly state: StateDb) {}
+  constructor(
+    private readonly app: KestrelApp,
+    private readonly chain: ChainStore,
+    private readonly state: StateDb,
+  ) {}
 
   /** The latest committed block. */
   head(): BlockRecord {
@@ -122,7 +126,12 @@ export class ChainQuery {
   private async readAccount(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
     const acc = await this.stateAt(block).getAccount(new Address(addr));
     if (!acc) return ZERO_ACCOUNT;
-    return Object.freeze({ nonce: acc.nonce, balance: acc.balance, codeHash: acc.codeHash, storageRoot: acc.storageRoot });
+    return Object.freeze({
+      nonce: acc.nonce,
+      balance: acc.balance,
+      codeHash: acc.codeHash,
+      storageRoot: acc.storageRoot,
+    });
   }
 
   /** Contract code at a block (empty for EOAs). */
@@ -144,4 +153,9 @@ export class ChainQuery {
 
 export const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex');
 export const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex');
-const ZERO_ACCOUNT: AccountView = Object.freeze({ nonce: 0n, balance: 0n, codeHash: EMPTY_CODE_HASH, storageRoot: EMPTY_TRIE_ROOT });
+const ZERO_ACCOUNT: AccountView = Object.freeze({
+  nonce: 0n,
+  balance: 0n,
+  codeHash: EMPTY_CODE_HASH,
+  storageRoot: EMPTY_TRIE_ROOT,
+});

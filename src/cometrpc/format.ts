@@ -67,7 +67,14 @@ export function formatBlockResult(block: BlockRecord, ctx: BlockFormatContext) {
         height: parent.number.toString(),
         round: 0,
         block_id: blockId(parent),
-        signatures: [{ block_id_flag: 2, validator_address: hexUpper(h.coinbase.bytes), timestamp: blockTime(block), signature: null }],
+        signatures: [
+          {
+            block_id_flag: 2,
+            validator_address: hexUpper(h.coinbase.bytes),
+            timestamp: blockTime(block),
+            signature: null,
+          },
+        ],
       }
     : { height: '0', round: 0, block_id: EMPTY_BLOCK_ID, signatures: [] };
   return {

@@ -42,14 +42,19 @@ export function abciCode(err: unknown): { codespace: string; code: number; log: 
   if (err instanceof TxRejectedError) {
     if (/^nonce too (low|high)/.test(msg)) return { codespace: 'sdk', code: 32, log: msg };
     if (msg.startsWith('insufficient funds')) return { codespace: 'sdk', code: 5, log: msg };
-    if (/underpriced|fee cap less than block base fee|max fee per gas less than/.test(msg)) return { codespace: 'sdk', code: 13, log: msg };
-    if (/gas too low|insufficient gas|exceeds block gas limit/.test(msg)) return { codespace: 'sdk', code: 11, log: msg };
-    if (/^rlp:|too short|not supported|invalid sender|invalid chain id|replay-protected|oversized/.test(msg)) return { codespace: 'sdk', code: 2, log: msg };
+    if (/underpriced|fee cap less than block base fee|max fee per gas less than/.test(msg))
+      return { codespace: 'sdk', code: 13, log: msg };
+    if (/gas too low|insufficient gas|exceeds block gas limit/.test(msg))
+      return { codespace: 'sdk', code: 11, log: msg };
+    if (/^rlp:|too short|not supported|invalid sender|invalid chain id|replay-protected|oversized/.test(msg))
+      return { codespace: 'sdk', code: 2, log: msg };
     return { codespace: 'sdk', code: 18, log: msg };
   }
   // Queries: the SDK wraps gRPC handler errors as "rpc error: code = … desc = …" with its ABCI error.
-  if (err instanceof InvalidParamsError) return { codespace: 'sdk', code: 18, log: `rpc error: code = InvalidArgument desc = ${msg}: invalid request` };
-  if (err instanceof NotFoundError) return { codespace: 'sdk', code: 22, log: `rpc error: code = NotFound desc = ${msg}: key not found` };
+  if (err instanceof InvalidParamsError)
+    return { codespace: 'sdk', code: 18, log: `rpc error: code = InvalidArgument desc = ${msg}: invalid request` };
+  if (err instanceof NotFoundError)
+    return { codespace: 'sdk', code: 22, log: `rpc error: code = NotFound desc = ${msg}: key not found` };
   return { codespace: 'sdk', code: 1, log: 'internal error' };
 }
 
@@ -59,7 +64,9 @@ function block(deps: CometDeps, height: bigint | undefined): BlockRecord {
   // Kestrel's chain starts at block 0 (genesis), so 0 is a real height here, unlike in CometBFT.
   if (height < 0n) throw new CometInternalError(`height must be greater than or equal to 0, but got ${height}`);
   if (height > head.number) {
-    throw new CometInternalError(`height ${height} must be less than or equal to the current blockchain height ${head.number}`);
+    throw new CometInternalError(
+      `height ${height} must be less than or equal to the current blockchain height ${head.number}`,
+    );
   }
   const b = deps.blockByNumber(height);
   if (!b) throw new CometInternalError(`height ${height} is not available`);
@@ -123,7 +130,12 @@ export const cometMethods: Record<string, CometMethod> = {
   },
 
   abci_query: {
-    args: [['path', 'string'], ['data', 'hexBytes'], ['height', 'int'], ['prove', 'bool']],
+    args: [
+      ['path', 'string'],
+      ['data', 'hexBytes'],
+      ['height', 'int'],
+      ['prove', 'bool'],
+    ],
     handler: async (deps, a) => {
       const path = (a.path as string | undefined) ?? '';
       const data = (a.data as Uint8Array | undefined) ?? new Uint8Array(0);
@@ -131,13 +143,38 @@ export const cometMethods: Record<string, CometMethod> = {
       const fail = (e: unknown, height: bigint) => {
         const { codespace, code, log } = abciCode(e);
         if (code === 1) console.error(`abci_query ${path} failed:`, e);
-        return { response: { code, log, info: '', index: '0', key: null, value: null, proofOps: null, height: height.toString(), codespace } };
+        return {
+          response: {
+            code,
+            log,
+            info: '',
+            index: '0',
+            key: null,
+            value: null,
+            proofOps: null,
+            height: height.toString(),
+            codespace,
+          },
+        };
       };
-      if (asked < 0n) return fail(new InvalidParamsError('cannot query with height < 0; please provide a valid height'), asked);
+      if (asked < 0n)
+        return fail(new InvalidParamsError('cannot query with height < 0; please provide a valid height'), asked);
       const height = asked === 0n ? deps.head().number : asked;
       try {
         const value = await deps.query(path, data, height);
-        return { response: { code: 0, log: '', info: '', index: '0', key: null, value: base64(value), proofOps: null, height: height.toString(), codespace: '' } };
+        return {
+          response: {
+            code: 0,
+            log: '',
+            info: '',
+            index: '0',
+            key: null,
+            value: base64(value),
+            proofOps: null,
+            height: height.toString(),
+            codespace: '',
+          },
+        };
       } catch (e) {
         return fail(e, height);
       }
@@ -164,7 +201,8 @@ export const cometMethods: Record<string, CometMethod> = {
         return { code: 0, data: '', log: '', codespace: '', hash };
       } catch (e) {
         // CometBFT's mempool cache answers a duplicate with an RPC error, not a CheckTx code.
-        if (e instanceof TxRejectedError && e.message === 'already known') throw new CometInternalError('tx already exists in cache');
+        if (e instanceof TxRejectedError && e.message === 'already known')
+          throw new CometInternalError('tx already exists in cache');
         if (!(e instanceof TxRejectedError)) throw e;
         const { codespace, code, log } = abciCode(e);
         return { code, data: '', log, codespace, hash };

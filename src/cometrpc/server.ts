@@ -41,7 +41,11 @@ async function call(deps: CometDeps, method: unknown, args: (spec: (typeof comet
 
 async function handleJson(deps: CometDeps, req: unknown): Promise<object> {
   if (req === null || typeof req !== 'object' || Array.isArray(req)) {
-    return { jsonrpc: '2.0', id: -1, error: { code: -32600, message: 'Invalid Request', data: 'expected a JSON-RPC object' } };
+    return {
+      jsonrpc: '2.0',
+      id: -1,
+      error: { code: -32600, message: 'Invalid Request', data: 'expected a JSON-RPC object' },
+    };
   }
   const r = req as { id?: unknown; method?: unknown; params?: unknown };
   const id = r.id ?? -1;
@@ -80,7 +84,9 @@ async function handle(deps: CometDeps, req: IncomingMessage, res: ServerResponse
     return;
   }
   if (req.method === 'GET') {
-    const routes = Object.keys(cometMethods).sort().map((m) => `//${req.headers.host ?? ''}/${m}`);
+    const routes = Object.keys(cometMethods)
+      .sort()
+      .map((m) => `//${req.headers.host ?? ''}/${m}`);
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(`Available endpoints:\n${routes.join('\n')}\n`);
     return;
@@ -91,19 +97,31 @@ async function handle(deps: CometDeps, req: IncomingMessage, res: ServerResponse
   }
   const body = await readBody(req);
   if (body === undefined) {
-    send(res, 413, { jsonrpc: '2.0', id: -1, error: { code: -32600, message: 'Invalid Request', data: 'request body too large' } });
+    send(res, 413, {
+      jsonrpc: '2.0',
+      id: -1,
+      error: { code: -32600, message: 'Invalid Request', data: 'request body too large' },
+    });
     return;
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch (e) {
-    send(res, 200, { jsonrpc: '2.0', id: -1, error: { code: -32700, message: 'Parse error', data: (e as Error).message } });
+    send(res, 200, {
+      jsonrpc: '2.0',
+      id: -1,
+      error: { code: -32700, message: 'Parse error', data: (e as Error).message },
+    });
     return;
   }
   if (Array.isArray(parsed)) {
     if (parsed.length === 0) {
-      send(res, 200, { jsonrpc: '2.0', id: -1, error: { code: -32600, message: 'Invalid Request', data: 'empty batch' } });
+      send(res, 200, {
+        jsonrpc: '2.0',
+        id: -1,
+        error: { code: -32600, message: 'Invalid Request', data: 'empty batch' },
+      });
       return;
     }
     send(res, 200, await Promise.all(parsed.map((r) => handleJson(deps, r))));
@@ -125,7 +143,12 @@ export async function startCometRpcServer(laddr: string, deps: CometDeps): Promi
   const server = createServer((req, res) => {
     handle(deps, req, res).catch((e: unknown) => {
       console.error('CometBFT RPC request failed:', e);
-      if (!res.headersSent) send(res, 500, { jsonrpc: '2.0', id: -1, error: { code: -32603, message: 'Internal error', data: 'internal error' } });
+      if (!res.headersSent)
+        send(res, 500, {
+          jsonrpc: '2.0',
+          id: -1,
+          error: { code: -32603, message: 'Internal error', data: 'internal error' },
+        });
       else res.destroy();
     });
   });

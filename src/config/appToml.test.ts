@@ -68,7 +68,10 @@ describe('editTomlText', () => {
   });
 
   test('refuses an edit that would change anything else (dotted keys it cannot place)', () => {
-    assert.throws(() => editTomlText('miner.etherbase = "0x1"\n', 'miner', 'etherbase', '0x2'), /edit the file by hand|would not parse/);
+    assert.throws(
+      () => editTomlText('miner.etherbase = "0x1"\n', 'miner', 'etherbase', '0x2'),
+      /edit the file by hand|would not parse/,
+    );
   });
 
   test('the default app.toml takes every edit the miner namespace makes', () => {
@@ -77,7 +80,12 @@ describe('editTomlText', () => {
     const doc = parse(out) as any;
     assert.equal(doc['minimum-gas-prices'], '5akestrel');
     assert.equal(doc.miner.etherbase, '0x00000000000000000000000000000000000000aa');
-    assert.equal(out.split('\n').filter((l) => l.startsWith('#')).length, defaultAppToml().split('\n').filter((l) => l.startsWith('#')).length);
+    assert.equal(
+      out.split('\n').filter((l) => l.startsWith('#')).length,
+      defaultAppToml()
+        .split('\n')
+        .filter((l) => l.startsWith('#')).length,
+    );
   });
 });
 
@@ -113,8 +121,14 @@ describe('loadConfig: [mempool] and [miner] as the miner namespace writes them',
     const toml = join(home, 'config', 'app.toml');
     let c = loadConfig(home, {}, DEFAULT_CHAIN_ID);
     assert.deepEqual(c.mempool, {
-      accountSlots: 16, globalSlots: 5120, accountQueue: 64, globalQueue: 1024, lifetimeMs: 3 * 3600_000,
-      priceBumpPercent: 10, journal: true, journalFsync: true,
+      accountSlots: 16,
+      globalSlots: 5120,
+      accountQueue: 64,
+      globalQueue: 1024,
+      lifetimeMs: 3 * 3600_000,
+      priceBumpPercent: 10,
+      journal: true,
+      journalFsync: true,
     });
     assert.equal(c.etherbase, undefined);
     setTomlValue(toml, 'mempool', 'lifetime', '2s');
@@ -128,6 +142,9 @@ describe('loadConfig: [mempool] and [miner] as the miner namespace writes them',
     assert.equal(c.minGasPrice, 1n, 'the flag wins');
     assert.equal(c.minGasPriceFromFlag, true);
     setTomlValue(toml, 'miner', 'etherbase', '0x12');
-    assert.throws(() => loadConfig(home, {}, DEFAULT_CHAIN_ID), /miner.etherbase "0x12" must be a 0x-prefixed 20-byte hex address/);
+    assert.throws(
+      () => loadConfig(home, {}, DEFAULT_CHAIN_ID),
+      /miner.etherbase "0x12" must be a 0x-prefixed 20-byte hex address/,
+    );
   });
 });

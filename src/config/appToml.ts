@@ -37,7 +37,11 @@ export function tomlValue(v: TomlScalar): string {
  * Scans the value text of one line. Returns the bracket depth and open multi-line string after it, and where
  * a trailing comment starts (-1 if none).
  */
-function scanValue(text: string, depth: number, ml: string | null): { depth: number; ml: string | null; comment: number } {
+function scanValue(
+  text: string,
+  depth: number,
+  ml: string | null,
+): { depth: number; ml: string | null; comment: number } {
   let i = 0;
   while (i < text.length) {
     if (ml) {
@@ -134,15 +138,18 @@ function verifyEdit(before: string, after: string, section: string | null, key: 
   } catch (e) {
     throw new Error(`app.toml edit of ${section ? section + '.' : ''}${key} would not parse: ${(e as Error).message}`);
   }
-  const plain = (t: Table) => JSON.stringify(t, (_k, v: unknown) => {
-    if (typeof v === 'bigint') return `${v}n`;
-    if (v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)) {
-      return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    }
-    return v;
-  });
+  const plain = (t: Table) =>
+    JSON.stringify(t, (_k, v: unknown) => {
+      if (typeof v === 'bigint') return `${v}n`;
+      if (v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)) {
+        return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      }
+      return v;
+    });
   if (plain(got) !== plain(want)) {
-    throw new Error(`app.toml edit of ${section ? section + '.' : ''}${key} would change other settings; edit the file by hand`);
+    throw new Error(
+      `app.toml edit of ${section ? section + '.' : ''}${key} would change other settings; edit the file by hand`,
+    );
   }
 }
 
@@ -169,7 +176,10 @@ export function readTomlValue(path: string, section: string | null, key: string)
  * "0akestrel,1stake" → "5akestrel,1stake".
  */
 export function withMinGasPrice(current: string | undefined, price: bigint, denom: string): string {
-  const parts = (current ?? '').split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+  const parts = (current ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
   const mine = `${price}${denom}`;
   const i = parts.findIndex((p) => p.replace(/^[\d.]+/, '') === denom);
   if (i >= 0) parts[i] = mine;

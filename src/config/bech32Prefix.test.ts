@@ -13,7 +13,8 @@ describe('bech32 prefix', () => {
 
   test('is validated', () => {
     assert.equal(parseBech32Prefix('evmos'), 'evmos');
-    for (const bad of ['', 'Kestrel', '1abc', 'a-b', 'x'.repeat(21)]) assert.throws(() => parseBech32Prefix(bad), /invalid bech32-prefix/);
+    for (const bad of ['', 'Kestrel', '1abc', 'a-b', 'x'.repeat(21)])
+      assert.throws(() => parseBech32Prefix(bad), /invalid bech32-prefix/);
   });
 
   test('init --bech32-prefix writes it to app.toml and uses it for genesis addresses', () => {

@@ -40,7 +40,19 @@ describe('parseEvmChainId', () => {
     assert.equal(parseEvmChainId('a_1-1'), 1n);
   });
   test('rejects malformed chain ids', () => {
-    for (const bad of ['kestrel-9000-1', 'kestrel_9000', 'kestrel_0-1', 'kestrel_9000-0', 'Kestrel_9000-1', '_9000-1', 'kestrel_09000-1', 'kestrel_abc-1', '9000', '', `${'a'.repeat(45)}_9000-1`]) {
+    for (const bad of [
+      'kestrel-9000-1',
+      'kestrel_9000',
+      'kestrel_0-1',
+      'kestrel_9000-0',
+      'Kestrel_9000-1',
+      '_9000-1',
+      'kestrel_09000-1',
+      'kestrel_abc-1',
+      '9000',
+      '',
+      `${'a'.repeat(45)}_9000-1`,
+    ]) {
       assert.throws(() => parseEvmChainId(bad), /invalid chain-id/, bad);
     }
   });
@@ -131,7 +143,14 @@ describe('loadConfig', () => {
 
     const flagged = loadConfig(
       home,
-      { 'block-time': '250ms', 'minimum-gas-prices': '9akestrel', 'json-rpc.address': '127.0.0.1:3333', 'json-rpc.api': 'web3', dev: true, 'chain-id': 'other_42-1' },
+      {
+        'block-time': '250ms',
+        'minimum-gas-prices': '9akestrel',
+        'json-rpc.address': '127.0.0.1:3333',
+        'json-rpc.api': 'web3',
+        dev: true,
+        'chain-id': 'other_42-1',
+      },
       DEFAULT_CHAIN_ID,
     );
     assert.equal(flagged.blockTimeMs, 250);
@@ -154,12 +173,24 @@ describe('loadConfig', () => {
 
   test('validation errors', () => {
     withToml((t) => t);
-    assert.throws(() => loadConfig(home, { 'json-rpc.api': 'eth,bogus' }, DEFAULT_CHAIN_ID), /invalid namespace "bogus"/);
-    assert.throws(() => loadConfig(home, { 'json-rpc.api': 'eth,net,eth' }, DEFAULT_CHAIN_ID), /repeated API namespace 'eth'/);
-    assert.throws(() => loadConfig(home, { 'json-rpc.compat': 'geth' }, DEFAULT_CHAIN_ID), /invalid json-rpc.compat "geth"/);
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.api': 'eth,bogus' }, DEFAULT_CHAIN_ID),
+      /invalid namespace "bogus"/,
+    );
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.api': 'eth,net,eth' }, DEFAULT_CHAIN_ID),
+      /repeated API namespace 'eth'/,
+    );
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.compat': 'geth' }, DEFAULT_CHAIN_ID),
+      /invalid json-rpc.compat "geth"/,
+    );
     assert.throws(() => loadConfig(home, { consensus: 'pbft' }, DEFAULT_CHAIN_ID), /invalid consensus "pbft"/);
     assert.throws(() => loadConfig(home, { 'block-time': 'soon' }, DEFAULT_CHAIN_ID), /invalid duration/);
-    assert.throws(() => loadConfig(home, { 'minimum-gas-prices': 'lots' }, DEFAULT_CHAIN_ID), /invalid minimum-gas-prices/);
+    assert.throws(
+      () => loadConfig(home, { 'minimum-gas-prices': 'lots' }, DEFAULT_CHAIN_ID),
+      /invalid minimum-gas-prices/,
+    );
     assert.throws(() => loadConfig(home, { 'chain-id': 'nope' }, DEFAULT_CHAIN_ID), /invalid chain-id/);
     assert.equal(loadConfig(home, { 'json-rpc.compat': 'ethermint' }, DEFAULT_CHAIN_ID).jsonRpc.compat, 'ethermint');
   });

@@ -1,6 +1,15 @@
 // Go-style duration strings ("0", "500ms", "1s", "2m0s") → milliseconds.
 
-const UNITS: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
 /** Parses a Go duration string (both micro signs, as Go accepts) (or a bare number of seconds "0") into milliseconds; throws on bad input. */
 export function parseDurationMs(text: string): number {

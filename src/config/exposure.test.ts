@@ -3,7 +3,10 @@ import { describe, test } from 'node:test';
 import { exposureWarnings, isLoopbackHost } from './exposure.ts';
 
 const base = {
-  enable: true, address: '127.0.0.1:8545', wsAddress: '127.0.0.1:8546', api: ['eth', 'personal', 'miner'],
+  enable: true,
+  address: '127.0.0.1:8545',
+  wsAddress: '127.0.0.1:8546',
+  api: ['eth', 'personal', 'miner'],
 };
 
 describe('exposureWarnings', () => {
@@ -16,7 +19,10 @@ describe('exposureWarnings', () => {
   test('a non-loopback HTTP or WS address with personal/miner enabled warns, naming the address and namespaces', () => {
     const http = exposureWarnings({ ...base, address: '0.0.0.0:8545' });
     assert.equal(http.length, 1);
-    assert.match(http[0]!, /^warning: JSON-RPC HTTP listens on 0\.0\.0\.0:8545 \(not loopback\) with the private namespaces personal, miner enabled/);
+    assert.match(
+      http[0]!,
+      /^warning: JSON-RPC HTTP listens on 0\.0\.0\.0:8545 \(not loopback\) with the private namespaces personal, miner enabled/,
+    );
     const ws = exposureWarnings({ ...base, wsAddress: '[::]:8546', api: ['eth', 'miner'] });
     assert.equal(ws.length, 1);
     assert.match(ws[0]!, /WebSocket listens on \[::\]:8546 .*namespaces miner enabled/);
@@ -29,7 +35,9 @@ describe('exposureWarnings', () => {
   });
 
   test('isLoopbackHost', () => {
-    for (const h of ['127.0.0.1', '127.255.0.1', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1']) assert.equal(isLoopbackHost(h), true, h);
-    for (const h of ['0.0.0.0', '::', '', '10.0.0.1', 'example.com', '128.0.0.1', 'localhost.evil.com']) assert.equal(isLoopbackHost(h), false, h);
+    for (const h of ['127.0.0.1', '127.255.0.1', 'localhost', 'LOCALHOST', '::1', '[::1]', '::ffff:127.0.0.1'])
+      assert.equal(isLoopbackHost(h), true, h);
+    for (const h of ['0.0.0.0', '::', '', '10.0.0.1', 'example.com', '128.0.0.1', 'localhost.evil.com'])
+      assert.equal(isLoopbackHost(h), false, h);
   });
 });

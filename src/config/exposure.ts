@@ -25,12 +25,15 @@ export function exposureWarnings(rpc: Pick<JsonRpcConfig, 'enable' | 'address' |
   if (!rpc.enable) return [];
   const privateOn = PRIVATE.filter((ns) => rpc.api.includes(ns));
   const out: string[] = [];
-  for (const [what, address] of [['HTTP', rpc.address], ['WebSocket', rpc.wsAddress]] as const) {
+  for (const [what, address] of [
+    ['HTTP', rpc.address],
+    ['WebSocket', rpc.wsAddress],
+  ] as const) {
     if (isLoopbackHost(hostOf(address))) continue;
     if (privateOn.length > 0) {
       out.push(
         `warning: JSON-RPC ${what} listens on ${address} (not loopback) with the private namespaces ${privateOn.join(', ')} enabled; ` +
-          'they only answer with the bearer token, but anyone who obtains it controls the node\'s keys — ' +
+          "they only answer with the bearer token, but anyone who obtains it controls the node's keys — " +
           'bind to 127.0.0.1 or remove them from json-rpc.api',
       );
     }

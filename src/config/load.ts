@@ -51,7 +51,9 @@ export function parseMinGasPrice(text: string, evmDenom: string): bigint {
 /** Validates a bech32 human-readable prefix (lower-case letters and digits, as Cosmos chains use). */
 export function parseBech32Prefix(text: string): string {
   if (!/^[a-z][a-z0-9]{0,19}$/.test(text)) {
-    throw new Error(`invalid bech32-prefix "${text}": expected 1-20 lower-case letters or digits, starting with a letter`);
+    throw new Error(
+      `invalid bech32-prefix "${text}": expected 1-20 lower-case letters or digits, starting with a letter`,
+    );
   }
   return text;
 }
@@ -77,7 +79,8 @@ function keystoreConfig(n: unknown, p: unknown, dev: boolean): NodeConfig['keyst
   if (scryptN < 2 || scryptN > 2 ** 20 || (scryptN & (scryptN - 1)) !== 0) {
     throw new Error(`config: keystore.scrypt-n must be a power of two between 2 and 1048576 (got ${scryptN})`);
   }
-  if (scryptP < 1 || scryptP > 64) throw new Error(`config: keystore.scrypt-p must be between 1 and 64 (got ${scryptP})`);
+  if (scryptP < 1 || scryptP > 64)
+    throw new Error(`config: keystore.scrypt-p must be between 1 and 64 (got ${scryptP})`);
   return { scryptN, scryptP };
 }
 
@@ -96,7 +99,8 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   const chainId = (flags['chain-id'] as string | undefined) ?? readGenesisChainId(home) ?? chainIdDefault;
   const apiRaw = pick('json-rpc', 'api');
   const api = (Array.isArray(apiRaw) ? apiRaw.map(String) : str(apiRaw, 'json-rpc.api').split(','))
-    .map((s) => s.trim()).filter((s) => s.length > 0);
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   const seen = new Set<string>();
   for (const ns of api) {
     if (!(ALL_NAMESPACES as readonly string[]).includes(ns)) {
@@ -113,7 +117,8 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   if (consensus !== 'solo' && consensus !== 'cometbft') {
     throw new Error(`invalid consensus "${consensus}" (use solo or cometbft)`);
   }
-  const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : String(v).split(',')).map((s) => s.trim()).filter(Boolean);
+  const list = (v: unknown) =>
+    (Array.isArray(v) ? v.map(String) : String(v).split(',')).map((s) => s.trim()).filter(Boolean);
   const corsOrigins = list(pick('json-rpc', 'cors-origins'));
   const allowedHosts = list(pick('json-rpc', 'allowed-hosts'));
   const evmTimeoutMs = parseDurationMs(str(pick('json-rpc', 'evm-timeout'), 'json-rpc.evm-timeout'));
@@ -153,14 +158,26 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       api,
       gasCap: BigInt(int(pick('json-rpc', 'gas-cap'), 'json-rpc.gas-cap')),
       evmTimeoutMs,
-      tracerTimeoutCapMs: positive(parseDurationMs(str(pick('json-rpc', 'tracer-timeout-cap'), 'json-rpc.tracer-timeout-cap')), 'json-rpc.tracer-timeout-cap'),
-      tracerMemoryBytes: positive(int(pick('json-rpc', 'tracer-memory'), 'json-rpc.tracer-memory'), 'json-rpc.tracer-memory'),
+      tracerTimeoutCapMs: positive(
+        parseDurationMs(str(pick('json-rpc', 'tracer-timeout-cap'), 'json-rpc.tracer-timeout-cap')),
+        'json-rpc.tracer-timeout-cap',
+      ),
+      tracerMemoryBytes: positive(
+        int(pick('json-rpc', 'tracer-memory'), 'json-rpc.tracer-memory'),
+        'json-rpc.tracer-memory',
+      ),
       logsCap: int(pick('json-rpc', 'logs-cap'), 'json-rpc.logs-cap'),
       blockRangeCap: int(pick('json-rpc', 'block-range-cap'), 'json-rpc.block-range-cap'),
       filterCap: int(pick('json-rpc', 'filter-cap'), 'json-rpc.filter-cap'),
       filterTimeoutMs: parseDurationMs(str(pick('json-rpc', 'filter-timeout'), 'json-rpc.filter-timeout')),
-      wsSubscriptionsPerConnection: int(pick('json-rpc', 'ws-subscriptions-per-connection'), 'json-rpc.ws-subscriptions-per-connection'),
-      wsSubscriptionBufferBytes: int(pick('json-rpc', 'ws-subscription-buffer-bytes'), 'json-rpc.ws-subscription-buffer-bytes'),
+      wsSubscriptionsPerConnection: int(
+        pick('json-rpc', 'ws-subscriptions-per-connection'),
+        'json-rpc.ws-subscriptions-per-connection',
+      ),
+      wsSubscriptionBufferBytes: int(
+        pick('json-rpc', 'ws-subscription-buffer-bytes'),
+        'json-rpc.ws-subscription-buffer-bytes',
+      ),
       feeHistoryCap: int(pick('json-rpc', 'feehistory-cap'), 'json-rpc.feehistory-cap'),
       maxBodyBytes: int(pick('json-rpc', 'max-body-bytes'), 'json-rpc.max-body-bytes'),
       maxBatchItems: int(pick('json-rpc', 'batch-request-limit'), 'json-rpc.batch-request-limit'),

@@ -49,7 +49,10 @@ export class TxRejectedError extends KestrelError {
 /** EVM execution reverted; `data` holds the revert bytes. */
 export class RevertError extends KestrelError {
   override name = 'RevertError';
-  constructor(readonly data: Uint8Array, readonly reason?: string) {
+  constructor(
+    readonly data: Uint8Array,
+    readonly reason?: string,
+  ) {
     super(reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted');
   }
 }

@@ -29,9 +29,7 @@ interface Filter {
 
 /** What eth_getFilterChanges returns, before formatting. */
 export type FilterChanges =
-  | { kind: 'logs'; logs: LogEntry[] }
-  | { kind: 'hashes'; hashes: Uint8Array[] }
-  | { kind: 'txs'; txs: CheckedTx[] };
+  { kind: 'logs'; logs: LogEntry[] } | { kind: 'hashes'; hashes: Uint8Array[] } | { kind: 'txs'; txs: CheckedTx[] };
 
 /** Limits of the filter manager (app.toml filter-cap, filter-timeout). */
 export interface FilterOptions {
@@ -45,14 +43,16 @@ export interface FilterOptions {
   now?: () => number;
 }
 
-
 /** Installed polling filters. */
 export class FilterManager {
   private readonly filters = new Map<string, Filter>();
   private sweeper: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
-  constructor(private readonly logs: LogQuery, private readonly opts: FilterOptions) {
+  constructor(
+    private readonly logs: LogQuery,
+    private readonly opts: FilterOptions,
+  ) {
     this.now = opts.now ?? Date.now;
   }
 
@@ -98,7 +98,15 @@ export class FilterManager {
       throw new LimitExceededError(`error creating filter: max limit reached (filter-cap ${this.opts.cap})`);
     }
     const id = newId();
-    this.filters.set(id, { fullTx: false, ...f, lastPoll: this.now(), logs: [], hashes: [], txs: [], overflowed: false });
+    this.filters.set(id, {
+      fullTx: false,
+      ...f,
+      lastPoll: this.now(),
+      logs: [],
+      hashes: [],
+      txs: [],
+      overflowed: false,
+    });
     return id;
   }
 

@@ -19,7 +19,18 @@ function receiptsOf(n: bigint): ReceiptRecord[] {
   if (n % 4n === 0n) return [];
   const i = Number(n);
   const log = { address: addr(i % 7), topics: [topic(i % 5), topic(100 + (i % 3))], data: new Uint8Array(0) };
-  return [{ type: 2, status: 1, cumulativeGasUsed: 0n, gasUsed: 0n, logs: [log], bloom: new Uint8Array(256), from: addr(0xaa), effectiveGasPrice: 0n }];
+  return [
+    {
+      type: 2,
+      status: 1,
+      cumulativeGasUsed: 0n,
+      gasUsed: 0n,
+      logs: [log],
+      bloom: new Uint8Array(256),
+      from: addr(0xaa),
+      effectiveGasPrice: 0n,
+    },
+  ];
 }
 
 describe('postings', () => {
@@ -65,10 +76,15 @@ describe('LogIndex', () => {
       { addresses: [], topics: [[topic(1), topic(4)], [topic(102)]] },
     ];
     for (const m of cases) {
-      for (const [from, to] of [[0n, HEAD], [4090n, 8200n], [17n, 17n]] as const) {
+      for (const [from, to] of [
+        [0n, HEAD],
+        [4090n, 8200n],
+        [17n, 17n],
+      ] as const) {
         const got = [...a.candidates(m, from, to)];
         const want: bigint[] = [];
-        for (let n = from; n <= to; n++) if (receiptsOf(n).some((r) => r.logs.some((l) => matchesLog(m, l)))) want.push(n);
+        for (let n = from; n <= to; n++)
+          if (receiptsOf(n).some((r) => r.logs.some((l) => matchesLog(m, l)))) want.push(n);
         assert.deepEqual(got, want, `case ${cases.indexOf(m)} ${from}..${to}`);
       }
     }

@@ -33,8 +33,13 @@ export function committedLogs(c: CommittedBlock): LogEntry[] {
   c.receipts.forEach((r, txIndex) => {
     for (const log of r.logs) {
       out.push({
-        log, blockNumber: c.block.number, blockHash: c.block.hash, blockTimestamp: c.block.header.timestamp,
-        txHash: c.block.txHashes[txIndex]!, txIndex, logIndex: logIndex++,
+        log,
+        blockNumber: c.block.number,
+        blockHash: c.block.hash,
+        blockTimestamp: c.block.header.timestamp,
+        txHash: c.block.txHashes[txIndex]!,
+        txIndex,
+        logIndex: logIndex++,
       });
     }
   });
@@ -76,7 +81,8 @@ export class LogQuery {
     };
     const from = resolve(fromBlock);
     const to = resolve(toBlock);
-    if (toBlock?.kind === 'number' && to > head) throw new InvalidParamsError('block range extends beyond current head block');
+    if (toBlock?.kind === 'number' && to > head)
+      throw new InvalidParamsError('block range extends beyond current head block');
     if (from > to) throw new InvalidParamsError('invalid block range params');
     return { from, to };
   }
@@ -93,7 +99,13 @@ export class LogQuery {
             throw new LimitExceededError(`query returned more than ${this.limits.logsCap} results`);
           }
           out.push({
-            log, blockNumber: n, blockHash: b.hash, blockTimestamp: b.timestamp, txHash: t.txHash, txIndex: t.txIndex, logIndex,
+            log,
+            blockNumber: n,
+            blockHash: b.hash,
+            blockTimestamp: b.timestamp,
+            txHash: t.txHash,
+            txIndex: t.txIndex,
+            logIndex,
           });
         }
         logIndex++;

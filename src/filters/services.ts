@@ -13,7 +13,12 @@ import { SubscriptionManager, type NotificationFormat } from './subscriptions.ts
 /** The limits of the filter services (app.toml [json-rpc]). */
 export type FilterLimits = Pick<
   JsonRpcConfig,
-  'logsCap' | 'blockRangeCap' | 'filterCap' | 'filterTimeoutMs' | 'wsSubscriptionsPerConnection' | 'wsSubscriptionBufferBytes'
+  | 'logsCap'
+  | 'blockRangeCap'
+  | 'filterCap'
+  | 'filterTimeoutMs'
+  | 'wsSubscriptionsPerConnection'
+  | 'wsSubscriptionBufferBytes'
 >;
 
 /** The running filter services. */

@@ -57,7 +57,10 @@ export class SubscriptionManager {
   /** Counters for operators and tests. */
   readonly stats = { delivered: 0, dropped: 0 };
 
-  constructor(private readonly format: NotificationFormat, private readonly opts: SubscriptionOptions) {}
+  constructor(
+    private readonly format: NotificationFormat,
+    private readonly opts: SubscriptionOptions,
+  ) {}
 
   /** Number of live subscriptions. */
   get size(): number {
@@ -119,7 +122,9 @@ export class SubscriptionManager {
     let full: unknown;
     for (const sub of this.pending) {
       const wantFull = (sub.req as { fullTx: boolean }).fullTx;
-      const result = wantFull ? (full ??= this.format.pendingTx(tx, true)) : (hashOnly ??= this.format.pendingTx(tx, false));
+      const result = wantFull
+        ? (full ??= this.format.pendingTx(tx, true))
+        : (hashOnly ??= this.format.pendingTx(tx, false));
       this.deliver(sub, result);
     }
   }
@@ -178,4 +183,3 @@ export class SubscriptionManager {
     this.byChannel.delete(channelId);
   }
 }
-

@@ -3,7 +3,15 @@
 import * as grpc from '@grpc/grpc-js';
 import { InvalidParamsError } from '../errors/index.ts';
 import { toGrpcStatus } from './errors.ts';
-import { addReflection, bindServer, loadProto, rawService, shutdown, type GrpcServer, type RawUnaryHandler } from './server.ts';
+import {
+  addReflection,
+  bindServer,
+  loadProto,
+  rawService,
+  shutdown,
+  type GrpcServer,
+  type RawUnaryHandler,
+} from './server.ts';
 
 /** The metadata key carrying the query height (0 or absent = latest), as the Cosmos SDK names it. */
 export const HEIGHT_HEADER = 'x-cosmos-block-height';

@@ -2,8 +2,14 @@
 // bad input, NotFound for a missing height or object, Internal for anything unexpected).
 import { status as Status } from '@grpc/grpc-js';
 import {
-  InvalidParamsError, InvalidRequestError, KestrelError, LimitExceededError, NotEnabledError, NotFoundError,
-  ParseError, UnsupportedError,
+  InvalidParamsError,
+  InvalidRequestError,
+  KestrelError,
+  LimitExceededError,
+  NotEnabledError,
+  NotFoundError,
+  ParseError,
+  UnsupportedError,
 } from '../errors/index.ts';
 
 /** A gRPC status as it goes on the wire. */

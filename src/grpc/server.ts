@@ -22,7 +22,13 @@ export interface GrpcServer {
 
 /** Loads a .proto file under proto/ with the options the reflection service expects. */
 export function loadProto(file: string): protoLoader.PackageDefinition {
-  return protoLoader.loadSync(file, { keepCase: true, longs: String, enums: String, defaults: true, includeDirs: [PROTO_DIR] });
+  return protoLoader.loadSync(file, {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    includeDirs: [PROTO_DIR],
+  });
 }
 
 /** The service's method definitions with identity (de)serializers: handlers see and return protobuf bytes. */

@@ -24,7 +24,10 @@ describe('dev accounts', () => {
   });
 
   test('the well-known private key of account 0', () => {
-    assert.equal(bytesToHex(accounts[0]!.privateKey), '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
+    assert.equal(
+      bytesToHex(accounts[0]!.privateKey),
+      '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+    );
   });
 
   test('derivation is deterministic and prefix-stable', () => {

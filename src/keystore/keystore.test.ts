@@ -18,7 +18,8 @@ describe('KeyStore', { timeout: 60_000 }, () => {
   const base = mkdtempSync(join(tmpdir(), 'kestrel-ks-'));
   after(() => rmSync(base, { recursive: true, force: true }));
   let n = 0;
-  const fresh = (log?: (m: string) => void) => new KeyStore({ dir: join(base, `ks${n++}`), scrypt: FAST, log: log ?? (() => {}) });
+  const fresh = (log?: (m: string) => void) =>
+    new KeyStore({ dir: join(base, `ks${n++}`), scrypt: FAST, log: log ?? (() => {}) });
 
   it('newAccount writes one 0600 UTC--<time>--<address> file; the account starts locked', async () => {
     const ks = fresh();
@@ -103,7 +104,12 @@ describe('KeyStore', { timeout: 60_000 }, () => {
 
   it('lists accounts by file name, the leading ones first; wallets carry keystore:// URLs', async () => {
     const ks = fresh();
-    const a = await ks.storeKey(KEY, 'pw', FAST, keyFileName(privateKeyToAddress(KEY), new Date('2030-01-01T00:00:00Z'), 0));
+    const a = await ks.storeKey(
+      KEY,
+      'pw',
+      FAST,
+      keyFileName(privateKeyToAddress(KEY), new Date('2030-01-01T00:00:00Z'), 0),
+    );
     const b = await ks.newAccount('pw');
     assert.deepEqual(ks.accounts().map(hex), [hex(b), hex(a)]);
     ks.setLeading([a]);
@@ -120,7 +126,10 @@ describe('KeyStore', { timeout: 60_000 }, () => {
     const ks = fresh();
     await ks.newAccount('pw');
     await installDevKeys(ks, keys);
-    assert.deepEqual(ks.accounts().slice(0, 10).map(hex), keys.map((k) => hex(k.address)));
+    assert.deepEqual(
+      ks.accounts().slice(0, 10).map(hex),
+      keys.map((k) => hex(k.address)),
+    );
     assert.equal(ks.accounts().length, 11);
     assert.ok(keys.every((k) => ks.isUnlocked(k.address)));
     const file = readdirSync(ks.dir).find((f) => f.endsWith(hex(keys[3]!.address)))!;
@@ -138,12 +147,19 @@ describe('KeyStore', { timeout: 60_000 }, () => {
     const ks = fresh();
     const a = new Uint8Array(20).fill(1);
     const order: string[] = [];
-    const section = (name: string, ms: number) => ks.exclusive(a, async () => {
-      order.push(`${name}+`);
-      await sleep(ms);
-      order.push(`${name}-`);
-    });
-    await Promise.all([section('x', 30), section('y', 1), ks.exclusive(new Uint8Array(20).fill(2), async () => { order.push('other'); })]);
+    const section = (name: string, ms: number) =>
+      ks.exclusive(a, async () => {
+        order.push(`${name}+`);
+        await sleep(ms);
+        order.push(`${name}-`);
+      });
+    await Promise.all([
+      section('x', 30),
+      section('y', 1),
+      ks.exclusive(new Uint8Array(20).fill(2), async () => {
+        order.push('other');
+      }),
+    ]);
     assert.deepEqual(order, ['x+', 'other', 'x-', 'y+', 'y-']);
   });
 });

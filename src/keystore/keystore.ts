@@ -2,7 +2,18 @@
 // files can be copied in and ours copied out), plus the unlocked keys of SPEC §3.1. One instance per node, made in
 // main.ts. Files are found by scanning the directory (again whenever it changes), so a file copied in while the
 // node runs shows up without a restart; a file that cannot be read is reported once and skipped.
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KeyStoreError } from '../errors/index.ts';
 import { privateKeyToAddress, randomPrivateKey } from '../keys/secp.ts';
@@ -68,7 +79,11 @@ function fileTime(d: Date, subMsNanos: number): string {
 }
 
 /** geth's key file name for an address created at `d`. */
-export function keyFileName(address: Uint8Array, d = new Date(), subMsNanos = Number(process.hrtime.bigint() % 1_000_000n)): string {
+export function keyFileName(
+  address: Uint8Array,
+  d = new Date(),
+  subMsNanos = Number(process.hrtime.bigint() % 1_000_000n),
+): string {
   return `UTC--${fileTime(d, subMsNanos)}--${idOf(address)}`;
 }
 
@@ -175,7 +190,12 @@ export class KeyStore {
   }
 
   /** Encrypts and writes a key file (at this store's cost unless `params` is given); returns the address. */
-  async storeKey(privateKey: Uint8Array, passphrase: string, params: ScryptParams = this.scrypt, name?: string): Promise<Uint8Array> {
+  async storeKey(
+    privateKey: Uint8Array,
+    passphrase: string,
+    params: ScryptParams = this.scrypt,
+    name?: string,
+  ): Promise<Uint8Array> {
     const json = await this.kdf(scryptMemory(params), () => encryptKey(privateKey, passphrase, params));
     const address = keyFileAddress(json);
     // Checked again after the (slow) encryption: a concurrent import of the same key must not write a second file.
@@ -210,7 +230,8 @@ export class KeyStore {
 
   /** Holds an already known key unlocked until exit (the `--dev` accounts, derived instead of decrypted). */
   holdUnlocked(address: Uint8Array, privateKey: Uint8Array): void {
-    if (!Buffer.from(privateKeyToAddress(privateKey)).equals(Buffer.from(address))) throw new Error('key does not match address');
+    if (!Buffer.from(privateKeyToAddress(privateKey)).equals(Buffer.from(address)))
+      throw new Error('key does not match address');
     this.unlocked.set(idOf(address), new Uint8Array(privateKey), undefined);
   }
 
@@ -267,7 +288,9 @@ export class KeyStore {
   private scan(): void {
     let names: string[];
     try {
-      names = readdirSync(this.dir).filter((n) => !skipName(n)).sort();
+      names = readdirSync(this.dir)
+        .filter((n) => !skipName(n))
+        .sort();
     } catch {
       names = [];
     }
@@ -322,6 +345,9 @@ export class KeyStore {
   private rebuildOrder(): void {
     const lead = this.leading.map((id) => this.entries.get(id)).filter((e): e is KeyFileEntry => e !== undefined);
     const leadSet = new Set(lead);
-    this.order = [...lead, ...[...this.entries.values()].filter((e) => !leadSet.has(e)).sort((a, b) => (a.file < b.file ? -1 : 1))];
+    this.order = [
+      ...lead,
+      ...[...this.entries.values()].filter((e) => !leadSet.has(e)).sort((a, b) => (a.file < b.file ? -1 : 1)),
+    ];
   }
 }

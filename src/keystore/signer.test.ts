@@ -26,20 +26,27 @@ describe('signer', () => {
 
   it('hashes "\\x19Ethereum Signed Message:\\n" + decimal length + message', () => {
     // keccak256("\x19Ethereum Signed Message:\n5hello"), a widely published value.
-    assert.equal(hex(personalMessageHash(utf8('hello'))), '0x50b2c43fd39106bafbba0da34fc430e1f91e3c96ea2acee2bc34119f92b37750');
+    assert.equal(
+      hex(personalMessageHash(utf8('hello'))),
+      '0x50b2c43fd39106bafbba0da34fc430e1f91e3c96ea2acee2bc34119f92b37750',
+    );
   });
 
-  it('ecRecover refuses bad signatures with geth\'s messages', () => {
+  it("ecRecover refuses bad signatures with geth's messages", () => {
     const sig = signPersonalMessage(utf8('x'), KEY);
-    assert.throws(() => recoverPersonalMessage(utf8('x'), sig.slice(0, 64)), { message: 'signature must be 65 bytes long' });
+    assert.throws(() => recoverPersonalMessage(utf8('x'), sig.slice(0, 64)), {
+      message: 'signature must be 65 bytes long',
+    });
     const v1 = sig.slice();
     v1[64] = 1;
-    assert.throws(() => recoverPersonalMessage(utf8('x'), v1), { message: 'invalid Ethereum signature (V is not 27 or 28)' });
+    assert.throws(() => recoverPersonalMessage(utf8('x'), v1), {
+      message: 'invalid Ethereum signature (V is not 27 or 28)',
+    });
     // A different message recovers some other address, never the signer.
     assert.notEqual(hex(recoverPersonalMessage(utf8('y'), sig)), wallet.address.toLowerCase());
   });
 
-  it('signs legacy (EIP-155), access-list and 1559 transactions that recover to the key\'s address', () => {
+  it("signs legacy (EIP-155), access-list and 1559 transactions that recover to the key's address", () => {
     const common = createSharedCommon(9000n);
     const base = { nonce: 3n, gasLimit: 21000n, to: new Uint8Array(20).fill(1), value: 5n, data: new Uint8Array() };
     for (const f of [

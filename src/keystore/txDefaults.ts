@@ -50,7 +50,8 @@ function chooseType(req: CallRequest): 0 | 1 | 2 {
   }
   if (req.type > 2n) throw new KeyStoreError(`transaction type ${req.type} not supported`);
   const t = Number(req.type) as 0 | 1 | 2;
-  if (t < 2 && has1559) throw new KeyStoreError(`maxFeePerGas or maxPriorityFeePerGas specified for a type ${t} transaction`);
+  if (t < 2 && has1559)
+    throw new KeyStoreError(`maxFeePerGas or maxPriorityFeePerGas specified for a type ${t} transaction`);
   if (t === 2 && req.gasPrice !== undefined) throw new KeyStoreError('gasPrice specified for a type 2 transaction');
   return t;
 }

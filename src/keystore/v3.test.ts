@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Wallet, decryptKeystoreJson, encryptKeystoreJson } from 'ethers';
 import { privateKeyToAddress } from '../keys/secp.ts';
-import { ERR_DECRYPT, LIGHT_SCRYPT, decryptKey, encryptKey, kdfMemory, keyFileAddress, validateScryptParams } from './v3.ts';
+import {
+  ERR_DECRYPT,
+  LIGHT_SCRYPT,
+  decryptKey,
+  encryptKey,
+  kdfMemory,
+  keyFileAddress,
+  validateScryptParams,
+} from './v3.ts';
 
 const KEY = Uint8Array.from(Buffer.from('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', 'hex'));
 const ADDR = 'f39fd6e51aad88f6f4ce6ab8827279cfffb92266';
@@ -16,7 +24,12 @@ const SPEC_PBKDF2 = {
     cipherparams: { iv: '6087dab2f9fdbbfaddc31a909735c1e6' },
     ciphertext: '5318b4d5bcd28de64ee5559e671353e16f075ecae9f99c7a79a38af5f869aa46',
     kdf: 'pbkdf2',
-    kdfparams: { c: 262144, dklen: 32, prf: 'hmac-sha256', salt: 'ae3cd4e7013836a3df6bd7241b12db061dbe2c6785853cce422d148a624ce0bd' },
+    kdfparams: {
+      c: 262144,
+      dklen: 32,
+      prf: 'hmac-sha256',
+      salt: 'ae3cd4e7013836a3df6bd7241b12db061dbe2c6785853cce422d148a624ce0bd',
+    },
     mac: '517ead924a9d0dc3124507e3393d175ce3ff7c1e96529c6c555ce9e51205e9b2',
   },
   id: '3198bc9c-6672-5ab3-d995-4942343ae5b6',
@@ -28,7 +41,13 @@ const SPEC_SCRYPT_R1 = {
     cipherparams: { iv: '83dbcc02d8ccb40e466191a123791e0e' },
     ciphertext: 'd172bf743a674da9cdad04534d56926ef8358534d458fffccd4e6ad2fbde479c',
     kdf: 'scrypt',
-    kdfparams: { dklen: 32, n: 262144, r: 1, p: 8, salt: 'ab0c7876052600dd703518d6fc3fe8984592145b591fc8fb5c6d43190334ba19' },
+    kdfparams: {
+      dklen: 32,
+      n: 262144,
+      r: 1,
+      p: 8,
+      salt: 'ab0c7876052600dd703518d6fc3fe8984592145b591fc8fb5c6d43190334ba19',
+    },
     mac: '2103ac29920d71da29f15d75b4a16dbe95cfd7ff8faea1056c33131d846e3097',
   },
   id: '3198bc9c-6672-5ab3-d995-4942343ae5b6',
@@ -40,7 +59,14 @@ describe('v3 key files', { timeout: 60_000 }, () => {
     const json = await encryptKey(KEY, 'pässword', LIGHT_SCRYPT);
     assert.equal(json.address, ADDR);
     assert.equal(json.version, 3);
-    assert.deepEqual(Object.keys(json.crypto).sort(), ['cipher', 'cipherparams', 'ciphertext', 'kdf', 'kdfparams', 'mac']);
+    assert.deepEqual(Object.keys(json.crypto).sort(), [
+      'cipher',
+      'cipherparams',
+      'ciphertext',
+      'kdf',
+      'kdfparams',
+      'mac',
+    ]);
     assert.deepEqual(json.crypto.kdfparams.n, 4096);
     assert.equal(json.crypto.kdfparams.r, 8);
     assert.equal(json.crypto.kdfparams.salt.length, 64);
@@ -58,10 +84,18 @@ describe('v3 key files', { timeout: 60_000 }, () => {
   it('is deterministic for a fixed salt, iv and id (same bytes as ethers for the same inputs)', async () => {
     const salt = new Uint8Array(32).fill(7);
     const iv = new Uint8Array(16).fill(9);
-    const ours = await encryptKey(KEY, 'pw', { n: 1024, r: 8, p: 1 }, { salt, iv, id: '00000000-0000-4000-8000-000000000000' });
+    const ours = await encryptKey(
+      KEY,
+      'pw',
+      { n: 1024, r: 8, p: 1 },
+      { salt, iv, id: '00000000-0000-4000-8000-000000000000' },
+    );
     const theirs = JSON.parse(
       await encryptKeystoreJson({ address: '0x' + ADDR, privateKey: '0x' + hex(KEY) }, 'pw', {
-        salt, iv, uuid: '0x' + '00'.repeat(16), scrypt: { N: 1024, r: 8, p: 1 },
+        salt,
+        iv,
+        uuid: '0x' + '00'.repeat(16),
+        scrypt: { N: 1024, r: 8, p: 1 },
       }),
     ) as { Crypto: { ciphertext: string; mac: string } };
     assert.equal(ours.crypto.ciphertext, theirs.Crypto.ciphertext);
@@ -70,7 +104,9 @@ describe('v3 key files', { timeout: 60_000 }, () => {
 
   it('reads ethers files (capital "Crypto") and ethers reads ours', async () => {
     const w = new Wallet('0x' + hex(KEY));
-    const fromEthers = JSON.parse(await encryptKeystoreJson({ address: w.address, privateKey: w.privateKey }, 'pw', { scrypt: { N: 2048 } }));
+    const fromEthers = JSON.parse(
+      await encryptKeystoreJson({ address: w.address, privateKey: w.privateKey }, 'pw', { scrypt: { N: 2048 } }),
+    );
     assert.ok('Crypto' in fromEthers);
     assert.equal(hex(await decryptKey(fromEthers, 'pw')), hex(KEY));
     const ours = await encryptKey(KEY, 'pw', LIGHT_SCRYPT);
@@ -79,12 +115,12 @@ describe('v3 key files', { timeout: 60_000 }, () => {
     assert.equal(acct.privateKey, '0x' + hex(KEY));
   });
 
-  it('decrypts the spec\'s pbkdf2 vector', async () => {
+  it("decrypts the spec's pbkdf2 vector", async () => {
     assert.equal(hex(await decryptKey(SPEC_PBKDF2, 'testpassword')), SPEC_KEY);
     await assert.rejects(decryptKey(SPEC_PBKDF2, 'nope'), { message: ERR_DECRYPT });
   });
 
-  it('decrypts the spec\'s r=1 scrypt vector, which OpenSSL refuses (falls back to @noble/hashes)', async () => {
+  it("decrypts the spec's r=1 scrypt vector, which OpenSSL refuses (falls back to @noble/hashes)", async () => {
     assert.equal(hex(await decryptKey(SPEC_SCRYPT_R1, 'testpassword')), SPEC_KEY);
   });
 
@@ -92,9 +128,18 @@ describe('v3 key files', { timeout: 60_000 }, () => {
     const json = { ...(await encryptKey(KEY, 'pw', LIGHT_SCRYPT)), address: '00'.repeat(20) };
     await assert.rejects(decryptKey(json, 'pw'), /^KeyStoreError: key content mismatch: have account f39f/);
     await assert.rejects(decryptKey({ ...json, version: 1 }, 'pw'), /version not supported: 1/);
-    await assert.rejects(decryptKey({ ...SPEC_PBKDF2, crypto: { ...SPEC_PBKDF2.crypto, cipher: 'aes-256-cbc' } }, 'x'), /cipher not supported: aes-256-cbc/);
-    await assert.rejects(decryptKey({ ...SPEC_PBKDF2, crypto: { ...SPEC_PBKDF2.crypto, kdf: 'argon2' } }, 'x'), /unsupported KDF: argon2/);
-    const huge = { ...SPEC_SCRYPT_R1, crypto: { ...SPEC_SCRYPT_R1.crypto, kdfparams: { ...SPEC_SCRYPT_R1.crypto.kdfparams, n: 2 ** 30, r: 8 } } };
+    await assert.rejects(
+      decryptKey({ ...SPEC_PBKDF2, crypto: { ...SPEC_PBKDF2.crypto, cipher: 'aes-256-cbc' } }, 'x'),
+      /cipher not supported: aes-256-cbc/,
+    );
+    await assert.rejects(
+      decryptKey({ ...SPEC_PBKDF2, crypto: { ...SPEC_PBKDF2.crypto, kdf: 'argon2' } }, 'x'),
+      /unsupported KDF: argon2/,
+    );
+    const huge = {
+      ...SPEC_SCRYPT_R1,
+      crypto: { ...SPEC_SCRYPT_R1.crypto, kdfparams: { ...SPEC_SCRYPT_R1.crypto.kdfparams, n: 2 ** 30, r: 8 } },
+    };
     await assert.rejects(decryptKey(huge, 'x'), /unsupported scrypt parameters/);
     assert.throws(() => keyFileAddress(SPEC_PBKDF2), /no address/);
     assert.throws(() => keyFileAddress([]), /not a JSON object/);

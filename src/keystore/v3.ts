@@ -1,7 +1,15 @@
 // Web3 Secret Storage v3 key files (the format geth, ethers and web3.js share): a KDF (scrypt, or pbkdf2 when
 // reading) derives 32 bytes from the passphrase; the first 16 key aes-128-ctr over the private key, the last 16
 // go into the MAC keccak256(dk[16:32] ‖ ciphertext). This module is pure: no file system, no unlock state.
-import { createCipheriv, createDecipheriv, pbkdf2, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  pbkdf2,
+  randomBytes,
+  randomUUID,
+  scrypt,
+  timingSafeEqual,
+} from 'node:crypto';
 import { scryptAsync as nobleScrypt } from '@noble/hashes/scrypt.js';
 import secp256k1 from 'secp256k1';
 import { KeyStoreError } from '../errors/index.ts';
@@ -50,7 +58,8 @@ function isObj(v: unknown): v is Obj {
 
 function hexField(o: Obj, key: string, what: string): Buffer {
   const v = o[key];
-  if (typeof v !== 'string' || !/^(0x)?([0-9a-fA-F]{2})*$/.test(v)) throw new KeyStoreError(`invalid key file: ${what} is not hex`);
+  if (typeof v !== 'string' || !/^(0x)?([0-9a-fA-F]{2})*$/.test(v))
+    throw new KeyStoreError(`invalid key file: ${what} is not hex`);
   return Buffer.from(v.replace(/^0x/, ''), 'hex');
 }
 
@@ -69,7 +78,8 @@ export function scryptMemory(p: ScryptParams): number {
 
 /** Checks scrypt parameters for new files (power-of-two n, sane bounds). */
 export function validateScryptParams(p: ScryptParams): void {
-  if (!Number.isSafeInteger(p.n) || p.n < 2 || (p.n & (p.n - 1)) !== 0) throw new Error(`scrypt n must be a power of two ≥ 2 (got ${p.n})`);
+  if (!Number.isSafeInteger(p.n) || p.n < 2 || (p.n & (p.n - 1)) !== 0)
+    throw new Error(`scrypt n must be a power of two ≥ 2 (got ${p.n})`);
   if (!Number.isSafeInteger(p.r) || p.r < 1 || p.r > 32) throw new Error(`scrypt r must be in 1..32 (got ${p.r})`);
   if (!Number.isSafeInteger(p.p) || p.p < 1 || p.p > 64) throw new Error(`scrypt p must be in 1..64 (got ${p.p})`);
   if (scryptMemory(p) > MAX_KDF_MEMORY) throw new Error(`scrypt n=${p.n} r=${p.r} needs more than 1 GiB`);
@@ -83,7 +93,9 @@ async function deriveScrypt(pass: Uint8Array, salt: Uint8Array, p: ScryptParams,
   const maxmem = scryptMemory(p) + 16 * 1024 * 1024;
   try {
     return await new Promise<Uint8Array>((res, rej) => {
-      scrypt(pass, salt, dkLen, { N: p.n, r: p.r, p: p.p, maxmem }, (err, key) => (err ? rej(err) : res(new Uint8Array(key))));
+      scrypt(pass, salt, dkLen, { N: p.n, r: p.r, p: p.p, maxmem }, (err, key) =>
+        err ? rej(err) : res(new Uint8Array(key)),
+      );
     });
   } catch (e) {
     if ((e as { code?: string }).code !== 'ERR_CRYPTO_INVALID_SCRYPT_PARAMS') throw e;
@@ -116,7 +128,8 @@ export async function encryptKey(
   params: ScryptParams,
   fixed: { salt?: Uint8Array; iv?: Uint8Array; id?: string } = {},
 ): Promise<KeyFileJson> {
-  if (privateKey.length !== 32 || !secp256k1.privateKeyVerify(privateKey)) throw new KeyStoreError('invalid private key');
+  if (privateKey.length !== 32 || !secp256k1.privateKeyVerify(privateKey))
+    throw new KeyStoreError('invalid private key');
   const salt = fixed.salt ?? randomBytes(32);
   const iv = fixed.iv ?? randomBytes(16);
   const derived = await deriveScrypt(Buffer.from(passphrase, 'utf8'), salt, params, 32);
@@ -188,17 +201,23 @@ export async function decryptKey(json: unknown, passphrase: string): Promise<Uin
   if (c['cipher'] !== 'aes-128-ctr') throw new KeyStoreError(`cipher not supported: ${String(c['cipher'])}`);
   const cipherparams = c['cipherparams'];
   const kp = c['kdfparams'];
-  if (!isObj(cipherparams) || !isObj(kp)) throw new KeyStoreError('invalid key file: missing cipherparams or kdfparams');
+  if (!isObj(cipherparams) || !isObj(kp))
+    throw new KeyStoreError('invalid key file: missing cipherparams or kdfparams');
   const iv = hexField(cipherparams, 'iv', 'cipherparams.iv');
   const ciphertext = hexField(c, 'ciphertext', 'ciphertext');
   const wantMac = hexField(c, 'mac', 'mac');
   const salt = hexField(kp, 'salt', 'kdfparams.salt');
   const dkLen = intField(kp, 'dklen', 'kdfparams.dklen');
-  if (iv.length !== 16 || dkLen < 32 || wantMac.length !== 32) throw new KeyStoreError('invalid key file: bad iv, dklen or mac length');
+  if (iv.length !== 16 || dkLen < 32 || wantMac.length !== 32)
+    throw new KeyStoreError('invalid key file: bad iv, dklen or mac length');
   const pass = Buffer.from(passphrase, 'utf8');
   let derived: Uint8Array;
   if (c['kdf'] === 'scrypt') {
-    const params = { n: intField(kp, 'n', 'kdfparams.n'), r: intField(kp, 'r', 'kdfparams.r'), p: intField(kp, 'p', 'kdfparams.p') };
+    const params = {
+      n: intField(kp, 'n', 'kdfparams.n'),
+      r: intField(kp, 'r', 'kdfparams.r'),
+      p: intField(kp, 'p', 'kdfparams.p'),
+    };
     if ((params.n & (params.n - 1)) !== 0 || scryptMemory(params) > MAX_KDF_MEMORY) {
       throw new KeyStoreError('invalid key file: unsupported scrypt parameters');
     }
@@ -213,7 +232,8 @@ export async function decryptKey(json: unknown, passphrase: string): Promise<Uin
   const key = ok ? aes128ctr(derived.subarray(0, 16), iv, ciphertext, true) : undefined;
   derived.fill(0);
   if (!key) throw new KeyStoreError(ERR_DECRYPT);
-  if (key.length !== 32 || !secp256k1.privateKeyVerify(key)) throw new KeyStoreError('invalid key file: not a secp256k1 private key');
+  if (key.length !== 32 || !secp256k1.privateKeyVerify(key))
+    throw new KeyStoreError('invalid key file: not a secp256k1 private key');
   const actual = privateKeyToAddress(key);
   if (claimed && !Buffer.from(actual).equals(Buffer.from(claimed))) {
     key.fill(0);

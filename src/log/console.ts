@@ -5,7 +5,8 @@ import { format } from 'node:util';
 import type { LogLevel, LogSink } from './logger.ts';
 
 /** Prefixes that name the module a console line comes from. */
-const MODULE_PREFIX = /^(abci|txpool|keystore|rpc|grpc|consensus|filters|miner_\w+|cometbft|metrics|pruning|snapshots|statesync): /;
+const MODULE_PREFIX =
+  /^(abci|txpool|keystore|rpc|grpc|consensus|filters|miner_\w+|cometbft|metrics|pruning|snapshots|statesync): /;
 
 /** The module a console line names by its prefix, else `fallback`. */
 export function moduleOf(line: string, fallback: string): string {
@@ -16,11 +17,13 @@ export function moduleOf(line: string, fallback: string): string {
 
 /** Replaces console.log/info/warn/error/debug with lines of `sink` (module `fallback` when none is named). */
 export function routeConsole(sink: LogSink, fallback = 'node'): void {
-  const route = (level: LogLevel) => (...args: unknown[]) => {
-    if (!sink.enabled(level)) return;
-    const msg = format(...args);
-    sink.emit(level, moduleOf(msg, fallback), msg);
-  };
+  const route =
+    (level: LogLevel) =>
+    (...args: unknown[]) => {
+      if (!sink.enabled(level)) return;
+      const msg = format(...args);
+      sink.emit(level, moduleOf(msg, fallback), msg);
+    };
   console.log = route('info');
   console.info = route('info');
   console.warn = route('warn');

@@ -12,7 +12,19 @@ describe('LogSink', () => {
     const sink = new LogSink('info', 'json', (l) => lines.push(l), at);
     sink.logger('abci').info('committed block', { height: 5n, txs: 2 });
     sink.logger('abci').debug('not shown');
-    assert.deepEqual(lines.map((l) => JSON.parse(l)), [{ level: 'info', time: '2026-01-02T03:04:05.678Z', module: 'abci', msg: 'committed block', height: '5', txs: 2 }]);
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l)),
+      [
+        {
+          level: 'info',
+          time: '2026-01-02T03:04:05.678Z',
+          module: 'abci',
+          msg: 'committed block',
+          height: '5',
+          txs: 2,
+        },
+      ],
+    );
     sink.format = 'text';
     sink.setLevel('debug');
     sink.logger('rpc').debug('two\nlines', { method: 'eth_call', why: 'a b' });
@@ -29,9 +41,16 @@ describe('LogSink', () => {
     sink.redact(token);
     sink.redact('0x' + 'cd'.repeat(32));
     const log = sink.logger('node');
-    log.info(`token is ${token.toUpperCase()} and key 0x${'CD'.repeat(32)}`, { passphrase: 'hunter2', authToken: 'x', note: `Bearer ${token}` });
+    log.info(`token is ${token.toUpperCase()} and key 0x${'CD'.repeat(32)}`, {
+      passphrase: 'hunter2',
+      authToken: 'x',
+      note: `Bearer ${token}`,
+    });
     const text = lines.join('');
-    assert.ok(!text.toLowerCase().includes(token) && !text.toLowerCase().includes('cd'.repeat(32)) && !text.includes('hunter2'), text);
+    assert.ok(
+      !text.toLowerCase().includes(token) && !text.toLowerCase().includes('cd'.repeat(32)) && !text.includes('hunter2'),
+      text,
+    );
     assert.equal(JSON.parse(lines[0]!).passphrase, '[REDACTED]');
     assert.equal(JSON.parse(lines[0]!).authToken, '[REDACTED]');
   });
@@ -48,6 +67,9 @@ describe('LogSink', () => {
     const to = lineLogger(new LogSink('info', 'json', (l) => lines.push(l), at).logger('abci'));
     to('warning: validator X has no fee recipient');
     to('abci: discarded');
-    assert.deepEqual(lines.map((l) => JSON.parse(l).level), ['warn', 'info']);
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l).level),
+      ['warn', 'info'],
+    );
   });
 });

@@ -23,7 +23,12 @@ export interface JournalOpened {
 }
 
 /** Replays `path` into the pool through `submitter`, compacts it and attaches it to the submitter. */
-export async function openPoolJournal(path: string, pool: TxPool, submitter: TxSubmitter, fsync: boolean): Promise<JournalOpened> {
+export async function openPoolJournal(
+  path: string,
+  pool: TxPool,
+  submitter: TxSubmitter,
+  fsync: boolean,
+): Promise<JournalOpened> {
   const read = readJournal(path);
   const { restored, settled, dropped } = await submitter.restore(read.entries);
   const journal = await TxJournal.create(path, poolSnapshot(pool), {

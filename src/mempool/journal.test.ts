@@ -7,7 +7,10 @@ import { PREALLOCATE_BYTES, readJournal, TxJournal, type JournalEntry } from './
 
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
-const entry = (i: number, len = 100): JournalEntry => ({ raw: new Uint8Array(len).fill(i & 0xff), addedAt: 1_700_000_000_000 + i });
+const entry = (i: number, len = 100): JournalEntry => ({
+  raw: new Uint8Array(len).fill(i & 0xff),
+  addedAt: 1_700_000_000_000 + i,
+});
 
 describe('TxJournal', () => {
   test('a missing file reads as empty', () => {
@@ -32,11 +35,19 @@ describe('TxJournal', () => {
   test('a torn or corrupt tail is ignored; earlier records survive', async () => {
     const path = join(dir, 'b.journal');
     const live: JournalEntry[] = [];
-    const j = await TxJournal.create(path, [entry(1), entry(2)], { fsync: false, snapshot: () => live, liveCount: () => 0 });
+    const j = await TxJournal.create(path, [entry(1), entry(2)], {
+      fsync: false,
+      snapshot: () => live,
+      liveCount: () => 0,
+    });
     await j.close();
     const whole = 8 + 2 * (8 + 8 + 100); // magic + two records; zeros follow
     assert.equal(statSync(path).size, whole + PREALLOCATE_BYTES);
-    assert.deepEqual(readJournal(path), { entries: [entry(1), entry(2)], tornBytes: 0 }, 'the zero padding is not a torn tail');
+    assert.deepEqual(
+      readJournal(path),
+      { entries: [entry(1), entry(2)], tornBytes: 0 },
+      'the zero padding is not a torn tail',
+    );
     const buf = readFileSync(path);
     buf.set([0, 0, 0, 200, 1, 2, 3], whole); // a record header whose body never made it, over the zeros
     writeFileSync(path, buf);
@@ -57,7 +68,11 @@ describe('TxJournal', () => {
   test('appends past the preallocated zeros grow the file; every record reads back', async () => {
     const path = join(dir, 'g.journal');
     const live: JournalEntry[] = [];
-    const j = await TxJournal.create(path, [entry(1)], { fsync: true, snapshot: () => live, liveCount: () => 1_000_000 });
+    const j = await TxJournal.create(path, [entry(1)], {
+      fsync: true,
+      snapshot: () => live,
+      liveCount: () => 1_000_000,
+    });
     const big = Array.from({ length: 30 }, (_, i) => entry(i + 2, 100_000)); // ~3 MiB: two growth steps
     for (const e of big.slice(0, 10)) await j.append(e);
     await Promise.all(big.slice(10).map((e) => j.append(e)));

@@ -11,7 +11,17 @@
 // Format: an 8-byte magic, then records [u32 BE payload length][u32 BE crc32(payload)][payload], payload =
 // [u64 BE addedAt ms][raw tx], then zeros. Reading stops at the first short or corrupt record (a torn tail after a
 // crash) or at the zeros.
-import { closeSync, existsSync, fdatasync, fstatSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fdatasync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { crc32 } from 'node:zlib';
 
@@ -102,7 +112,7 @@ export function writeJournalFile(path: string, entries: JournalEntry[], reserve 
 }
 
 function writeAll(fd: number, buf: Buffer, position: number): void {
-  for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off, position + off);
+  for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off, position + off);
 }
 
 interface Waiter {
@@ -123,7 +133,10 @@ export class TxJournal {
   private records = 0;
   private closed = false;
 
-  private constructor(private readonly path: string, private readonly opts: JournalOptions) {}
+  private constructor(
+    private readonly path: string,
+    private readonly opts: JournalOptions,
+  ) {}
 
   /** Rewrites the file from `entries` and opens it for appending. */
   static async create(path: string, entries: JournalEntry[], opts: JournalOptions): Promise<TxJournal> {
@@ -192,8 +205,9 @@ export class TxJournal {
     this.unsynced = [];
     this.syncing = new Promise<void>((done) => {
       fdatasync(this.fd, (err) => {
-        for (const w of batch) if (err) w.reject(err);
-        else w.resolve();
+        for (const w of batch)
+          if (err) w.reject(err);
+          else w.resolve();
         this.syncing = undefined;
         this.maybeCompact();
         this.startSync();

@@ -22,9 +22,20 @@ const rules: AdmissionRules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, b
 const [alice, bob, carol] = deriveAccounts(DEV_MNEMONIC, 3) as [DevAccount, DevAccount, DevAccount];
 const sink = new Uint8Array(20).fill(0x5a);
 
-function tx(from: DevAccount, nonce: bigint, o: { fee?: bigint; tip?: bigint; gas?: bigint; value?: bigint } = {}): ExecTx {
+function tx(
+  from: DevAccount,
+  nonce: bigint,
+  o: { fee?: bigint; tip?: bigint; gas?: bigint; value?: bigint } = {},
+): ExecTx {
   const t = createFeeMarket1559Tx(
-    { nonce, gasLimit: o.gas ?? 21_000n, maxFeePerGas: o.fee ?? 10n * GWEI, maxPriorityFeePerGas: o.tip ?? GWEI, to: sink, value: o.value ?? 1n },
+    {
+      nonce,
+      gasLimit: o.gas ?? 21_000n,
+      maxFeePerGas: o.fee ?? 10n * GWEI,
+      maxPriorityFeePerGas: o.tip ?? GWEI,
+      to: sink,
+      value: o.value ?? 1n,
+    },
     { common },
   ).sign(from.privateKey);
   return decodeTx(t.serialize(), common, rules);
@@ -32,7 +43,10 @@ function tx(from: DevAccount, nonce: bigint, o: { fee?: bigint; tip?: bigint; ga
 
 const rejects = (fn: () => unknown, msg: string) =>
   assert.throws(fn, (e: unknown) => e instanceof TxRejectedError && e.message === msg, msg);
-const nonces = (txs: ExecTx[]) => txs.map((t) => `${t.sender[19] === alice.address[19] ? 'a' : t.sender[19] === bob.address[19] ? 'b' : 'c'}${t.tx.nonce}`);
+const nonces = (txs: ExecTx[]) =>
+  txs.map(
+    (t) => `${t.sender[19] === alice.address[19] ? 'a' : t.sender[19] === bob.address[19] ? 'b' : 'c'}${t.tx.nonce}`,
+  );
 
 describe('TxPool admission', () => {
   test('pending vs queued across a nonce gap; filling the gap promotes', () => {
@@ -76,15 +90,24 @@ describe('TxPool admission', () => {
     const pool = new TxPool();
     const orig = tx(alice, 0n, { fee: 100n * GWEI, tip: 10n * GWEI });
     pool.add(orig, 0n);
-    rejects(() => pool.add(tx(alice, 0n, { fee: 109n * GWEI, tip: 11n * GWEI }), 0n), 'replacement transaction underpriced');
-    rejects(() => pool.add(tx(alice, 0n, { fee: 110n * GWEI, tip: 10n * GWEI + 1n }), 0n), 'replacement transaction underpriced');
+    rejects(
+      () => pool.add(tx(alice, 0n, { fee: 109n * GWEI, tip: 11n * GWEI }), 0n),
+      'replacement transaction underpriced',
+    );
+    rejects(
+      () => pool.add(tx(alice, 0n, { fee: 110n * GWEI, tip: 10n * GWEI + 1n }), 0n),
+      'replacement transaction underpriced',
+    );
     rejects(() => pool.add(tx(alice, 0n, { fee: 100n * GWEI, tip: 10n * GWEI }), 0n), 'already known');
     const repl = tx(alice, 0n, { fee: 110n * GWEI, tip: 11n * GWEI });
     assert.equal(pool.add(repl, 0n), 'pending');
     assert.equal(pool.get(orig.hash), undefined, 'the replaced tx is gone');
     assert.ok(pool.get(repl.hash));
     assert.deepEqual(pool.counts(), { pending: 1, queued: 0 });
-    assert.deepEqual(pool.executable(30_000_000n).map((t) => t.hash), [repl.hash]);
+    assert.deepEqual(
+      pool.executable(30_000_000n).map((t) => t.hash),
+      [repl.hash],
+    );
     // the replaced tx may come back only with another bump
     rejects(() => pool.add(orig, 0n), 'replacement transaction underpriced');
   });
@@ -198,7 +221,7 @@ describe('TxPool.executable', () => {
     assert.deepEqual(nonces(pool.executable(30_000_000n)), ['b0', 'c0', 'b1', 'a0', 'a1']);
   });
 
-  test('respects the gas limit without breaking a sender\'s nonce order', () => {
+  test("respects the gas limit without breaking a sender's nonce order", () => {
     const pool = new TxPool();
     pool.add(tx(alice, 0n, { tip: 9n * GWEI, gas: 100_000n }), 0n);
     pool.add(tx(alice, 1n, { tip: 9n * GWEI, gas: 21_000n }), 0n);
@@ -234,11 +257,27 @@ describe('TxPool.onCommitted (real app)', () => {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kestrel-pool-'));
     kv = await KvStore.open(join(dir, 'db'));
-    const genesis = parseGenesis(makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date('2024-01-01T00:00:00Z') }), 'kestrel');
+    const genesis = parseGenesis(
+      makeGenesisDoc({
+        chainId: 'kestrel_9000-1',
+        evmDenom: 'akestrel',
+        prefix: 'kestrel',
+        dev: true,
+        now: new Date('2024-01-01T00:00:00Z'),
+      }),
+      'kestrel',
+    );
     // A variable, not a literal: AppDeps is gaining fields (vmCommon) and extra ones must not break the type check.
     const deps = {
-      kv, chain: new ChainStore(kv, common), state: new StateDb(kv, common), common, vmCommon: () => createChainCommon(9000n),
-      genesis, evmChainId: 9000n, minGasPrice: 0n, etherbase: new Uint8Array(20).fill(0xee),
+      kv,
+      chain: new ChainStore(kv, common),
+      state: new StateDb(kv, common),
+      common,
+      vmCommon: () => createChainCommon(9000n),
+      genesis,
+      evmChainId: 9000n,
+      minGasPrice: 0n,
+      etherbase: new Uint8Array(20).fill(0xee),
     };
     app = await KestrelApp.open(deps);
   });
@@ -248,7 +287,10 @@ describe('TxPool.onCommitted (real app)', () => {
   });
 
   async function mine(pool: TxPool) {
-    const res = await app.finalizeBlock({ txs: pool.executable(app.head.header.gasLimit), time: app.head.header.timestamp + 1n });
+    const res = await app.finalizeBlock({
+      txs: pool.executable(app.head.header.gasLimit),
+      time: app.head.header.timestamp + 1n,
+    });
     const c = await app.commit();
     pool.onCommitted(c, res.rejected);
     return c;
@@ -288,7 +330,12 @@ describe('TxPool.onCommitted (real app)', () => {
     assert.equal(c.block.txs.length, 1);
     assert.equal(pool.get(bad.hash), undefined);
     assert.equal(lines.length, 1);
-    assert.match(lines[0]!, new RegExp(`^txpool: dropping 0x${Buffer.from(bad.hash).toString('hex')}: sender doesn't have enough funds to send tx\\. The upfront cost is: \\d+ and the sender's account \\(0x[0-9a-f]{40}\\) only has: \\d+$`));
+    assert.match(
+      lines[0]!,
+      new RegExp(
+        `^txpool: dropping 0x${Buffer.from(bad.hash).toString('hex')}: sender doesn't have enough funds to send tx\\. The upfront cost is: \\d+ and the sender's account \\(0x[0-9a-f]{40}\\) only has: \\d+$`,
+      ),
+    );
     assert.ok(pool.get(later.hash), 'the later nonce stays');
     assert.deepEqual(pool.counts(), { pending: 0, queued: 1 });
   });

@@ -45,7 +45,10 @@ export class TxPool {
   private pendingTotal = 0;
   private readonly limits: PoolLimits;
 
-  constructor(limits: Partial<PoolLimits> = {}, private readonly log: (line: string) => void = (l) => console.warn(l)) {
+  constructor(
+    limits: Partial<PoolLimits> = {},
+    private readonly log: (line: string) => void = (l) => console.warn(l),
+  ) {
     this.limits = { ...DEFAULT_POOL_LIMITS, ...limits };
   }
 
@@ -104,7 +107,8 @@ export class TxPool {
     // geth's fairness first: accounts holding more than their guaranteed slots give up their highest nonces.
     while (need > 0) {
       let big: SenderQueue | undefined;
-      for (const s of others) if (runs.get(s)! > this.limits.accountSlots && (!big || runs.get(s)! > runs.get(big)!)) big = s;
+      for (const s of others)
+        if (runs.get(s)! > this.limits.accountSlots && (!big || runs.get(s)! > runs.get(big)!)) big = s;
       if (!big) break;
       victims.push(tail(big));
       runs.set(big, runs.get(big)! - 1);
@@ -112,7 +116,8 @@ export class TxPool {
     }
     while (need > 0) {
       let cheapest: SenderQueue | undefined;
-      for (const s of others) if (runs.get(s)! > 0 && (!cheapest || comparePrice(tail(s).tx, tail(cheapest).tx) < 0)) cheapest = s;
+      for (const s of others)
+        if (runs.get(s)! > 0 && (!cheapest || comparePrice(tail(s).tx, tail(cheapest).tx) < 0)) cheapest = s;
       if (!cheapest) throw new TxRejectedError('txpool is full');
       if (comparePrice(item.tx, tail(cheapest).tx) <= 0) throw new TxRejectedError('transaction underpriced');
       victims.push(tail(cheapest));
@@ -249,7 +254,10 @@ export class TxPool {
       for (const t of q.txs.values()) if (t.tx.nonce > end && t.addedAt <= cutoff) old.push(t);
     }
     for (const t of old) this.removeTx(t);
-    if (old.length > 0) this.log(`txpool: ${old.length} queued tx(s) expired (waited longer than ${this.limits.lifetimeMs} ms for a nonce gap to fill)`);
+    if (old.length > 0)
+      this.log(
+        `txpool: ${old.length} queued tx(s) expired (waited longer than ${this.limits.lifetimeMs} ms for a nonce gap to fill)`,
+      );
     return old.length;
   }
 

@@ -37,11 +37,12 @@ const before = (a: Head, b: Head): boolean =>
 /** Picks txs for a block from the senders' executable runs (each in nonce order). */
 export function selectForBlock(runs: Selectable[][], rules: SelectRules): ExecTx[] {
   const floor = rules.minGasPrice ?? 0n;
-  const payable = (t: Selectable) => feeCap(t.tx) >= floor && (rules.baseFee === undefined || feeCap(t.tx) >= rules.baseFee);
+  const payable = (t: Selectable) =>
+    feeCap(t.tx) >= floor && (rules.baseFee === undefined || feeCap(t.tx) >= rules.baseFee);
   const heap: Head[] = [];
   const push = (h: Head) => {
     heap.push(h);
-    for (let k = heap.length - 1; k > 0; ) {
+    for (let k = heap.length - 1; k > 0;) {
       const p = (k - 1) >> 1;
       if (!before(heap[k]!, heap[p]!)) break;
       [heap[k], heap[p]] = [heap[p]!, heap[k]!];
@@ -53,7 +54,7 @@ export function selectForBlock(runs: Selectable[][], rules: SelectRules): ExecTx
     const last = heap.pop()!;
     if (heap.length > 0) {
       heap[0] = last;
-      for (let k = 0; ; ) {
+      for (let k = 0; ;) {
         const l = 2 * k + 1;
         const r = l + 1;
         let m = k;

@@ -43,7 +43,10 @@ export function isInitialized(home: string): boolean {
 }
 
 /** Lays out a new home; refuses to overwrite an existing genesis unless `overwrite`. */
-export function initHome(home: string, opts: { chainId: string; dev: boolean; overwrite?: boolean; bech32Prefix?: string }): void {
+export function initHome(
+  home: string,
+  opts: { chainId: string; dev: boolean; overwrite?: boolean; bech32Prefix?: string },
+): void {
   parseEvmChainId(opts.chainId);
   const prefix = parseBech32Prefix(opts.bech32Prefix ?? DEFAULT_BECH32_PREFIX);
   const p = homePaths(home);
@@ -52,7 +55,13 @@ export function initHome(home: string, opts: { chainId: string; dev: boolean; ov
   }
   for (const d of [p.config, p.keystore, p.data]) mkdirSync(d, { recursive: true, mode: 0o700 });
   if (!existsSync(p.appToml)) writeFileAtomic(p.appToml, defaultAppToml(prefix));
-  const doc = makeGenesisDoc({ chainId: opts.chainId, evmDenom: DEFAULT_EVM_DENOM, prefix, dev: opts.dev, now: new Date() });
+  const doc = makeGenesisDoc({
+    chainId: opts.chainId,
+    evmDenom: DEFAULT_EVM_DENOM,
+    prefix,
+    dev: opts.dev,
+    now: new Date(),
+  });
   writeFileAtomic(p.genesis, JSON.stringify(doc, null, 2) + '\n');
   if (!existsSync(p.authToken)) writeFileAtomic(p.authToken, randomBytes(32).toString('hex') + '\n', 0o600);
   if (!existsSync(p.validatorKey)) {

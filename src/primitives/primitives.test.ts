@@ -4,7 +4,16 @@ import { bech32 } from 'bech32';
 import { fromBech32, toBech32 } from './bech32.ts';
 import { keccak256, keccakUtf8 } from './hash.ts';
 import {
-  bigintToBytes, bytesEqual, bytesToBigint, bytesToHex, concatBytes, hexToBytes, padLeft, readU64be, toQuantity, u64be,
+  bigintToBytes,
+  bytesEqual,
+  bytesToBigint,
+  bytesToHex,
+  concatBytes,
+  hexToBytes,
+  padLeft,
+  readU64be,
+  toQuantity,
+  u64be,
 } from './hex.ts';
 
 describe('hex helpers', () => {
@@ -23,7 +32,19 @@ describe('hex helpers', () => {
     assert.deepEqual([...bigintToBytes(1n)], [1]);
     assert.deepEqual([...bigintToBytes(256n)], [1, 0]);
     assert.deepEqual([...bigintToBytes(0xabcdefn)], [0xab, 0xcd, 0xef]);
-    for (const n of [1n, 127n, 128n, 255n, 256n, 65535n, 65536n, 10n ** 18n, 2n ** 64n, 2n ** 255n + 7n, 2n ** 256n - 1n]) {
+    for (const n of [
+      1n,
+      127n,
+      128n,
+      255n,
+      256n,
+      65535n,
+      65536n,
+      10n ** 18n,
+      2n ** 64n,
+      2n ** 255n + 7n,
+      2n ** 256n - 1n,
+    ]) {
       const b = bigintToBytes(n);
       assert.notEqual(b[0], 0, `minimal encoding for ${n}`);
       assert.equal(bytesToBigint(b), n);
@@ -62,7 +83,10 @@ describe('hex helpers', () => {
   });
 
   test('keccak256', () => {
-    assert.equal(bytesToHex(keccak256(new Uint8Array(0))), '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+    assert.equal(
+      bytesToHex(keccak256(new Uint8Array(0))),
+      '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+    );
     assert.equal(bytesToHex(keccakUtf8('transfer(address,uint256)')).slice(0, 10), '0xa9059cbb');
   });
 });

@@ -10,7 +10,10 @@ describe('Semaphore', () => {
     const first = sem.run(() => new Promise<void>((res) => (release = res)).then(() => void order.push('a')));
     const second = sem.run(async () => void order.push('b'));
     const third = sem.run(async () => void order.push('c'));
-    await assert.rejects(sem.run(async () => void order.push('d')), /full/);
+    await assert.rejects(
+      sem.run(async () => void order.push('d')),
+      /full/,
+    );
     assert.deepEqual([...order], []);
     release();
     await Promise.all([first, second, third]);

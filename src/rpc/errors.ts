@@ -1,7 +1,19 @@
 // The one table from domain errors to JSON-RPC error objects (EIP-1474 codes, geth's conventions).
 import {
-  ExecutionError, InvalidParamsError, InvalidRequestError, KestrelError, KeyStoreError, LimitExceededError, MethodNotFoundError,
-  MethodNotSupportedError, NotEnabledError, NotFoundError, ParseError, RevertError, TxRejectedError, UnauthorizedError,
+  ExecutionError,
+  InvalidParamsError,
+  InvalidRequestError,
+  KestrelError,
+  KeyStoreError,
+  LimitExceededError,
+  MethodNotFoundError,
+  MethodNotSupportedError,
+  NotEnabledError,
+  NotFoundError,
+  ParseError,
+  RevertError,
+  TxRejectedError,
+  UnauthorizedError,
   UnsupportedError,
 } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';

@@ -40,9 +40,11 @@ function encodeReceipts(rs: ReceiptRecord[]): Uint8Array {
 function decodeReceipts(b: Uint8Array): ReceiptRecord[] {
   const list = RLP.decode(b) as unknown as Uint8Array[][];
   return list.map((f) => {
-    const logs = (f[4] as unknown as Uint8Array[][]).map(
-      (l): LogRecord => ({ address: l[0]!, topics: l[1] as unknown as Uint8Array[], data: l[2]! }),
-    );
+    const logs = (f[4] as unknown as Uint8Array[][]).map((l): LogRecord => ({
+      address: l[0]!,
+      topics: l[1] as unknown as Uint8Array[],
+      data: l[2]!,
+    }));
     const r: ReceiptRecord = {
       type: Number(bytesToBigint(f[0]!)),
       status: bytesToBigint(f[1]!) === 1n ? 1 : 0,
@@ -83,7 +85,11 @@ function encodeBlockLogs(block: BlockRecord, receipts: ReceiptRecord[]): Uint8Ar
   const txs: Array<[Uint8Array, Uint8Array, Uint8Array[][]]> = [];
   receipts.forEach((r, i) => {
     if (r.logs.length > 0) {
-      txs.push([bigintToBytes(BigInt(i)), block.txHashes[i]!, r.logs.map((l) => [l.address, l.topics as never, l.data])]);
+      txs.push([
+        bigintToBytes(BigInt(i)),
+        block.txHashes[i]!,
+        r.logs.map((l) => [l.address, l.topics as never, l.data]),
+      ]);
     }
   });
   return RLP.encode([bigintToBytes(block.header.timestamp), txs as never]);
@@ -103,7 +109,10 @@ export class ChainStore {
   private readonly receiptCache = new Map<bigint, ReceiptRecord[]>();
   private static readonly CACHE = 512;
 
-  constructor(private readonly kv: KvStore, private readonly common: Common) {}
+  constructor(
+    private readonly kv: KvStore,
+    private readonly common: Common,
+  ) {}
 
   /** The stored head height, or undefined for an empty database. */
   headNumber(): bigint | undefined {
@@ -117,7 +126,11 @@ export class ChainStore {
    */
   blockOps(block: BlockRecord, receipts: ReceiptRecord[], encodedTxs?: Uint8Array[]): KvOp[] {
     const n = block.number;
-    const record = RLP.encode([block.header.serialize(), encodedTxs ?? block.txs.map((t) => t.serialize()), block.senders]);
+    const record = RLP.encode([
+      block.header.serialize(),
+      encodedTxs ?? block.txs.map((t) => t.serialize()),
+      block.senders,
+    ]);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
       { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts) },
@@ -188,7 +201,10 @@ export class ChainStore {
       const rs = this.receipts(n);
       return b && rs ? blockLogsOf(b, rs) : undefined;
     }
-    const [time, txList] = RLP.decode(plain(raw)) as unknown as [Uint8Array, Array<[Uint8Array, Uint8Array, Uint8Array[][]]>];
+    const [time, txList] = RLP.decode(plain(raw)) as unknown as [
+      Uint8Array,
+      Array<[Uint8Array, Uint8Array, Uint8Array[][]]>,
+    ];
     return {
       hash,
       timestamp: bytesToBigint(time),
@@ -224,4 +240,3 @@ export class ChainStore {
     return { blockNumber: readU64be(v), index: new DataView(v.buffer, v.byteOffset + 8, 4).getUint32(0) };
   }
 }
-

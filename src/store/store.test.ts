@@ -33,7 +33,16 @@ describe('store', () => {
 
   test('key schema: one distinct prefix per record kind, numbers big-endian', () => {
     const h = new Uint8Array(32).fill(7);
-    const keys = [trieKey(h), canonKey(1n), hashKey(h), blockKey(1n), receiptsKey(1n), blockLogsKey(1n), txKey(h), metaKey('head')];
+    const keys = [
+      trieKey(h),
+      canonKey(1n),
+      hashKey(h),
+      blockKey(1n),
+      receiptsKey(1n),
+      blockLogsKey(1n),
+      txKey(h),
+      metaKey('head'),
+    ];
     assert.equal(new Set(keys.map((k) => k[0])).size, keys.length);
     assert.deepEqual(blockKey(258n).subarray(1), u64be(258n));
     assert.ok(Buffer.compare(blockKey(255n), blockKey(256n)) < 0, 'block keys sort by height');
@@ -48,7 +57,10 @@ describe('store', () => {
     ]);
     same(kv.get(b(1)), b(10));
     assert.equal(kv.get(b(3))?.length, 0, 'an empty value is not a missing one');
-    await kv.write([{ type: 'del', key: b(2) }, { type: 'put', key: b(1), value: b(11) }]);
+    await kv.write([
+      { type: 'del', key: b(2) },
+      { type: 'put', key: b(1), value: b(11) },
+    ]);
     await kv.write([]);
     assert.equal(kv.get(b(2)), undefined);
     await kv.close();
@@ -61,7 +73,10 @@ describe('store', () => {
     const cache = new NodeCache(1 << 20);
     const db = new BufferedTrieDb(kv, cache);
     await db.put('aa', b(1));
-    await db.batch([{ type: 'put', key: 'bb', value: b(2) }, { type: 'del', key: 'aa' }]);
+    await db.batch([
+      { type: 'put', key: 'bb', value: b(2) },
+      { type: 'del', key: 'aa' },
+    ]);
     same(await db.get('aa'), b(1), 'nodes are content-addressed: del is a no-op');
     assert.equal(kv.get(trieKey(b(0xaa))), undefined, 'nothing reached LevelDB');
     const ops = db.drain();
@@ -81,18 +96,45 @@ describe('store', () => {
     const common = createChainCommon(9000n);
     const key = new Uint8Array(32).fill(1);
     const txs = [0n, 1n, 2n].map((nonce) =>
-      createFeeMarket1559Tx({ nonce, to: new Uint8Array(20).fill(2), gasLimit: 50_000n, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n }, { common }).sign(key));
-    const header = createBlockHeader({ number: 7n, timestamp: 1_700_000_123n, gasLimit: 30_000_000n, baseFeePerGas: 7n }, { common, setHardfork: false });
+      createFeeMarket1559Tx(
+        { nonce, to: new Uint8Array(20).fill(2), gasLimit: 50_000n, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n },
+        { common },
+      ).sign(key),
+    );
+    const header = createBlockHeader(
+      { number: 7n, timestamp: 1_700_000_123n, gasLimit: 30_000_000n, baseFeePerGas: 7n },
+      { common, setHardfork: false },
+    );
     const block: BlockRecord = {
-      header, hash: header.hash(), number: 7n, txs, txHashes: txs.map((t) => t.hash()), senders: txs.map((t) => t.getSenderAddress().bytes),
+      header,
+      hash: header.hash(),
+      number: 7n,
+      txs,
+      txHashes: txs.map((t) => t.hash()),
+      senders: txs.map((t) => t.getSenderAddress().bytes),
       size: blockSize(header.raw(), txs),
     };
-    const log = (a: number, topics: number[], data: number[]) => ({ address: new Uint8Array(20).fill(a), topics: topics.map((t) => new Uint8Array(32).fill(t)), data: Uint8Array.from(data) });
+    const log = (a: number, topics: number[], data: number[]) => ({
+      address: new Uint8Array(20).fill(a),
+      topics: topics.map((t) => new Uint8Array(32).fill(t)),
+      data: Uint8Array.from(data),
+    });
     const receipt = (logs: ReturnType<typeof log>[]): ReceiptRecord => ({
-      type: 2, status: 1, cumulativeGasUsed: 21_000n, gasUsed: 21_000n, logs, bloom: new Uint8Array(256), from: block.senders[0]!, effectiveGasPrice: 8n,
+      type: 2,
+      status: 1,
+      cumulativeGasUsed: 21_000n,
+      gasUsed: 21_000n,
+      logs,
+      bloom: new Uint8Array(256),
+      from: block.senders[0]!,
+      effectiveGasPrice: 8n,
     });
     // The middle tx emits nothing: the block-wide log index must still count across it.
-    const receipts = [receipt([log(3, [4, 5], [6]), log(3, [], [])]), receipt([]), receipt([log(9, [1, 2, 3, 4], [7, 7])])];
+    const receipts = [
+      receipt([log(3, [4, 5], [6]), log(3, [], [])]),
+      receipt([]),
+      receipt([log(9, [1, 2, 3, 4], [7, 7])]),
+    ];
     await kv.write(new ChainStore(kv, common).blockOps(block, receipts));
     const norm = (v: unknown): unknown => {
       if (v instanceof Uint8Array) return bytesToHex(v);
@@ -102,7 +144,8 @@ describe('store', () => {
       return v;
     };
     const expected = {
-      hash: bytesToHex(block.hash), timestamp: '1700000123',
+      hash: bytesToHex(block.hash),
+      timestamp: '1700000123',
       txs: [
         { txIndex: 0, txHash: bytesToHex(block.txHashes[0]!), logs: norm(receipts[0]!.logs) },
         { txIndex: 2, txHash: bytesToHex(block.txHashes[2]!), logs: norm(receipts[2]!.logs) },
@@ -113,7 +156,11 @@ describe('store', () => {
     cached.remember(block, receipts);
     assert.deepEqual(norm(cached.blockLogs(7n)), expected, 'from the caches');
     await kv.write([{ type: 'del', key: blockLogsKey(7n) }]);
-    assert.deepEqual(norm(new ChainStore(kv, common).blockLogs(7n)), expected, 'from receipts and the block (no logs record)');
+    assert.deepEqual(
+      norm(new ChainStore(kv, common).blockLogs(7n)),
+      expected,
+      'from receipts and the block (no logs record)',
+    );
     assert.equal(new ChainStore(kv, common).blockLogs(8n), undefined);
   });
 

@@ -74,7 +74,10 @@ function valueBytes(v: Value): Uint8Array {
  */
 export class BufferedTrieDb implements DB<Key, Value> {
   private pending = new Map<string, Uint8Array>();
-  constructor(private readonly kv: KvStore, private readonly cache: NodeCache) {}
+  constructor(
+    private readonly kv: KvStore,
+    private readonly cache: NodeCache,
+  ) {}
 
   /** Reads from pending writes, then the node cache, then LevelDB. */
   async get(key: Key | Uint8Array): Promise<Value | undefined> {

@@ -31,7 +31,8 @@ export async function startTestnet(dir: string, waitMs: number, say: (l: string)
   dir = resolve(dir);
   const manifest = readManifest(dir);
   const running = runningSupervisor(dir);
-  if (running !== undefined) throw new Error(`the testnet in ${dir} is already running (supervisor pid ${running}); stop it first`);
+  if (running !== undefined)
+    throw new Error(`the testnet in ${dir} is already running (supervisor pid ${running}); stop it first`);
   const log = openSync(supervisorFiles(dir).log, 'a');
   const child = spawn(manifest.programs.node, [manifest.programs.kestreld, 'testnet', 'start', dir, '--foreground'], {
     detached: true,
@@ -43,18 +44,23 @@ export async function startTestnet(dir: string, waitMs: number, say: (l: string)
   const deadline = Date.now() + waitMs;
   const pending = new Set(manifest.nodes.map((n) => n.name));
   while (pending.size > 0) {
-    if (child.exitCode !== null) throw new Error(`the supervisor exited (code ${child.exitCode}); see ${supervisorFiles(dir).log}`);
+    if (child.exitCode !== null)
+      throw new Error(`the supervisor exited (code ${child.exitCode}); see ${supervisorFiles(dir).log}`);
     for (const n of manifest.nodes) {
       if (!pending.has(n.name)) continue;
       const h = await cometHeight(n.ports.rpc);
       if (h !== undefined && h > 0) {
         pending.delete(n.name);
-        say(`${n.name}: height ${h}; eth http://127.0.0.1:${n.ports.ethHttp}, cometbft rpc http://127.0.0.1:${n.ports.rpc}`);
+        say(
+          `${n.name}: height ${h}; eth http://127.0.0.1:${n.ports.ethHttp}, cometbft rpc http://127.0.0.1:${n.ports.rpc}`,
+        );
       }
     }
     if (pending.size === 0) break;
     if (Date.now() > deadline) {
-      throw new Error(`no block yet from ${[...pending].join(', ')} after ${waitMs} ms (the supervisor keeps trying); see their logs in ${dir}`);
+      throw new Error(
+        `no block yet from ${[...pending].join(', ')} after ${waitMs} ms (the supervisor keeps trying); see their logs in ${dir}`,
+      );
     }
     await sleep(500);
   }
@@ -79,7 +85,10 @@ export async function stopTestnet(dir: string, say: (l: string) => void): Promis
   // A supervisor killed with SIGKILL leaves its children running; their pid files name them.
   for (const n of manifest.nodes) {
     const f = nodeFiles(dir, n);
-    for (const [path, needle] of [[f.appPid, f.appHome], [f.cometPid, f.cometHome]] as const) {
+    for (const [path, needle] of [
+      [f.appPid, f.appHome],
+      [f.cometPid, f.cometHome],
+    ] as const) {
       const pid = readPid(path);
       if (pid !== undefined && isOurProcess(pid, needle)) {
         say(`${n.name}: stopping leftover pid ${pid}`);

@@ -49,7 +49,12 @@ describe('peers and genesis', () => {
       consensus_params: { block: { max_bytes: '1', max_gas: '-1' } },
       validators: [{ address: 'A', pub_key: {}, power: '1', name: 'node0' }],
     };
-    const kestrel = { genesis_time: '2026-01-02T03:04:05.000Z', chain_id: 'kestrel_9000-1', consensus_params: { block: { max_gas: '30000000' } }, app_state: { x: 1 } };
+    const kestrel = {
+      genesis_time: '2026-01-02T03:04:05.000Z',
+      chain_id: 'kestrel_9000-1',
+      consensus_params: { block: { max_gas: '30000000' } },
+      app_state: { x: 1 },
+    };
     const g = mergeGenesis(comet, kestrel, 7);
     assert.deepEqual(g, {
       genesis_time: kestrel.genesis_time,
@@ -65,11 +70,27 @@ describe('kestreld testnet (real CometBFT)', { skip: needComet }, () => {
   const base = mkdtempSync(join(tmpdir(), 'kestrel-testnet-layout-'));
   after(() => rmSync(base, { recursive: true, force: true }));
   const kestreld = (...args: string[]) =>
-    spawnSync(process.execPath, ['bin/kestreld.js', 'testnet', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+    spawnSync(process.execPath, ['bin/kestreld.js', 'testnet', ...args], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
 
   it('lays out four validators with shared genesis files, distinct ports and full peering', () => {
     const dir = join(base, 'net');
-    const r = kestreld('--validators', '4', '--output', dir, '--base-port', '31000', '--chain-id', 'kestrel_777-1', '--power', '25', '--dev');
+    const r = kestreld(
+      '--validators',
+      '4',
+      '--output',
+      dir,
+      '--base-port',
+      '31000',
+      '--chain-id',
+      'kestrel_777-1',
+      '--power',
+      '25',
+      '--dev',
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /testnet of 4 validators \(chain-id kestrel_777-1/);
     const m = readManifest(dir);
@@ -87,15 +108,23 @@ describe('kestreld testnet (real CometBFT)', { skip: needComet }, () => {
     assert.equal(cg.genesis_time, kg.genesis_time);
     assert.deepEqual(cg.app_state, kg.app_state);
     assert.equal(kg.app_state.bank.balances.length, 10, '--dev funds the ten dev accounts');
-    assert.deepEqual(cg.validators.map((v: { power: string }) => v.power), ['25', '25', '25', '25']);
+    assert.deepEqual(
+      cg.validators.map((v: { power: string }) => v.power),
+      ['25', '25', '25', '25'],
+    );
     // Each validator key in the genesis is the one in that node's home.
     for (const [i, n] of m.nodes.entries()) {
       const key = JSON.parse(readFileSync(join(dir, n.cometHome, 'config', 'priv_validator_key.json'), 'utf8'));
       assert.equal(cg.validators[i].address, key.address);
       // …and its fees go to the account of that node's Kestrel validator key.
       const operator = JSON.parse(readFileSync(join(dir, n.appHome, 'config', 'priv_validator_key.json'), 'utf8'));
-      assert.deepEqual(kg.app_state.fee_recipients[i], { validator: key.address, recipient: operator.address.toLowerCase() });
-      const id = execFileSync(DEFAULT_COMETBFT, ['show-node-id', '--home', join(dir, n.cometHome)], { encoding: 'utf8' }).trim();
+      assert.deepEqual(kg.app_state.fee_recipients[i], {
+        validator: key.address,
+        recipient: operator.address.toLowerCase(),
+      });
+      const id = execFileSync(DEFAULT_COMETBFT, ['show-node-id', '--home', join(dir, n.cometHome)], {
+        encoding: 'utf8',
+      }).trim();
       assert.equal(n.nodeId, id);
     }
 
@@ -111,7 +140,10 @@ describe('kestreld testnet (real CometBFT)', { skip: needComet }, () => {
       assert.equal(cfg.consensus.timeout_commit, '200ms');
       assert.equal(cfg.consensus.timeout_propose, '1s');
       const peers = (cfg.p2p.persistent_peers as string).split(',').sort();
-      const want = m.nodes.filter((_, j) => j !== i).map((o) => `${o.nodeId}@127.0.0.1:${o.ports.p2p}`).sort();
+      const want = m.nodes
+        .filter((_, j) => j !== i)
+        .map((o) => `${o.nodeId}@127.0.0.1:${o.ports.p2p}`)
+        .sort();
       assert.deepEqual(peers, want);
 
       const app = parseToml(readFileSync(join(dir, n.appHome, 'config', 'app.toml'), 'utf8')) as any;
@@ -132,9 +164,15 @@ describe('kestreld testnet (real CometBFT)', { skip: needComet }, () => {
     mkdirSync(used);
     writeFileSync(join(used, 'x'), '');
     assert.match(kestreld('--output', used).stderr, /exists and is not empty/);
-    assert.match(kestreld('--output', join(base, 'a'), '--cometbft', join(base, 'nope')).stderr, /CometBFT binary not found .*npm run cometbft:install/);
+    assert.match(
+      kestreld('--output', join(base, 'a'), '--cometbft', join(base, 'nope')).stderr,
+      /CometBFT binary not found .*npm run cometbft:install/,
+    );
     assert.match(kestreld('--output', join(base, 'b'), '--chain-id', 'bad').stderr, /invalid chain-id "bad"/);
-    assert.match(kestreld('--output', join(base, 'c'), '--timeout-commit', 'soon').stderr, /--timeout-commit must be a duration/);
+    assert.match(
+      kestreld('--output', join(base, 'c'), '--timeout-commit', 'soon').stderr,
+      /--timeout-commit must be a duration/,
+    );
     assert.match(kestreld('--output', join(base, 'd'), '--power', '0').stderr, /--power must be an integer/);
     assert.match(kestreld('stop', join(base, 'nothing')).stderr, /not a testnet directory/);
     for (const d of ['a', 'b', 'c', 'd']) assert.ok(!existsSync(join(base, d)), `nothing written for ${d}`);

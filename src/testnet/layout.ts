@@ -2,7 +2,17 @@
 // CometBFT genesis (every validator at the same power) and a shared Kestrel genesis, distinct ports per node, full
 // persistent peering and fast blocks — plus DIR/testnet.json and DIR/start.sh / DIR/stop.sh.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEvmChainId } from '../config/chainId.ts';
@@ -44,7 +54,10 @@ export function validateOptions(o: TestnetOptions): NodePorts[] {
   if (!Number.isSafeInteger(o.power) || o.power < 1 || o.power > 2 ** 40) {
     throw new Error(`--power must be an integer from 1 to ${2 ** 40} (got ${o.power})`);
   }
-  for (const [flag, v] of [['--timeout-commit', o.timeoutCommit], ['--timeout-propose', o.timeoutPropose]] as const) {
+  for (const [flag, v] of [
+    ['--timeout-commit', o.timeoutCommit],
+    ['--timeout-propose', o.timeoutPropose],
+  ] as const) {
     if (!DURATION_RE.test(v)) throw new Error(`${flag} must be a duration such as 200ms or 1s (got "${v}")`);
   }
   const ports = planPorts(o.basePort, o.validators);
@@ -52,7 +65,9 @@ export function validateOptions(o: TestnetOptions): NodePorts[] {
     throw new Error(`--output ${o.output} exists and is not empty; choose a new directory`);
   }
   if (!existsSync(o.cometbft)) {
-    throw new Error(`CometBFT binary not found at ${o.cometbft}: run "npm run cometbft:install" (or pass --cometbft <path>)`);
+    throw new Error(
+      `CometBFT binary not found at ${o.cometbft}: run "npm run cometbft:install" (or pass --cometbft <path>)`,
+    );
   }
   return ports;
 }
@@ -67,7 +82,10 @@ function run(bin: string, args: string[]): string {
 }
 
 /** Sets keys of a CometBFT config.toml; every key must already exist (a missing one means a CometBFT we do not know). */
-export function editCometConfig(path: string, values: Array<[section: string | null, key: string, value: TomlScalar]>): void {
+export function editCometConfig(
+  path: string,
+  values: Array<[section: string | null, key: string, value: TomlScalar]>,
+): void {
   for (const [section, key, value] of values) {
     if (readTomlValue(path, section, key) === undefined) {
       throw new Error(`${path} has no ${section ? `[${section}] ` : ''}${key}: not a CometBFT v0.38 config.toml`);
@@ -129,12 +147,24 @@ interface CometGenesis {
 }
 
 /** The shared CometBFT genesis: Kestrel's chain id, genesis time, block gas limit and app_state; equal power for all. */
-export function mergeGenesis(comet: CometGenesis, kestrel: { genesis_time: string; chain_id: string; consensus_params: { block: { max_gas: string } }; app_state: unknown }, power: number): CometGenesis {
+export function mergeGenesis(
+  comet: CometGenesis,
+  kestrel: {
+    genesis_time: string;
+    chain_id: string;
+    consensus_params: { block: { max_gas: string } };
+    app_state: unknown;
+  },
+  power: number,
+): CometGenesis {
   return {
     ...comet,
     genesis_time: kestrel.genesis_time,
     chain_id: kestrel.chain_id,
-    consensus_params: { ...comet.consensus_params, block: { ...comet.consensus_params.block, max_gas: kestrel.consensus_params.block.max_gas } },
+    consensus_params: {
+      ...comet.consensus_params,
+      block: { ...comet.consensus_params.block, max_gas: kestrel.consensus_params.block.max_gas },
+    },
     validators: comet.validators.map((v) => ({ ...v, power: String(power) })),
     app_state: kestrel.app_state,
   };
@@ -142,7 +172,9 @@ export function mergeGenesis(comet: CometGenesis, kestrel: { genesis_time: strin
 
 /** A validator's genesis fee_recipients entry: its CometBFT consensus address → its Kestrel validator account. */
 export function feeRecipientEntry(cometHome: string, appHome: string): FeeRecipientEntry {
-  const key = JSON.parse(readFileSync(join(cometHome, 'config', 'priv_validator_key.json'), 'utf8')) as { address?: string };
+  const key = JSON.parse(readFileSync(join(cometHome, 'config', 'priv_validator_key.json'), 'utf8')) as {
+    address?: string;
+  };
   if (typeof key.address !== 'string' || !/^[0-9A-Fa-f]{40}$/.test(key.address)) {
     throw new Error(`${cometHome}/config/priv_validator_key.json has no 20-byte address`);
   }
@@ -166,7 +198,16 @@ export function createTestnet(o: TestnetOptions): Manifest {
   let done = false;
   try {
     const version = run(o.cometbft, ['version']).trim();
-    run(o.cometbft, ['testnet', '--v', String(o.validators), '--n', '0', '--o', gen, '--populate-persistent-peers=false']);
+    run(o.cometbft, [
+      'testnet',
+      '--v',
+      String(o.validators),
+      '--n',
+      '0',
+      '--o',
+      gen,
+      '--populate-persistent-peers=false',
+    ]);
     const nodes: ManifestNode[] = [];
     for (let i = 0; i < o.validators; i++) {
       const name = `node${i}`;
@@ -197,7 +238,10 @@ export function createTestnet(o: TestnetOptions): Manifest {
     );
     for (const [i, n] of nodes.entries()) {
       writeFileSync(cometGenesisPath(n), JSON.stringify(merged, null, 2) + '\n');
-      editCometConfig(join(out, n.cometHome, 'config', 'config.toml'), cometConfigValues(o, n.name, n.ports, peersOf(i, nodes)));
+      editCometConfig(
+        join(out, n.cometHome, 'config', 'config.toml'),
+        cometConfigValues(o, n.name, n.ports, peersOf(i, nodes)),
+      );
     }
 
     const manifest: Manifest = {
@@ -205,7 +249,11 @@ export function createTestnet(o: TestnetOptions): Manifest {
       chainId: o.chainId,
       power: o.power,
       cometbftVersion: version,
-      programs: { node: process.execPath, kestreld: join(REPO_ROOT, 'bin', 'kestreld.js'), cometbft: resolve(o.cometbft) },
+      programs: {
+        node: process.execPath,
+        kestreld: join(REPO_ROOT, 'bin', 'kestreld.js'),
+        cometbft: resolve(o.cometbft),
+      },
       nodes,
     };
     writeFileSync(join(out, MANIFEST_FILE), JSON.stringify(manifest, null, 2) + '\n');

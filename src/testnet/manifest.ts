@@ -84,7 +84,10 @@ function isPorts(v: unknown): v is NodePorts {
 /** Reads and checks DIR/testnet.json; the error says what is wrong (missing directory, wrong file). */
 export function readManifest(dir: string): Manifest {
   const path = join(dir, MANIFEST_FILE);
-  if (!existsSync(path)) throw new Error(`${dir} is not a testnet directory: ${MANIFEST_FILE} is missing (create one with "kestreld testnet")`);
+  if (!existsSync(path))
+    throw new Error(
+      `${dir} is not a testnet directory: ${MANIFEST_FILE} is missing (create one with "kestreld testnet")`,
+    );
   let m: Manifest;
   try {
     m = JSON.parse(readFileSync(path, 'utf8')) as Manifest;
@@ -92,8 +95,10 @@ export function readManifest(dir: string): Manifest {
     fail(path, (e as Error).message);
   }
   if (m.format !== 1) fail(path, `format ${String(m.format)}`);
-  if (typeof m.chainId !== 'string' || !Array.isArray(m.nodes) || m.nodes.length === 0) fail(path, 'no chainId or nodes');
-  if (!m.programs || typeof m.programs.cometbft !== 'string' || typeof m.programs.kestreld !== 'string') fail(path, 'no programs');
+  if (typeof m.chainId !== 'string' || !Array.isArray(m.nodes) || m.nodes.length === 0)
+    fail(path, 'no chainId or nodes');
+  if (!m.programs || typeof m.programs.cometbft !== 'string' || typeof m.programs.kestreld !== 'string')
+    fail(path, 'no programs');
   for (const n of m.nodes) {
     if (typeof n.name !== 'string' || !/^[a-z0-9-]+$/.test(n.name)) fail(path, 'bad node name');
     if (typeof n.nodeId !== 'string' || !/^[0-9a-f]{40}$/.test(n.nodeId)) fail(path, `bad node id of ${n.name}`);

@@ -23,7 +23,9 @@ export function isOurProcess(pid: number, needle: string): boolean {
   const cmdline = `/proc/${pid}/cmdline`;
   if (!existsSync('/proc/self/cmdline')) return true;
   try {
-    return readFileSync(cmdline, 'utf8').split('\0').some((arg) => arg.includes(needle));
+    return readFileSync(cmdline, 'utf8')
+      .split('\0')
+      .some((arg) => arg.includes(needle));
   } catch {
     return false;
   }

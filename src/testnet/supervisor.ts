@@ -3,7 +3,14 @@
 // and an app without its CometBFT makes no blocks). SIGTERM/SIGINT stop every pair and the supervisor.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, writeSync } from 'node:fs';
-import { nodeCommands, nodeFiles, readManifest, supervisorFiles, type Manifest, type ManifestNode } from './manifest.ts';
+import {
+  nodeCommands,
+  nodeFiles,
+  readManifest,
+  supervisorFiles,
+  type Manifest,
+  type ManifestNode,
+} from './manifest.ts';
 import { portAccepts, removePid, terminate, writePid } from './processes.ts';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -83,7 +90,12 @@ class Pair {
     const deadline = Date.now() + ABCI_WAIT_MS;
     let appGone: string | undefined;
     void appExit.then((w) => (appGone = w));
-    while (!this.stopping && appGone === undefined && Date.now() < deadline && !(await portAccepts(this.node.ports.abci))) {
+    while (
+      !this.stopping &&
+      appGone === undefined &&
+      Date.now() < deadline &&
+      !(await portAccepts(this.node.ports.abci))
+    ) {
       await sleep(200);
     }
     let comet: ChildProcess | undefined;
@@ -125,7 +137,10 @@ class Pair {
 }
 
 /** Runs the supervisor in this process until SIGTERM/SIGINT; writes DIR/supervisor.pid while it runs. */
-export async function superviseTestnet(dir: string, say: Say = (l) => console.log(`${new Date().toISOString()} ${l}`)): Promise<void> {
+export async function superviseTestnet(
+  dir: string,
+  say: Say = (l) => console.log(`${new Date().toISOString()} ${l}`),
+): Promise<void> {
   const manifest = readManifest(dir);
   const files = supervisorFiles(dir);
   writePid(files.pid, process.pid);

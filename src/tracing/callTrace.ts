@@ -17,7 +17,14 @@ function effectivePrice(req: CallRequest, baseFee: bigint): bigint {
 }
 
 /** Traces `req` on `block`'s state with the tracer `make` builds; the deadline starts now. */
-export async function traceCallWith(calls: CallService, readNode: NodeReader, req: CallRequest, block: BlockRecord, make: TracerFactory, timeoutMs: number): Promise<TraceResult> {
+export async function traceCallWith(
+  calls: CallService,
+  readNode: NodeReader,
+  req: CallRequest,
+  block: BlockRecord,
+  make: TracerFactory,
+  timeoutMs: number,
+): Promise<TraceResult> {
   const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
   const handle = await make(deadline);
   let driver: TraceDriver | undefined;

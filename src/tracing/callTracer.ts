@@ -54,8 +54,15 @@ export class CallTracer implements Tracer {
       return;
     }
     const frame: CallFrame = {
-      type: f.type, from: f.from, to: f.to, value: f.value, gas: f.depth === 0 ? this.gasLimit : f.gas,
-      gasUsed: 0n, input: f.input, calls: [], logs: [],
+      type: f.type,
+      from: f.from,
+      to: f.to,
+      value: f.value,
+      gas: f.depth === 0 ? this.gasLimit : f.gas,
+      gasUsed: 0n,
+      input: f.input,
+      calls: [],
+      logs: [],
     };
     if (f.depth === 0) this.root = frame;
     this.stack.push(frame);
@@ -97,7 +104,12 @@ export class CallTracer implements Tracer {
     const topics: Uint8Array[] = [];
     for (let i = 0; i < n; i++) topics.push(word(s.peek(2 + i)));
     // Bytes past memory's end read as zero (the opcode expands memory).
-    frame.logs.push({ address: s.frame.self, topics, data: s.memorySlice(Number(offset), Number(size)), position: frame.calls.length });
+    frame.logs.push({
+      address: s.frame.self,
+      topics,
+      data: s.memorySlice(Number(offset), Number(size)),
+      position: frame.calls.length,
+    });
   }
 
   /** The top frame's gasUsed is the receipt's, intrinsic gas included. */
@@ -109,7 +121,15 @@ export class CallTracer implements Tracer {
 
   /** The root frame. */
   result(): TraceResult {
-    const root = this.root ?? { type: 'CALL', from: new Uint8Array(20), gas: 0n, gasUsed: 0n, input: new Uint8Array(0), calls: [], logs: [] };
+    const root = this.root ?? {
+      type: 'CALL',
+      from: new Uint8Array(20),
+      gas: 0n,
+      gasUsed: 0n,
+      input: new Uint8Array(0),
+      calls: [],
+      logs: [],
+    };
     return { kind: 'call', value: root };
   }
 }

@@ -15,7 +15,8 @@ const hex = (s: string) => Uint8Array.from(Buffer.from(s.replace(/\s+/g, ''), 'h
 
 // A: MSTORE at 0x40 (memory grows to 0x60), SSTORE, CALL B with value 1 (B reverts with a word), RETURNDATACOPY,
 // LOG1, then `last` (an opcode that fails, or STOP).
-const codeA = (last: string) => hex(`
+const codeA = (last: string) =>
+  hex(`
   6020 6040 52
   6001 6000 55
   6000 6000 6000 6000 6001 73${'bb'.repeat(20)} 5a f1 50
@@ -37,8 +38,16 @@ async function vmWith(codeOfA: Uint8Array): Promise<VM> {
 }
 
 const env = (): TxEnv => ({
-  from: CALLER.bytes, to: A.bytes, value: 0n, input: new Uint8Array(0), gasLimit: 200_000n, gasPrice: 0n, intrinsicGas: 0n,
-  blockNumber: 1n, timestamp: 1n, coinbase: new Uint8Array(20),
+  from: CALLER.bytes,
+  to: A.bytes,
+  value: 0n,
+  input: new Uint8Array(0),
+  gasLimit: 200_000n,
+  gasPrice: 0n,
+  intrinsicGas: 0n,
+  blockNumber: 1n,
+  timestamp: 1n,
+  coinbase: new Uint8Array(20),
   state: { account: () => undefined, code: () => new Uint8Array(0), storage: () => new Uint8Array(32) },
   isPrecompile: () => false,
 });
@@ -46,12 +55,19 @@ const env = (): TxEnv => ({
 /** Struct logs of one call, through the step feed or through ethereumjs' step event. */
 async function structLogs(codeOfA: Uint8Array, viaFeed: boolean): Promise<StructTrace> {
   const vm = await vmWith(codeOfA);
-  const logger = new StructLogger({ disableStack: false, disableStorage: false, enableMemory: true, enableReturnData: true, limit: 0 }, new OutputBudget(0));
+  const logger = new StructLogger(
+    { disableStack: false, disableStorage: false, enableMemory: true, enableReturnData: true, limit: 0 },
+    new OutputBudget(0),
+  );
   const driver = new TraceDriver(vm.evm as never, logger, env(), 0);
   driver.attach(viaFeed ? installStepFeed(vm.evm as never) : undefined);
   try {
     const r = await vm.evm.runCall({ caller: CALLER, to: A, gasLimit: 200_000n, data: new Uint8Array(0) });
-    driver.finish({ gasUsed: r.execResult.executionGasUsed, failed: r.execResult.exceptionError !== undefined, returnValue: r.execResult.returnValue });
+    driver.finish({
+      gasUsed: r.execResult.executionGasUsed,
+      failed: r.execResult.exceptionError !== undefined,
+      returnValue: r.execResult.returnValue,
+    });
   } finally {
     driver.detach();
   }

@@ -9,8 +9,12 @@ import { gethErrorText, TIMEOUT_MESSAGE, TraceAbort } from './errors.ts';
 import type { FrameEnter, FrameType, StepEvent, Tracer, TxEnv, TxOutcome } from './types.ts';
 
 const FRAME_OPS: Record<string, FrameType> = {
-  CALL: 'CALL', CALLCODE: 'CALLCODE', DELEGATECALL: 'DELEGATECALL', STATICCALL: 'STATICCALL',
-  CREATE: 'CREATE', CREATE2: 'CREATE2',
+  CALL: 'CALL',
+  CALLCODE: 'CALLCODE',
+  DELEGATECALL: 'DELEGATECALL',
+  STATICCALL: 'STATICCALL',
+  CREATE: 'CREATE',
+  CREATE2: 'CREATE2',
 };
 const EMPTY = new Uint8Array(0);
 /** Wall time between two yields to the event loop while a trace runs. */
@@ -28,23 +32,54 @@ type Listener = (data: never, resolve?: () => void) => void;
 
 /** A step as tracers see it: the feed's live step plus the frame it runs in. */
 class FeedStep implements StepEvent {
-  constructor(private readonly s: OpStep, readonly frame: FrameEnter, readonly returnData: Uint8Array) {}
-  get pc(): number { return this.s.pc; }
-  get op(): number { return this.s.op; }
-  get opName(): string { return this.s.opName; }
-  get gas(): bigint { return this.s.gasLeft; }
-  get cost(): bigint { return this.s.cost; }
-  get depth(): number { return this.s.depth + 1; }
-  get refund(): bigint { return this.s.refund; }
-  get stackLength(): number { return this.s.stackLength; }
-  get memoryLength(): number { return this.s.memoryLength; }
-  peek(i: number): bigint { return this.s.peek(i); }
-  stack(): bigint[] { return this.s.stack(); }
-  memorySlice(offset: number, size: number): Uint8Array { return this.s.memorySlice(offset, size); }
+  constructor(
+    private readonly s: OpStep,
+    readonly frame: FrameEnter,
+    readonly returnData: Uint8Array,
+  ) {}
+  get pc(): number {
+    return this.s.pc;
+  }
+  get op(): number {
+    return this.s.op;
+  }
+  get opName(): string {
+    return this.s.opName;
+  }
+  get gas(): bigint {
+    return this.s.gasLeft;
+  }
+  get cost(): bigint {
+    return this.s.cost;
+  }
+  get depth(): number {
+    return this.s.depth + 1;
+  }
+  get refund(): bigint {
+    return this.s.refund;
+  }
+  get stackLength(): number {
+    return this.s.stackLength;
+  }
+  get memoryLength(): number {
+    return this.s.memoryLength;
+  }
+  peek(i: number): bigint {
+    return this.s.peek(i);
+  }
+  stack(): bigint[] {
+    return this.s.stack();
+  }
+  memorySlice(offset: number, size: number): Uint8Array {
+    return this.s.memorySlice(offset, size);
+  }
 }
 
 /** Scalar fields of a step, for snapshotStep. */
-export type StepFields = Pick<StepEvent, 'pc' | 'op' | 'opName' | 'gas' | 'cost' | 'depth' | 'refund' | 'frame' | 'returnData'>;
+export type StepFields = Pick<
+  StepEvent,
+  'pc' | 'op' | 'opName' | 'gas' | 'cost' | 'depth' | 'refund' | 'frame' | 'returnData'
+>;
 
 /** A step over copies of the stack (bottom → top) and memory (the fallback event path, and tests). */
 export function snapshotStep(f: StepFields, stack: bigint[], memory: Uint8Array): StepEvent {
@@ -212,8 +247,15 @@ export class TraceDriver {
     const frame = this.frames[this.frames.length - 1];
     if (!frame) return undefined;
     const f = {
-      pc: ev.pc, op: ev.opcode.code, opName: ev.opcode.name, gas: ev.gasLeft, cost: ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee),
-      depth: ev.depth + 1, refund: ev.gasRefund, frame: frame.enter, returnData: frame.returnData,
+      pc: ev.pc,
+      op: ev.opcode.code,
+      opName: ev.opcode.name,
+      gas: ev.gasLeft,
+      cost: ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee),
+      depth: ev.depth + 1,
+      refund: ev.gasRefund,
+      frame: frame.enter,
+      returnData: frame.returnData,
     };
     return snapshotStep(f, ev.stack, ev.memory);
   }

@@ -21,7 +21,9 @@ const GETH_TEXT: Record<string, string> = {
 export function gethErrorText(error: string, op?: { code: number; name: string }): string {
   if (error === 'invalid opcode') {
     if (op === undefined) return 'invalid opcode';
-    return op.code === 0xfe ? 'invalid opcode: INVALID' : `invalid opcode: opcode 0x${op.code.toString(16)} not defined`;
+    return op.code === 0xfe
+      ? 'invalid opcode: INVALID'
+      : `invalid opcode: opcode 0x${op.code.toString(16)} not defined`;
   }
   return GETH_TEXT[error] ?? error;
 }

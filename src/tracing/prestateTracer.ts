@@ -14,8 +14,19 @@ export interface PrestateConfig {
 }
 
 const OP = {
-  SLOAD: 0x54, SSTORE: 0x55, BALANCE: 0x31, EXTCODESIZE: 0x3b, EXTCODECOPY: 0x3c, EXTCODEHASH: 0x3f,
-  SELFDESTRUCT: 0xff, CALL: 0xf1, CALLCODE: 0xf2, DELEGATECALL: 0xf4, STATICCALL: 0xfa, CREATE: 0xf0, CREATE2: 0xf5,
+  SLOAD: 0x54,
+  SSTORE: 0x55,
+  BALANCE: 0x31,
+  EXTCODESIZE: 0x3b,
+  EXTCODECOPY: 0x3c,
+  EXTCODEHASH: 0x3f,
+  SELFDESTRUCT: 0xff,
+  CALL: 0xf1,
+  CALLCODE: 0xf2,
+  DELEGATECALL: 0xf4,
+  STATICCALL: 0xfa,
+  CREATE: 0xf0,
+  CREATE2: 0xf5,
 };
 const ZERO32 = new Uint8Array(32);
 
@@ -101,10 +112,17 @@ export class PrestateTracer implements Tracer {
       case OP.SSTORE:
         if (n >= 1) this.lookupSlot(self, word(s.peek(0)));
         break;
-      case OP.BALANCE: case OP.EXTCODESIZE: case OP.EXTCODECOPY: case OP.EXTCODEHASH: case OP.SELFDESTRUCT:
+      case OP.BALANCE:
+      case OP.EXTCODESIZE:
+      case OP.EXTCODECOPY:
+      case OP.EXTCODEHASH:
+      case OP.SELFDESTRUCT:
         if (n >= 1) this.lookupAccount(addrOf(s.peek(0)));
         break;
-      case OP.CALL: case OP.CALLCODE: case OP.DELEGATECALL: case OP.STATICCALL:
+      case OP.CALL:
+      case OP.CALLCODE:
+      case OP.DELEGATECALL:
+      case OP.STATICCALL:
         if (n >= 2) this.lookupAccount(addrOf(s.peek(1)));
         break;
       case OP.CREATE: {
@@ -142,7 +160,9 @@ export class PrestateTracer implements Tracer {
       if (storage.size) acc.storage = storage;
       pre.set(key, [e.addr, acc]);
     }
-    this.resultValue = this.cfg.diffMode ? { kind: 'prestateDiff', value: { pre, post } } : { kind: 'prestate', value: pre };
+    this.resultValue = this.cfg.diffMode
+      ? { kind: 'prestateDiff', value: { pre, post } }
+      : { kind: 'prestate', value: pre };
   }
 
   /**

@@ -55,7 +55,15 @@ export function outcomeOf(r: RunTxResult): TxOutcome {
 }
 
 /** The environment a tracer sees for `tx` run by `vm` in `block`. */
-export function txEnv(vm: VM, sm: MerkleStateManager, readNode: NodeReader, tx: TypedTransaction, from: Uint8Array, block: Block, gasPrice: bigint): TxEnv {
+export function txEnv(
+  vm: VM,
+  sm: MerkleStateManager,
+  readNode: NodeReader,
+  tx: TypedTransaction,
+  from: Uint8Array,
+  block: Block,
+  gasPrice: bigint,
+): TxEnv {
   const h = block.header;
   return {
     from,
@@ -74,7 +82,16 @@ export function txEnv(vm: VM, sm: MerkleStateManager, readNode: NodeReader, tx: 
 }
 
 /** Runs one transaction under a tracer; the tracer's own failure wins over the EVM's unwinding error. */
-export async function runTraced(vm: VM, feed: StepFeed | undefined, tx: TypedTransaction, block: Block, blockGasUsed: bigint, env: TxEnv, handle: TracerHandle, deadline: number): Promise<{ r: RunTxResult; result: TraceResult }> {
+export async function runTraced(
+  vm: VM,
+  feed: StepFeed | undefined,
+  tx: TypedTransaction,
+  block: Block,
+  blockGasUsed: bigint,
+  env: TxEnv,
+  handle: TracerHandle,
+  deadline: number,
+): Promise<{ r: RunTxResult; result: TraceResult }> {
   const driver = new TraceDriver(evmOf(vm), handle.tracer, env, deadline);
   driver.attach(feed);
   try {
@@ -100,7 +117,11 @@ export class BlockReplay {
   private gasUsed = 0n;
   private readonly ctxBlock: Block;
 
-  constructor(private readonly deps: ReplayDeps, private readonly block: BlockRecord, private readonly parentRoot: Uint8Array) {
+  constructor(
+    private readonly deps: ReplayDeps,
+    private readonly block: BlockRecord,
+    private readonly parentRoot: Uint8Array,
+  ) {
     const header = contextHeader(contextOf(block.header), deps.common);
     this.ctxBlock = createBlock({ header }, { common: deps.common, setHardfork: false });
   }
@@ -111,7 +132,11 @@ export class BlockReplay {
     // Held for the whole replay: every write stays in the state manager's caches, where CachedSyncState sees it.
     await sm.checkpoint();
     this.sm = sm;
-    this.vm = await createVM({ common: this.deps.vmCommon(), stateManager: sm, blockchain: blockHashSource(this.deps.hashOf) });
+    this.vm = await createVM({
+      common: this.deps.vmCommon(),
+      stateManager: sm,
+      blockchain: blockHashSource(this.deps.hashOf),
+    });
     this.feed = installStepFeed(evmOf(this.vm));
     this.next = 0;
     this.gasUsed = 0n;
@@ -124,7 +149,12 @@ export class BlockReplay {
       const tx = this.block.txs[this.next]!;
       let r: RunTxResult;
       try {
-        r = await runTx(this.vm!, { tx, block: this.ctxBlock, blockGasUsed: this.gasUsed, skipHardForkValidation: true });
+        r = await runTx(this.vm!, {
+          tx,
+          block: this.ctxBlock,
+          blockGasUsed: this.gasUsed,
+          skipHardForkValidation: true,
+        });
       } catch (e) {
         throw new ExecutionError(`replay of transaction ${this.next} failed: ${(e as Error)?.message ?? String(e)}`);
       }
@@ -143,7 +173,15 @@ export class BlockReplay {
     const tx = this.block.txs[index]!;
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
     const handle = await makeTracer(deadline);
-    const env = txEnv(vm, this.sm!, this.deps.readNode, tx, this.block.senders[index]!, this.ctxBlock, effectiveGasPrice(tx, this.ctxBlock.header.baseFeePerGas ?? 0n));
+    const env = txEnv(
+      vm,
+      this.sm!,
+      this.deps.readNode,
+      tx,
+      this.block.senders[index]!,
+      this.ctxBlock,
+      effectiveGasPrice(tx, this.ctxBlock.header.baseFeePerGas ?? 0n),
+    );
     env.blockHash = this.block.hash;
     env.txIndex = index;
     env.txHash = this.block.txHashes[index];

@@ -68,7 +68,9 @@ function flag(cfg: Record<string, unknown>, key: string, struct: string): boolea
   const v = cfg[key];
   if (v === undefined || v === null) return false;
   if (typeof v !== 'boolean') {
-    throw new ExecutionError(`json: cannot unmarshal ${typeof v === 'object' ? 'object' : typeof v} into Go struct field ${struct}.${key} of type bool`);
+    throw new ExecutionError(
+      `json: cannot unmarshal ${typeof v === 'object' ? 'object' : typeof v} into Go struct field ${struct}.${key} of type bool`,
+    );
   }
   return v;
 }
@@ -81,11 +83,20 @@ export class TraceService {
 
   constructor(private readonly deps: TraceServiceDeps) {
     this.limits = { ...DEFAULT_TRACE_LIMITS, ...deps.limits };
-    this.gate = new Semaphore(this.limits.maxConcurrent, this.limits.maxQueued, () => new LimitExceededError('too many concurrent trace requests; try again later'));
+    this.gate = new Semaphore(
+      this.limits.maxConcurrent,
+      this.limits.maxQueued,
+      () => new LimitExceededError('too many concurrent trace requests; try again later'),
+    );
     // Workers start on the first JavaScript trace, not with the node.
     this.workers = new TracerWorkers({
-      evmChainId: deps.common.chainId(), gasCap: deps.calls.gasCap, sandbox: this.limits.sandbox, readNode: deps.readNode,
-      hashOf: deps.hashOf, size: this.limits.maxConcurrent, heapMb: this.limits.workerHeapMb,
+      evmChainId: deps.common.chainId(),
+      gasCap: deps.calls.gasCap,
+      sandbox: this.limits.sandbox,
+      readNode: deps.readNode,
+      hashOf: deps.hashOf,
+      size: this.limits.maxConcurrent,
+      heapMb: this.limits.workerHeapMb,
     });
   }
 
@@ -106,12 +117,17 @@ export class TraceService {
   private factory(cfg: TraceConfig, budget: OutputBudget): TracerFactory | JsTraceSpec {
     const name = cfg.tracer;
     const tc = cfg.tracerConfig;
-    const native = (make: () => Tracer): TracerFactory => async () => ({ tracer: make(), close() {} });
+    const native =
+      (make: () => Tracer): TracerFactory =>
+      async () => ({ tracer: make(), close() {} });
     if (name === undefined || name === '') return native(() => new StructLogger(cfg, budget));
     if (NATIVE.has(name)) {
       switch (name) {
         case 'callTracer': {
-          const c = { onlyTopCall: flag(tc, 'onlyTopCall', 'callTracerConfig'), withLog: flag(tc, 'withLog', 'callTracerConfig') };
+          const c = {
+            onlyTopCall: flag(tc, 'onlyTopCall', 'callTracerConfig'),
+            withLog: flag(tc, 'withLog', 'callTracerConfig'),
+          };
           return native(() => new CallTracer(c));
         }
         case 'prestateTracer': {
@@ -152,7 +168,9 @@ export class TraceService {
       const job = { type: 'tx' as const, block: toWire(mined.block), parentRoot, index: mined.index, spec: make };
       return this.gate.run(async () => json(await this.workers.session((w) => w.run(job))));
     }
-    return this.gate.run(() => new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, make, cfg.timeoutMs));
+    return this.gate.run(() =>
+      new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, make, cfg.timeoutMs),
+    );
   }
 
   /**
@@ -181,7 +199,9 @@ export class TraceService {
     if (typeof make !== 'function') {
       const wire = toWire(block);
       return this.gate.run(() =>
-        this.workers.session((w) => each(async (index) => json(await w.run({ type: 'tx', block: wire, parentRoot, index, spec: make })))),
+        this.workers.session((w) =>
+          each(async (index) => json(await w.run({ type: 'tx', block: wire, parentRoot, index, spec: make }))),
+        ),
       );
     }
     return this.gate.run(() => {

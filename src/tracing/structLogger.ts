@@ -2,7 +2,15 @@
 import { bigintToBytes } from '../primitives/hex.ts';
 import { TraceAbort } from './errors.ts';
 import type {
-  FrameEnter, StepEvent, StructLog, StructLoggerOptions, StructTrace, Tracer, TraceResult, TxEnv, TxOutcome,
+  FrameEnter,
+  StepEvent,
+  StructLog,
+  StructLoggerOptions,
+  StructTrace,
+  Tracer,
+  TraceResult,
+  TxEnv,
+  TxOutcome,
 } from './types.ts';
 
 const SLOAD = 0x54;
@@ -44,7 +52,10 @@ export class StructLogger implements Tracer {
   private env?: TxEnv;
   private outcome?: TxOutcome;
 
-  constructor(private readonly opts: StructLoggerOptions, private readonly budget: OutputBudget) {}
+  constructor(
+    private readonly opts: StructLoggerOptions,
+    private readonly budget: OutputBudget,
+  ) {}
 
   /** Remembers the state reader for SLOAD values. */
   txStart(env: TxEnv): void {
@@ -56,7 +67,8 @@ export class StructLogger implements Tracer {
     const log = this.pendingCall;
     this.pendingCall = undefined;
     if (!log || frame.depth === 0 || !CALL_OPS.has(frame.type)) return;
-    const stipend = (frame.type === 'CALL' || frame.type === 'CALLCODE') && (frame.value ?? 0n) > 0n ? CALL_STIPEND : 0n;
+    const stipend =
+      (frame.type === 'CALL' || frame.type === 'CALLCODE') && (frame.value ?? 0n) > 0n ? CALL_STIPEND : 0n;
     log.gasCost += frame.gas - stipend;
   }
 
@@ -80,9 +92,7 @@ export class StructLogger implements Tracer {
     }
     if (!this.opts.disableStorage && (s.op === SLOAD || s.op === SSTORE) && s.stackLength >= (s.op === SLOAD ? 1 : 2)) {
       const slot = word(bigintToBytes(s.peek(0)));
-      const value = s.op === SLOAD
-        ? this.env!.state.storage(s.frame.self, slot)
-        : word(bigintToBytes(s.peek(1)));
+      const value = s.op === SLOAD ? this.env!.state.storage(s.frame.self, slot) : word(bigintToBytes(s.peek(1)));
       const key = Buffer.from(s.frame.self).toString('hex');
       let slots = this.storage.get(key);
       if (!slots) this.storage.set(key, (slots = new Map()));

@@ -101,7 +101,10 @@ export class CachedSyncState implements SyncState {
   private readonly caches: CacheView;
   private readonly trie: { root(): Uint8Array };
 
-  constructor(sm: MerkleStateManager, private readonly readNode: NodeReader) {
+  constructor(
+    sm: MerkleStateManager,
+    private readonly readNode: NodeReader,
+  ) {
     const inner = sm as unknown as { _caches?: CacheView; _trie: { root(): Uint8Array } };
     this.caches = inner._caches ?? {};
     this.trie = inner._trie;
@@ -118,7 +121,9 @@ export class CachedSyncState implements SyncState {
   /** Account fields, or undefined when the account does not exist. */
   account(addr: Uint8Array): AccountState | undefined {
     const acc = this.loadAccount(addr);
-    return acc ? { nonce: acc.nonce, balance: acc.balance, codeHash: acc.codeHash, storageRoot: acc.storageRoot } : undefined;
+    return acc
+      ? { nonce: acc.nonce, balance: acc.balance, codeHash: acc.codeHash, storageRoot: acc.storageRoot }
+      : undefined;
   }
 
   /** Contract code (empty for accounts without code). */

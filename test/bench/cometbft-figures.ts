@@ -16,7 +16,11 @@ const missed = Number((process.argv.find((a) => a.startsWith('--missed=')) ?? '-
 const GWEI = 1_000_000_000n;
 
 async function withNet<T>(timeoutCommit: string, fn: (net: CometNet) => Promise<T>): Promise<T> {
-  const net = CometNet.create({ validators: 4, basePort: await freePortBlock(4), args: ['--timeout-commit', timeoutCommit] });
+  const net = CometNet.create({
+    validators: 4,
+    basePort: await freePortBlock(4),
+    args: ['--timeout-commit', timeoutCommit],
+  });
   try {
     await net.startAll();
     await Promise.all(net.nodes.map((n) => n.waitHeight(3, 180_000)));
@@ -36,7 +40,9 @@ async function blocks(net: CometNet): Promise<void> {
   await sleep(30_000);
   const h1 = (await n0.height())!;
   const s = (performance.now() - t0) / 1000;
-  console.log(`blocks: ${h1 - h0} blocks in ${s.toFixed(1)} s = ${((h1 - h0) / s).toFixed(2)} blocks/s (timeout_commit 200ms)`);
+  console.log(
+    `blocks: ${h1 - h0} blocks in ${s.toFixed(1)} s = ${((h1 - h0) / s).toFixed(2)} blocks/s (timeout_commit 200ms)`,
+  );
 }
 
 async function transfers(net: CometNet): Promise<void> {
@@ -47,7 +53,18 @@ async function transfers(net: CometNet): Promise<void> {
       const w = new Wallet(a.privateKey);
       const list: string[] = [];
       for (let n = 0; n < PER_SENDER; n++) {
-        list.push(await w.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: n, to: sink, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI }));
+        list.push(
+          await w.signTransaction({
+            type: 2,
+            chainId: CHAIN_ID,
+            nonce: n,
+            to: sink,
+            value: 1n,
+            gasLimit: 21_000n,
+            maxFeePerGas: 10n * GWEI,
+            maxPriorityFeePerGas: GWEI,
+          }),
+        );
       }
       return list;
     }),
@@ -56,15 +73,23 @@ async function transfers(net: CometNet): Promise<void> {
   const hStart = (await n0.height())!;
   const t0 = performance.now();
   // Each sender talks to one validator, in nonce order (CheckTx wants the next nonce); senders run concurrently.
-  await Promise.all(signed.map(async (list, i) => {
-    const v = net.nodes[i % net.nodes.length]!;
-    for (const raw of list) await rpcResult(v.eth, 'eth_sendRawTransaction', [raw]);
-  }));
+  await Promise.all(
+    signed.map(async (list, i) => {
+      const v = net.nodes[i % net.nodes.length]!;
+      for (const raw of list) await rpcResult(v.eth, 'eth_sendRawTransaction', [raw]);
+    }),
+  );
   const tSent = performance.now();
-  await waitFor('every transfer mined', async () => {
-    const counts = await Promise.all(DEV_ACCOUNTS.map((a) => rpcResult<string>(n0.eth, 'eth_getTransactionCount', [a.address, 'latest'])));
-    return counts.every((c) => Number(BigInt(c)) >= PER_SENDER) ? true : undefined;
-  }, 600_000);
+  await waitFor(
+    'every transfer mined',
+    async () => {
+      const counts = await Promise.all(
+        DEV_ACCOUNTS.map((a) => rpcResult<string>(n0.eth, 'eth_getTransactionCount', [a.address, 'latest'])),
+      );
+      return counts.every((c) => Number(BigInt(c)) >= PER_SENDER) ? true : undefined;
+    },
+    600_000,
+  );
   const s = (performance.now() - t0) / 1000;
   const hEnd = (await n0.height())!;
   const total = PER_SENDER * DEV_ACCOUNTS.length;
@@ -96,8 +121,12 @@ async function catchup(net: CometNet): Promise<void> {
   const tStarted = performance.now();
   await waitFor('caught up', async () => ((await synced(n3!, target)) ? true : undefined), 1_800_000);
   const s = (performance.now() - tRestart) / 1000;
-  const [a, b] = await Promise.all([cometRpc(n3!.rpc, 'block', { height: String(target) }), cometRpc(n0!.rpc, 'block', { height: String(target) })]);
-  if (a.block_id.hash !== b.block_id.hash || a.block.header.app_hash !== b.block.header.app_hash) throw new Error(`block ${target} differs after catch-up`);
+  const [a, b] = await Promise.all([
+    cometRpc(n3!.rpc, 'block', { height: String(target) }),
+    cometRpc(n0!.rpc, 'block', { height: String(target) }),
+  ]);
+  if (a.block_id.hash !== b.block_id.hash || a.block.header.app_hash !== b.block.header.app_hash)
+    throw new Error(`block ${target} differs after catch-up`);
   console.log(
     `catchup: ${target - killedAt} missed blocks (made in ${made.toFixed(1)} s at timeout_commit 20ms); caught up ${s.toFixed(1)} s after ` +
       `the restart (app + CometBFT start took ${((tStarted - tRestart) / 1000).toFixed(1)} s), identical block ${target}`,

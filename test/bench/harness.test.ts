@@ -7,7 +7,17 @@ import { balanceOfData, recipientTopic, tokenConstructorArgs, word } from '../..
 import { devAccounts, signLegacy } from '../../bench/lib/tx.ts';
 import { luaScript, parseWrkOutput } from '../../bench/lib/wrk.ts';
 import { isCompleteRun, parseArgs } from '../../bench/options.ts';
-import { aggregate, bestPeer, formatTable, median, ratio, rowsToJson, verdict, type Row, type Status } from '../../bench/report.ts';
+import {
+  aggregate,
+  bestPeer,
+  formatTable,
+  median,
+  ratio,
+  rowsToJson,
+  verdict,
+  type Row,
+  type Status,
+} from '../../bench/report.ts';
 import { roundRobin } from '../../bench/workloads/send.ts';
 import { outcomeToSample } from '../../bench/workloads/writes.ts';
 
@@ -34,13 +44,18 @@ describe('wrk output', () => {
     assert.equal(r.non2xx, 7);
   });
   it('treats missing error lines as zero and converts ms latency', () => {
-    const r = parseWrkOutput('    Latency     1.50ms  0.1ms 3ms 90%\n  10 requests in 1.00s, 1KB read\nRequests/sec:     10.00\n');
+    const r = parseWrkOutput(
+      '    Latency     1.50ms  0.1ms 3ms 90%\n  10 requests in 1.00s, 1KB read\nRequests/sec:     10.00\n',
+    );
     assert.equal(r.socketErrors, 0);
     assert.equal(r.non2xx, 0);
     assert.equal(r.latencyMeanMs, 1.5);
   });
   it('rejects output without a summary', () => {
-    assert.throws(() => parseWrkOutput('unable to connect to 127.0.0.1:1 Connection refused'), /unrecognised wrk output/);
+    assert.throws(
+      () => parseWrkOutput('unable to connect to 127.0.0.1:1 Connection refused'),
+      /unrecognised wrk output/,
+    );
   });
   it('embeds the body in a Lua long bracket and refuses one that would end it', () => {
     assert.match(luaScript('{"a":[1]}'), /wrk\.body = \[==\[\{"a":\[1\]\}\]==\]/);
@@ -63,14 +78,24 @@ describe('statistics and ratios', () => {
     assert.equal(ratio(10, 0, 'higher'), null);
   });
   it('keeps a failed run visible when folding runs', () => {
-    const ok = aggregate([{ value: 3, status: 'ok' }, { value: 1, status: 'ok' }, { value: 2, status: 'ok' }]);
+    const ok = aggregate([
+      { value: 3, status: 'ok' },
+      { value: 1, status: 'ok' },
+      { value: 2, status: 'ok' },
+    ]);
     assert.equal(ok.value, 2);
     assert.equal(ok.status, 'ok');
-    const bad = aggregate([{ value: 3, status: 'ok' }, { value: 1, status: 'stalled', note: '10/50 mined' }]);
+    const bad = aggregate([
+      { value: 3, status: 'ok' },
+      { value: 1, status: 'stalled', note: '10/50 mined' },
+    ]);
     assert.equal(bad.status, 'stalled');
     assert.equal(bad.note, 'stalled in 1/2 runs: 10/50 mined');
     assert.equal(aggregate([]).status, 'skipped');
-    const once = aggregate([{ value: 7, status: 'ok' }, { value: null, status: 'skipped', note: 'first run only' }]);
+    const once = aggregate([
+      { value: 7, status: 'ok' },
+      { value: null, status: 'skipped', note: 'first run only' },
+    ]);
     assert.equal(once.status, 'ok');
     assert.equal(once.value, 7);
     assert.equal(once.samples.length, 2);
@@ -79,7 +104,14 @@ describe('statistics and ratios', () => {
 });
 
 function row(partial: Partial<Row> & Pick<Row, 'figures'>): Row {
-  return { id: 'r', label: 'eth_blockNumber, 2 conn', unit: 'req/s', better: 'higher', target: { kind: 'vsBest', factor: 1.2 }, ...partial };
+  return {
+    id: 'r',
+    label: 'eth_blockNumber, 2 conn',
+    unit: 'req/s',
+    better: 'higher',
+    target: { kind: 'vsBest', factor: 1.2 },
+    ...partial,
+  };
 }
 const fig = (value: number | null, status: Status = 'ok', note?: string) => ({ value, status, note, samples: [] });
 
@@ -91,10 +123,20 @@ describe('targets', () => {
     assert.equal(verdict(row({ figures: { kestrel: fig(120), anvil: fig(100) } })), 'met');
   });
   it('uses the lowest peer for latencies and the absolute limit for max targets', () => {
-    const lat = row({ unit: 'ms', better: 'lower', target: { kind: 'vsBest', factor: 1 }, figures: { kestrel: fig(20), anvil: fig(29), hardhat: fig(15) } });
+    const lat = row({
+      unit: 'ms',
+      better: 'lower',
+      target: { kind: 'vsBest', factor: 1 },
+      figures: { kestrel: fig(20), anvil: fig(29), hardhat: fig(15) },
+    });
     assert.deepEqual(bestPeer(lat), { name: 'hardhat', value: 15 });
     assert.equal(verdict(lat), 'missed');
-    const startup = row({ unit: 'ms', better: 'lower', target: { kind: 'max', limit: 500 }, figures: { kestrel: fig(499), anvil: fig(30) } });
+    const startup = row({
+      unit: 'ms',
+      better: 'lower',
+      target: { kind: 'max', limit: 500 },
+      figures: { kestrel: fig(499), anvil: fig(30) },
+    });
     assert.equal(verdict(startup), 'met');
   });
   it('lets a peer still mining at the time bound be the best peer, but not Kestrel meet a target that way', () => {
@@ -112,15 +154,31 @@ describe('targets', () => {
 
 describe('table and JSON', () => {
   it('prints figures, ratios, best peer, target and notes as Markdown', () => {
-    const rows = [row({ figures: { kestrel: fig(12_000), anvil: fig(10_000), hardhat: fig(null, 'stalled', 'stalled in 1/1 run: 3/50 mined') } })];
+    const rows = [
+      row({
+        figures: {
+          kestrel: fig(12_000),
+          anvil: fig(10_000),
+          hardhat: fig(null, 'stalled', 'stalled in 1/1 run: 3/50 mined'),
+        },
+      }),
+    ];
     const t = formatTable(rows, ['kestrel', 'anvil', 'hardhat']);
     const lines = t.split('\n');
-    assert.equal(lines[0], '| workload | unit | kestrel | anvil | hardhat | K/anvil | K/hardhat | K/best | target | verdict |');
-    assert.equal(lines[2], '| eth_blockNumber, 2 conn | req/s | 12,000 | 10,000 | stalled | 1.20× | – | 1.20× (anvil) | ≥ 1.2× best peer | met |');
+    assert.equal(
+      lines[0],
+      '| workload | unit | kestrel | anvil | hardhat | K/anvil | K/hardhat | K/best | target | verdict |',
+    );
+    assert.equal(
+      lines[2],
+      '| eth_blockNumber, 2 conn | req/s | 12,000 | 10,000 | stalled | 1.20× | – | 1.20× (anvil) | ≥ 1.2× best peer | met |',
+    );
     assert.ok(t.includes('- eth_blockNumber, 2 conn — hardhat: stalled in 1/1 run: 3/50 mined'));
   });
   it('puts ratios, the best peer and the verdict in the JSON rows', () => {
-    const [j] = rowsToJson([row({ figures: { kestrel: fig(50), anvil: fig(100) } })], ['kestrel', 'anvil']) as Array<Record<string, any>>;
+    const [j] = rowsToJson([row({ figures: { kestrel: fig(50), anvil: fig(100) } })], ['kestrel', 'anvil']) as Array<
+      Record<string, any>
+    >;
     assert.deepEqual(j!.ratios, { anvil: 0.5 });
     assert.equal(j!.best.node, 'anvil');
     assert.equal(j!.target.verdict, 'missed');
@@ -158,7 +216,13 @@ describe('transactions and calldata', () => {
   it('signs EIP-155 legacy transactions that recover to the dev account', () => {
     const [a] = devAccounts(1);
     assert.equal(a!.address, '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266');
-    const tx = signLegacy(a!, 31337n, { nonce: 7, gas: 21_000n, to: '0x00000000000000000000000000000000be000001', value: 1n, data: '0x' });
+    const tx = signLegacy(a!, 31337n, {
+      nonce: 7,
+      gas: 21_000n,
+      to: '0x00000000000000000000000000000000be000001',
+      value: 1n,
+      data: '0x',
+    });
     const parsed = Transaction.from(tx.raw);
     assert.equal(parsed.from?.toLowerCase(), a!.address);
     assert.equal(parsed.chainId, 31337n);
@@ -178,7 +242,17 @@ describe('transactions and calldata', () => {
     assert.deepEqual(roundRobin([[1, 2, 3], [10], [20, 21]]), [1, 10, 20, 2, 21, 3]);
   });
   it('marks a write run with rejections or a stall instead of reporting a clean rate', () => {
-    const base = { total: 10, mined: 10, reverted: 0, rejected: 0, unanswered: 0, stalled: false, timedOut: false, seconds: 2, errors: [] };
+    const base = {
+      total: 10,
+      mined: 10,
+      reverted: 0,
+      rejected: 0,
+      unanswered: 0,
+      stalled: false,
+      timedOut: false,
+      seconds: 2,
+      errors: [],
+    };
     assert.deepEqual(outcomeToSample(base), { value: 5, status: 'ok' });
     const s = outcomeToSample({ ...base, mined: 4, rejected: 2, stalled: true, errors: ['Nonce too high'] });
     assert.equal(s.status, 'stalled');

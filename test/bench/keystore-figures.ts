@@ -23,7 +23,9 @@ const stats = (xs: number[]) => {
 
 async function privateCall(node: KestrelNode, method: string, params: unknown[]): Promise<any> {
   const token = readFileSync(join(node.home, 'config', 'auth.token'), 'utf8').trim();
-  const r = await post(node.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { headers: { authorization: `Bearer ${token}` } });
+  const r = await post(node.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), {
+    headers: { authorization: `Bearer ${token}` },
+  });
   const j = r.json as { result?: unknown; error?: unknown };
   if (j.error) throw new Error(`${method}: ${JSON.stringify(j.error)}`);
   return j.result;
@@ -34,11 +36,13 @@ async function pump(count: number, concurrency: number, make: (i: number) => Pro
   let next = 0;
   const failures = new Map<string, number>();
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      await make(next++).catch((e: Error) => failures.set(e.message, (failures.get(e.message) ?? 0) + 1));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        await make(next++).catch((e: Error) => failures.set(e.message, (failures.get(e.message) ?? 0) + 1));
+      }
+    }),
+  );
   const rate = count / ((performance.now() - t0) / 1000);
   for (const [m, n] of failures) console.log(`  ${n} failed: ${m}`);
   return rate;
@@ -75,26 +79,55 @@ async function sendFigures(): Promise<void> {
   try {
     const to = '0x000000000000000000000000000000000000dEaD';
     const one = DEV_ACCOUNTS[1]!.address;
-    const rate1 = await pump(TXS, CONCURRENCY, () => rpcResult(node.http, 'eth_sendTransaction', [{ from: one, to, value: '0x1', gas: '0x5208' }]));
-    console.log(`eth_sendTransaction, one unlocked account, ${TXS} txs, ${CONCURRENCY} in flight: ${rate1.toFixed(0)} req/s`);
+    const rate1 = await pump(TXS, CONCURRENCY, () =>
+      rpcResult(node.http, 'eth_sendTransaction', [{ from: one, to, value: '0x1', gas: '0x5208' }]),
+    );
+    console.log(
+      `eth_sendTransaction, one unlocked account, ${TXS} txs, ${CONCURRENCY} in flight: ${rate1.toFixed(0)} req/s`,
+    );
     const senders = DEV_ACCOUNTS.slice(2, 10).map((a) => a.address);
-    const rateN = await pump(TXS, CONCURRENCY, (i) => rpcResult(node.http, 'eth_sendTransaction', [{ from: senders[i % senders.length], to, value: '0x1', gas: '0x5208' }]));
-    console.log(`eth_sendTransaction, ${senders.length} unlocked accounts, ${TXS} txs, ${CONCURRENCY} in flight: ${rateN.toFixed(0)} req/s`);
-    const defaults = await pump(Math.min(TXS, 500), CONCURRENCY, () => rpcResult(node.http, 'eth_sendTransaction', [{ from: one, to, value: '0x1' }]));
-    console.log(`eth_sendTransaction with every default filled (gas, fees, nonce), one account: ${defaults.toFixed(0)} req/s`);
+    const rateN = await pump(TXS, CONCURRENCY, (i) =>
+      rpcResult(node.http, 'eth_sendTransaction', [
+        { from: senders[i % senders.length], to, value: '0x1', gas: '0x5208' },
+      ]),
+    );
+    console.log(
+      `eth_sendTransaction, ${senders.length} unlocked accounts, ${TXS} txs, ${CONCURRENCY} in flight: ${rateN.toFixed(0)} req/s`,
+    );
+    const defaults = await pump(Math.min(TXS, 500), CONCURRENCY, () =>
+      rpcResult(node.http, 'eth_sendTransaction', [{ from: one, to, value: '0x1' }]),
+    );
+    console.log(
+      `eth_sendTransaction with every default filled (gas, fees, nonce), one account: ${defaults.toFixed(0)} req/s`,
+    );
     // Baseline: the same transfers signed in this process and sent raw.
     const w = new Wallet(DEV_ACCOUNTS[0]!.privateKey);
     const nonce0 = Number(await rpcResult(node.http, 'eth_getTransactionCount', [w.address, 'pending']));
     const raws: string[] = [];
     for (let i = 0; i < TXS; i++) {
-      raws.push(await w.signTransaction({ to, value: 1n, gasLimit: 21000n, nonce: nonce0 + i, chainId: 9000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 0n, type: 2 }));
+      raws.push(
+        await w.signTransaction({
+          to,
+          value: 1n,
+          gasLimit: 21000n,
+          nonce: nonce0 + i,
+          chainId: 9000n,
+          maxFeePerGas: 10n ** 10n,
+          maxPriorityFeePerGas: 0n,
+          type: 2,
+        }),
+      );
     }
     const rawRate = await pump(TXS, CONCURRENCY, (i) => rpcResult(node.http, 'eth_sendRawTransaction', [raws[i]]));
     console.log(`eth_sendRawTransaction baseline (pre-signed), one account: ${rawRate.toFixed(0)} req/s`);
-    await waitFor('the pool to drain', async () => {
-      const s = await rpcResult(node.http, 'txpool_status').catch(() => ({ pending: '0x0' }));
-      return s.pending === '0x0' ? true : undefined;
-    }, 120_000);
+    await waitFor(
+      'the pool to drain',
+      async () => {
+        const s = await rpcResult(node.http, 'txpool_status').catch(() => ({ pending: '0x0' }));
+        return s.pending === '0x0' ? true : undefined;
+      },
+      120_000,
+    );
   } finally {
     await node.dispose();
   }
@@ -112,7 +145,9 @@ async function devStartFigures(): Promise<void> {
     t0 = performance.now();
     await installDevKeys(new KeyStore({ dir, scrypt: LIGHT_SCRYPT }), deriveAccounts(DEV_MNEMONIC, 10));
     const again = performance.now() - t0;
-    console.log(`--dev keys: derive 10 keys ${derive.toFixed(0)} ms (cold); first start writes 10 light files ${first.toFixed(0)} ms; later starts (derive + scan + hold) ${again.toFixed(0)} ms`);
+    console.log(
+      `--dev keys: derive 10 keys ${derive.toFixed(0)} ms (cold); first start writes 10 light files ${first.toFixed(0)} ms; later starts (derive + scan + hold) ${again.toFixed(0)} ms`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -24,7 +24,9 @@ import { emitManyData, emitterContract, pongData } from '../helpers/emitter.ts';
 const BLOCKS = Number(process.argv[2] ?? 100_000);
 const DENSE = 10_000; // the last DENSE blocks each carry 20 logs
 const GWEI = 1_000_000_000n;
-const PONG = hexToBytes('0x' + Buffer.from(emitterContract().iface.getEvent('Pong')!.topicHash.slice(2), 'hex').toString('hex'));
+const PONG = hexToBytes(
+  '0x' + Buffer.from(emitterContract().iface.getEvent('Pong')!.topicHash.slice(2), 'hex').toString('hex'),
+);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-logs-bench-'));
@@ -33,9 +35,25 @@ async function main(): Promise<void> {
   const kv = await KvStore.open(join(dir, 'db'));
   const chain = new ChainStore(kv, common);
   const state = new StateDb(kv, common);
-  const genesis = parseGenesis(makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date('2024-01-01T00:00:00Z') }), 'kestrel');
+  const genesis = parseGenesis(
+    makeGenesisDoc({
+      chainId: 'kestrel_9000-1',
+      evmDenom: 'akestrel',
+      prefix: 'kestrel',
+      dev: true,
+      now: new Date('2024-01-01T00:00:00Z'),
+    }),
+    'kestrel',
+  );
   const app = await KestrelApp.open({
-    kv, chain, state, common, vmCommon: () => createChainCommon(9000n, keccak), genesis, evmChainId: 9000n, minGasPrice: 0n,
+    kv,
+    chain,
+    state,
+    common,
+    vmCommon: () => createChainCommon(9000n, keccak),
+    genesis,
+    evmChainId: 9000n,
+    minGasPrice: 0n,
     etherbase: new Uint8Array(20).fill(0xee),
   });
   const index = new LogIndex(kv);
@@ -47,7 +65,10 @@ async function main(): Promise<void> {
     const k = Buffer.from(from!.address).toString('hex');
     const nonce = nonces.get(k) ?? 0n;
     nonces.set(k, nonce + 1n);
-    const t = createFeeMarket1559Tx({ nonce, to: o.to, data: o.data, gasLimit: o.gas, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 0n }, { common }).sign(from!.privateKey);
+    const t = createFeeMarket1559Tx(
+      { nonce, to: o.to, data: o.data, gasLimit: o.gas, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 0n },
+      { common },
+    ).sign(from!.privateKey);
     return { tx: t, sender: from!.address, hash: t.hash() };
   };
   let time = genesis.time;
@@ -88,17 +109,43 @@ async function main(): Promise<void> {
       count = out.length;
     }
     runs.sort((a, b) => a - b);
-    console.log(`${label}: ${count} logs, first ${runs[runs.length - 1]!.toFixed(1)} ms (cold), median ${runs[2]!.toFixed(1)} ms`);
+    console.log(
+      `${label}: ${count} logs, first ${runs[runs.length - 1]!.toFixed(1)} ms (cold), median ${runs[2]!.toFixed(1)} ms`,
+    );
   };
-  console.log(`chain: ${BLOCKS} blocks built in ${buildS.toFixed(0)} s; ${targets} target logs, last ${DENSE} blocks with 20 logs each`);
+  console.log(
+    `chain: ${BLOCKS} blocks built in ${buildS.toFixed(0)} s; ${targets} target logs, last ${DENSE} blocks with 20 logs each`,
+  );
   const q = (c: Parameters<LogQuery['getLogs']>[0]) => () => logs.getLogs(c).map(formatLogEntry);
-  time5(`selective (address) over 0..${BLOCKS}`, q({ addresses: [target], topics: [], fromBlock: { kind: 'number', number: 0n }, toBlock: { kind: 'tag', tag: 'latest' } }));
-  time5(`selective (topic0 Pong) over 0..${BLOCKS}`, q({ addresses: [], topics: [[PONG]], fromBlock: { kind: 'number', number: 0n }, toBlock: { kind: 'tag', tag: 'latest' } }));
+  time5(
+    `selective (address) over 0..${BLOCKS}`,
+    q({
+      addresses: [target],
+      topics: [],
+      fromBlock: { kind: 'number', number: 0n },
+      toBlock: { kind: 'tag', tag: 'latest' },
+    }),
+  );
+  time5(
+    `selective (topic0 Pong) over 0..${BLOCKS}`,
+    q({
+      addresses: [],
+      topics: [[PONG]],
+      fromBlock: { kind: 'number', number: 0n },
+      toBlock: { kind: 'tag', tag: 'latest' },
+    }),
+  );
   const from = { kind: 'number' as const, number: BigInt(BLOCKS - DENSE + 1) };
-  time5(`dense: all logs of the last ${DENSE} blocks`, q({ addresses: [], topics: [], fromBlock: from, toBlock: { kind: 'tag', tag: 'latest' } }));
+  time5(
+    `dense: all logs of the last ${DENSE} blocks`,
+    q({ addresses: [], topics: [], fromBlock: from, toBlock: { kind: 'tag', tag: 'latest' } }),
+  );
   const word = new Uint8Array(32);
   word[31] = 7;
-  time5(`dense: topic1 = 7 (1 in 20 logs) over the last ${DENSE} blocks`, q({ addresses: [], topics: [null, [word]], fromBlock: from, toBlock: { kind: 'tag', tag: 'latest' } }));
+  time5(
+    `dense: topic1 = 7 (1 in 20 logs) over the last ${DENSE} blocks`,
+    q({ addresses: [], topics: [null, [word]], fromBlock: from, toBlock: { kind: 'tag', tag: 'latest' } }),
+  );
   await kv.close();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -22,7 +22,11 @@ async function main(): Promise<void> {
     const r0 = rssKiB(pid);
     const ids = [];
     for (let i = 0; i < 200; i++) {
-      ids.push(await rpcResult(node.http, 'eth_newFilter', [{ address: DEV_ACCOUNTS[i % 10]!.address, topics: [null, '0x' + i.toString(16).padStart(64, '0')] }]));
+      ids.push(
+        await rpcResult(node.http, 'eth_newFilter', [
+          { address: DEV_ACCOUNTS[i % 10]!.address, topics: [null, '0x' + i.toString(16).padStart(64, '0')] },
+        ]),
+      );
     }
     await sleep(500);
     const r1 = rssKiB(pid);
@@ -31,7 +35,11 @@ async function main(): Promise<void> {
     for (let c = 0; c < 10; c++) conns.push(await WsRpc.connect(node.ws));
     await sleep(500);
     const r2 = rssKiB(pid);
-    const kinds: unknown[][] = [['newHeads'], ['logs', { address: DEV_ACCOUNTS[0]!.address }], ['newPendingTransactions']];
+    const kinds: unknown[][] = [
+      ['newHeads'],
+      ['logs', { address: DEV_ACCOUNTS[0]!.address }],
+      ['newPendingTransactions'],
+    ];
     for (let i = 0; i < 1000; i++) await conns[i % 10]!.result('eth_subscribe', kinds[i % 3]!);
     await sleep(500);
     const r3 = rssKiB(pid);

@@ -42,15 +42,32 @@ async function admission(): Promise<void> {
       const w = new Wallet(a.privateKey);
       const list: string[] = [];
       for (let n = 0; n < PER_SENDER; n++) {
-        list.push(await w.signTransaction({ type: 2, chainId: CHAIN_ID, nonce: n, to: '0x' + '42'.repeat(20), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI }));
+        list.push(
+          await w.signTransaction({
+            type: 2,
+            chainId: CHAIN_ID,
+            nonce: n,
+            to: '0x' + '42'.repeat(20),
+            value: 1n,
+            gasLimit: 21_000n,
+            maxFeePerGas: 10n * GWEI,
+            maxPriorityFeePerGas: GWEI,
+          }),
+        );
       }
       signed.push(list);
     }
     const t0 = performance.now();
-    await Promise.all(signed.map(async (list) => { for (const raw of list) await rpcResult(node.http, 'eth_sendRawTransaction', [raw]); }));
+    await Promise.all(
+      signed.map(async (list) => {
+        for (const raw of list) await rpcResult(node.http, 'eth_sendRawTransaction', [raw]);
+      }),
+    );
     const ms = performance.now() - t0;
     const st = await rpcResult(node.http, 'txpool_status');
-    console.log(`admission (journal ${fsyncArg === 'off' ? 'off' : `on, fsync ${fsyncArg}`}): ${10 * PER_SENDER} txs from 10 senders (each sequential, 10 in parallel) in ${ms.toFixed(0)} ms = ${((10 * PER_SENDER) / (ms / 1000)).toFixed(0)} tx/s; status ${JSON.stringify(st)}`);
+    console.log(
+      `admission (journal ${fsyncArg === 'off' ? 'off' : `on, fsync ${fsyncArg}`}): ${10 * PER_SENDER} txs from 10 senders (each sequential, 10 in parallel) in ${ms.toFixed(0)} ms = ${((10 * PER_SENDER) / (ms / 1000)).toFixed(0)} tx/s; status ${JSON.stringify(st)}`,
+    );
   } finally {
     await node.dispose();
     rmSync(base, { recursive: true, force: true });
@@ -59,8 +76,21 @@ async function admission(): Promise<void> {
 
 async function openApp(dir: string) {
   const kv = await KvStore.open(join(dir, 'db'));
-  const genesis = parseGenesis(makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date() }), 'kestrel');
-  const deps = { kv, chain: new ChainStore(kv, common), state: new StateDb(kv, common), common, vmCommon: () => createChainCommon(9000n), genesis, evmChainId: 9000n, minGasPrice: 0n, etherbase: new Uint8Array(20).fill(0xee) };
+  const genesis = parseGenesis(
+    makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date() }),
+    'kestrel',
+  );
+  const deps = {
+    kv,
+    chain: new ChainStore(kv, common),
+    state: new StateDb(kv, common),
+    common,
+    vmCommon: () => createChainCommon(9000n),
+    genesis,
+    evmChainId: 9000n,
+    minGasPrice: 0n,
+    etherbase: new Uint8Array(20).fill(0xee),
+  };
   return { kv, app: await KestrelApp.open(deps as any) };
 }
 
@@ -71,7 +101,19 @@ function fullPoolRaw(): Uint8Array[] {
   for (const k of keys) {
     for (let n = 0n; n < 512n + 103n; n++) {
       const nonce = n < 512n ? n : n + 10n; // the last ones sit behind a gap: queued
-      const raw = createFeeMarket1559Tx({ nonce, to: sink, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI + (n % 7n) }, { common }).sign(k.privateKey).serialize();
+      const raw = createFeeMarket1559Tx(
+        {
+          nonce,
+          to: sink,
+          value: 1n,
+          gasLimit: 21_000n,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: GWEI + (n % 7n),
+        },
+        { common },
+      )
+        .sign(k.privateKey)
+        .serialize();
       out.push(raw);
     }
   }
@@ -83,14 +125,18 @@ const rules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: GWEI, mi
 async function memory(): Promise<void> {
   const raws = fullPoolRaw();
   const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.(); gc?.();
+  gc?.();
+  gc?.();
   const before = process.memoryUsage().heapUsed;
   const pool = new TxPool({ globalQueue: 1030, accountQueue: 128 });
   for (const raw of raws) pool.add(decodeTx(raw, common, rules), 0n);
-  gc?.(); gc?.();
+  gc?.();
+  gc?.();
   const after = process.memoryUsage().heapUsed;
   const c = pool.counts();
-  console.log(`memory: pool of ${c.pending} pending + ${c.queued} queued transfers: heap +${((after - before) / 2 ** 20).toFixed(1)} MiB (${((after - before) / (c.pending + c.queued)).toFixed(0)} B/tx, decoded @ethereumjs/tx objects incl.)${gc ? '' : ' (run with --expose-gc for a stable figure)'}`);
+  console.log(
+    `memory: pool of ${c.pending} pending + ${c.queued} queued transfers: heap +${((after - before) / 2 ** 20).toFixed(1)} MiB (${((after - before) / (c.pending + c.queued)).toFixed(0)} B/tx, decoded @ethereumjs/tx objects incl.)${gc ? '' : ' (run with --expose-gc for a stable figure)'}`,
+  );
 }
 
 async function build(): Promise<void> {
@@ -108,7 +154,9 @@ async function build(): Promise<void> {
     const committed = await app.commit();
     pool.onCommitted(committed, res.rejected);
     const t3 = performance.now();
-    console.log(`build: pool ${c0.pending} pending + ${c0.queued} queued → block of ${committed.block.txs.length} txs (gas limit ${app.head.header.gasLimit}): select ${(t1 - t0).toFixed(1)} ms, execute+seal ${(t2 - t1).toFixed(0)} ms, commit+prune ${(t3 - t2).toFixed(0)} ms, total ${(t3 - t0).toFixed(0)} ms; pool after ${JSON.stringify(pool.counts())}`);
+    console.log(
+      `build: pool ${c0.pending} pending + ${c0.queued} queued → block of ${committed.block.txs.length} txs (gas limit ${app.head.header.gasLimit}): select ${(t1 - t0).toFixed(1)} ms, execute+seal ${(t2 - t1).toFixed(0)} ms, commit+prune ${(t3 - t2).toFixed(0)} ms, total ${(t3 - t0).toFixed(0)} ms; pool after ${JSON.stringify(pool.counts())}`,
+    );
   } finally {
     await kv.close();
     rmSync(dir, { recursive: true, force: true });
@@ -121,13 +169,23 @@ async function journal(): Promise<void> {
   try {
     for (const fsync of [true, false]) {
       for (const writers of [10, 1]) {
-        const j = await TxJournal.create(join(dir, `j-${fsync}-${writers}`), [], { fsync, snapshot: () => [], liveCount: () => 1_000_000 });
+        const j = await TxJournal.create(join(dir, `j-${fsync}-${writers}`), [], {
+          fsync,
+          snapshot: () => [],
+          liveCount: () => 1_000_000,
+        });
         const per = 4000 / writers;
         const t0 = performance.now();
-        await Promise.all(Array.from({ length: writers }, async () => { for (let i = 0; i < per; i++) await j.append({ raw: new Uint8Array(115).fill(i), addedAt: Date.now() }); }));
+        await Promise.all(
+          Array.from({ length: writers }, async () => {
+            for (let i = 0; i < per; i++) await j.append({ raw: new Uint8Array(115).fill(i), addedAt: Date.now() });
+          }),
+        );
         const ms = performance.now() - t0;
         await j.close();
-        console.log(`journal: fsync ${fsync}, ${writers} writer(s): 4000 appends in ${ms.toFixed(0)} ms = ${(4000 / (ms / 1000)).toFixed(0)}/s (${((ms * 1000) / 4000).toFixed(0)} µs each)`);
+        console.log(
+          `journal: fsync ${fsync}, ${writers} writer(s): 4000 appends in ${ms.toFixed(0)} ms = ${(4000 / (ms / 1000)).toFixed(0)}/s (${((ms * 1000) / 4000).toFixed(0)} µs each)`,
+        );
       }
     }
   } finally {

@@ -25,16 +25,26 @@ describe('chain commitment helpers', () => {
     const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague });
     const h = createBlockHeader(
       {
-        number: 5n, gasLimit: 30_000_000n, gasUsed: 21_000n, timestamp: 1_700_000_000n, baseFeePerGas: 7n,
-        coinbase: '0x00000000000000000000000000000000000000aa', extraData: '0x6b657374',
-        parentHash: keccak256('0x01') as `0x${string}`, stateRoot: keccak256('0x02') as `0x${string}`,
+        number: 5n,
+        gasLimit: 30_000_000n,
+        gasUsed: 21_000n,
+        timestamp: 1_700_000_000n,
+        baseFeePerGas: 7n,
+        coinbase: '0x00000000000000000000000000000000000000aa',
+        extraData: '0x6b657374',
+        parentHash: keccak256('0x01') as `0x${string}`,
+        stateRoot: keccak256('0x02') as `0x${string}`,
       },
       { common },
     );
     const json = h.toJSON() as Record<string, string>;
     const rpcLike = {
-      ...json, miner: json.coinbase, sha3Uncles: json.uncleHash, transactionsRoot: json.transactionsTrie,
-      receiptsRoot: json.receiptTrie, logsBloom: json.logsBloom,
+      ...json,
+      miner: json.coinbase,
+      sha3Uncles: json.uncleHash,
+      transactionsRoot: json.transactionsTrie,
+      receiptsRoot: json.receiptTrie,
+      logsBloom: json.logsBloom,
     };
     assert.equal(computeBlockHash(rpcLike), bytesToHex(h.hash()));
     // A changed field must change the hash.
@@ -44,15 +54,34 @@ describe('chain commitment helpers', () => {
   it('rawTransaction re-encodes an EIP-1559 tx to its hash', async () => {
     const w = Wallet.createRandom();
     const raw = await w.signTransaction({
-      type: 2, chainId: 9000n, nonce: 3, to: '0x00000000000000000000000000000000000000bb', value: 5n,
-      gasLimit: 21000n, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n, data: '0x',
+      type: 2,
+      chainId: 9000n,
+      nonce: 3,
+      to: '0x00000000000000000000000000000000000000bb',
+      value: 5n,
+      gasLimit: 21000n,
+      maxFeePerGas: 10n,
+      maxPriorityFeePerGas: 1n,
+      data: '0x',
     });
     const { Transaction } = await import('ethers');
     const t = Transaction.from(raw);
     const rpcTx = {
-      type: '0x2', chainId: '0x2328', nonce: '0x3', to: t.to, value: '0x5', gas: '0x5208', maxFeePerGas: '0xa',
-      maxPriorityFeePerGas: '0x1', input: '0x', accessList: [], r: t.signature!.r, s: t.signature!.s,
-      yParity: `0x${t.signature!.yParity}`, v: `0x${t.signature!.yParity}`, hash: t.hash,
+      type: '0x2',
+      chainId: '0x2328',
+      nonce: '0x3',
+      to: t.to,
+      value: '0x5',
+      gas: '0x5208',
+      maxFeePerGas: '0xa',
+      maxPriorityFeePerGas: '0x1',
+      input: '0x',
+      accessList: [],
+      r: t.signature!.r,
+      s: t.signature!.s,
+      yParity: `0x${t.signature!.yParity}`,
+      v: `0x${t.signature!.yParity}`,
+      hash: t.hash,
     };
     assert.equal(rawTransaction(rpcTx), raw);
     assert.throws(() => rawTransaction({ ...rpcTx, value: '0x6' }), /hashes to/);

@@ -1,6 +1,15 @@
 // Independent recomputation of Ethereum block commitments from JSON-RPC objects, with ethers' RLP and keccak
 // (not the node's libraries): header hash, transactionsRoot and receiptsRoot (a small Merkle-Patricia trie).
-import { Signature, Transaction, encodeRlp, getBytes, hexlify, keccak256, toBeArray, type RlpStructuredData } from 'ethers';
+import {
+  Signature,
+  Transaction,
+  encodeRlp,
+  getBytes,
+  hexlify,
+  keccak256,
+  toBeArray,
+  type RlpStructuredData,
+} from 'ethers';
 
 export const EMPTY_TRIE_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 export const EMPTY_UNCLES_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
@@ -120,7 +129,10 @@ function build(items: Array<[number[], string]>, depth: number): RlpStructuredDa
 /** Root of the trie mapping rlp(i) → values[i]. */
 export function orderedTrieRoot(values: Uint8Array[]): string {
   if (values.length === 0) return EMPTY_TRIE_ROOT;
-  const items: Array<[number[], string]> = values.map((v, i) => [toNibbles(getBytes(encodeRlp(hexlify(toBeArray(i))))), hexlify(v)]);
+  const items: Array<[number[], string]> = values.map((v, i) => [
+    toNibbles(getBytes(encodeRlp(hexlify(toBeArray(i))))),
+    hexlify(v),
+  ]);
   return keccak256(encodeRlp(build(items, 0)));
 }
 

@@ -112,8 +112,10 @@ export class CometNode {
     this.app = app;
     const deadline = Date.now() + APP_START_MS;
     while (!(await portAccepts(this.spec.ports.abci))) {
-      if (app.exitCode !== null || app.signalCode !== null) throw new Error(`${this.name}: app exited during startup\n${this.logs()}`);
-      if (Date.now() > deadline) throw new Error(`${this.name}: app did not open its ABCI port within ${APP_START_MS} ms\n${this.logs()}`);
+      if (app.exitCode !== null || app.signalCode !== null)
+        throw new Error(`${this.name}: app exited during startup\n${this.logs()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name}: app did not open its ABCI port within ${APP_START_MS} ms\n${this.logs()}`);
       await sleep(100);
     }
     this.comet = this.spawnLogged(cmd.comet, f.cometLog);
@@ -161,10 +163,14 @@ export class CometNode {
 
   /** Waits until this node's CometBFT reports at least `h`. */
   async waitHeight(h: number, timeoutMs: number): Promise<number> {
-    return waitFor(`${this.name} at height ${h}`, async () => {
-      const got = await this.height();
-      return got !== undefined && got >= h ? got : undefined;
-    }, timeoutMs);
+    return waitFor(
+      `${this.name} at height ${h}`,
+      async () => {
+        const got = await this.height();
+        return got !== undefined && got >= h ? got : undefined;
+      },
+      timeoutMs,
+    );
   }
 
   /** The tails of this node's app and CometBFT logs. */
@@ -199,7 +205,18 @@ export class CometNet {
     installExitHook();
     const base = mkdtempSync(join(tmpdir(), 'kestrel-cometnet-'));
     const dir = join(base, 'net');
-    const args = ['bin/kestreld.js', 'testnet', '--validators', String(opts.validators), '--output', dir, '--base-port', String(opts.basePort), '--dev', ...(opts.args ?? [])];
+    const args = [
+      'bin/kestreld.js',
+      'testnet',
+      '--validators',
+      String(opts.validators),
+      '--output',
+      dir,
+      '--base-port',
+      String(opts.basePort),
+      '--dev',
+      ...(opts.args ?? []),
+    ];
     const r = spawnSync(process.execPath, args, { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
     if (r.status !== 0) {
       rmSync(base, { recursive: true, force: true });

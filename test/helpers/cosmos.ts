@@ -16,7 +16,10 @@ export interface BankClient {
 /** Connects a bank Query client to host:port. */
 export function bankClient(address: string): BankClient {
   const pkg = protoLoader.loadSync('cosmos/bank/v1beta1/query.proto', {
-    keepCase: true, longs: String, defaults: true, includeDirs: [join(REPO_ROOT, 'proto')],
+    keepCase: true,
+    longs: String,
+    defaults: true,
+    includeDirs: [join(REPO_ROOT, 'proto')],
   });
   const Query = (grpc.loadPackageDefinition(pkg) as any).cosmos.bank.v1beta1.Query;
   const client = new Query(address, grpc.credentials.createInsecure());
@@ -26,10 +29,15 @@ export function bankClient(address: string): BankClient {
       if (height !== undefined) md.set('x-cosmos-block-height', String(height));
       return new Promise((res, rej) => {
         let echoed: string | undefined;
-        const c = client[method](req, md, { deadline: Date.now() + 15_000 }, (err: grpc.ServiceError | null, out: any) => {
-          if (err) rej(err);
-          else res({ res: out, height: echoed });
-        });
+        const c = client[method](
+          req,
+          md,
+          { deadline: Date.now() + 15_000 },
+          (err: grpc.ServiceError | null, out: any) => {
+            if (err) rej(err);
+            else res({ res: out, height: echoed });
+          },
+        );
         c.on('metadata', (m: grpc.Metadata) => {
           const v = m.get('x-cosmos-block-height');
           if (v.length) echoed = String(v[0]);
@@ -41,10 +49,16 @@ export function bankClient(address: string): BankClient {
 }
 
 /** Runs `kestreld <args>`; resolves with the exit code and output (never rejects on a non-zero exit). */
-export function cli(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+export function cli(
+  args: string[],
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const t0 = Date.now();
   return new Promise((res, rej) => {
-    const p = spawn(process.execPath, ['bin/kestreld.js', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['bin/kestreld.js', ...args], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -59,7 +73,11 @@ export function cli(args: string[], timeoutMs = 30_000): Promise<{ code: number 
 }
 
 /** `kestreld init --dev` into `home`, then gives genesis account `index` extra denoms. */
-export async function initHomeWithDenoms(home: string, index: number, coins: Array<{ denom: string; amount: string }>): Promise<void> {
+export async function initHomeWithDenoms(
+  home: string,
+  index: number,
+  coins: Array<{ denom: string; amount: string }>,
+): Promise<void> {
   const r = await cli(['init', '--home', home, '--dev']);
   if (r.code !== 0) throw new Error(`kestreld init failed: ${r.stderr}`);
   const path = join(home, 'config', 'genesis.json');

@@ -121,7 +121,13 @@ export async function startNode(opts: StartOptions = {}): Promise<KestrelNode> {
 class PortTakenError extends Error {}
 
 const PORT_ATTEMPTS = 3;
-const ADDRESS_FLAGS = new Set(['--json-rpc.address', '--json-rpc.ws-address', '--grpc.address', '--rpc.laddr', '--abci.laddr']);
+const ADDRESS_FLAGS = new Set([
+  '--json-rpc.address',
+  '--json-rpc.ws-address',
+  '--grpc.address',
+  '--rpc.laddr',
+  '--abci.laddr',
+]);
 
 /**
  * Launches on fresh free ports, again on new ones if a port was taken between the probe and the node's bind: on a
@@ -142,11 +148,19 @@ async function launchOnFreePorts(home: string, opts: StartOptions, tmpBase: stri
 async function launch(home: string, opts: StartOptions, tmpBase: string | undefined): Promise<KestrelNode> {
   const [httpPort, wsPort, grpcPort, cometPort] = (await distinctFreePorts(4)) as [number, number, number, number];
   const args = [
-    'bin/kestreld.js', 'start', '--dev', '--home', home,
-    '--json-rpc.address', `127.0.0.1:${httpPort}`,
-    '--json-rpc.ws-address', `127.0.0.1:${wsPort}`,
-    '--grpc.address', `127.0.0.1:${grpcPort}`,
-    '--rpc.laddr', `tcp://127.0.0.1:${cometPort}`,
+    'bin/kestreld.js',
+    'start',
+    '--dev',
+    '--home',
+    home,
+    '--json-rpc.address',
+    `127.0.0.1:${httpPort}`,
+    '--json-rpc.ws-address',
+    `127.0.0.1:${wsPort}`,
+    '--grpc.address',
+    `127.0.0.1:${grpcPort}`,
+    '--rpc.laddr',
+    `tcp://127.0.0.1:${cometPort}`,
     ...(opts.args ?? []),
   ];
   const proc = spawn(process.execPath, args, {
@@ -158,7 +172,10 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
   let log = '';
   const append = (prefix: string) => (chunk: Buffer) => {
     const text = chunk.toString('utf8');
-    log += text.split('\n').map((l, i, arr) => (i === arr.length - 1 && l === '' ? '' : `${prefix}${l}`)).join('\n');
+    log += text
+      .split('\n')
+      .map((l, i, arr) => (i === arr.length - 1 && l === '' ? '' : `${prefix}${l}`))
+      .join('\n');
     if (log.length > LOG_CAP_CHARS) log = log.slice(log.length - LOG_CAP_CHARS);
   };
   proc.stdout!.on('data', append('[out] '));
@@ -240,7 +257,9 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
         throw new PortTakenError(`kestreld exited at startup: a port was taken between the probe and its bind`);
       }
       printLogs('exited during startup');
-      throw new Error(`kestreld exited during startup (code ${exitCode}, signal ${exitSignal}); args: ${args.join(' ')}`);
+      throw new Error(
+        `kestreld exited during startup (code ${exitCode}, signal ${exitSignal}); args: ${args.join(' ')}`,
+      );
     }
     try {
       const r = await rpc(http, 'eth_blockNumber', [], { timeoutMs: 2000 });
@@ -350,7 +369,10 @@ export function postRaw(
   return new Promise((res, rej) => {
     const sock = connect(Number(u.port), u.hostname);
     const chunks: Buffer[] = [];
-    const timer = setTimeout(() => sock.destroy(new Error(`no complete response within ${opts.timeoutMs ?? 15_000} ms`)), opts.timeoutMs ?? 15_000);
+    const timer = setTimeout(
+      () => sock.destroy(new Error(`no complete response within ${opts.timeoutMs ?? 15_000} ms`)),
+      opts.timeoutMs ?? 15_000,
+    );
     const finish = (err?: Error) => {
       clearTimeout(timer);
       const raw = Buffer.concat(chunks).toString('utf8');
@@ -383,20 +405,31 @@ export function postRaw(
         const step = 256 * 1024;
         for (let i = 0; i < buf.length && !sock.destroyed; i += step) {
           const part = buf.subarray(i, i + step);
-          sock.write(opts.chunked ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]) : part);
+          sock.write(
+            opts.chunked
+              ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')])
+              : part,
+          );
         }
         if (opts.chunked && !sock.destroyed) sock.write('0\r\n\r\n');
       };
       // With a Content-Length the server may answer from the headers alone; give it a moment first so our
       // upload cannot race its answer (a reset with unread upload data can make the kernel drop the answer).
       if (opts.chunked) writeBody();
-      else setTimeout(() => { if (chunks.length === 0 && !sock.destroyed) writeBody(); }, 300);
+      else
+        setTimeout(() => {
+          if (chunks.length === 0 && !sock.destroyed) writeBody();
+        }, 300);
     });
   });
 }
 
 /** Polls `fn` until it returns a value other than undefined/null, or throws after `timeoutMs`. */
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (true) {
     const v = await fn();

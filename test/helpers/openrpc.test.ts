@@ -6,7 +6,15 @@ import { assertConforms, compileWithComponents, conforms, methodsWithSchema } fr
 describe('openrpc validator', () => {
   it('knows the eth_ methods the node serves', () => {
     const names = new Set(methodsWithSchema());
-    for (const m of ['eth_chainId', 'eth_getBlockByNumber', 'eth_getTransactionReceipt', 'eth_feeHistory', 'eth_getBlockReceipts', 'eth_protocolVersion', 'net_version']) {
+    for (const m of [
+      'eth_chainId',
+      'eth_getBlockByNumber',
+      'eth_getTransactionReceipt',
+      'eth_feeHistory',
+      'eth_getBlockReceipts',
+      'eth_protocolVersion',
+      'net_version',
+    ]) {
       assert.ok(names.has(m), m);
     }
   });

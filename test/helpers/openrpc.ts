@@ -68,7 +68,10 @@ function validatorFor(method: string): ValidateFunction {
  * document's components in the compiled root, so the JSON pointers resolve. (The dereferenced upstream
  * build has no `$ref`s today; this keeps working if a future copy does.)
  */
-export function compileWithComponents(schema: Record<string, unknown>, components?: OpenRpcDoc['components']): ValidateFunction {
+export function compileWithComponents(
+  schema: Record<string, unknown>,
+  components?: OpenRpcDoc['components'],
+): ValidateFunction {
   const { ajv } = load();
   return ajv.compile({ ...schema, components: components ?? { schemas: {} } });
 }
@@ -93,9 +96,14 @@ function short(v: unknown, max = 200): string {
 function describeErrors(result: unknown, errors: ErrorObject[]): string {
   // oneOf failures list every branch; put the most specific (deepest) complaints first.
   const relevant = errors.filter(
-    (e) => !(e.keyword === 'type' && (e.params as { type?: unknown }).type === 'null') && e.keyword !== 'oneOf' && e.keyword !== 'anyOf',
+    (e) =>
+      !(e.keyword === 'type' && (e.params as { type?: unknown }).type === 'null') &&
+      e.keyword !== 'oneOf' &&
+      e.keyword !== 'anyOf',
   );
-  const sorted = [...(relevant.length > 0 ? relevant : errors)].sort((a, b) => b.instancePath.length - a.instancePath.length);
+  const sorted = [...(relevant.length > 0 ? relevant : errors)].sort(
+    (a, b) => b.instancePath.length - a.instancePath.length,
+  );
   const seen = new Set<string>();
   const lines: string[] = [];
   for (const e of sorted) {

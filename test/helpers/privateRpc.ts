@@ -10,7 +10,11 @@ export function authToken(node: KestrelNode): string {
 }
 
 /** Posts one request with `Authorization: Bearer <token>` and returns the whole response object. */
-export async function privateRpc<T = any>(node: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<T>> {
+export async function privateRpc<T = any>(
+  node: KestrelNode,
+  method: string,
+  params: unknown[] = [],
+): Promise<RpcResponse<T>> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
   const res = await post(node.http, body, { headers: { authorization: `Bearer ${authToken(node)}` } });
   if (res.json === undefined) throw new Error(`${method}: HTTP ${res.status}: ${res.text.slice(0, 300)}`);

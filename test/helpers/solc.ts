@@ -35,7 +35,10 @@ export function compileSource(source: string, fileName = 'Source.sol'): Record<s
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
     errors?: Array<{ severity: string; formattedMessage: string }>;
-    contracts?: Record<string, Record<string, { abi: any[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
+    contracts?: Record<
+      string,
+      Record<string, { abi: any[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+    >;
   };
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
   if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);

@@ -17,9 +17,14 @@ export interface TxOptions {
 }
 
 /** Signs a transaction for `url`'s chain; unspecified fields are filled from the node. */
-export async function signTx(url: string, privateKey: string, o: TxOptions = {}): Promise<{ raw: string; hash: string; nonce: number }> {
+export async function signTx(
+  url: string,
+  privateKey: string,
+  o: TxOptions = {},
+): Promise<{ raw: string; hash: string; nonce: number }> {
   const w = new Wallet(privateKey);
-  const nonce = o.nonce ?? Number(BigInt(await rpcResult<string>(url, 'eth_getTransactionCount', [w.address, 'pending'])));
+  const nonce =
+    o.nonce ?? Number(BigInt(await rpcResult<string>(url, 'eth_getTransactionCount', [w.address, 'pending'])));
   const type = o.type ?? 2;
   const req: TransactionRequest = {
     type,
@@ -45,7 +50,11 @@ export async function signTx(url: string, privateKey: string, o: TxOptions = {})
 }
 
 /** Signs, submits and waits for the receipt. Throws if submission fails. */
-export async function sendTx(url: string, privateKey: string, o: TxOptions = {}): Promise<{ hash: string; raw: string; receipt: any }> {
+export async function sendTx(
+  url: string,
+  privateKey: string,
+  o: TxOptions = {},
+): Promise<{ hash: string; raw: string; receipt: any }> {
   const { raw, hash } = await signTx(url, privateKey, o);
   const got = await rpcResult<string>(url, 'eth_sendRawTransaction', [raw]);
   if (got !== hash) throw new Error(`eth_sendRawTransaction returned ${got}, expected ${hash}`);

@@ -18,7 +18,8 @@ export class WsRpc {
       } catch {
         msg = { unparsable: data.toString() };
       }
-      const id = msg !== null && typeof msg === 'object' && !Array.isArray(msg) ? (msg as { id?: unknown }).id : undefined;
+      const id =
+        msg !== null && typeof msg === 'object' && !Array.isArray(msg) ? (msg as { id?: unknown }).id : undefined;
       const key = id === undefined ? undefined : JSON.stringify(id);
       if (key !== undefined && this.pending.has(key)) {
         const cb = this.pending.get(key)!;

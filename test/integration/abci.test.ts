@@ -23,17 +23,31 @@ class Comet {
   private exited?: Promise<number | null>;
   log = '';
 
-  constructor(readonly home: string, readonly ports: { rpc: number; p2p: number; abci: number }) {}
+  constructor(
+    readonly home: string,
+    readonly ports: { rpc: number; p2p: number; abci: number },
+  ) {}
 
   get rpcUrl(): string {
     return `http://127.0.0.1:${this.ports.rpc}`;
   }
 
   start(): void {
-    const p = spawn(COMETBFT, [
-      'start', '--home', this.home, '--proxy_app', `tcp://127.0.0.1:${this.ports.abci}`,
-      '--rpc.laddr', `tcp://127.0.0.1:${this.ports.rpc}`, '--p2p.laddr', `tcp://127.0.0.1:${this.ports.p2p}`,
-    ], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(
+      COMETBFT,
+      [
+        'start',
+        '--home',
+        this.home,
+        '--proxy_app',
+        `tcp://127.0.0.1:${this.ports.abci}`,
+        '--rpc.laddr',
+        `tcp://127.0.0.1:${this.ports.rpc}`,
+        '--p2p.laddr',
+        `tcp://127.0.0.1:${this.ports.p2p}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     const keep = (d: Buffer) => {
       this.log += d.toString();
       if (this.log.length > 400_000) this.log = this.log.slice(-200_000);
@@ -61,8 +75,10 @@ class Comet {
 
   async call<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const res = await fetch(this.rpcUrl, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(10_000),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
     });
     const body = (await res.json()) as { result?: T; error?: unknown };
     if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
@@ -82,7 +98,10 @@ class Comet {
     for (;;) {
       const got = await this.height();
       if (got >= h) return got;
-      if (Date.now() > end) throw new Error(`CometBFT did not reach height ${h} in ${ms} ms (at ${got}); log tail:\n${this.log.slice(-4000)}`);
+      if (Date.now() > end)
+        throw new Error(
+          `CometBFT did not reach height ${h} in ${ms} ms (at ${got}); log tail:\n${this.log.slice(-4000)}`,
+        );
       await sleep(200);
     }
   }
@@ -108,7 +127,14 @@ describe('Kestrel behind a real CometBFT (single validator)', { timeout: 600_000
   let comet: Comet;
   let home: string;
   let abciPort: number;
-  const extraArgs = () => ['--consensus', 'cometbft', '--abci.laddr', `tcp://127.0.0.1:${abciPort}`, '--comet.rpc', `tcp://127.0.0.1:${comet.ports.rpc}`];
+  const extraArgs = () => [
+    '--consensus',
+    'cometbft',
+    '--abci.laddr',
+    `tcp://127.0.0.1:${abciPort}`,
+    '--comet.rpc',
+    `tcp://127.0.0.1:${comet.ports.rpc}`,
+  ];
   const ethHashes = new Map<number, string>();
 
   before(async () => {
@@ -119,7 +145,16 @@ describe('Kestrel behind a real CometBFT (single validator)', { timeout: 600_000
     abciPort = await freePort();
     comet = new Comet('', { rpc: await freePort(), p2p: await freePort(), abci: abciPort });
     // The app first (it creates its --dev home and genesis), then CometBFT with a genesis for the same chain.
-    app = await startNode({ args: ['--consensus', 'cometbft', '--abci.laddr', `tcp://127.0.0.1:${abciPort}`, '--comet.rpc', `tcp://127.0.0.1:${comet.ports.rpc}`] });
+    app = await startNode({
+      args: [
+        '--consensus',
+        'cometbft',
+        '--abci.laddr',
+        `tcp://127.0.0.1:${abciPort}`,
+        '--comet.rpc',
+        `tcp://127.0.0.1:${comet.ports.rpc}`,
+      ],
+    });
     home = app.home;
     const cometHome = join(home, '..', 'cometbft');
     comet = new Comet(cometHome, comet.ports);
@@ -128,7 +163,19 @@ describe('Kestrel behind a real CometBFT (single validator)', { timeout: 600_000
     const kestrelGenesis = JSON.parse(readFileSync(join(home, 'config', 'genesis.json'), 'utf8'));
     const gPath = join(cometHome, 'config', 'genesis.json');
     const g = JSON.parse(readFileSync(gPath, 'utf8'));
-    writeFileSync(gPath, JSON.stringify({ ...g, chain_id: kestrelGenesis.chain_id, genesis_time: kestrelGenesis.genesis_time, app_state: kestrelGenesis.app_state }, null, 2));
+    writeFileSync(
+      gPath,
+      JSON.stringify(
+        {
+          ...g,
+          chain_id: kestrelGenesis.chain_id,
+          genesis_time: kestrelGenesis.genesis_time,
+          app_state: kestrelGenesis.app_state,
+        },
+        null,
+        2,
+      ),
+    );
     const cPath = join(cometHome, 'config', 'config.toml');
     let cfg = readFileSync(cPath, 'utf8');
     cfg = setToml(cfg, 'consensus', 'timeout_commit', '"200ms"');
@@ -152,7 +199,8 @@ describe('Kestrel behind a real CometBFT (single validator)', { timeout: 600_000
     assert.match(comet.log, /connection terminated\. Did the application crash\?/);
   };
 
-  const provider = () => new JsonRpcProvider(app.http, undefined, { staticNetwork: true, pollingInterval: 100, cacheTimeout: -1 });
+  const provider = () =>
+    new JsonRpcProvider(app.http, undefined, { staticNetwork: true, pollingInterval: 100, cacheTimeout: -1 });
   afterEach((t) => {
     if ((t as { passed?: boolean }).passed !== false) return;
     app?.printLogs(`failed: ${(t as { name?: string }).name ?? '?'}`);
@@ -177,18 +225,31 @@ describe('Kestrel behind a real CometBFT (single validator)', { timeout: 600_000
     assert.equal('0x' + Buffer.from(found.txs[0].tx, 'base64').toString('hex'), Transaction.from(tx).serialized);
     // The Ethereum block's coinbase is the CometBFT proposer (the same on every validator).
     const cb = await comet.call('block', { height: String(receipt.blockNumber) });
-    const eb = (await rpc<any>(app.http, 'eth_getBlockByNumber', ['0x' + receipt.blockNumber.toString(16), false])).result;
+    const eb = (await rpc<any>(app.http, 'eth_getBlockByNumber', ['0x' + receipt.blockNumber.toString(16), false]))
+      .result;
     assert.equal(eb.miner, '0x' + cb.block.header.proposer_address.toLowerCase());
     assert.equal(BigInt(eb.timestamp), BigInt(Math.floor(Date.parse(cb.block.header.time) / 1000)));
     // gRPC and the CLI (through the real CometBFT's abci_query) read the same balance.
     const grpc = bankClient(app.grpc);
     try {
-      const { res } = await grpc.call('Balance', { address: toBech32(Buffer.from(to.slice(2), 'hex'), 'kestrel'), denom: 'akestrel' });
+      const { res } = await grpc.call('Balance', {
+        address: toBech32(Buffer.from(to.slice(2), 'hex'), 'kestrel'),
+        denom: 'akestrel',
+      });
       assert.equal(res.balance.amount, parseEther('1.5').toString());
     } finally {
       grpc.close();
     }
-    const q = await cli(['query', 'bank', 'balances', to, '--node', `tcp://127.0.0.1:${comet.ports.rpc}`, '--output', 'json']);
+    const q = await cli([
+      'query',
+      'bank',
+      'balances',
+      to,
+      '--node',
+      `tcp://127.0.0.1:${comet.ports.rpc}`,
+      '--output',
+      'json',
+    ]);
     assert.equal(q.code, 0, q.stderr);
     assert.deepEqual(JSON.parse(q.stdout).balances, [{ denom: 'akestrel', amount: parseEther('1.5').toString() }]);
   });

@@ -21,7 +21,9 @@ function body(method: string, params: unknown[] = [], id: number = 1) {
 }
 
 async function httpCall(url: string, payload: unknown, authorization?: string): Promise<any> {
-  const res = await post(url, JSON.stringify(payload), { headers: authorization === undefined ? {} : { authorization } });
+  const res = await post(url, JSON.stringify(payload), {
+    headers: authorization === undefined ? {} : { authorization },
+  });
   assert.equal(res.status, 200, res.text);
   return res.json;
 }
@@ -68,7 +70,9 @@ describe('private namespaces need the bearer token', { timeout: 90_000 }, () => 
 
   for (const transport of ['http', 'ws'] as const) {
     const send = (payload: unknown, authorization?: string, url?: string) =>
-      transport === 'http' ? httpCall(url ?? node.http, payload, authorization) : wsCall(url ?? node.ws, payload, authorization);
+      transport === 'http'
+        ? httpCall(url ?? node.http, payload, authorization)
+        : wsCall(url ?? node.ws, payload, authorization);
 
     it(`${transport}: without a token a private call is 4100 "unauthorized"; public calls need none`, async () => {
       assert.deepEqual((await send(body('personal_listAccounts'))).error, UNAUTHORIZED);
@@ -79,12 +83,24 @@ describe('private namespaces need the bearer token', { timeout: 90_000 }, () => 
 
     it(`${transport}: a wrong token (same length or not), another scheme, or a token in the query string is refused`, async () => {
       const flipped = (token[0] === 'a' ? 'b' : 'a') + token.slice(1);
-      for (const authorization of [`Bearer ${flipped}`, `Bearer ${token}0`, `Bearer ${token.slice(0, 63)}`, `Bearer`, `Basic ${token}`, token, '']) {
+      for (const authorization of [
+        `Bearer ${flipped}`,
+        `Bearer ${token}0`,
+        `Bearer ${token.slice(0, 63)}`,
+        `Bearer`,
+        `Basic ${token}`,
+        token,
+        '',
+      ]) {
         assert.deepEqual((await send(body('personal_listAccounts'), authorization)).error, UNAUTHORIZED, authorization);
       }
       const base = transport === 'http' ? node.http : node.ws;
       for (const q of [`token=${token}`, `auth=${token}`, `authorization=Bearer%20${token}`, `access_token=${token}`]) {
-        assert.deepEqual((await send(body('personal_listAccounts'), undefined, `${base}/?${q}`)).error, UNAUTHORIZED, q);
+        assert.deepEqual(
+          (await send(body('personal_listAccounts'), undefined, `${base}/?${q}`)).error,
+          UNAUTHORIZED,
+          q,
+        );
       }
     });
 
@@ -97,7 +113,12 @@ describe('private namespaces need the bearer token', { timeout: 90_000 }, () => 
     });
 
     it(`${transport}: in a batch without a token only the private items fail`, async () => {
-      const batch = [body('eth_chainId', [], 1), body('personal_listAccounts', [], 2), body('web3_clientVersion', [], 3), body('personal_unlockAccount', ['0x' + '00'.repeat(20), 'x'], 4)];
+      const batch = [
+        body('eth_chainId', [], 1),
+        body('personal_listAccounts', [], 2),
+        body('web3_clientVersion', [], 3),
+        body('personal_unlockAccount', ['0x' + '00'.repeat(20), 'x'], 4),
+      ];
       const replies: any[] = await send(batch);
       const byId = new Map(replies.map((r) => [r.id, r]));
       assert.equal(byId.get(1).result, '0x2328');
@@ -137,7 +158,10 @@ describe('--json-rpc.auth-token-file and app.toml auth-token-file', { timeout: 9
     node = await startNode({ home, args: ['--json-rpc.auth-token-file', tokenFile] });
     const homeToken = tokenOf(node);
     assert.notEqual(homeToken, custom);
-    assert.deepEqual((await httpCall(node.http, body('personal_listAccounts'), `Bearer ${homeToken}`)).error, UNAUTHORIZED);
+    assert.deepEqual(
+      (await httpCall(node.http, body('personal_listAccounts'), `Bearer ${homeToken}`)).error,
+      UNAUTHORIZED,
+    );
     assert.ok(Array.isArray((await httpCall(node.http, body('personal_listAccounts'), `Bearer ${custom}`)).result));
     assert.ok(Array.isArray((await wsCall(node.ws, body('personal_listAccounts'), `Bearer ${custom}`)).result));
     assert.equal(await cli('auth', 'token', '--home', node.home, '--json-rpc.auth-token-file', tokenFile), custom);
@@ -151,8 +175,13 @@ describe('--json-rpc.auth-token-file and app.toml auth-token-file', { timeout: 9
     writeFileSync(toml, text.replace(/^auth-token-file = ""$/m, 'auth-token-file = "config/rel.token"'));
     await node.dispose();
     node = await startNode({ home });
-    assert.ok(Array.isArray((await httpCall(node.http, body('personal_listAccounts'), `Bearer ${'feed'.repeat(16)}`)).result));
-    assert.deepEqual((await httpCall(node.http, body('personal_listAccounts'), `Bearer ${homeToken}`)).error, UNAUTHORIZED);
+    assert.ok(
+      Array.isArray((await httpCall(node.http, body('personal_listAccounts'), `Bearer ${'feed'.repeat(16)}`)).result),
+    );
+    assert.deepEqual(
+      (await httpCall(node.http, body('personal_listAccounts'), `Bearer ${homeToken}`)).error,
+      UNAUTHORIZED,
+    );
     assert.equal(await cli('auth', 'token', '--home', home), 'feed'.repeat(16));
   });
 
@@ -161,10 +190,27 @@ describe('--json-rpc.auth-token-file and app.toml auth-token-file', { timeout: 9
     node = undefined;
     const empty = join(dir, 'empty.token');
     writeFileSync(empty, '\n');
-    for (const [file, msg] of [[join(dir, 'absent.token'), /cannot read the JSON-RPC auth token file/], [empty, /auth token file .* is empty/]] as const) {
-      const args = ['bin/kestreld.js', 'start', '--dev', '--home', join(dir, 'h2'), '--json-rpc.auth-token-file', file,
-        '--json-rpc.address', '127.0.0.1:0', '--json-rpc.ws-address', '127.0.0.1:0'];
-      const res = await run(process.execPath, args, { cwd: REPO_ROOT, timeout: 30_000 }).then(() => undefined, (e: { code?: number; stderr?: string }) => e);
+    for (const [file, msg] of [
+      [join(dir, 'absent.token'), /cannot read the JSON-RPC auth token file/],
+      [empty, /auth token file .* is empty/],
+    ] as const) {
+      const args = [
+        'bin/kestreld.js',
+        'start',
+        '--dev',
+        '--home',
+        join(dir, 'h2'),
+        '--json-rpc.auth-token-file',
+        file,
+        '--json-rpc.address',
+        '127.0.0.1:0',
+        '--json-rpc.ws-address',
+        '127.0.0.1:0',
+      ];
+      const res = await run(process.execPath, args, { cwd: REPO_ROOT, timeout: 30_000 }).then(
+        () => undefined,
+        (e: { code?: number; stderr?: string }) => e,
+      );
       assert.equal(res?.code, 1, 'the start must fail');
       assert.match(res.stderr ?? '', msg);
     }

@@ -5,7 +5,15 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { Wallet, keccak256, toUtf8Bytes } from 'ethers';
 import { nonCoinbaseAccounts, type DevAccount } from '../helpers/accounts.ts';
 import {
-  type KestrelNode, type RpcResponse, post, postRaw, printLogsOnFailure, rpc, rpcResult, startNode, waitForReceipt,
+  type KestrelNode,
+  type RpcResponse,
+  post,
+  postRaw,
+  printLogsOnFailure,
+  rpc,
+  rpcResult,
+  startNode,
+  waitForReceipt,
 } from '../helpers/node.ts';
 import { sendTx, signTx } from '../helpers/tx.ts';
 import { WsRpc } from '../helpers/ws.ts';
@@ -14,10 +22,14 @@ const RANDOM_HASH = keccak256(toUtf8Bytes('unknown block'));
 const ADDR = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const MiB = 1024 * 1024;
 
-const req = (method: string, params: unknown[], id: unknown = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+const req = (method: string, params: unknown[], id: unknown = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
 function expectError(res: unknown, code: number, message?: string | RegExp, id?: unknown): void {
-  assert.ok(res !== null && typeof res === 'object' && !Array.isArray(res), `expected one response object, got ${JSON.stringify(res)}`);
+  assert.ok(
+    res !== null && typeof res === 'object' && !Array.isArray(res),
+    `expected one response object, got ${JSON.stringify(res)}`,
+  );
   const r = res as RpcResponse;
   assert.equal(r.jsonrpc, '2.0', `jsonrpc field in ${JSON.stringify(r)}`);
   assert.ok(r.error, `expected an error, got ${JSON.stringify(r)}`);
@@ -45,9 +57,22 @@ const cases: BadCase[] = [
   { name: 'a bare string', body: '"eth_blockNumber"', code: -32600, id: null },
   { name: 'missing method', body: '{"jsonrpc":"2.0","id":1,"params":[]}', code: -32600 },
   { name: 'method not a string', body: '{"jsonrpc":"2.0","id":1,"method":5,"params":[]}', code: -32600 },
-  { name: 'wrong jsonrpc version', body: '{"jsonrpc":"1.0","id":1,"method":"eth_blockNumber","params":[]}', code: -32600 },
-  { name: 'id is an object', body: '{"jsonrpc":"2.0","id":{"a":1},"method":"eth_blockNumber","params":[]}', code: -32600 },
-  { name: 'params not an array', body: '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":"0x1"}', code: -32602, id: 1 },
+  {
+    name: 'wrong jsonrpc version',
+    body: '{"jsonrpc":"1.0","id":1,"method":"eth_blockNumber","params":[]}',
+    code: -32600,
+  },
+  {
+    name: 'id is an object',
+    body: '{"jsonrpc":"2.0","id":{"a":1},"method":"eth_blockNumber","params":[]}',
+    code: -32600,
+  },
+  {
+    name: 'params not an array',
+    body: '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":"0x1"}',
+    code: -32602,
+    id: 1,
+  },
   {
     name: 'unknown method',
     body: req('eth_fooBar', [], 'x-1'),
@@ -62,19 +87,55 @@ const cases: BadCase[] = [
     message: 'the method admin_peers does not exist/is not available',
     id: 2,
   },
-  { name: 'missing required argument', body: req('eth_getBalance', []), code: -32602, message: 'missing value for required argument 0', id: 1 },
+  {
+    name: 'missing required argument',
+    body: req('eth_getBalance', []),
+    code: -32602,
+    message: 'missing value for required argument 0',
+    id: 1,
+  },
   {
     name: 'missing second required argument',
     body: req('eth_getBlockByNumber', ['0x0']),
     code: -32602,
     message: 'missing value for required argument 1',
   },
-  { name: 'too many arguments', body: req('eth_blockNumber', ['0x1']), code: -32602, message: /^too many arguments, want at most 0$/ },
-  { name: 'address as number', body: req('eth_getBalance', [12345, 'latest']), code: -32602, message: /^invalid argument 0: / },
-  { name: 'address as object', body: req('eth_getBalance', [{}, 'latest']), code: -32602, message: /^invalid argument 0: / },
-  { name: 'bool as string', body: req('eth_getBlockByNumber', ['0x0', 'yes']), code: -32602, message: /^invalid argument 1: / },
-  { name: 'block number as JSON number', body: req('eth_getBlockByNumber', [1, false]), code: -32602, message: /^invalid argument 0: / },
-  { name: 'block tag unknown', body: req('eth_getBalance', [ADDR, 'newest']), code: -32602, message: /^invalid argument 1: / },
+  {
+    name: 'too many arguments',
+    body: req('eth_blockNumber', ['0x1']),
+    code: -32602,
+    message: /^too many arguments, want at most 0$/,
+  },
+  {
+    name: 'address as number',
+    body: req('eth_getBalance', [12345, 'latest']),
+    code: -32602,
+    message: /^invalid argument 0: /,
+  },
+  {
+    name: 'address as object',
+    body: req('eth_getBalance', [{}, 'latest']),
+    code: -32602,
+    message: /^invalid argument 0: /,
+  },
+  {
+    name: 'bool as string',
+    body: req('eth_getBlockByNumber', ['0x0', 'yes']),
+    code: -32602,
+    message: /^invalid argument 1: /,
+  },
+  {
+    name: 'block number as JSON number',
+    body: req('eth_getBlockByNumber', [1, false]),
+    code: -32602,
+    message: /^invalid argument 0: /,
+  },
+  {
+    name: 'block tag unknown',
+    body: req('eth_getBalance', [ADDR, 'newest']),
+    code: -32602,
+    message: /^invalid argument 1: /,
+  },
   {
     name: 'odd-length hex address',
     body: req('eth_getBalance', ['0x70997970C51812dc3A010C7d01b50e0d17dc79C', 'latest']),
@@ -141,7 +202,12 @@ const cases: BadCase[] = [
     code: -32602,
     message: /^invalid argument 0: .*hex number with leading zero digits/,
   },
-  { name: 'empty quantity 0x', body: req('eth_getBlockByNumber', ['0x', false]), code: -32602, message: /^invalid argument 0: / },
+  {
+    name: 'empty quantity 0x',
+    body: req('eth_getBlockByNumber', ['0x', false]),
+    code: -32602,
+    message: /^invalid argument 0: /,
+  },
   {
     name: '2^256 value in eth_call',
     body: req('eth_call', [{ to: ADDR, value: '0x1' + '0'.repeat(64) }, 'latest']),
@@ -240,7 +306,12 @@ describe('bad input', { timeout: 120_000 }, () => {
     });
 
     it('batch of 1001 → -32600 "batch too large"', async () => {
-      const batch = Array.from({ length: 1001 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_blockNumber', params: [] }));
+      const batch = Array.from({ length: 1001 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'eth_blockNumber',
+        params: [],
+      }));
       const res = await post(node.http, JSON.stringify(batch));
       const first = Array.isArray(res.json) ? res.json[0] : res.json;
       if (Array.isArray(res.json)) assert.equal(res.json.length, 1, 'geth answers a too-large batch with one error');
@@ -248,12 +319,20 @@ describe('bad input', { timeout: 120_000 }, () => {
     });
 
     it('batch of exactly 1000 is served, each id echoed', async () => {
-      const batch = Array.from({ length: 1000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }));
+      const batch = Array.from({ length: 1000 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'eth_chainId',
+        params: [],
+      }));
       const res = await post(node.http, JSON.stringify(batch));
       assert.ok(Array.isArray(res.json), `expected an array, got ${res.text.slice(0, 200)}`);
       const arr = res.json as RpcResponse[];
       assert.equal(arr.length, 1000);
-      assert.deepEqual(arr.map((r) => r.id).sort((a, b) => (a as number) - (b as number)), batch.map((b) => b.id));
+      assert.deepEqual(
+        arr.map((r) => r.id).sort((a, b) => (a as number) - (b as number)),
+        batch.map((b) => b.id),
+      );
       for (const r of arr) assert.equal(r.result, '0x2328');
     });
 
@@ -339,7 +418,9 @@ describe('bad input', { timeout: 120_000 }, () => {
     });
 
     it('already known (same tx twice while it waits behind a nonce gap), then both mine once the gap closes', async () => {
-      const next = Number(BigInt(await rpcResult<string>(node.http, 'eth_getTransactionCount', [sender.address, 'latest'])));
+      const next = Number(
+        BigInt(await rpcResult<string>(node.http, 'eth_getTransactionCount', [sender.address, 'latest'])),
+      );
       const gapped = await signTx(node.http, sender.privateKey, { to: ADDR, value: 3n, nonce: next + 1 });
       const first = await submit(gapped.raw);
       assert.equal(first.error, undefined, `a future-nonce tx is queued, not rejected: ${JSON.stringify(first.error)}`);
@@ -366,7 +447,11 @@ describe('bad input', { timeout: 120_000 }, () => {
 
     it('exceeds block gas limit', async () => {
       const latest = await rpcResult<{ gasLimit: string }>(node.http, 'eth_getBlockByNumber', ['latest', false]);
-      const { raw } = await signTx(node.http, sender.privateKey, { to: ADDR, value: 1n, gas: BigInt(latest.gasLimit) + 1n });
+      const { raw } = await signTx(node.http, sender.privateKey, {
+        to: ADDR,
+        value: 1n,
+        gas: BigInt(latest.gasLimit) + 1n,
+      });
       expectError(await submit(raw), -32000, /^exceeds block gas limit/);
     });
 
@@ -379,12 +464,28 @@ describe('bad input', { timeout: 120_000 }, () => {
 
     it('wrong chain id is rejected, unprotected legacy too', async () => {
       const w = new Wallet(sender.privateKey);
-      const nonce = Number(BigInt(await rpcResult<string>(node.http, 'eth_getTransactionCount', [sender.address, 'pending'])));
+      const nonce = Number(
+        BigInt(await rpcResult<string>(node.http, 'eth_getTransactionCount', [sender.address, 'pending'])),
+      );
       const gasPrice = BigInt(await rpcResult<string>(node.http, 'eth_gasPrice'));
-      const wrongChain = await w.signTransaction({ type: 0, chainId: 1n, nonce, to: ADDR, gasLimit: 21_000n, gasPrice });
+      const wrongChain = await w.signTransaction({
+        type: 0,
+        chainId: 1n,
+        nonce,
+        to: ADDR,
+        gasLimit: 21_000n,
+        gasPrice,
+      });
       const r1 = await submit(wrongChain);
       assert.ok(r1.error, `wrong chain id accepted: ${JSON.stringify(r1)}`);
-      const unprotected = await w.signTransaction({ type: 0, chainId: 0n, nonce, to: ADDR, gasLimit: 21_000n, gasPrice });
+      const unprotected = await w.signTransaction({
+        type: 0,
+        chainId: 0n,
+        nonce,
+        to: ADDR,
+        gasLimit: 21_000n,
+        gasPrice,
+      });
       const r2 = await submit(unprotected);
       assert.ok(r2.error, `unprotected legacy tx accepted: ${JSON.stringify(r2)}`);
     });

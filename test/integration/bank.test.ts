@@ -19,14 +19,23 @@ describe('bank balances through CLI, gRPC and eth_getBalance', { timeout: 150_00
   let base: string;
   let node: KestrelNode;
   let grpc: BankClient;
-  const [alice, , carol, dave] = DEV_ACCOUNTS as [typeof DEV_ACCOUNTS[0], typeof DEV_ACCOUNTS[0], typeof DEV_ACCOUNTS[0], typeof DEV_ACCOUNTS[0]];
+  const [alice, , carol, dave] = DEV_ACCOUNTS as [
+    (typeof DEV_ACCOUNTS)[0],
+    (typeof DEV_ACCOUNTS)[0],
+    (typeof DEV_ACCOUNTS)[0],
+    (typeof DEV_ACCOUNTS)[0],
+  ];
   let before2: number; // a height between the two transfers
   afterEach(printLogsOnFailure(() => node));
 
   before(async () => {
     base = mkdtempSync(join(tmpdir(), 'kestrel-bank-'));
     const home = join(base, 'home');
-    await initHomeWithDenoms(home, 3, DENOMS.map((denom, i) => ({ denom, amount: String(i + 1) })));
+    await initHomeWithDenoms(
+      home,
+      3,
+      DENOMS.map((denom, i) => ({ denom, amount: String(i + 1) })),
+    );
     node = await startNode({ home });
     grpc = bankClient(node.grpc);
     await sendTx(node.http, alice.privateKey, { to: carol.address, value: 10n ** 18n });
@@ -41,12 +50,27 @@ describe('bank balances through CLI, gRPC and eth_getBalance', { timeout: 150_00
 
   async function threeWays(address: string, height: number | 'latest') {
     const h = height === 'latest' ? [] : ['--height', String(height)];
-    const json = await cli(['q', 'bank', 'balances', acc(address), '--node', node.comet.replace('http', 'tcp'), '-o', 'json', ...h]);
+    const json = await cli([
+      'q',
+      'bank',
+      'balances',
+      acc(address),
+      '--node',
+      node.comet.replace('http', 'tcp'),
+      '-o',
+      'json',
+      ...h,
+    ]);
     assert.equal(json.code, 0, json.stderr);
     const text = await cli(['q', 'bank', 'balances', acc(address), '--node', node.comet.replace('http', 'tcp'), ...h]);
     assert.equal(text.code, 0, text.stderr);
     const g = await grpc.call('AllBalances', { address: acc(address) }, height === 'latest' ? undefined : height);
-    const eth = BigInt(await rpcResult(node.http, 'eth_getBalance', [address, height === 'latest' ? 'latest' : `0x${height.toString(16)}`]));
+    const eth = BigInt(
+      await rpcResult(node.http, 'eth_getBalance', [
+        address,
+        height === 'latest' ? 'latest' : `0x${height.toString(16)}`,
+      ]),
+    );
     return { json: JSON.parse(json.stdout), text: text.stdout, grpc: g, eth };
   }
 
@@ -69,7 +93,10 @@ describe('bank balances through CLI, gRPC and eth_getBalance', { timeout: 150_00
 
   it('lists every denom of a multi-denom account, sorted, zero balances left out', async () => {
     const { res } = await grpc.call('AllBalances', { address: acc(alice.address) });
-    assert.deepEqual(res.balances.map((c: any) => c.denom), ['akestrel', 'stake']);
+    assert.deepEqual(
+      res.balances.map((c: any) => c.denom),
+      ['akestrel', 'stake'],
+    );
     assert.equal(res.balances[1].amount, STAKE);
     const { res: one } = await grpc.call('Balance', { address: acc(alice.address), denom: 'stake' });
     assert.deepEqual(one.balance, { denom: 'stake', amount: STAKE });
@@ -93,26 +120,60 @@ describe('bank balances through CLI, gRPC and eth_getBalance', { timeout: 150_00
     } while (key && pages < 10);
     assert.equal(pages, 3);
     assert.deepEqual(seen, all);
-    const byOffset = await grpc.call('AllBalances', { address: acc(dave.address), pagination: { offset: '250', limit: '100', count_total: true } });
-    assert.deepEqual(byOffset.res.balances.map((c: any) => c.denom), all.slice(250));
+    const byOffset = await grpc.call('AllBalances', {
+      address: acc(dave.address),
+      pagination: { offset: '250', limit: '100', count_total: true },
+    });
+    assert.deepEqual(
+      byOffset.res.balances.map((c: any) => c.denom),
+      all.slice(250),
+    );
     assert.equal(byOffset.res.pagination.total, '252');
     assert.equal(byOffset.res.pagination.next_key.length, 0);
     const dflt = await grpc.call('AllBalances', { address: acc(dave.address) }); // limit 0 → 100 and count_total
     assert.equal(dflt.res.balances.length, 100);
     assert.equal(dflt.res.pagination.total, '252');
     assert.equal(dflt.res.pagination.next_key.toString(), all[100]);
-    const rev = await grpc.call('AllBalances', { address: acc(dave.address), pagination: { limit: '3', reverse: true } });
-    assert.deepEqual(rev.res.balances.map((c: any) => c.denom), all.slice(-3).reverse());
-    const tok7 = (await grpc.call('AllBalances', { address: acc(dave.address), pagination: { key: Buffer.from('tok007'), limit: '1' } })).res;
+    const rev = await grpc.call('AllBalances', {
+      address: acc(dave.address),
+      pagination: { limit: '3', reverse: true },
+    });
+    assert.deepEqual(
+      rev.res.balances.map((c: any) => c.denom),
+      all.slice(-3).reverse(),
+    );
+    const tok7 = (
+      await grpc.call('AllBalances', {
+        address: acc(dave.address),
+        pagination: { key: Buffer.from('tok007'), limit: '1' },
+      })
+    ).res;
     assert.deepEqual(tok7.balances, [{ denom: 'tok007', amount: '8' }]);
     await assert.rejects(
       grpc.call('AllBalances', { address: acc(dave.address), pagination: { key: Buffer.from('tok007'), offset: '1' } }),
       (e: any) => e.code === 3 && /either offset or key is expected, got both/.test(e.details),
     );
-    const cliPage = await cli(['q', 'bank', 'balances', acc(dave.address), '--node', node.comet.replace('http', 'tcp'), '-o', 'json', '--limit', '2', '--page-key', 'tok100', '--count-total']);
+    const cliPage = await cli([
+      'q',
+      'bank',
+      'balances',
+      acc(dave.address),
+      '--node',
+      node.comet.replace('http', 'tcp'),
+      '-o',
+      'json',
+      '--limit',
+      '2',
+      '--page-key',
+      'tok100',
+      '--count-total',
+    ]);
     assert.equal(cliPage.code, 0, cliPage.stderr);
     assert.deepEqual(JSON.parse(cliPage.stdout), {
-      balances: [{ denom: 'tok100', amount: '101' }, { denom: 'tok101', amount: '102' }],
+      balances: [
+        { denom: 'tok100', amount: '101' },
+        { denom: 'tok101', amount: '102' },
+      ],
       pagination: { next_key: Buffer.from('tok102').toString('base64'), total: '0' },
     });
   });
@@ -122,12 +183,19 @@ describe('bank balances through CLI, gRPC and eth_getBalance', { timeout: 150_00
     assert.equal(res.supply.length, 252);
     assert.equal(res.pagination.total, '252');
     const total = DEV_BALANCE * 10n;
-    assert.deepEqual((await grpc.call('SupplyOf', { denom: 'akestrel' })).res.amount, { denom: 'akestrel', amount: total.toString() });
-    assert.deepEqual((await grpc.call('SupplyOf', { denom: 'stake' })).res.amount, { denom: 'stake', amount: (10n ** 25n).toString() });
+    assert.deepEqual((await grpc.call('SupplyOf', { denom: 'akestrel' })).res.amount, {
+      denom: 'akestrel',
+      amount: total.toString(),
+    });
+    assert.deepEqual((await grpc.call('SupplyOf', { denom: 'stake' })).res.amount, {
+      denom: 'stake',
+      amount: (10n ** 25n).toString(),
+    });
     assert.deepEqual((await grpc.call('SupplyOf', { denom: 'tok249' })).res.amount, { denom: 'tok249', amount: '250' });
     let sum = 0n;
     const coinbase = await rpcResult(node.http, 'eth_coinbase');
-    for (const a of [...DEV_ACCOUNTS.map((d) => d.address), coinbase]) sum += BigInt(await rpcResult(node.http, 'eth_getBalance', [a, 'latest']));
+    for (const a of [...DEV_ACCOUNTS.map((d) => d.address), coinbase])
+      sum += BigInt(await rpcResult(node.http, 'eth_getBalance', [a, 'latest']));
     assert.equal(sum, total, 'fees moved to the etherbase, nothing burned');
   });
 });

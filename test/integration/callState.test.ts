@@ -25,7 +25,8 @@ describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
   const key = DEV_ACCOUNTS[1]!.privateKey;
 
   const read = (block: string): Promise<string> => rpcResult<string>(node.http, 'eth_call', [{ to: store }, block]);
-  const write = async (n: number): Promise<string> => (await sendTx(node.http, key, { to: store, data: word(n), gas: 100_000n })).receipt.blockNumber;
+  const write = async (n: number): Promise<string> =>
+    (await sendTx(node.http, key, { to: store, data: word(n), gas: 100_000n })).receipt.blockNumber;
 
   before(async () => {
     // No gas cap: a call's gas above the block gas limit then raises its block's gas limit (geth's rule).
@@ -44,7 +45,7 @@ describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
     rmSync(base, { recursive: true, force: true });
   });
 
-  it('sees each block\'s slot value at latest and at pinned heights', async () => {
+  it("sees each block's slot value at latest and at pinned heights", async () => {
     assert.equal(await read('latest'), word(0));
     const heights: Array<[string, number]> = [];
     for (const n of [5, 7, 0, 9]) {
@@ -66,10 +67,15 @@ describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
     const ret = (op: string): string => `0x${op}60005260206000f3`;
     const ask = async (op: string, block: string, extra: Record<string, string> = {}): Promise<bigint> =>
       BigInt(await rpcResult<string>(node.http, 'eth_call', [{ data: ret(op), ...extra }, block]));
-    const head = await rpcResult<{ number: string; gasLimit: string; baseFeePerGas: string }>(node.http, 'eth_getBlockByNumber', ['latest', false]);
+    const head = await rpcResult<{ number: string; gasLimit: string; baseFeePerGas: string }>(
+      node.http,
+      'eth_getBlockByNumber',
+      ['latest', false],
+    );
     const top = BigInt(head.number);
     assert.ok(top >= 3n);
-    for (const n of [top, 1n, top, 2n, top - 1n, top]) assert.equal(await ask('43', `0x${n.toString(16)}`), n, `NUMBER at ${n}`);
+    for (const n of [top, 1n, top, 2n, top - 1n, top])
+      assert.equal(await ask('43', `0x${n.toString(16)}`), n, `NUMBER at ${n}`);
     assert.equal(await ask('43', 'latest'), top);
     const limit = BigInt(head.gasLimit);
     const hex = (v: bigint): string => `0x${v.toString(16)}`;
@@ -79,7 +85,9 @@ describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
     const baseFee = BigInt(head.baseFeePerGas);
     const from = DEV_ACCOUNTS[2]!.address;
     for (const priced of [false, true, true, false]) {
-      const extra: Record<string, string> = priced ? { from, gasPrice: hex(baseFee * 2n + 1n), gas: '0x30000' } : { from, gas: '0x30000' };
+      const extra: Record<string, string> = priced
+        ? { from, gasPrice: hex(baseFee * 2n + 1n), gas: '0x30000' }
+        : { from, gas: '0x30000' };
       assert.equal(await ask('48', 'latest', extra), priced ? baseFee : 0n, `BASEFEE, priced ${priced}`);
     }
   });

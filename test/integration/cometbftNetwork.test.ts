@@ -20,7 +20,11 @@ const POWER = 10;
 async function agree(nodes: CometNode[], method: string, params: unknown[]): Promise<any> {
   const answers = await Promise.all(nodes.map((n) => rpcResult(n.eth, method, params)));
   for (const [i, a] of answers.entries()) {
-    assert.deepEqual(a, answers[0], `${method}(${JSON.stringify(params)}) on ${nodes[i]!.name} differs from ${nodes[0]!.name}`);
+    assert.deepEqual(
+      a,
+      answers[0],
+      `${method}(${JSON.stringify(params)}) on ${nodes[i]!.name} differs from ${nodes[0]!.name}`,
+    );
   }
   return answers[0];
 }
@@ -33,14 +37,18 @@ async function cometBlock(n: CometNode, h: number): Promise<{ hash: string; appH
 
 /** Waits until `n` is no longer catching up and has reached `h`. */
 async function waitSynced(n: CometNode, h: number, timeoutMs: number): Promise<void> {
-  await waitFor(`${n.name} synced to ${h}`, async () => {
-    try {
-      const s = await cometRpc(n.rpc, 'status');
-      return !s.sync_info.catching_up && Number(s.sync_info.latest_block_height) >= h ? true : undefined;
-    } catch {
-      return undefined;
-    }
-  }, timeoutMs);
+  await waitFor(
+    `${n.name} synced to ${h}`,
+    async () => {
+      try {
+        const s = await cometRpc(n.rpc, 'status');
+        return !s.sync_info.catching_up && Number(s.sync_info.latest_block_height) >= h ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    timeoutMs,
+  );
 }
 
 describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 420_000 }, () => {
@@ -74,7 +82,10 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     }
     const v = await cometRpc(n0!.rpc, 'validators', { height: String(h) });
     assert.equal(v.total, '4');
-    assert.deepEqual(v.validators.map((x: { voting_power: string }) => x.voting_power), Array(4).fill(String(POWER)));
+    assert.deepEqual(
+      v.validators.map((x: { voting_power: string }) => x.voting_power),
+      Array(4).fill(String(POWER)),
+    );
     const genesis = (await cometRpc(n0!.rpc, 'genesis')).genesis;
     assert.deepEqual(
       v.validators.map((x: { address: string }) => x.address).sort(),
@@ -100,13 +111,18 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
       assert.equal(b.stateRoot, block.stateRoot, `state root on ${n.name}`);
     }
     // The fee goes to the proposer's operator (genesis app_state.fee_recipients), not to its consensus address.
-    const proposer = (await cometRpc(n0!.rpc, 'block', { height: String(Number(receipt.blockNumber)) })).block.header.proposer_address;
-    const recipients = (await cometRpc(n0!.rpc, 'genesis')).genesis.app_state.fee_recipients as Array<{ validator: string; recipient: string }>;
+    const proposer = (await cometRpc(n0!.rpc, 'block', { height: String(Number(receipt.blockNumber)) })).block.header
+      .proposer_address;
+    const recipients = (await cometRpc(n0!.rpc, 'genesis')).genesis.app_state.fee_recipients as Array<{
+      validator: string;
+      recipient: string;
+    }>;
     assert.equal(recipients.length, 4);
     const operator = recipients.find((r) => r.validator === proposer)!.recipient;
     assert.equal(block.miner, operator);
     const prev = '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16);
-    const gained = BigInt(await rpcResult(n0!.eth, 'eth_getBalance', [operator, receipt.blockNumber])) -
+    const gained =
+      BigInt(await rpcResult(n0!.eth, 'eth_getBalance', [operator, receipt.blockNumber])) -
       BigInt(await rpcResult(n0!.eth, 'eth_getBalance', [operator, prev]));
     assert.equal(gained, BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice));
   });
@@ -193,17 +209,30 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     polling = false;
     await poller;
     for (const p of seen) {
-      assert.ok(BigInt(p.startingBlock) <= BigInt(p.currentBlock) && BigInt(p.currentBlock) <= BigInt(p.highestBlock), JSON.stringify(p));
-      assert.ok(BigInt(p.startingBlock) >= BigInt(killedAt - 1) && BigInt(p.highestBlock) <= BigInt(target + 20), JSON.stringify(p));
+      assert.ok(
+        BigInt(p.startingBlock) <= BigInt(p.currentBlock) && BigInt(p.currentBlock) <= BigInt(p.highestBlock),
+        JSON.stringify(p),
+      );
+      assert.ok(
+        BigInt(p.startingBlock) >= BigInt(killedAt - 1) && BigInt(p.highestBlock) <= BigInt(target + 20),
+        JSON.stringify(p),
+      );
     }
-    await waitFor('eth_syncing false', async () => ((await rpcResult(n3!.eth, 'eth_syncing', [])) === false ? true : undefined), 10_000);
+    await waitFor(
+      'eth_syncing false',
+      async () => ((await rpcResult(n3!.eth, 'eth_syncing', [])) === false ? true : undefined),
+      10_000,
+    );
     // Heights it missed (killed → halted → resumed) and the ones before: same CometBFT block and app hash.
     for (let h = Math.max(1, killedAt - 2); h <= target; h++) {
       assert.deepEqual(await cometBlock(n3!, h), await cometBlock(n0!, h), `block ${h}`);
     }
     for (const h of [killedAt + 1, haltedAt, target]) {
       const q = ['0x' + h.toString(16), false];
-      const [a, b] = await Promise.all([rpcResult(n3!.eth, 'eth_getBlockByNumber', q), rpcResult(n0!.eth, 'eth_getBlockByNumber', q)]);
+      const [a, b] = await Promise.all([
+        rpcResult(n3!.eth, 'eth_getBlockByNumber', q),
+        rpcResult(n0!.eth, 'eth_getBlockByNumber', q),
+      ]);
       assert.ok(a, `eth block ${h} on ${n3!.name}`);
       assert.equal(a.hash, b.hash, `eth block hash ${h}`);
       assert.equal(a.stateRoot, b.stateRoot, `state root ${h}`);
@@ -225,7 +254,12 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
   it('the supervisor (kestreld testnet start|stop) restarts a pair whose app died, and stops everything by pid', async () => {
     await Promise.all(nodes().map((n) => n.kill()));
     const dir = net!.dir;
-    const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/kestreld.js', 'testnet', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 200_000 });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['bin/kestreld.js', 'testnet', ...args], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 200_000,
+      });
     const started = cli('start', dir, '--wait', '180');
     try {
       assert.equal(started.status, 0, started.stderr + started.stdout);
@@ -235,20 +269,28 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
       const oldComet = readPid(f.cometPid)!;
       assert.ok(isAlive(oldApp) && isAlive(oldComet));
       process.kill(oldApp, 'SIGKILL');
-      const newApp = await waitFor('a restarted app', async () => {
-        const p = readPid(f.appPid);
-        const c = readPid(f.cometPid);
-        return p !== undefined && p !== oldApp && c !== undefined && c !== oldComet ? p : undefined;
-      }, 60_000);
+      const newApp = await waitFor(
+        'a restarted app',
+        async () => {
+          const p = readPid(f.appPid);
+          const c = readPid(f.cometPid);
+          return p !== undefined && p !== oldApp && c !== undefined && c !== oldComet ? p : undefined;
+        },
+        60_000,
+      );
       assert.ok(!isAlive(oldComet), 'the old CometBFT of the pair is gone');
       const target = (await nodes()[0]!.height())! + 2;
       await waitSynced(victim, target, 120_000);
-      const pids = nodes().flatMap((n) => [readPid(nodeFiles(dir, n.spec).appPid)!, readPid(nodeFiles(dir, n.spec).cometPid)!]);
+      const pids = nodes().flatMap((n) => [
+        readPid(nodeFiles(dir, n.spec).appPid)!,
+        readPid(nodeFiles(dir, n.spec).cometPid)!,
+      ]);
       assert.ok(pids.includes(newApp));
       const stopped = cli('stop', dir);
       assert.equal(stopped.status, 0, stopped.stderr);
       for (const pid of pids) assert.ok(!isAlive(pid), `pid ${pid} stopped`);
-      for (const n of nodes()) assert.ok(!existsSync(nodeFiles(dir, n.spec).appPid) && !existsSync(nodeFiles(dir, n.spec).cometPid));
+      for (const n of nodes())
+        assert.ok(!existsSync(nodeFiles(dir, n.spec).appPid) && !existsSync(nodeFiles(dir, n.spec).cometPid));
     } finally {
       cli('stop', dir); // no-op after a clean stop; kills by pid file otherwise
     }

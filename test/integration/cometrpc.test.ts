@@ -11,10 +11,14 @@ import { type KestrelNode, printLogsOnFailure, rpcResult, startNode, waitForRece
 import { signTx } from '../helpers/tx.ts';
 
 const acc = (hex: string) => bech32.encode('kestrel', bech32.toWords(Buffer.from(hex.slice(2), 'hex')));
-const [alice, bob] = DEV_ACCOUNTS as [typeof DEV_ACCOUNTS[0], typeof DEV_ACCOUNTS[0]];
+const [alice, bob] = DEV_ACCOUNTS as [(typeof DEV_ACCOUNTS)[0], (typeof DEV_ACCOUNTS)[0]];
 
 async function post(url: string, method: string, params: unknown): Promise<any> {
-  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }) });
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
   return r.json();
 }
 
@@ -39,13 +43,25 @@ describe('CometBFT-compatible RPC', { timeout: 90_000 }, () => {
     const q = QueryClient.withExtensions(comet, setupBankExtension);
     const all = await q.bank.allBalances(acc(alice.address));
     const eth = BigInt(await rpcResult(node.http, 'eth_getBalance', [alice.address, 'latest']));
-    assert.deepEqual(all.map((c) => c.denom), ['akestrel', 'stake']);
+    assert.deepEqual(
+      all.map((c) => c.denom),
+      ['akestrel', 'stake'],
+    );
     assert.equal(BigInt(all[0]!.amount), eth);
-    assert.deepEqual(await q.bank.balance(acc(alice.address), 'stake'), { denom: 'stake', amount: (10n ** 24n).toString() });
+    assert.deepEqual(await q.bank.balance(acc(alice.address), 'stake'), {
+      denom: 'stake',
+      amount: (10n ** 24n).toString(),
+    });
     assert.deepEqual(await q.bank.supplyOf('stake'), { denom: 'stake', amount: (10n ** 25n).toString() });
     const supply = await q.bank.totalSupply();
-    assert.deepEqual(supply.supply.map((c) => c.denom), ['akestrel', 'stake']);
-    await assert.rejects(q.bank.allBalances('kestrel1bad'), /Query failed with \(18\): rpc error: code = InvalidArgument desc = invalid address/);
+    assert.deepEqual(
+      supply.supply.map((c) => c.denom),
+      ['akestrel', 'stake'],
+    );
+    await assert.rejects(
+      q.bank.allBalances('kestrel1bad'),
+      /Query failed with \(18\): rpc error: code = InvalidArgument desc = invalid address/,
+    );
   });
 
   it('broadcast_tx_sync admits a raw Ethereum tx; status, block and abci_info decode in cosmjs', async () => {
@@ -66,7 +82,10 @@ describe('CometBFT-compatible RPC', { timeout: 90_000 }, () => {
     assert.ok(status.syncInfo.latestBlockHeight >= Number(receipt.blockNumber));
     const block = await comet.block(Number(receipt.blockNumber));
     assert.equal(`0x${Buffer.from(block.blockId.hash).toString('hex')}`, receipt.blockHash);
-    assert.deepEqual(block.block.txs.map((t) => Buffer.from(t).toString('hex')), [tx.toString('hex')]);
+    assert.deepEqual(
+      block.block.txs.map((t) => Buffer.from(t).toString('hex')),
+      [tx.toString('hex')],
+    );
     const info = await comet.abciInfo();
     assert.ok((info.lastBlockHeight ?? 0) >= Number(receipt.blockNumber));
     const low = await comet.broadcastTxSync({ tx }).catch((e: Error) => e); // mined now: nonce too low
@@ -86,7 +105,9 @@ describe('CometBFT-compatible RPC', { timeout: 90_000 }, () => {
     // AllBalances request {address: alice} in protobuf: field 1, length-delimited.
     const addr = Buffer.from(acc(alice.address));
     const data = Buffer.concat([Buffer.from([0x0a, addr.length]), addr]).toString('hex');
-    const q = await (await fetch(`${node.comet}/abci_query?path="/cosmos.bank.v1beta1.Query/AllBalances"&data=0x${data}&height=${h}`)).json();
+    const q = await (
+      await fetch(`${node.comet}/abci_query?path="/cosmos.bank.v1beta1.Query/AllBalances"&data=0x${data}&height=${h}`)
+    ).json();
     assert.equal(q.result.response.code, 0);
     assert.equal(q.result.response.height, h);
     assert.ok(Buffer.from(q.result.response.value, 'base64').includes(Buffer.from('stake')));
@@ -95,19 +116,33 @@ describe('CometBFT-compatible RPC', { timeout: 90_000 }, () => {
   it('answers bad input in CometBFT wording', async () => {
     const addr = Buffer.from(acc(alice.address));
     const data = Buffer.concat([Buffer.from([0x0a, addr.length]), addr]).toString('hex');
-    const future = await post(node.comet, 'abci_query', { path: '/cosmos.bank.v1beta1.Query/AllBalances', data, height: '999999' });
+    const future = await post(node.comet, 'abci_query', {
+      path: '/cosmos.bank.v1beta1.Query/AllBalances',
+      data,
+      height: '999999',
+    });
     assert.equal(future.result.response.code, 22);
-    assert.match(future.result.response.log, /height 999999 must be less than or equal to the current blockchain height \d+/);
+    assert.match(
+      future.result.response.log,
+      /height 999999 must be less than or equal to the current blockchain height \d+/,
+    );
     const neg = await post(node.comet, 'abci_query', ['/cosmos.bank.v1beta1.Query/AllBalances', data, '-1', false]);
     assert.equal(neg.result.response.code, 18);
     assert.match(neg.result.response.log, /cannot query with height < 0/);
     const wrongPrefix = Buffer.from(bech32.encode('cosmos', bech32.toWords(new Uint8Array(20))));
-    const wp = await post(node.comet, 'abci_query', { path: '/cosmos.bank.v1beta1.Query/AllBalances', data: Buffer.concat([Buffer.from([0x0a, wrongPrefix.length]), wrongPrefix]).toString('hex') });
+    const wp = await post(node.comet, 'abci_query', {
+      path: '/cosmos.bank.v1beta1.Query/AllBalances',
+      data: Buffer.concat([Buffer.from([0x0a, wrongPrefix.length]), wrongPrefix]).toString('hex'),
+    });
     assert.match(wp.result.response.log, /invalid Bech32 prefix; expected kestrel, got cosmos/);
     const blk = await post(node.comet, 'block', { height: '999999' });
     assert.equal(blk.error.code, -32603);
     assert.match(blk.error.data, /height 999999 must be less than or equal to the current blockchain height/);
-    assert.deepEqual((await post(node.comet, 'no_such_method', {})).error, { code: -32601, message: 'Method not found', data: '' });
+    assert.deepEqual((await post(node.comet, 'no_such_method', {})).error, {
+      code: -32601,
+      message: 'Method not found',
+      data: '',
+    });
     const badHex = await post(node.comet, 'abci_query', { path: '/x', data: 'zz' });
     assert.equal(badHex.error.code, -32602);
     const getErr = await fetch(`${node.comet}/block?height=999999`);

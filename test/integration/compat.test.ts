@@ -29,7 +29,9 @@ async function exercise(node: KestrelNode): Promise<Observed> {
   const { Store } = testContracts();
   const transfer = await sendTx(url, sender.privateKey, { to: RECIPIENT, value: 1n });
   const deploy = await sendTx(url, sender.privateKey, {
-    to: null, data: Store.bytecode + new Interface(Store.abi).encodeDeploy([1n, 'compat']).slice(2), gas: 2_000_000n,
+    to: null,
+    data: Store.bytecode + new Interface(Store.abi).encodeDeploy([1n, 'compat']).slice(2),
+    gas: 2_000_000n,
   });
   const n = transfer.receipt.blockNumber;
   const block = await rpcResult(url, 'eth_getBlockByNumber', [n, false]);
@@ -87,7 +89,10 @@ describe('observed-value compatibility', { timeout: 120_000 }, () => {
       assert.ok('nonce' in b && b.nonce === null, `nonce ${JSON.stringify(b.nonce)}`);
       assert.ok('sha3Uncles' in b && b.sha3Uncles === null, `sha3Uncles ${JSON.stringify(b.sha3Uncles)}`);
       assert.ok('difficulty' in b && b.difficulty === null, `difficulty ${JSON.stringify(b.difficulty)}`);
-      assert.ok('totalDifficulty' in b && b.totalDifficulty === null, `totalDifficulty ${JSON.stringify(b.totalDifficulty)}`);
+      assert.ok(
+        'totalDifficulty' in b && b.totalDifficulty === null,
+        `totalDifficulty ${JSON.stringify(b.totalDifficulty)}`,
+      );
       assert.equal(b.miner, ZERO_ADDRESS);
       assert.equal(conforms('eth_getBlockByNumber', b), false, 'the observed shape is not the standard one');
     }
@@ -100,7 +105,10 @@ describe('observed-value compatibility', { timeout: 120_000 }, () => {
   });
 
   it('both: every other field has the same shape and the same meaning', () => {
-    const keys = (o: object) => Object.keys(o).filter((k) => k !== 'totalDifficulty').sort();
+    const keys = (o: object) =>
+      Object.keys(o)
+        .filter((k) => k !== 'totalDifficulty')
+        .sort();
     assert.deepEqual(keys(em.block), keys(std.block), 'same block fields');
     assert.deepEqual(keys(em.transferReceipt), keys(std.transferReceipt), 'same receipt fields');
     for (const b of [em.block, std.block]) {

@@ -6,7 +6,14 @@ import { Interface, Wallet, keccak256, toUtf8Bytes } from 'ethers';
 import { DEV_BALANCE, nonCoinbaseAccounts, type DevAccount } from '../helpers/accounts.ts';
 import { assertConforms } from '../helpers/openrpc.ts';
 import {
-  type KestrelNode, type RpcResponse, printLogsOnFailure, rpc, rpcResult, startNode, waitFor, waitForReceipt,
+  type KestrelNode,
+  type RpcResponse,
+  printLogsOnFailure,
+  rpc,
+  rpcResult,
+  startNode,
+  waitFor,
+  waitForReceipt,
 } from '../helpers/node.ts';
 import { testContracts } from '../helpers/solc.ts';
 import { sendTx, signTx } from '../helpers/tx.ts';
@@ -105,30 +112,75 @@ const cases: Case[] = [
     params: (c) => [c.setBlock.hash],
     check: (r, c) => assert.equal(Number(BigInt(r)), c.setBlock.transactions.length),
   },
-  { method: 'eth_getBlockByNumber', label: 'hashes', params: (c) => [c.setBlock.number, false], check: (r, c) => assert.equal(r.hash, c.setBlock.hash) },
-  { method: 'eth_getBlockByNumber', label: 'full txs', params: (c) => [c.setBlock.number, true], check: (r, c) => assert.equal(r.transactions[0].hash, c.setHash) },
-  { method: 'eth_getBlockByNumber', label: 'genesis', params: () => ['0x0', true], check: (r) => assert.equal(r.number, '0x0') },
+  {
+    method: 'eth_getBlockByNumber',
+    label: 'hashes',
+    params: (c) => [c.setBlock.number, false],
+    check: (r, c) => assert.equal(r.hash, c.setBlock.hash),
+  },
+  {
+    method: 'eth_getBlockByNumber',
+    label: 'full txs',
+    params: (c) => [c.setBlock.number, true],
+    check: (r, c) => assert.equal(r.transactions[0].hash, c.setHash),
+  },
+  {
+    method: 'eth_getBlockByNumber',
+    label: 'genesis',
+    params: () => ['0x0', true],
+    check: (r) => assert.equal(r.number, '0x0'),
+  },
   { method: 'eth_getBlockByNumber', label: 'latest', params: () => ['latest', false] },
   { method: 'eth_getBlockByNumber', label: 'pending', params: () => ['pending', false] },
-  { method: 'eth_getBlockByHash', label: 'hashes', params: (c) => [c.setBlock.hash, false], check: (r, c) => assert.equal(r.number, c.setBlock.number) },
+  {
+    method: 'eth_getBlockByHash',
+    label: 'hashes',
+    params: (c) => [c.setBlock.hash, false],
+    check: (r, c) => assert.equal(r.number, c.setBlock.number),
+  },
   { method: 'eth_getBlockByHash', label: 'full txs', params: (c) => [c.setBlock.hash, true] },
-  { method: 'eth_getTransactionByHash', label: 'EIP-1559 transfer', params: (c) => [c.transferHash], check: (r, c) => assert.equal(r.hash, c.transferHash) },
-  { method: 'eth_getTransactionByHash', label: 'legacy transfer', params: (c) => [c.legacyHash], check: (r) => assert.equal(r.type, '0x0') },
-  { method: 'eth_getTransactionByHash', label: 'contract creation', params: (c) => [c.deployHash], check: (r) => assert.equal(r.to, null) },
+  {
+    method: 'eth_getTransactionByHash',
+    label: 'EIP-1559 transfer',
+    params: (c) => [c.transferHash],
+    check: (r, c) => assert.equal(r.hash, c.transferHash),
+  },
+  {
+    method: 'eth_getTransactionByHash',
+    label: 'legacy transfer',
+    params: (c) => [c.legacyHash],
+    check: (r) => assert.equal(r.type, '0x0'),
+  },
+  {
+    method: 'eth_getTransactionByHash',
+    label: 'contract creation',
+    params: (c) => [c.deployHash],
+    check: (r) => assert.equal(r.to, null),
+  },
   {
     method: 'eth_getTransactionByBlockHashAndIndex',
-   
+
     params: (c) => [c.setBlock.hash, '0x0'],
     check: (r, c) => assert.equal(r.hash, c.setHash),
   },
   {
     method: 'eth_getTransactionByBlockNumberAndIndex',
-   
+
     params: (c) => [c.setBlock.number, '0x0'],
     check: (r, c) => assert.equal(r.hash, c.setHash),
   },
-  { method: 'eth_getTransactionReceipt', label: 'transfer', params: (c) => [c.transferHash], check: (r) => assert.equal(r.contractAddress, null) },
-  { method: 'eth_getTransactionReceipt', label: 'legacy', params: (c) => [c.legacyHash], check: (r) => assert.equal(r.type, '0x0') },
+  {
+    method: 'eth_getTransactionReceipt',
+    label: 'transfer',
+    params: (c) => [c.transferHash],
+    check: (r) => assert.equal(r.contractAddress, null),
+  },
+  {
+    method: 'eth_getTransactionReceipt',
+    label: 'legacy',
+    params: (c) => [c.legacyHash],
+    check: (r) => assert.equal(r.type, '0x0'),
+  },
   {
     method: 'eth_getTransactionReceipt',
     label: 'creation',
@@ -146,7 +198,12 @@ const cases: Case[] = [
       assert.equal(storeIface.parseLog(r.logs[0])?.name, 'ValueSet');
     },
   },
-  { method: 'eth_getTransactionReceipt', label: 'reverted', params: (c) => [c.revertHash], check: (r) => assert.equal(r.status, '0x0') },
+  {
+    method: 'eth_getTransactionReceipt',
+    label: 'reverted',
+    params: (c) => [c.revertHash],
+    check: (r) => assert.equal(r.status, '0x0'),
+  },
   {
     method: 'eth_getBlockReceipts',
     label: 'by number',
@@ -218,10 +275,18 @@ describe('JSON-RPC conformance (OpenRPC result schemas)', { timeout: 120_000 }, 
     assert.equal(deploy.receipt.status, '0x1', 'deploy succeeded');
     ctx.deployHash = deploy.hash;
     ctx.contract = deploy.receipt.contractAddress;
-    const set = await sendTx(url, pk, { to: ctx.contract, data: storeIface.encodeFunctionData('set', [42n]), gas: 200_000n });
+    const set = await sendTx(url, pk, {
+      to: ctx.contract,
+      data: storeIface.encodeFunctionData('set', [42n]),
+      gas: 200_000n,
+    });
     assert.equal(set.receipt.status, '0x1', 'set succeeded');
     ctx.setHash = set.hash;
-    const rev = await sendTx(url, pk, { to: ctx.contract, data: storeIface.encodeFunctionData('setAndFail', [5n]), gas: 200_000n });
+    const rev = await sendTx(url, pk, {
+      to: ctx.contract,
+      data: storeIface.encodeFunctionData('setAndFail', [5n]),
+      gas: 200_000n,
+    });
     ctx.revertHash = rev.hash;
     ctx.setBlock = await rpcResult(url, 'eth_getBlockByNumber', [set.receipt.blockNumber, false]);
     ctx.head = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
@@ -251,7 +316,11 @@ describe('JSON-RPC conformance (OpenRPC result schemas)', { timeout: 120_000 }, 
           const params = await c.params(ctx);
           const res = await call(c.method, params);
           assert.equal(res.jsonrpc, '2.0');
-          assert.equal(res.error, undefined, `${c.method}(${JSON.stringify(params).slice(0, 200)}) → error ${JSON.stringify(res.error)}`);
+          assert.equal(
+            res.error,
+            undefined,
+            `${c.method}(${JSON.stringify(params).slice(0, 200)}) → error ${JSON.stringify(res.error)}`,
+          );
           assert.ok('result' in res, 'response has a result');
           return res.result;
         };
@@ -278,7 +347,11 @@ describe('JSON-RPC conformance (OpenRPC result schemas)', { timeout: 120_000 }, 
         ];
         for (const [method, params] of nullCases) {
           const res = await call(method, params);
-          assert.equal(res.error, undefined, `${method}(${JSON.stringify(params)}) → error ${JSON.stringify(res.error)}`);
+          assert.equal(
+            res.error,
+            undefined,
+            `${method}(${JSON.stringify(params)}) → error ${JSON.stringify(res.error)}`,
+          );
           assert.equal(res.result, null, `${method}(${JSON.stringify(params)}) must be null`);
           assertConforms(method, res.result);
         }
@@ -322,7 +395,10 @@ describe('JSON-RPC conformance (OpenRPC result schemas)', { timeout: 120_000 }, 
         const parentSel = { blockHash: ctx.setBlock.parentHash as string };
         const storageBefore = await call('eth_getStorageAt', [ctx.contract, '0x1', parentSel]);
         assert.equal(BigInt(storageBefore.result as string), 7n, 'storage before set');
-        const callBefore = await call('eth_call', [{ to: ctx.contract, data: storeIface.encodeFunctionData('get') }, parentSel]);
+        const callBefore = await call('eth_call', [
+          { to: ctx.contract, data: storeIface.encodeFunctionData('get') },
+          parentSel,
+        ]);
         assert.equal(BigInt(callBefore.result as string), 7n, 'eth_call before set');
         const codeAtGenesis = await call('eth_getCode', [ctx.contract, { blockNumber: '0x0' }]);
         assert.equal(codeAtGenesis.result, '0x');
@@ -332,12 +408,16 @@ describe('JSON-RPC conformance (OpenRPC result schemas)', { timeout: 120_000 }, 
 
       it('reverts: code 3, "execution reverted: <reason>", data = revert bytes (eth_call and eth_estimateGas)', async () => {
         for (const method of ['eth_call', 'eth_estimateGas']) {
-          const res = await call(method, [{ from: ctx.sender.address, to: ctx.contract, data: storeIface.encodeFunctionData('fail') }]);
+          const res = await call(method, [
+            { from: ctx.sender.address, to: ctx.contract, data: storeIface.encodeFunctionData('fail') },
+          ]);
           assert.ok(res.error, `${method} must fail`);
           assert.equal(res.error.code, 3, JSON.stringify(res.error));
           assert.equal(res.error.message, 'execution reverted: nope');
           assert.equal(res.error.data, NOPE_REVERT_DATA);
-          const custom = await call(method, [{ from: ctx.sender.address, to: ctx.contract, data: storeIface.encodeFunctionData('failCustom') }]);
+          const custom = await call(method, [
+            { from: ctx.sender.address, to: ctx.contract, data: storeIface.encodeFunctionData('failCustom') },
+          ]);
           assert.ok(custom.error, `${method} custom error must fail`);
           assert.equal(custom.error.code, 3, JSON.stringify(custom.error));
           assert.match(custom.error.message, /^execution reverted/);

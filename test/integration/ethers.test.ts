@@ -2,8 +2,16 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import {
-  ContractFactory, HDNodeWallet, Interface, JsonRpcProvider, Wallet, getCreateAddress, keccak256, toUtf8Bytes,
-  type Contract, type TransactionReceipt,
+  ContractFactory,
+  HDNodeWallet,
+  Interface,
+  JsonRpcProvider,
+  Wallet,
+  getCreateAddress,
+  keccak256,
+  toUtf8Bytes,
+  type Contract,
+  type TransactionReceipt,
 } from 'ethers';
 import { CHAIN_ID, DEV_ACCOUNTS, DEV_BALANCE, DEV_MNEMONIC, nonCoinbaseAccounts } from '../helpers/accounts.ts';
 import { EMPTY_TRIE_ROOT, computeBlockHash, computeReceiptsRoot, computeTransactionsRoot } from '../helpers/chain.ts';
@@ -30,7 +38,11 @@ describe('ethers v6 against kestreld', { timeout: 120_000 }, () => {
 
   before(async () => {
     node = await startNode();
-    provider = new JsonRpcProvider(node.http, CHAIN_ID, { staticNetwork: true, pollingInterval: 100, cacheTimeout: -1 });
+    provider = new JsonRpcProvider(node.http, CHAIN_ID, {
+      staticNetwork: true,
+      pollingInterval: 100,
+      cacheTimeout: -1,
+    });
     const coinbase: string = await provider.send('eth_coinbase', []);
     const [a, b] = nonCoinbaseAccounts(coinbase);
     alice = new Wallet(a!.privateKey, provider);
@@ -214,7 +226,11 @@ describe('ethers v6 against kestreld', { timeout: 120_000 }, () => {
 
   it('ERC20: deploy mints (Transfer from 0x0), transfer emits Transfer, balances move', async () => {
     const supply = 1_000_000n * 10n ** 18n;
-    const token = (await new ContractFactory(Token.abi, Token.bytecode, alice).deploy('Kestrel', 'KST', supply)) as unknown as Contract;
+    const token = (await new ContractFactory(Token.abi, Token.bytecode, alice).deploy(
+      'Kestrel',
+      'KST',
+      supply,
+    )) as unknown as Contract;
     const deployReceipt = (await token.deploymentTransaction()!.wait())!;
     const tokenIface = new Interface(Token.abi);
     const mint = tokenIface.parseLog(deployReceipt.logs[0]!)!;
@@ -265,7 +281,7 @@ describe('ethers v6 against kestreld', { timeout: 120_000 }, () => {
     assert.equal(await provider.getBalance(alice.address, 'latest'), after);
     assert.equal(await provider.getBalance(alice.address, 'earliest'), DEV_BALANCE);
     assert.equal(await provider.getTransactionCount(alice.address, n - 1), tx.nonce);
-    assert.equal(await provider.getTransactionCount(alice.address, "pending"), tx.nonce + 1);
+    assert.equal(await provider.getTransactionCount(alice.address, 'pending'), tx.nonce + 1);
   });
 
   it('every block hash recomputes from its header; parentHash links; tx and receipt roots recompute', async () => {

@@ -12,12 +12,22 @@ import { Wallet, hexlify, toUtf8Bytes, verifyMessage } from 'ethers';
 import { HttpProvider, Web3 } from 'web3';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { authToken as tokenOf, privateRpc } from '../helpers/privateRpc.ts';
-import { type KestrelNode, type RpcResponse, REPO_ROOT, printLogsOnFailure, rpc, startNode, waitFor, waitForReceipt } from '../helpers/node.ts';
+import {
+  type KestrelNode,
+  type RpcResponse,
+  REPO_ROOT,
+  printLogsOnFailure,
+  rpc,
+  startNode,
+  waitFor,
+  waitForReceipt,
+} from '../helpers/node.ts';
 
 const run = promisify(execFile);
 
 /** One JSON-RPC request over HTTP with the bearer token. */
-const call = (n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> => privateRpc(n, method, params);
+const call = (n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> =>
+  privateRpc(n, method, params);
 
 async function ok(n: KestrelNode, method: string, params: unknown[] = []): Promise<any> {
   const r = await call(n, method, params);
@@ -59,11 +69,21 @@ describe('key files: interop with ethers, corrupt files, CLI', { timeout: 120_00
     const w = Wallet.createRandom();
     const json = await w.encrypt('ethers-pw'); // ethers' default scrypt cost (n=131072), "Crypto" with a capital C
     assert.ok('Crypto' in JSON.parse(json));
-    writeFileSync(join(node.home, 'keystore', `UTC--2024-01-01T00-00-00.000000000Z--${w.address.slice(2).toLowerCase()}`), json);
+    writeFileSync(
+      join(node.home, 'keystore', `UTC--2024-01-01T00-00-00.000000000Z--${w.address.slice(2).toLowerCase()}`),
+      json,
+    );
     const addr = w.address.toLowerCase();
-    await waitFor('the copied key in personal_listAccounts', async () => ((await ok(node, 'personal_listAccounts')) as string[]).includes(addr) || undefined, 10_000);
+    await waitFor(
+      'the copied key in personal_listAccounts',
+      async () => ((await ok(node, 'personal_listAccounts')) as string[]).includes(addr) || undefined,
+      10_000,
+    );
     assert.ok(((await rpc(node.http, 'eth_accounts')).result as string[]).includes(addr));
-    assert.equal((await call(node, 'personal_unlockAccount', [addr, 'wrong', 5])).error?.message, 'could not decrypt key with given password');
+    assert.equal(
+      (await call(node, 'personal_unlockAccount', [addr, 'wrong', 5])).error?.message,
+      'could not decrypt key with given password',
+    );
     assert.equal(await ok(node, 'personal_unlockAccount', [addr, 'ethers-pw', 30]), true);
     const sig = await ok(node, 'eth_sign', [addr, hexlify(toUtf8Bytes('copied'))]);
     assert.equal(sig, await w.signMessage('copied'));
@@ -86,13 +106,23 @@ describe('key files: interop with ethers, corrupt files, CLI', { timeout: 120_00
 
   it('a corrupt file is reported and skipped, never fatal', async () => {
     const before = (await ok(node, 'personal_listAccounts')) as string[];
-    writeFileSync(join(node.home, 'keystore', 'UTC--2020-01-01T00-00-00.000000000Z--' + 'ab'.repeat(20)), '{"version":3,"crypto":');
-    writeFileSync(join(node.home, 'keystore', 'UTC--2020-01-01T00-00-01.000000000Z--' + 'cd'.repeat(20)), JSON.stringify({ version: 2 }));
+    writeFileSync(
+      join(node.home, 'keystore', 'UTC--2020-01-01T00-00-00.000000000Z--' + 'ab'.repeat(20)),
+      '{"version":3,"crypto":',
+    );
+    writeFileSync(
+      join(node.home, 'keystore', 'UTC--2020-01-01T00-00-01.000000000Z--' + 'cd'.repeat(20)),
+      JSON.stringify({ version: 2 }),
+    );
     // Reported when the store next scans its directory (any call that lists or looks up accounts).
-    await waitFor('the skip report', async () => {
-      await ok(node, 'personal_listAccounts');
-      return /keystore: skipping .*abababab/.test(node.logs()) ? true : undefined;
-    }, 10_000);
+    await waitFor(
+      'the skip report',
+      async () => {
+        await ok(node, 'personal_listAccounts');
+        return /keystore: skipping .*abababab/.test(node.logs()) ? true : undefined;
+      },
+      10_000,
+    );
     assert.match(node.logs(), /keystore: skipping .*cdcdcdcd.*version not supported: 2/);
     assert.deepEqual(await ok(node, 'personal_listAccounts'), before);
     assert.equal((await rpc(node.http, 'eth_chainId')).result, '0x2328');
@@ -111,23 +141,37 @@ describe('key files: interop with ethers, corrupt files, CLI', { timeout: 120_00
       const imported = await cli(['keys', 'import', keyFile, '--home', node.home], 'stdin-pw\n');
       assert.equal(imported, w.address.toLowerCase());
       await assert.rejects(cli(['keys', 'import', keyFile, '--home', node.home], 'x\n'), /account already exists/);
-      const listed = JSON.parse(await cli(['keys', 'list', '--home', node.home, '--output', 'json'])) as Array<{ address: string; file: string }>;
+      const listed = JSON.parse(await cli(['keys', 'list', '--home', node.home, '--output', 'json'])) as Array<{
+        address: string;
+        file: string;
+      }>;
       // File-name (creation time) order; the dev files were written in account order.
       const devSet = new Set(DEV_ACCOUNTS.map((a) => a.address.toLowerCase()));
-      assert.deepEqual(listed.map((x) => x.address).filter((a) => devSet.has(a)), DEV_ACCOUNTS.map((a) => a.address.toLowerCase()));
+      assert.deepEqual(
+        listed.map((x) => x.address).filter((a) => devSet.has(a)),
+        DEV_ACCOUNTS.map((a) => a.address.toLowerCase()),
+      );
       assert.ok(listed.some((x) => x.address === added) && listed.some((x) => x.address === imported));
       const text = await cli(['keys', 'list', '--home', node.home]);
       assert.match(text, /^#0  0x[0-9a-f]{40}  keystore:\/\/\/.*\/keystore\/UTC--/m);
       assert.equal(text.split('\n').length, listed.length);
       // The running node sees both and unlocks them with the passphrases given to the CLI.
-      await waitFor('CLI keys in the node', async () => {
-        const accts = (await ok(node, 'personal_listAccounts')) as string[];
-        return accts.includes(added) && accts.includes(imported) ? true : undefined;
-      }, 10_000);
+      await waitFor(
+        'CLI keys in the node',
+        async () => {
+          const accts = (await ok(node, 'personal_listAccounts')) as string[];
+          return accts.includes(added) && accts.includes(imported) ? true : undefined;
+        },
+        10_000,
+      );
       assert.equal(await ok(node, 'personal_unlockAccount', [added, 'cli-pw', 5]), true);
       assert.equal(await ok(node, 'personal_unlockAccount', [imported, 'stdin-pw', 5]), true);
       // Without --dev the CLI writes at the standard cost (the node itself, started with --dev, writes light files).
-      assert.equal(JSON.parse(readFileSync(keyFileOf(node, added), 'utf8')).crypto.kdfparams.n, 262144, 'a home without [keystore] settings gets the standard cost outside --dev');
+      assert.equal(
+        JSON.parse(readFileSync(keyFileOf(node, added), 'utf8')).crypto.kdfparams.n,
+        262144,
+        'a home without [keystore] settings gets the standard cost outside --dev',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -139,7 +183,9 @@ describe('web3.js personal API against kestreld', { timeout: 120_000 }, () => {
   let web3: Web3;
   before(async () => {
     node = await startNode();
-    web3 = new Web3(new HttpProvider(node.http, { providerOptions: { headers: { Authorization: `Bearer ${tokenOf(node)}` } } }));
+    web3 = new Web3(
+      new HttpProvider(node.http, { providerOptions: { headers: { Authorization: `Bearer ${tokenOf(node)}` } } }),
+    );
   });
   afterEach(printLogsOnFailure(() => node));
   after(async () => {
@@ -161,16 +207,27 @@ describe('web3.js personal API against kestreld', { timeout: 120_000 }, () => {
     assert.equal((await p.ecRecover('web3 message', sig)).toLowerCase(), addr.toLowerCase());
     assert.equal(await p.lockAccount(addr), true);
     // Fund it from an unlocked dev account through eth_sendTransaction, then send with the passphrase.
-    const fund = await web3.eth.sendTransaction({ from: DEV_ACCOUNTS[3]!.address, to: addr, value: 10n ** 18n, gas: 21000 });
+    const fund = await web3.eth.sendTransaction({
+      from: DEV_ACCOUNTS[3]!.address,
+      to: addr,
+      value: 10n ** 18n,
+      gas: 21000,
+    });
     assert.equal(fund.status, 1n);
-    const hash = await p.sendTransaction({ from: addr, to: DEV_ACCOUNTS[3]!.address, value: 1000n, gas: 21000 }, 'w3-pw');
+    const hash = await p.sendTransaction(
+      { from: addr, to: DEV_ACCOUNTS[3]!.address, value: 1000n, gas: 21000 },
+      'w3-pw',
+    );
     const receipt = await waitForReceipt(node.http, hash);
     assert.equal(receipt.status, '0x1');
     assert.equal(receipt.from, addr.toLowerCase());
     const key = Wallet.createRandom();
     assert.equal((await p.importRawKey(key.privateKey.slice(2), 'imp')).toLowerCase(), key.address.toLowerCase());
     await assert.rejects(p.importRawKey(key.privateKey.slice(2), 'imp'), /account already exists/);
-    const signed = (await p.signTransaction({ from: addr, to: DEV_ACCOUNTS[3]!.address, value: 1n, gas: 21000, gasPrice: 10n ** 9n, nonce: 1 }, 'w3-pw')) as unknown as { raw: string; tx: { nonce: string } };
+    const signed = (await p.signTransaction(
+      { from: addr, to: DEV_ACCOUNTS[3]!.address, value: 1n, gas: 21000, gasPrice: 10n ** 9n, nonce: 1 },
+      'w3-pw',
+    )) as unknown as { raw: string; tx: { nonce: string } };
     assert.match(signed.raw, /^0x[0-9a-f]+$/);
     assert.equal(signed.tx.nonce, '0x1');
   });
@@ -186,19 +243,27 @@ describe('standard scrypt cost (n=262144)', { timeout: 120_000 }, () => {
     await node?.dispose();
   });
 
-  it('new files use geth\'s standard cost; unlock at that cost works (time reported)', async (t) => {
+  it("new files use geth's standard cost; unlock at that cost works (time reported)", async (t) => {
     let t0 = performance.now();
     const addr: string = await ok(node, 'personal_newAccount', ['std-pw']);
     const create = performance.now() - t0;
     const params = JSON.parse(readFileSync(keyFileOf(node, addr), 'utf8')).crypto.kdfparams;
-    assert.deepEqual({ n: params.n, r: params.r, p: params.p, dklen: params.dklen }, { n: 262144, r: 8, p: 1, dklen: 32 });
+    assert.deepEqual(
+      { n: params.n, r: params.r, p: params.p, dklen: params.dklen },
+      { n: 262144, r: 8, p: 1, dklen: 32 },
+    );
     t0 = performance.now();
     assert.equal(await ok(node, 'personal_unlockAccount', [addr, 'std-pw', 60]), true);
     const unlock = performance.now() - t0;
-    t.diagnostic(`standard cost: personal_newAccount ${create.toFixed(0)} ms, personal_unlockAccount ${unlock.toFixed(0)} ms`);
+    t.diagnostic(
+      `standard cost: personal_newAccount ${create.toFixed(0)} ms, personal_unlockAccount ${unlock.toFixed(0)} ms`,
+    );
     // The event loop keeps serving while scrypt runs in the thread pool.
     t0 = performance.now();
-    const [, chainId] = await Promise.all([ok(node, 'personal_unlockAccount', [addr, 'std-pw', 60]), rpc(node.http, 'eth_chainId')]);
+    const [, chainId] = await Promise.all([
+      ok(node, 'personal_unlockAccount', [addr, 'std-pw', 60]),
+      rpc(node.http, 'eth_chainId'),
+    ]);
     assert.equal(chainId.result, '0x2328');
     await ok(node, 'eth_sign', [addr, '0x00']);
   });

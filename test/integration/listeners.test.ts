@@ -14,7 +14,10 @@ import { freePort, type KestrelNode, printLogsOnFailure, REPO_ROOT, startNode } 
 function connects(port: number): Promise<boolean> {
   return new Promise((res) => {
     const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); res(true); });
+    s.once('connect', () => {
+      s.destroy();
+      res(true);
+    });
     s.once('error', () => res(false));
   });
 }
@@ -33,7 +36,10 @@ describe('listener start order', { timeout: 120_000 }, () => {
     const ports = [node.grpc, node.comet].map((u) => Number(new URL(u.includes('://') ? u : `http://${u}`).port));
     for (const p of ports) assert.ok(await connects(p), `port ${p} accepts at once`);
     const ws = new WebSocket(node.ws);
-    await new Promise<void>((res, rej) => { ws.once('open', () => res()); ws.once('error', rej); });
+    await new Promise<void>((res, rej) => {
+      ws.once('open', () => res());
+      ws.once('error', rej);
+    });
     ws.terminate();
   });
 
@@ -44,11 +50,25 @@ describe('listener start order', { timeout: 120_000 }, () => {
     const [http, ws, comet] = [await freePort(), await freePort(), await freePort()];
     const dir = mkdtempSync(join(tmpdir(), 'kestrel-listeners-'));
     dirs.push(dir);
-    const proc = spawn(process.execPath, [
-      'bin/kestreld.js', 'start', '--dev', '--home', join(dir, 'home'),
-      '--json-rpc.address', `127.0.0.1:${http}`, '--json-rpc.ws-address', `127.0.0.1:${ws}`,
-      '--grpc.address', `127.0.0.1:${busy}`, '--rpc.laddr', `tcp://127.0.0.1:${comet}`,
-    ], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      [
+        'bin/kestreld.js',
+        'start',
+        '--dev',
+        '--home',
+        join(dir, 'home'),
+        '--json-rpc.address',
+        `127.0.0.1:${http}`,
+        '--json-rpc.ws-address',
+        `127.0.0.1:${ws}`,
+        '--grpc.address',
+        `127.0.0.1:${busy}`,
+        '--rpc.laddr',
+        `tcp://127.0.0.1:${comet}`,
+      ],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((res) => proc.once('exit', (code) => res(code)));

@@ -40,7 +40,9 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
     emitter = await deployEmitter(node.http, alice.privateKey);
     emitter2 = await deployEmitter(node.http, bob.privateKey);
     const hashes: string[] = [];
-    hashes.push((await sendTx(node.http, alice.privateKey, { to: emitter, data: emitManyData(3, '0xabcd'), gas: 200_000n })).hash);
+    hashes.push(
+      (await sendTx(node.http, alice.privateKey, { to: emitter, data: emitManyData(3, '0xabcd'), gas: 200_000n })).hash,
+    );
     hashes.push((await sendTx(node.http, bob.privateKey, { to: emitter2, data: pongData(7), gas: 100_000n })).hash);
     // Two txs submitted together usually share a block; block-wide logIndex is then checked on a real case.
     const a = await signTx(node.http, alice.privateKey, { to: emitter, data: pongData(1), gas: 100_000n });
@@ -53,7 +55,11 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
       while (!r) r = await rpcResult(node.http, 'eth_getTransactionReceipt', [h]);
       receipts.push(r);
     }
-    receipts.sort((x, y) => Number(BigInt(x.blockNumber) - BigInt(y.blockNumber)) || Number(BigInt(x.transactionIndex) - BigInt(y.transactionIndex)));
+    receipts.sort(
+      (x, y) =>
+        Number(BigInt(x.blockNumber) - BigInt(y.blockNumber)) ||
+        Number(BigInt(x.transactionIndex) - BigInt(y.transactionIndex)),
+    );
     receiptLogs = receipts.flatMap((r) => r.logs);
     assert.equal(receiptLogs.length, 7);
   });
@@ -74,7 +80,10 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
   });
 
   it('filters by address (one or many)', async () => {
-    assert.deepEqual((await getLogs({ fromBlock: 'earliest', address: emitter })).map((l) => l.address), Array(4).fill(emitter.toLowerCase()));
+    assert.deepEqual(
+      (await getLogs({ fromBlock: 'earliest', address: emitter })).map((l) => l.address),
+      Array(4).fill(emitter.toLowerCase()),
+    );
     assert.equal((await getLogs({ fromBlock: '0x0', address: [emitter, emitter2] })).length, 7);
     assert.equal((await getLogs({ fromBlock: '0x0', address: emitter2.toUpperCase().replace('0X', '0x') })).length, 3);
     assert.deepEqual(await getLogs({ fromBlock: '0x0', address: '0x' + '11'.repeat(20) }), []);
@@ -83,8 +92,16 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
   it('filters by positional topics with null wildcards and OR-arrays', async () => {
     assert.equal((await getLogs({ fromBlock: '0x0', topics: [PING] })).length, 5);
     assert.equal((await getLogs({ fromBlock: '0x0', topics: [[PING, PONG]] })).length, 7);
-    assert.equal((await getLogs({ fromBlock: '0x0', topics: [[PONG, null]] })).length, 7, 'a null alternative is a wildcard');
-    assert.equal((await getLogs({ fromBlock: '0x0', topics: [[]] })).length, 7, 'an empty alternative list is a wildcard');
+    assert.equal(
+      (await getLogs({ fromBlock: '0x0', topics: [[PONG, null]] })).length,
+      7,
+      'a null alternative is a wildcard',
+    );
+    assert.equal(
+      (await getLogs({ fromBlock: '0x0', topics: [[]] })).length,
+      7,
+      'an empty alternative list is a wildcard',
+    );
     const second = await getLogs({ fromBlock: '0x0', topics: [null, word(1)] });
     assert.deepEqual(second.map((l) => l.topics[0]).sort(), [PING, PING, PONG].sort());
     assert.equal((await getLogs({ fromBlock: '0x0', topics: [PING, null, aliceTopic] })).length, 3);
@@ -97,7 +114,10 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
   it('takes one block by blockHash or blockhash (EIP-234) and answers [] for a block without logs', async () => {
     const blockHash = receiptLogs[0].blockHash;
     const expected = receiptLogs.filter((l) => l.blockHash === blockHash);
-    assert.deepEqual((await getLogs({ blockHash })).map((l) => l.logIndex), expected.map((l) => l.logIndex));
+    assert.deepEqual(
+      (await getLogs({ blockHash })).map((l) => l.logIndex),
+      expected.map((l) => l.logIndex),
+    );
     assert.deepEqual((await getLogs({ blockhash: blockHash, topics: [PING] })).length, expected.length);
     const genesis = await rpcResult(node.http, 'eth_getBlockByNumber', ['0x0', false]);
     assert.deepEqual(await getLogs({ blockHash: genesis.hash }), []);
@@ -118,9 +138,18 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
     const cases: Array<[unknown, string]> = [
       [{ fromBlock: '0x3', toBlock: '0x2' }, 'invalid block range params'],
       [{ toBlock: '0xffff' }, 'block range extends beyond current head block'],
-      [{ blockHash: '0x' + '00'.repeat(32), fromBlock: '0x1' }, 'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other'],
-      [{ address: '0x' + '11'.repeat(19) }, 'invalid argument 0: invalid address: hex has invalid length 19 after decoding; expected 20 for address'],
-      [{ address: [emitter, '0x1234'] }, 'invalid argument 0: invalid address at index 1: hex has invalid length 2 after decoding; expected 20 for address'],
+      [
+        { blockHash: '0x' + '00'.repeat(32), fromBlock: '0x1' },
+        'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
+      ],
+      [
+        { address: '0x' + '11'.repeat(19) },
+        'invalid argument 0: invalid address: hex has invalid length 19 after decoding; expected 20 for address',
+      ],
+      [
+        { address: [emitter, '0x1234'] },
+        'invalid argument 0: invalid address at index 1: hex has invalid length 2 after decoding; expected 20 for address',
+      ],
       [{ address: 5 }, 'invalid argument 0: invalid addresses in query'],
       [{ topics: [5] }, 'invalid argument 0: invalid topic(s)'],
       [{ topics: [[PING, 5]] }, 'invalid argument 0: invalid topic(s)'],
@@ -154,7 +183,10 @@ describe('eth_getLogs', { timeout: 120_000 }, () => {
       args: { from: alice.address },
       fromBlock: 0n,
     });
-    assert.deepEqual(pings.map((l) => l.args.i), [0n, 1n, 2n]);
+    assert.deepEqual(
+      pings.map((l) => l.args.i),
+      [0n, 1n, 2n],
+    );
     assert.equal(pings[0]!.args.data, '0xabcd');
     const provider = new JsonRpcProvider(node.http, undefined, { staticNetwork: true });
     try {
@@ -197,7 +229,9 @@ describe('eth_getLogs limits', { timeout: 60_000 }, () => {
     assert.deepEqual(tooMany.error, { code: -32005, message: 'query returned more than 4 results' });
     const tooWide = await rpc(capped.http, 'eth_getLogs', [{ fromBlock: '0x' + (head - 3n).toString(16) }]);
     assert.deepEqual(tooWide.error, { code: -32005, message: 'exceed maximum block range: 3' });
-    const justRight = await rpc(capped.http, 'eth_getLogs', [{ fromBlock: '0x' + (head - 2n).toString(16), topics: [PONG] }]);
+    const justRight = await rpc(capped.http, 'eth_getLogs', [
+      { fromBlock: '0x' + (head - 2n).toString(16), topics: [PONG] },
+    ]);
     assert.deepEqual(justRight.result, []);
   });
 });

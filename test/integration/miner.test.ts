@@ -55,7 +55,7 @@ describe('miner_', { timeout: 120_000 }, () => {
     assert.ok(BigInt((await waitForReceipt(node.http, t.hash)).blockNumber) > before);
   });
 
-  it('miner_setEtherbase: the next block\'s fees go to the new address; eth_coinbase and app.toml follow', async () => {
+  it("miner_setEtherbase: the next block's fees go to the new address; eth_coinbase and app.toml follow", async () => {
     const old = await rpcResult<string>(node.http, 'eth_coinbase');
     const commentsBefore = comments(appToml(node));
     assert.equal((await privateRpc(node, 'miner_setEtherbase', [NEW_ETHERBASE])).result, true);
@@ -63,14 +63,24 @@ describe('miner_', { timeout: 120_000 }, () => {
     const [sender] = nonCoinbaseAccounts(old);
     const balanceBefore = BigInt(await rpcResult<string>(node.http, 'eth_getBalance', [NEW_ETHERBASE, 'latest']));
     const oldBefore = BigInt(await rpcResult<string>(node.http, 'eth_getBalance', [old, 'latest']));
-    const t = await signTx(node.http, sender!.privateKey, { to: '0x00000000000000000000000000000000000000b1', value: 1n });
+    const t = await signTx(node.http, sender!.privateKey, {
+      to: '0x00000000000000000000000000000000000000b1',
+      value: 1n,
+    });
     await rpcResult(node.http, 'eth_sendRawTransaction', [t.raw]);
     const receipt = await waitForReceipt(node.http, t.hash);
     const block = await rpcResult<any>(node.http, 'eth_getBlockByNumber', [receipt.blockNumber, false]);
     assert.equal(block.miner, NEW_ETHERBASE);
     const fee = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
-    assert.equal(BigInt(await rpcResult<string>(node.http, 'eth_getBalance', [NEW_ETHERBASE, receipt.blockNumber])), balanceBefore + fee);
-    assert.equal(BigInt(await rpcResult<string>(node.http, 'eth_getBalance', [old, receipt.blockNumber])), oldBefore, 'the old etherbase gets nothing');
+    assert.equal(
+      BigInt(await rpcResult<string>(node.http, 'eth_getBalance', [NEW_ETHERBASE, receipt.blockNumber])),
+      balanceBefore + fee,
+    );
+    assert.equal(
+      BigInt(await rpcResult<string>(node.http, 'eth_getBalance', [old, receipt.blockNumber])),
+      oldBefore,
+      'the old etherbase gets nothing',
+    );
     const text = appToml(node);
     assert.match(text, new RegExp(`\\[miner\\][^\\[]*\\netherbase = "${getAddress(NEW_ETHERBASE)}"`));
     assert.deepEqual(comments(text), commentsBefore, 'comments kept');
@@ -81,7 +91,13 @@ describe('miner_', { timeout: 120_000 }, () => {
   it('miner_setGasPrice: app.toml now, effective at restart; the start flag wins, with a warning', async () => {
     const [sender] = nonCoinbaseAccounts(NEW_ETHERBASE);
     const commentsBefore = comments(appToml(node));
-    const under = async (n: KestrelNode) => signTx(n.http, sender!.privateKey, { to: NEW_ETHERBASE, value: 1n, maxFeePerGas: 3n * GWEI, maxPriorityFeePerGas: GWEI });
+    const under = async (n: KestrelNode) =>
+      signTx(n.http, sender!.privateKey, {
+        to: NEW_ETHERBASE,
+        value: 1n,
+        maxFeePerGas: 3n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+      });
     assert.equal((await privateRpc(node, 'miner_setGasPrice', [`0x${(5n * GWEI).toString(16)}`])).result, true);
     const text = appToml(node);
     assert.match(text, /\nminimum-gas-prices = "5000000000akestrel"\n/);
@@ -96,7 +112,12 @@ describe('miner_', { timeout: 120_000 }, () => {
     const late = await under(node);
     const r = await rpc(node.http, 'eth_sendRawTransaction', [late.raw]);
     assert.deepEqual(r.error, { code: -32000, message: 'transaction underpriced' });
-    const paid = await signTx(node.http, sender!.privateKey, { to: NEW_ETHERBASE, value: 1n, maxFeePerGas: 6n * GWEI, maxPriorityFeePerGas: GWEI });
+    const paid = await signTx(node.http, sender!.privateKey, {
+      to: NEW_ETHERBASE,
+      value: 1n,
+      maxFeePerGas: 6n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+    });
     await rpcResult(node.http, 'eth_sendRawTransaction', [paid.raw]);
     await waitForReceipt(node.http, paid.hash);
     assert.ok(BigInt(await rpcResult<string>(node.http, 'eth_gasPrice')) >= 5n * GWEI);
@@ -106,7 +127,10 @@ describe('miner_', { timeout: 120_000 }, () => {
     const flagged = await under(extra);
     await rpcResult(extra.http, 'eth_sendRawTransaction', [flagged.raw]);
     await waitForReceipt(extra.http, flagged.hash);
-    assert.match(extra.logs(), /warning: --minimum-gas-prices overrides minimum-gas-prices = "5000000000akestrel" in app\.toml/);
+    assert.match(
+      extra.logs(),
+      /warning: --minimum-gas-prices overrides minimum-gas-prices = "5000000000akestrel" in app\.toml/,
+    );
     assert.match(appToml(extra), /\nminimum-gas-prices = "5000000000akestrel"\n/, 'the flag does not rewrite app.toml');
   });
 });

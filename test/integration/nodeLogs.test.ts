@@ -11,16 +11,35 @@ import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { freePort, REPO_ROOT, waitFor } from '../helpers/node.ts';
 
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** Runs a dev node with `flags` through `work(http, token)`, stops it with SIGTERM and returns everything it wrote. */
-async function run(flags: string[], work: (http: string, token: string, home: string) => Promise<void>): Promise<{ out: string; home: string }> {
+async function run(
+  flags: string[],
+  work: (http: string, token: string, home: string) => Promise<void>,
+): Promise<{ out: string; home: string }> {
   const base = mkdtempSync(join(tmpdir(), 'kestrel-logs-'));
   dirs.push(base);
   const home = join(base, 'home');
   const port = await freePort();
-  const args = ['bin/kestreld.js', 'start', '--dev', '--home', home, '--json-rpc.address', `127.0.0.1:${port}`, '--json-rpc.ws-address', '127.0.0.1:0',
-    '--grpc.address', '127.0.0.1:0', '--rpc.laddr', 'tcp://127.0.0.1:0', ...flags];
+  const args = [
+    'bin/kestreld.js',
+    'start',
+    '--dev',
+    '--home',
+    home,
+    '--json-rpc.address',
+    `127.0.0.1:${port}`,
+    '--json-rpc.ws-address',
+    '127.0.0.1:0',
+    '--grpc.address',
+    '127.0.0.1:0',
+    '--rpc.laddr',
+    'tcp://127.0.0.1:0',
+    ...flags,
+  ];
   const p = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -28,10 +47,14 @@ async function run(flags: string[], work: (http: string, token: string, home: st
   const exited = new Promise<number | null>((r) => p.on('exit', r));
   try {
     const http = `http://127.0.0.1:${port}`;
-    await waitFor('eth_blockNumber', async () => {
-      if (p.exitCode !== null) throw new Error(`kestreld exited: ${out}`);
-      return (await call(http, 'eth_blockNumber', []).catch(() => undefined))?.result;
-    }, 60_000);
+    await waitFor(
+      'eth_blockNumber',
+      async () => {
+        if (p.exitCode !== null) throw new Error(`kestreld exited: ${out}`);
+        return (await call(http, 'eth_blockNumber', []).catch(() => undefined))?.result;
+      },
+      60_000,
+    );
     const token = readFileSync(join(home, 'config', 'auth.token'), 'utf8').trim();
     await work(http, token, home);
   } finally {
@@ -41,7 +64,12 @@ async function run(flags: string[], work: (http: string, token: string, home: st
   return { out, home };
 }
 
-async function call(http: string, method: string, params: unknown[], token?: string): Promise<{ result?: unknown; error?: { message: string } }> {
+async function call(
+  http: string,
+  method: string,
+  params: unknown[],
+  token?: string,
+): Promise<{ result?: unknown; error?: { message: string } }> {
   const res = await fetch(http, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -60,13 +88,27 @@ describe('structured logs', { timeout: 180_000 }, () => {
       const imported = await call(http, 'personal_importRawKey', [key.slice(2), passphrase], t);
       const addr = imported.result as string;
       assert.match(addr, /^0x[0-9a-f]{40}$/);
-      assert.match((await call(http, 'personal_importRawKey', [key.slice(2), passphrase], t)).error!.message, /account already exists/);
-      assert.match((await call(http, 'personal_importRawKey', ['zz' + key.slice(4), passphrase], t)).error!.message, /invalid hex/);
-      assert.match((await call(http, 'personal_unlockAccount', [addr, passphrase + 'x', 1], t)).error!.message, /could not decrypt/);
+      assert.match(
+        (await call(http, 'personal_importRawKey', [key.slice(2), passphrase], t)).error!.message,
+        /account already exists/,
+      );
+      assert.match(
+        (await call(http, 'personal_importRawKey', ['zz' + key.slice(4), passphrase], t)).error!.message,
+        /invalid hex/,
+      );
+      assert.match(
+        (await call(http, 'personal_unlockAccount', [addr, passphrase + 'x', 1], t)).error!.message,
+        /could not decrypt/,
+      );
       assert.equal((await call(http, 'personal_unlockAccount', [addr, passphrase, 1], t)).result, true);
       await call(http, 'personal_sign', ['0x1234', addr, passphrase], t);
       // Unfunded: the send fails after the key was decrypted, and its error is logged nowhere with the key.
-      await call(http, 'personal_sendTransaction', [{ from: addr, to: DEV_ACCOUNTS[1]!.address, value: '0x1' }, passphrase], t);
+      await call(
+        http,
+        'personal_sendTransaction',
+        [{ from: addr, to: DEV_ACCOUNTS[1]!.address, value: '0x1' }, passphrase],
+        t,
+      );
       await call(http, 'personal_listAccounts', [], t + 'ff'); // a wrong token
       await call(http, 'personal_listAccounts', [], t);
       await call(http, 'miner_setGasPrice', ['0x1'], t);
@@ -86,22 +128,38 @@ describe('structured logs', { timeout: 180_000 }, () => {
       assert.ok(typeof obj.module === 'string' && obj.module !== '', l);
       assert.equal(typeof obj.msg, 'string', l);
     }
-    assert.ok(lines.some((l) => JSON.parse(l).module === 'miner'), 'miner_setGasPrice logged under its module');
-    const validatorKey = (JSON.parse(readFileSync(join(home, 'config', 'priv_validator_key.json'), 'utf8')) as { priv_key: string }).priv_key;
+    assert.ok(
+      lines.some((l) => JSON.parse(l).module === 'miner'),
+      'miner_setGasPrice logged under its module',
+    );
+    const validatorKey = (
+      JSON.parse(readFileSync(join(home, 'config', 'priv_validator_key.json'), 'utf8')) as { priv_key: string }
+    ).priv_key;
     const lower = out.toLowerCase();
-    for (const [what, secret] of [['token', token], ['passphrase', passphrase], ['imported key', key.slice(2)], ['validator key', validatorKey.replace(/^0x/, '')]]) {
+    for (const [what, secret] of [
+      ['token', token],
+      ['passphrase', passphrase],
+      ['imported key', key.slice(2)],
+      ['validator key', validatorKey.replace(/^0x/, '')],
+    ]) {
       assert.ok(!lower.includes(secret!.toLowerCase()), `the ${what} appears in the log`);
     }
   });
 
   it('text at --log.level warn: only warnings and errors, each "<time> <LEVEL> [module] message"', async () => {
-    const { out } = await run(['--log.format', 'text', '--log.level', 'warn', '--minimum-gas-prices', '0akestrel'], async (http, t) => {
-      await call(http, 'miner_setGasPrice', ['0x1'], t); // an info line (hidden) and a warning: the flag overrides app.toml
-      await call(http, 'eth_blockNumber', []);
-    });
+    const { out } = await run(
+      ['--log.format', 'text', '--log.level', 'warn', '--minimum-gas-prices', '0akestrel'],
+      async (http, t) => {
+        await call(http, 'miner_setGasPrice', ['0x1'], t); // an info line (hidden) and a warning: the flag overrides app.toml
+        await call(http, 'eth_blockNumber', []);
+      },
+    );
     const lines = out.split('\n').filter((l) => l !== '' && !l.startsWith('    '));
     for (const l of lines) assert.match(l, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (WARN |ERROR) \[[\w.-]+\] /, l);
     assert.ok(!/Please RESTART/.test(out));
-    assert.ok(lines.some((l) => / WARN  \[miner\] miner_setGasPrice: this node was started with --minimum-gas-prices/.test(l)), out);
+    assert.ok(
+      lines.some((l) => / WARN  \[miner\] miner_setGasPrice: this node was started with --minimum-gas-prices/.test(l)),
+      out,
+    );
   });
 });

@@ -3,20 +3,37 @@
 // restart (keys kept, all locked again); plus eth_sendTransaction defaults, signing interop with ethers, wallets.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { FetchRequest, JsonRpcProvider, Transaction, Wallet, getBytes, hexlify, toUtf8Bytes, verifyMessage } from 'ethers';
+import {
+  FetchRequest,
+  JsonRpcProvider,
+  Transaction,
+  Wallet,
+  getBytes,
+  hexlify,
+  toUtf8Bytes,
+  verifyMessage,
+} from 'ethers';
 import WebSocket from 'ws';
 import { CHAIN_ID, DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { authToken as tokenOf, privateRpc } from '../helpers/privateRpc.ts';
-import { type KestrelNode, type RpcResponse, printLogsOnFailure, rpc, sleep, startNode, waitForReceipt } from '../helpers/node.ts';
+import {
+  type KestrelNode,
+  type RpcResponse,
+  printLogsOnFailure,
+  rpc,
+  sleep,
+  startNode,
+  waitForReceipt,
+} from '../helpers/node.ts';
 
 const DEV0 = DEV_ACCOUNTS[0]!.address.toLowerCase();
 const DEV1 = DEV_ACCOUNTS[1]!.address.toLowerCase();
 const IMPORT_KEY = '0x' + '4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318';
 const IMPORT_ADDR = new Wallet(IMPORT_KEY).address.toLowerCase();
 
-
 /** One JSON-RPC request over HTTP with the bearer token. */
-const call = (n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> => privateRpc(n, method, params);
+const call = (n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> =>
+  privateRpc(n, method, params);
 
 async function ok(n: KestrelNode, method: string, params: unknown[] = []): Promise<any> {
   const r = await call(n, method, params);
@@ -69,7 +86,10 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
 
   it('--dev: eth_accounts lists the ten dev accounts first, unlocked (eth_sign works without setup)', async () => {
     const accounts: string[] = (await rpc(node.http, 'eth_accounts')).result as string[];
-    assert.deepEqual(accounts.slice(0, 10), DEV_ACCOUNTS.map((a) => a.address.toLowerCase()));
+    assert.deepEqual(
+      accounts.slice(0, 10),
+      DEV_ACCOUNTS.map((a) => a.address.toLowerCase()),
+    );
     const sig = (await rpc(node.http, 'eth_sign', [DEV0, hexlify(toUtf8Bytes('hi'))])).result as string;
     assert.equal(sig, await new Wallet(DEV_ACCOUNTS[0]!.privateKey).signMessage('hi'));
   });
@@ -87,9 +107,14 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     assert.deepEqual(w.accounts, [{ address: fresh, url: w.url }]);
   });
 
-  it('unlock: wrong passphrase and unknown account are refused with geth\'s messages', async () => {
+  it("unlock: wrong passphrase and unknown account are refused with geth's messages", async () => {
     await fails(node, 'personal_unlockAccount', [fresh, 'nope', 60], 'could not decrypt key with given password');
-    await fails(node, 'personal_unlockAccount', ['0x' + '12'.repeat(20), 'pw-1', 60], 'no key for given address or file');
+    await fails(
+      node,
+      'personal_unlockAccount',
+      ['0x' + '12'.repeat(20), 'pw-1', 60],
+      'no key for given address or file',
+    );
     await fails(node, 'eth_sign', [fresh, '0x01'], 'authentication needed: password or unlock');
     await fails(node, 'eth_sign', ['0x' + '12'.repeat(20), '0x01'], 'unknown account');
     const r = await call(node, 'personal_unlockAccount', [fresh]);
@@ -104,7 +129,10 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     const sig: string = await ok(node, 'eth_sign', [fresh, hexlify(msg)]);
     assert.equal(verifyMessage(msg, sig).toLowerCase(), fresh);
     assert.ok(sig.endsWith('1b') || sig.endsWith('1c'), `v must be 27/28: ${sig}`);
-    assert.equal((await ok(node, 'personal_listWallets')).find((x: any) => x.accounts[0].address === fresh).status, 'Unlocked');
+    assert.equal(
+      (await ok(node, 'personal_listWallets')).find((x: any) => x.accounts[0].address === fresh).status,
+      'Unlocked',
+    );
     // Poll until locked; it must not happen before the 2 s are up.
     let lockedAfter = -1;
     for (let i = 0; i < 200; i++) {
@@ -136,14 +164,29 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     // Fund it from an unlocked dev account with eth_sendTransaction (defaults: gas 90000, pending nonce, 1559 fees).
     const fund: string = await ok(node, 'eth_sendTransaction', [{ from: DEV1, to: fresh, value: '0xde0b6b3a7640000' }]);
     assert.equal((await waitForReceipt(node.http, fund)).status, '0x1');
-    await fails(node, 'personal_sendTransaction', [{ from: fresh, to: DEV1, value: '0x1' }, 'wrong'], 'could not decrypt key with given password');
+    await fails(
+      node,
+      'personal_sendTransaction',
+      [{ from: fresh, to: DEV1, value: '0x1' }, 'wrong'],
+      'could not decrypt key with given password',
+    );
     const h: string = await ok(node, 'personal_sendTransaction', [{ from: fresh, to: DEV1, value: '0x1' }, 'pw-1']);
     const receipt = await waitForReceipt(node.http, h);
     assert.equal(receipt.status, '0x1');
     assert.equal(receipt.from, fresh);
     await fails(node, 'eth_sign', [fresh, '0x01'], 'authentication needed: password or unlock');
-    await fails(node, 'eth_sendTransaction', [{ from: fresh, to: DEV1, value: '0x1' }], 'authentication needed: password or unlock');
-    await fails(node, 'personal_sendTransaction', [{ from: '0x' + '12'.repeat(20), to: DEV1 }, 'pw-1'], 'unknown account');
+    await fails(
+      node,
+      'eth_sendTransaction',
+      [{ from: fresh, to: DEV1, value: '0x1' }],
+      'authentication needed: password or unlock',
+    );
+    await fails(
+      node,
+      'personal_sendTransaction',
+      [{ from: '0x' + '12'.repeat(20), to: DEV1 }, 'pw-1'],
+      'unknown account',
+    );
   });
 
   it('eth_sendTransaction fills gas 90000 (gasLimit accepted as alias), the pending nonce, fee-market fees, chain id', async () => {
@@ -158,7 +201,9 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     assert.equal(BigInt(txB.nonce), nonce + 1n);
     assert.equal(txA.type, '0x2');
     assert.equal(txA.chainId, '0x2328');
-    const base = BigInt(((await rpc(node.http, 'eth_getBlockByNumber', ['latest', false])).result as any).baseFeePerGas);
+    const base = BigInt(
+      ((await rpc(node.http, 'eth_getBlockByNumber', ['latest', false])).result as any).baseFeePerGas,
+    );
     assert.ok(BigInt(txA.maxFeePerGas) >= base, `maxFeePerGas ${txA.maxFeePerGas} below the base fee ${base}`);
     assert.equal((await waitForReceipt(node.http, b)).status, '0x1');
     // A legacy request (gasPrice) stays legacy, EIP-155 protected.
@@ -166,24 +211,41 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     const txC = (await rpc(node.http, 'eth_getTransactionByHash', [c])).result as any;
     assert.equal(txC.type, '0x0');
     assert.ok(BigInt(txC.v) === 9000n * 2n + 35n || BigInt(txC.v) === 9000n * 2n + 36n);
-    await fails(node, 'eth_sendTransaction', [{ from: DEV1, to: DEV0, chainId: '0x1' }], "chainId does not match node's (have=1, want=9000)");
+    await fails(
+      node,
+      'eth_sendTransaction',
+      [{ from: DEV1, to: DEV0, chainId: '0x1' }],
+      "chainId does not match node's (have=1, want=9000)",
+    );
     await fails(node, 'eth_sendTransaction', [{ from: DEV1 }], 'contract creation without any data provided');
   });
 
   it('concurrent eth_sendTransaction from one account take consecutive nonces', async () => {
     const hashes = await Promise.all(
-      Array.from({ length: 20 }, () => ok(node, 'eth_sendTransaction', [{ from: DEV0, to: DEV1, value: '0x1', gas: '0x5208' }])),
+      Array.from({ length: 20 }, () =>
+        ok(node, 'eth_sendTransaction', [{ from: DEV0, to: DEV1, value: '0x1', gas: '0x5208' }]),
+      ),
     );
     assert.equal(new Set(hashes).size, 20);
     const receipts = await Promise.all(hashes.map((h) => waitForReceipt(node.http, h)));
     assert.ok(receipts.every((r) => r.status === '0x1'));
-    const nonces = await Promise.all(hashes.map(async (h) => BigInt(((await rpc(node.http, 'eth_getTransactionByHash', [h])).result as any).nonce)));
+    const nonces = await Promise.all(
+      hashes.map(async (h) => BigInt(((await rpc(node.http, 'eth_getTransactionByHash', [h])).result as any).nonce)),
+    );
     assert.equal(new Set(nonces.map(String)).size, 20);
   });
 
-  it('eth_signTransaction returns {raw, tx} that eth_sendRawTransaction accepts; missing fields are geth\'s errors', async () => {
+  it("eth_signTransaction returns {raw, tx} that eth_sendRawTransaction accepts; missing fields are geth's errors", async () => {
     const nonce = (await rpc(node.http, 'eth_getTransactionCount', [DEV1, 'pending'])).result as string;
-    const req = { from: DEV1, to: DEV0, value: '0x7', gas: '0x5208', nonce, maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x1' };
+    const req = {
+      from: DEV1,
+      to: DEV0,
+      value: '0x7',
+      gas: '0x5208',
+      nonce,
+      maxFeePerGas: '0x77359400',
+      maxPriorityFeePerGas: '0x1',
+    };
     const res = await ok(node, 'eth_signTransaction', [req]);
     const tx = Transaction.from(res.raw);
     assert.equal(tx.from!.toLowerCase(), DEV1);
@@ -194,8 +256,18 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     assert.equal(sent, res.tx.hash);
     await fails(node, 'eth_signTransaction', [{ ...req, gas: undefined }], 'gas not specified');
     await fails(node, 'eth_signTransaction', [{ ...req, nonce: undefined }], 'nonce not specified');
-    await fails(node, 'eth_signTransaction', [{ ...req, maxFeePerGas: undefined }], 'missing gasPrice or maxFeePerGas/maxPriorityFeePerGas');
-    await fails(node, 'personal_signTransaction', [{ ...req, from: fresh }, 'wrong'], 'could not decrypt key with given password');
+    await fails(
+      node,
+      'eth_signTransaction',
+      [{ ...req, maxFeePerGas: undefined }],
+      'missing gasPrice or maxFeePerGas/maxPriorityFeePerGas',
+    );
+    await fails(
+      node,
+      'personal_signTransaction',
+      [{ ...req, from: fresh }, 'wrong'],
+      'could not decrypt key with given password',
+    );
     const p = await ok(node, 'personal_signTransaction', [{ ...req, from: fresh, nonce: '0x0' }, 'pw-1']);
     assert.equal(Transaction.from(p.raw).from!.toLowerCase(), fresh);
   });
@@ -217,7 +289,12 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     await fails(node, 'personal_sign', [hexlify(msg), IMPORT_ADDR, 'bad'], 'could not decrypt key with given password');
     await fails(node, 'personal_sign', [hexlify(msg), IMPORT_ADDR], 'authentication needed: password or unlock');
     await fails(node, 'personal_ecRecover', [hexlify(msg), sig.slice(0, -2)], 'signature must be 65 bytes long');
-    await fails(node, 'personal_ecRecover', [hexlify(msg), sig.slice(0, -2) + '01'], 'invalid Ethereum signature (V is not 27 or 28)');
+    await fails(
+      node,
+      'personal_ecRecover',
+      [hexlify(msg), sig.slice(0, -2) + '01'],
+      'invalid Ethereum signature (V is not 27 or 28)',
+    );
     // ethers' JsonRpcSigner.signMessage sends personal_sign [message, address] (no passphrase): an unlocked key signs.
     const req = new FetchRequest(node.http);
     req.setHeader('Authorization', `Bearer ${tokenOf(node)}`);
@@ -236,7 +313,7 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     assert.deepEqual(getBytes(sig).length, 65);
   });
 
-  it('wallets: initializeWallet and unpair are not supported by key-store wallets (geth\'s errors)', async () => {
+  it("wallets: initializeWallet and unpair are not supported by key-store wallets (geth's errors)", async () => {
     const wallets = await ok(node, 'personal_listWallets');
     assert.ok(wallets.length >= 13);
     const url: string = wallets[0].url;
@@ -251,12 +328,18 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     const ws = await wsClient(node.ws, tokenOf(node));
     try {
       const addr = (await ws.request('personal_newAccount', ['ws-pw'])).result as string;
-      assert.equal((await ws.request('eth_sign', [addr, '0x02'])).error?.message, 'authentication needed: password or unlock');
+      assert.equal(
+        (await ws.request('eth_sign', [addr, '0x02'])).error?.message,
+        'authentication needed: password or unlock',
+      );
       assert.equal((await ws.request('personal_unlockAccount', [addr, 'ws-pw', 60])).result, true);
       const sig = (await ws.request('eth_sign', [addr, '0x02'])).result as string;
       assert.equal((await ws.request('personal_ecRecover', ['0x02', sig])).result, addr);
       assert.equal((await ws.request('personal_lockAccount', [addr])).result, true);
-      assert.equal((await ws.request('eth_sign', [addr, '0x02'])).error?.message, 'authentication needed: password or unlock');
+      assert.equal(
+        (await ws.request('eth_sign', [addr, '0x02'])).error?.message,
+        'authentication needed: password or unlock',
+      );
     } finally {
       ws.close();
     }
@@ -269,7 +352,8 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
     node = await node.restart();
     const afterRestart = await ok(node, 'personal_listAccounts');
     assert.deepEqual(afterRestart, before);
-    for (const a of [fresh, IMPORT_ADDR]) await fails(node, 'eth_sign', [a, '0x01'], 'authentication needed: password or unlock');
+    for (const a of [fresh, IMPORT_ADDR])
+      await fails(node, 'eth_sign', [a, '0x01'], 'authentication needed: password or unlock');
     const wallets = await ok(node, 'personal_listWallets');
     for (const w of wallets) {
       const a = w.accounts[0].address;

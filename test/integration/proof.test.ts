@@ -25,11 +25,22 @@ const hexToU8 = (h: string) => getBytes(h);
 const big = (b: Uint8Array) => (b.length === 0 ? 0n : BigInt('0x' + Buffer.from(b).toString('hex')));
 
 /** Verifies a proof object against `stateRoot`; returns the account fields the proof proves (null = absent). */
-async function verifyAccount(p: any, stateRoot: string): Promise<{ nonce: bigint; balance: bigint; storageRoot: string; codeHash: string } | null> {
-  const value = await verifyMerkleProof(hexToU8(p.address), p.accountProof.map(hexToU8), { root: hexToU8(stateRoot), useKeyHashing: true });
+async function verifyAccount(
+  p: any,
+  stateRoot: string,
+): Promise<{ nonce: bigint; balance: bigint; storageRoot: string; codeHash: string } | null> {
+  const value = await verifyMerkleProof(hexToU8(p.address), p.accountProof.map(hexToU8), {
+    root: hexToU8(stateRoot),
+    useKeyHashing: true,
+  });
   if (value === null) return null;
   const [nonce, balance, storageRoot, codeHash] = RLP.decode(value) as Uint8Array[];
-  return { nonce: big(nonce!), balance: big(balance!), storageRoot: '0x' + Buffer.from(storageRoot!).toString('hex'), codeHash: '0x' + Buffer.from(codeHash!).toString('hex') };
+  return {
+    nonce: big(nonce!),
+    balance: big(balance!),
+    storageRoot: '0x' + Buffer.from(storageRoot!).toString('hex'),
+    codeHash: '0x' + Buffer.from(codeHash!).toString('hex'),
+  };
 }
 
 /** Verifies one storage proof against `storageHash`; returns the proven value (0 when absent). */
@@ -41,7 +52,10 @@ async function verifySlot(s: any, storageHash: string): Promise<bigint> {
     return 0n;
   }
   const key = zeroPadValue(toBeHex(BigInt(s.key)), 32);
-  const v = await verifyMerkleProof(hexToU8(key), s.proof.map(hexToU8), { root: hexToU8(storageHash), useKeyHashing: true });
+  const v = await verifyMerkleProof(hexToU8(key), s.proof.map(hexToU8), {
+    root: hexToU8(storageHash),
+    useKeyHashing: true,
+  });
   return v === null ? 0n : big(RLP.decode(v) as Uint8Array);
 }
 
@@ -49,10 +63,18 @@ describe('eth_getProof', { timeout: 90_000 }, () => {
   before(async () => {
     node = await startNode();
     const deploy = new Interface(Store.abi).encodeDeploy([41n, 'proof']);
-    const { receipt } = await sendTx(node.http, alice.privateKey, { to: null, data: Store.bytecode + deploy.slice(2), gas: 1_000_000n });
+    const { receipt } = await sendTx(node.http, alice.privateKey, {
+      to: null,
+      data: Store.bytecode + deploy.slice(2),
+      gas: 1_000_000n,
+    });
     store = receipt.contractAddress;
     oldBlock = receipt.blockNumber;
-    await sendTx(node.http, alice.privateKey, { to: store, data: new Interface(Store.abi).encodeFunctionData('set', [99n]), gas: 100_000n });
+    await sendTx(node.http, alice.privateKey, {
+      to: store,
+      data: new Interface(Store.abi).encodeFunctionData('set', [99n]),
+      gas: 100_000n,
+    });
   });
   afterEach(printLogsOnFailure(() => node));
   after(async () => {
@@ -74,11 +96,19 @@ describe('eth_getProof', { timeout: 90_000 }, () => {
       assert.equal(acc.storageRoot, p.storageHash);
       assert.equal(acc.codeHash, p.codeHash);
       assert.equal(p.codeHash, keccak256(await rpcResult(node.http, 'eth_getCode', [store, sel])));
-      assert.deepEqual(p.storageProof.map((s: any) => s.key), ['0x0', '0x1', keys[2], '0x9'], 'keys echo geth-style');
+      assert.deepEqual(
+        p.storageProof.map((s: any) => s.key),
+        ['0x0', '0x1', keys[2], '0x9'],
+        'keys echo geth-style',
+      );
       for (const s of p.storageProof) {
         const proven = await verifySlot(s, p.storageHash);
         assert.equal(proven, BigInt(s.value), `slot ${s.key}`);
-        assert.equal(proven, BigInt(await rpcResult(node.http, 'eth_getStorageAt', [store, s.key, sel])), `slot ${s.key} vs getStorageAt`);
+        assert.equal(
+          proven,
+          BigInt(await rpcResult(node.http, 'eth_getStorageAt', [store, s.key, sel])),
+          `slot ${s.key} vs getStorageAt`,
+        );
       }
       assert.equal(BigInt(p.storageProof[1].value), tag === 'latest' ? 99n : 41n);
       assert.equal(BigInt(p.storageProof[3].value), 0n, 'an empty slot has a valid exclusion proof');
@@ -121,7 +151,10 @@ describe('eth_getProof', { timeout: 90_000 }, () => {
       await ws.close();
     }
     const bad = async (params: unknown[]) => (await rpc(node.http, 'eth_getProof', params)).error;
-    assert.deepEqual(await bad(['0x1234', []]), { code: -32602, message: 'invalid argument 0: hex string has length 4, want 40 for common.Address' });
+    assert.deepEqual(await bad(['0x1234', []]), {
+      code: -32602,
+      message: 'invalid argument 0: hex string has length 4, want 40 for common.Address',
+    });
     assert.equal((await bad([alice.address, '0x1']))?.code, -32602);
     assert.equal((await bad([alice.address, ['0x' + '1'.repeat(65)]]))?.code, -32602);
     assert.deepEqual(await bad([alice.address, [], '0xffff']), { code: -32000, message: 'header not found' });

@@ -5,7 +5,15 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { Interface } from 'ethers';
 import { nonCoinbaseAccounts, type DevAccount } from '../helpers/accounts.ts';
 import { computeBlockHash } from '../helpers/chain.ts';
-import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, sleep, startNode, waitForReceipt } from '../helpers/node.ts';
+import {
+  type KestrelNode,
+  printLogsOnFailure,
+  rpc,
+  rpcResult,
+  sleep,
+  startNode,
+  waitForReceipt,
+} from '../helpers/node.ts';
 import { testContracts } from '../helpers/solc.ts';
 import { sendTx, signTx } from '../helpers/tx.ts';
 
@@ -24,7 +32,8 @@ interface Snapshot {
 async function snapshot(url: string, addresses: string[], contract: string, txHashes: string[]): Promise<Snapshot> {
   const head = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
   const hashes: string[] = [];
-  for (let n = 0; n <= head; n++) hashes.push((await rpcResult<any>(url, 'eth_getBlockByNumber', [hex(n), false])).hash);
+  for (let n = 0; n <= head; n++)
+    hashes.push((await rpcResult<any>(url, 'eth_getBlockByNumber', [hex(n), false])).hash);
   const receipts = new Map<string, any>();
   for (const h of txHashes) receipts.set(h, await rpcResult(url, 'eth_getTransactionReceipt', [h]));
   const balances = new Map<string, string>();
@@ -76,11 +85,21 @@ describe('restart keeps the chain', { timeout: 150_000 }, () => {
     sender = nonCoinbaseAccounts(coinbase)[0]!;
     txHashes.push((await sendTx(node.http, sender.privateKey, { to: RECIPIENT, value: 10n ** 18n })).hash);
     const deploy = await sendTx(node.http, sender.privateKey, {
-      to: null, data: Store.bytecode + iface.encodeDeploy([1n, 'durable']).slice(2), gas: 2_000_000n,
+      to: null,
+      data: Store.bytecode + iface.encodeDeploy([1n, 'durable']).slice(2),
+      gas: 2_000_000n,
     });
     contract = deploy.receipt.contractAddress;
     txHashes.push(deploy.hash);
-    txHashes.push((await sendTx(node.http, sender.privateKey, { to: contract, data: iface.encodeFunctionData('set', [77n]), gas: 200_000n })).hash);
+    txHashes.push(
+      (
+        await sendTx(node.http, sender.privateKey, {
+          to: contract,
+          data: iface.encodeFunctionData('set', [77n]),
+          gas: 200_000n,
+        })
+      ).hash,
+    );
   });
   afterEach(printLogsOnFailure(() => node));
   after(async () => {
@@ -122,7 +141,11 @@ describe('restart keeps the chain', { timeout: 150_000 }, () => {
     const start = Number(BigInt(await rpcResult<string>(url, 'eth_getTransactionCount', [sender.address, 'latest'])));
     const burst: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const { raw, hash } = await signTx(url, sender.privateKey, { to: RECIPIENT, value: BigInt(100 + i), nonce: start + i });
+      const { raw, hash } = await signTx(url, sender.privateKey, {
+        to: RECIPIENT,
+        value: BigInt(100 + i),
+        nonce: start + i,
+      });
       const r = await rpc(url, 'eth_sendRawTransaction', [raw]);
       assert.equal(r.error, undefined, JSON.stringify(r.error));
       burst.push(hash);
@@ -162,10 +185,13 @@ describe('restart keeps the chain', { timeout: 150_000 }, () => {
     const old = node!;
     assert.equal(await old.stop('SIGKILL'), null);
     node = await old.restart();
-    for (const [h, r] of mined) assert.deepEqual(await rpcResult(node.http, 'eth_getTransactionReceipt', [h]), r, `receipt of ${h}`);
+    for (const [h, r] of mined)
+      assert.deepEqual(await rpcResult(node.http, 'eth_getTransactionReceipt', [h]), r, `receipt of ${h}`);
     await assertChainConsistent(node.http);
     // Nonces stay contiguous: the next tx from the sender is accepted and mined.
-    const next = Number(BigInt(await rpcResult<string>(node.http, 'eth_getTransactionCount', [sender.address, 'pending'])));
+    const next = Number(
+      BigInt(await rpcResult<string>(node.http, 'eth_getTransactionCount', [sender.address, 'pending'])),
+    );
     assert.ok(next >= start + mined.size, `pending nonce ${next} < ${start} + ${mined.size} mined`);
     const { receipt } = await sendTx(node.http, sender.privateKey, { to: RECIPIENT, value: 7n, nonce: next });
     assert.equal(receipt.status, '0x1');

@@ -35,7 +35,11 @@ function collect(ws: WsRpc): (sub: string, n: number, timeoutMs?: number) => Pro
   };
   void pump();
   return (sub, n, timeoutMs = 15_000) =>
-    waitFor(`${n} notifications on ${sub}`, async () => ((got.get(sub)?.length ?? 0) >= n ? got.get(sub)!.splice(0, n) : undefined), timeoutMs);
+    waitFor(
+      `${n} notifications on ${sub}`,
+      async () => ((got.get(sub)?.length ?? 0) >= n ? got.get(sub)!.splice(0, n) : undefined),
+      timeoutMs,
+    );
 }
 
 describe('eth_subscribe', { timeout: 120_000 }, () => {
@@ -59,10 +63,23 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
       const pending = await ws.result<string>('eth_subscribe', ['newPendingTransactions']);
       const full = await ws.result<string>('eth_subscribe', ['newPendingTransactions', true]);
       assert.match(heads, /^0x[0-9a-f]{1,32}$/);
-      const { hash, receipt } = await sendTx(node.http, alice.privateKey, { to: emitter, data: pongData(5), gas: 100_000n });
+      const { hash, receipt } = await sendTx(node.http, alice.privateKey, {
+        to: emitter,
+        data: pongData(5),
+        gas: 100_000n,
+      });
       const [head] = await wait(heads, 1);
       const block = await rpcResult(node.http, 'eth_getBlockByNumber', [receipt.blockNumber, false]);
-      for (const k of ['hash', 'number', 'parentHash', 'stateRoot', 'logsBloom', 'timestamp', 'baseFeePerGas', 'miner']) {
+      for (const k of [
+        'hash',
+        'number',
+        'parentHash',
+        'stateRoot',
+        'logsBloom',
+        'timestamp',
+        'baseFeePerGas',
+        'miner',
+      ]) {
         assert.equal(head[k], block[k], k);
       }
       assert.equal(head.transactions, undefined);
@@ -88,16 +105,28 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
     try {
       assert.match(await ws.result<string>('eth_subscribe', ['syncing']), /^0x/);
       const err = async (params: unknown[]) => (await ws.request('eth_subscribe', params)).error;
-      assert.deepEqual(await err(['newBlocks']), { code: -32601, message: 'no "newBlocks" subscription in eth namespace' });
-      assert.deepEqual(await err(['logs', { topics: [7] }]), { code: -32602, message: 'invalid argument 1: invalid topic(s)' });
+      assert.deepEqual(await err(['newBlocks']), {
+        code: -32601,
+        message: 'no "newBlocks" subscription in eth namespace',
+      });
+      assert.deepEqual(await err(['logs', { topics: [7] }]), {
+        code: -32602,
+        message: 'invalid argument 1: invalid topic(s)',
+      });
       assert.deepEqual(await err(['newHeads', {}]), { code: -32602, message: 'too many arguments, want at most 1' });
       assert.equal((await err([]))?.code, -32602);
       assert.equal(await ws.result('eth_unsubscribe', ['0x1234']), false);
     } finally {
       await ws.close();
     }
-    assert.deepEqual((await rpc(node.http, 'eth_subscribe', ['newHeads'])).error, { code: -32601, message: 'notifications not supported' });
-    assert.deepEqual((await rpc(node.http, 'eth_unsubscribe', ['0x1'])).error, { code: -32601, message: 'notifications not supported' });
+    assert.deepEqual((await rpc(node.http, 'eth_subscribe', ['newHeads'])).error, {
+      code: -32601,
+      message: 'notifications not supported',
+    });
+    assert.deepEqual((await rpc(node.http, 'eth_unsubscribe', ['0x1'])).error, {
+      code: -32601,
+      message: 'notifications not supported',
+    });
   });
 
   it('a subscription belongs to its socket: others cannot cancel it, it ends with it, a new socket works', async () => {
@@ -122,8 +151,13 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
 
   it('drops the subscriptions of a client that stops reading, and keeps serving others', async () => {
     const slow = new WebSocket(node.ws);
-    await new Promise((res, rej) => { slow.once('open', res); slow.once('error', rej); });
-    slow.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address: emitter }] }));
+    await new Promise((res, rej) => {
+      slow.once('open', res);
+      slow.once('error', rej);
+    });
+    slow.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address: emitter }] }),
+    );
     const subId = await new Promise<string>((res) => slow.once('message', (d) => res(JSON.parse(d.toString()).result)));
     (slow as any)._socket.pause(); // stop reading: the node's socket buffer must fill up
     const ok = await WsRpc.connect(node.ws);
@@ -134,7 +168,14 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
       const { nonce } = await signTx(node.http, bob.privateKey, { to: emitter, data: emitManyData(1), gas: 300_000n });
       const txs: Array<{ raw: string; hash: string }> = [];
       for (let i = 0; i < 24; i++) {
-        txs.push(await signTx(node.http, bob.privateKey, { to: emitter, data: emitManyData(60, blob), gas: 5_000_000n, nonce: nonce + i }));
+        txs.push(
+          await signTx(node.http, bob.privateKey, {
+            to: emitter,
+            data: emitManyData(60, blob),
+            gas: 5_000_000n,
+            nonce: nonce + i,
+          }),
+        );
       }
       for (const t of txs) await rpcResult(node.http, 'eth_sendRawTransaction', [t.raw]);
       await waitFor('all mined', () => rpcResult(node.http, 'eth_getTransactionReceipt', [txs.at(-1)!.hash]), 60_000);
@@ -166,7 +207,9 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
     const pongs: bigint[] = [];
     const un1 = client.watchBlocks({ onBlock: (b) => blocks.push(b.number) });
     const un2 = client.watchContractEvent({
-      address: emitter as `0x${string}`, abi: [parseAbiItem('event Pong(uint256 indexed i)')], eventName: 'Pong',
+      address: emitter as `0x${string}`,
+      abi: [parseAbiItem('event Pong(uint256 indexed i)')],
+      eventName: 'Pong',
       onLogs: (ls) => pongs.push(...ls.map((l) => l.args.i!)),
     });
     const provider = new WebSocketProvider(node.ws);
@@ -175,7 +218,9 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
     try {
       await sleep(300);
       const { receipt } = await sendTx(node.http, alice.privateKey, { to: emitter, data: pongData(11), gas: 100_000n });
-      await waitFor('viem + ethers events', async () => (pongs.length >= 1 && blocks.length >= 1 && ethersBlocks.length >= 1 ? true : undefined));
+      await waitFor('viem + ethers events', async () =>
+        pongs.length >= 1 && blocks.length >= 1 && ethersBlocks.length >= 1 ? true : undefined,
+      );
       assert.deepEqual(pongs, [11n]);
       assert.ok(blocks.includes(BigInt(receipt.blockNumber)));
       assert.ok(ethersBlocks.includes(Number(receipt.blockNumber)));

@@ -29,7 +29,8 @@ contract Heavy {
 }`;
 const CALL_TARGETS =
   '{data: [], fault: function(log) {}, step: function(log) { if(log.op.toString() == "CALL") this.data.push(toHex(toAddress(log.stack.peek(1).toString(16)))); }, result: function() { return this.data; }}';
-const EMPTY_STEP = '{n: 0, fault: function() {}, step: function(log) { this.n++; }, result: function() { return this.n; }}';
+const EMPTY_STEP =
+  '{n: 0, fault: function() {}, step: function(log) { this.n++; }, result: function() { return this.n; }}';
 
 /** CPU time (user + system, ms) of a process, all threads included (the machine is shared: wall time is noisy). */
 function cpuMs(pid: number): number {
@@ -40,13 +41,21 @@ function cpuMs(pid: number): number {
 // Worker startup: from new Worker() to ready (TypeScript loader, EVM modules, QuickJS compiled), 3 cold starts.
 for (let i = 0; i < 3; i++) {
   const pool = new TracerWorkers({
-    evmChainId: 9000n, gasCap: 50_000_000n, sandbox: DEFAULT_SANDBOX_LIMITS, readNode: () => undefined, hashOf: () => undefined, size: 1, heapMb: 384,
+    evmChainId: 9000n,
+    gasCap: 50_000_000n,
+    sandbox: DEFAULT_SANDBOX_LIMITS,
+    readNode: () => undefined,
+    hashOf: () => undefined,
+    size: 1,
+    heapMb: 384,
   });
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   await pool.session(async () => {});
   const c = process.cpuUsage(c0);
-  console.log(`worker startup: wall ${(performance.now() - t0).toFixed(0)} ms, CPU ${((c.user + c.system) / 1000).toFixed(0)} ms`);
+  console.log(
+    `worker startup: wall ${(performance.now() - t0).toFixed(0)} ms, CPU ${((c.user + c.system) / 1000).toFixed(0)} ms`,
+  );
   pool.close();
 }
 
@@ -56,14 +65,21 @@ try {
   const key = nonCoinbaseAccounts(coinbase)[0]!.privateKey;
   const { Heavy } = compileSource(SOURCE, 'Heavy.sol');
   const abi = new Interface(Heavy!.abi);
-  const heavy = (await sendTx(node.http, key, { to: null, data: Heavy!.bytecode, gas: 2_000_000n })).receipt.contractAddress;
+  const heavy = (await sendTx(node.http, key, { to: null, data: Heavy!.bytecode, gas: 2_000_000n })).receipt
+    .contractAddress;
   // Memory cost grows faster than linearly: aim at 1M gas in a few proportional steps.
   let rounds = 200;
   for (let i = 0; i < 4; i++) {
-    const gas = await rpcResult<string>(node.http, 'eth_estimateGas', [{ to: heavy, data: abi.encodeFunctionData('run', [rounds]) }]);
+    const gas = await rpcResult<string>(node.http, 'eth_estimateGas', [
+      { to: heavy, data: abi.encodeFunctionData('run', [rounds]) },
+    ]);
     rounds = Math.floor((rounds * 1_000_000) / Number(BigInt(gas)));
   }
-  const tx = await sendTx(node.http, key, { to: heavy, data: abi.encodeFunctionData('run', [rounds]), gas: 2_000_000n });
+  const tx = await sendTx(node.http, key, {
+    to: heavy,
+    data: abi.encodeFunctionData('run', [rounds]),
+    gas: 2_000_000n,
+  });
   console.log(`tx: ${rounds} rounds, gasUsed ${BigInt(tx.receipt.gasUsed)}`);
   const time = async (label: string, cfg: unknown): Promise<{ ms: number; result: any }> => {
     let best = Infinity;
@@ -78,7 +94,9 @@ try {
       if (r.error) throw new Error(`${label}: ${r.error.message}`);
       result = r.result;
     }
-    console.log(`${label.padEnd(34)} wall ${best.toFixed(0).padStart(7)} ms   node CPU ${bestCpu.toFixed(0).padStart(7)} ms`);
+    console.log(
+      `${label.padEnd(34)} wall ${best.toFixed(0).padStart(7)} ms   node CPU ${bestCpu.toFixed(0).padStart(7)} ms`,
+    );
     return { ms: bestCpu, result };
   };
   const timeout = '120s';
@@ -92,7 +110,9 @@ try {
   const targets = await time('JS: collect CALL targets', { timeout, tracer: CALL_TARGETS });
   console.log(`  (${targets.result.length} CALL targets)`);
   const empty = await time('JS: step counter', { timeout, tracer: EMPTY_STEP });
-  console.log(`sandbox per-step overhead: ${(((empty.ms - noop.ms) * 1000) / steps).toFixed(2)} µs/step (node CPU: step counter vs noopTracer)`);
+  console.log(
+    `sandbox per-step overhead: ${(((empty.ms - noop.ms) * 1000) / steps).toFixed(2)} µs/step (node CPU: step counter vs noopTracer)`,
+  );
 } finally {
   await node.dispose();
 }

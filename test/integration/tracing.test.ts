@@ -81,7 +81,9 @@ let runTx: { hash: string; receipt: any };
 
 // A generous HTTP timeout: a JavaScript trace may wait for a tracer worker to start (seconds on a loaded machine).
 async function trace(hash: string, cfg?: unknown): Promise<any> {
-  const r = await rpc(node.http, 'debug_traceTransaction', cfg === undefined ? [hash] : [hash, cfg], { timeoutMs: 60_000 });
+  const r = await rpc(node.http, 'debug_traceTransaction', cfg === undefined ? [hash] : [hash, cfg], {
+    timeoutMs: 60_000,
+  });
   if (r.error) throw new Error(`debug_traceTransaction failed: ${JSON.stringify(r.error)}`);
   return r.result;
 }
@@ -96,7 +98,11 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     lib = (await sendTx(node.http, key, { to: null, data: Lib!.bytecode, gas: 1_000_000n })).receipt.contractAddress;
     const deployParent = Parent!.bytecode + parentAbi.encodeDeploy([lib]).slice(2);
     parent = (await sendTx(node.http, key, { to: null, data: deployParent, gas: 3_000_000n })).receipt.contractAddress;
-    runTx = await sendTx(node.http, key, { to: parent, data: parentAbi.encodeFunctionData('run', [7]), gas: 1_000_000n });
+    runTx = await sendTx(node.http, key, {
+      to: parent,
+      data: parentAbi.encodeFunctionData('run', [7]),
+      gas: 1_000_000n,
+    });
     assert.equal(runTx.receipt.status, '0x1');
     await trace(runTx.hash, { tracer: SAMPLE_TRACER }); // starts a tracer worker
   });
@@ -116,7 +122,11 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     let gas = 100_000 - 21000;
     EXPECTED.forEach(([pc, op, cost, stack], i) => {
       const l = t.structLogs[i];
-      assert.deepEqual({ pc: l.pc, op: l.op, gas: l.gas, gasCost: l.gasCost, depth: l.depth, stack: l.stack }, { pc, op, gas, gasCost: cost, depth: 1, stack }, `step ${i}`);
+      assert.deepEqual(
+        { pc: l.pc, op: l.op, gas: l.gas, gasCost: l.gasCost, depth: l.depth, stack: l.stack },
+        { pc, op, gas, gasCost: cost, depth: 1, stack },
+        `step ${i}`,
+      );
       assert.equal(l.memory, undefined);
       assert.equal(l.error, undefined);
       if (op === 'SSTORE' || op === 'SLOAD') assert.deepEqual(l.storage, { [SLOT0]: WORD_2A });
@@ -155,7 +165,15 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     assert.equal(t.gas, '0xf4240');
     assert.equal(BigInt(t.gasUsed), BigInt(runTx.receipt.gasUsed));
     // boom() is pure, so solc calls it with STATICCALL.
-    assert.deepEqual(t.calls.map((c: any) => [c.type, c.to]), [['CALL', child], ['STATICCALL', child], ['DELEGATECALL', lib], ['CREATE', created]]);
+    assert.deepEqual(
+      t.calls.map((c: any) => [c.type, c.to]),
+      [
+        ['CALL', child],
+        ['STATICCALL', child],
+        ['DELEGATECALL', lib],
+        ['CREATE', created],
+      ],
+    );
     const [poke, boom, dcall, create] = t.calls;
     assert.equal(poke.output, `0x${'00'.repeat(31)}0e`);
     assert.equal(poke.logs.length, 1);
@@ -178,7 +196,10 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     assert.equal(calls.length, 1);
     // bigInt values serialise as decimal strings (BigInteger.js toJSON), as in geth.
     const gas = await trace(runTx.hash, { tracer: SAMPLE_TRACER });
-    assert.deepEqual(gas, calls.map((l: any) => BigInt(l.stack[l.stack.length - 1]).toString()));
+    assert.deepEqual(
+      gas,
+      calls.map((l: any) => BigInt(l.stack[l.stack.length - 1]).toString()),
+    );
     assert.deepEqual(await trace(runTx.hash, { tracer: TARGETS_TRACER }), [child]);
   });
 
@@ -204,14 +225,32 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
       } }`;
     const r = await trace(runTx.hash, { tracer: src, tracerConfig: { a: 1 } });
     const child = getCreateAddress({ from: parent, nonce: 1 }).toLowerCase();
-    assert.deepEqual(r.frames, [`CALL:${child}:0`, `STATICCALL:${child}:-`, 'err:execution reverted', `DELEGATECALL:${lib}:0`, `CREATE:${getCreateAddress({ from: parent, nonce: 2 }).toLowerCase()}:0`]);
-    const sstore = (await trace(runTx.hash, { enableMemory: true })).structLogs.find((l: any) => l.op === 'SSTORE' && l.depth === 2);
-    assert.deepEqual(r.sstore, { depth: 2, addr: child, caller: parent, slot: '0', isPush: false, mem: sstore.memory.length * 32 });
+    assert.deepEqual(r.frames, [
+      `CALL:${child}:0`,
+      `STATICCALL:${child}:-`,
+      'err:execution reverted',
+      `DELEGATECALL:${lib}:0`,
+      `CREATE:${getCreateAddress({ from: parent, nonce: 2 }).toLowerCase()}:0`,
+    ]);
+    const sstore = (await trace(runTx.hash, { enableMemory: true })).structLogs.find(
+      (l: any) => l.op === 'SSTORE' && l.depth === 2,
+    );
+    assert.deepEqual(r.sstore, {
+      depth: 2,
+      addr: child,
+      caller: parent,
+      slot: '0',
+      isPush: false,
+      mem: sstore.memory.length * 32,
+    });
     assert.deepEqual(r.cfg, { a: 1 });
     assert.equal(r.type, 'CALL');
     assert.equal(r.gasUsed, Number(BigInt(runTx.receipt.gasUsed)));
     assert.equal(r.to, parent);
-    assert.equal(r.nonce, Number(await rpcResult(node.http, 'eth_getTransactionCount', [from, runTx.receipt.blockNumber])));
+    assert.equal(
+      r.nonce,
+      Number(await rpcResult(node.http, 'eth_getTransactionCount', [from, runTx.receipt.blockNumber])),
+    );
     assert.equal(r.code, true);
     assert.equal(r.exists, true);
     assert.equal(r.word, `0x${'00'.repeat(31)}01`);
@@ -244,7 +283,9 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     const r = await trace(runTx.hash, { tracer: '4byteTracer' });
     const sel = (abi: any[], f: string) => new Interface(abi).getFunction(f)!.selector;
     assert.deepEqual(r, {
-      [`${sel(Parent!.abi, 'run')}-32`]: 1, [`${sel(Child!.abi, 'poke')}-32`]: 1, [`${sel(Child!.abi, 'boom')}-0`]: 1,
+      [`${sel(Parent!.abi, 'run')}-32`]: 1,
+      [`${sel(Child!.abi, 'poke')}-32`]: 1,
+      [`${sel(Child!.abi, 'boom')}-0`]: 1,
       [`${sel(Lib!.abi, 'setX')}-32`]: 1,
     });
   });
@@ -261,7 +302,9 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     assert.equal(c.calls.length, 4);
     // A JavaScript tracer on a call runs in a tracer worker like the transaction traces do.
     const child = getCreateAddress({ from: parent, nonce: 1 }).toLowerCase();
-    const jsCall = await rpc(node.http, 'debug_traceCall', [call, 'latest', { tracer: TARGETS_TRACER }], { timeoutMs: 60_000 });
+    const jsCall = await rpc(node.http, 'debug_traceCall', [call, 'latest', { tracer: TARGETS_TRACER }], {
+      timeoutMs: 60_000,
+    });
     assert.deepEqual(jsCall.result, [child]);
     const failed = await rpcResult(node.http, 'debug_traceCall', [{ to: store, gas: '0x526c' }, 'latest']);
     assert.equal(failed.failed, true);
@@ -284,7 +327,10 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
       const byNumber = await rpcResult(node.http, 'debug_traceBlockByNumber', [number]);
       const byHash = await rpcResult(node.http, 'debug_traceBlockByHash', [block.hash]);
       assert.deepEqual(byHash, byNumber);
-      assert.deepEqual(byNumber.map((e: any) => e.txHash), block.transactions);
+      assert.deepEqual(
+        byNumber.map((e: any) => e.txHash),
+        block.transactions,
+      );
       for (const r of rs) {
         const e = byNumber.find((x: any) => x.txHash === r.transactionHash);
         assert.equal(e.result.gas, Number(BigInt(r.gasUsed)), 'gas of each replayed tx equals its receipt');
@@ -292,9 +338,17 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
       }
       // A JavaScript tracer that never returns inside nested frames: only run() has them. Its transaction gets an
       // error entry; the others (before and after it, on a fresh worker) are traced normally.
-      const stuck = '{n: 0, step: function(log) { this.n++; if (log.getDepth() > 1) for (;;) {} }, fault: function() {}, result: function() { return this.n; }}';
-      const js = (await rpc<any[]>(node.http, 'debug_traceBlockByNumber', [number, { tracer: stuck, timeout: '2s' }], { timeoutMs: 60_000 })).result!;
-      assert.deepEqual(js.map((e: any) => e.txHash), block.transactions);
+      const stuck =
+        '{n: 0, step: function(log) { this.n++; if (log.getDepth() > 1) for (;;) {} }, fault: function() {}, result: function() { return this.n; }}';
+      const js = (
+        await rpc<any[]>(node.http, 'debug_traceBlockByNumber', [number, { tracer: stuck, timeout: '2s' }], {
+          timeoutMs: 60_000,
+        })
+      ).result!;
+      assert.deepEqual(
+        js.map((e: any) => e.txHash),
+        block.transactions,
+      );
       for (const e of js) {
         const mine = rs.find((r) => r.transactionHash === e.txHash);
         if (mine?.to?.toLowerCase() === parent) assert.deepEqual(e, { txHash: e.txHash, error: 'execution timeout' });
@@ -306,10 +360,22 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
   it('errors: unknown tx, genesis, bad config', async () => {
     const unknown = await rpc(node.http, 'debug_traceTransaction', [`0x${'00'.repeat(31)}01`]);
     assert.deepEqual(unknown.error, { code: -32000, message: 'transaction not found' });
-    assert.deepEqual((await rpc(node.http, 'debug_traceBlockByNumber', ['0x0'])).error, { code: -32000, message: 'genesis is not traceable' });
-    assert.equal((await rpc(node.http, 'debug_traceBlockByNumber', ['3'])).error?.message, 'invalid argument 0: hex string without 0x prefix');
-    assert.equal((await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { timeout: 'soon' }])).error?.message, 'invalid argument 1: time: invalid duration "soon"');
-    assert.equal((await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { limit: -1 }])).error?.message, 'invalid argument 1: output limit cannot be negative, got -1');
+    assert.deepEqual((await rpc(node.http, 'debug_traceBlockByNumber', ['0x0'])).error, {
+      code: -32000,
+      message: 'genesis is not traceable',
+    });
+    assert.equal(
+      (await rpc(node.http, 'debug_traceBlockByNumber', ['3'])).error?.message,
+      'invalid argument 0: hex string without 0x prefix',
+    );
+    assert.equal(
+      (await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { timeout: 'soon' }])).error?.message,
+      'invalid argument 1: time: invalid duration "soon"',
+    );
+    assert.equal(
+      (await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { limit: -1 }])).error?.message,
+      'invalid argument 1: output limit cannot be negative, got -1',
+    );
     const typo = await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: 'callTracr' }]);
     assert.match(typo.error!.message, /ReferenceError: .*callTracr/);
     const noResult = await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: '{step: function() {}}' }]);
@@ -333,7 +399,12 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
         const src = `{step: function() { ${body} }, fault: function() {}, result: function() { return 1; }}`;
         await trace(runTx.hash, { tracer: SAMPLE_TRACER }); // a warm worker, so only the trace itself is timed
         const t0 = Date.now();
-        const r = await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: src, timeout: `${TIMEOUT_MS}ms` }], { timeoutMs: 60_000 });
+        const r = await rpc(
+          node.http,
+          'debug_traceTransaction',
+          [runTx.hash, { tracer: src, timeout: `${TIMEOUT_MS}ms` }],
+          { timeoutMs: 60_000 },
+        );
         const took = Date.now() - t0;
         assert.equal(r.error?.code, -32000, JSON.stringify(r));
         assert.match(r.error!.message, /^execution timeout$|out of memory/);
@@ -342,9 +413,12 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
     }
 
     it('while a tracer is stuck in a built-in, another client is served promptly', async () => {
-      const src = '{step: function() { /^(a+)+$/.test("a".repeat(40) + "b"); }, fault: function() {}, result: function() { return 1; }}';
+      const src =
+        '{step: function() { /^(a+)+$/.test("a".repeat(40) + "b"); }, fault: function() {}, result: function() { return 1; }}';
       await trace(runTx.hash, { tracer: SAMPLE_TRACER });
-      const stuck = rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: src, timeout: '4s' }], { timeoutMs: 60_000 });
+      const stuck = rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: src, timeout: '4s' }], {
+        timeoutMs: 60_000,
+      });
       const latencies: number[] = [];
       await new Promise((r) => setTimeout(r, 500));
       for (let i = 0; i < 4; i++) {
@@ -361,16 +435,41 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
 
   describe('sandbox', () => {
     const cases: Array<[string, string, RegExp]> = [
-      ['an infinite loop', '{step: function() { while (true) {} }, fault: function() {}, result: function() { return 1; }}', /^execution timeout$/],
-      ['a memory bomb', '{a: [], step: function() { while (true) this.a.push(new Uint8Array(1 << 20)); }, fault: function() {}, result: function() { return 1; }}', /out of memory/],
-      ['the constructor escape', '{step: function() { this.constructor.constructor("return process")().exit(1); }, fault: function() {}, result: function() { return 1; }}', /ReferenceError: 'process' is not defined/],
-      ['require', '{step: function() { require("fs"); }, fault: function() {}, result: function() { return 1; }}', /ReferenceError: 'require' is not defined/],
-      ['globals of the host', '{r: [], step: function() {}, fault: function() {}, result: function() { return [typeof process, typeof require, typeof globalThis.fetch, typeof __h]; }}', /^$/],
+      [
+        'an infinite loop',
+        '{step: function() { while (true) {} }, fault: function() {}, result: function() { return 1; }}',
+        /^execution timeout$/,
+      ],
+      [
+        'a memory bomb',
+        '{a: [], step: function() { while (true) this.a.push(new Uint8Array(1 << 20)); }, fault: function() {}, result: function() { return 1; }}',
+        /out of memory/,
+      ],
+      [
+        'the constructor escape',
+        '{step: function() { this.constructor.constructor("return process")().exit(1); }, fault: function() {}, result: function() { return 1; }}',
+        /ReferenceError: 'process' is not defined/,
+      ],
+      [
+        'require',
+        '{step: function() { require("fs"); }, fault: function() {}, result: function() { return 1; }}',
+        /ReferenceError: 'require' is not defined/,
+      ],
+      [
+        'globals of the host',
+        '{r: [], step: function() {}, fault: function() {}, result: function() { return [typeof process, typeof require, typeof globalThis.fetch, typeof __h]; }}',
+        /^$/,
+      ],
     ];
     for (const [name, src, expected] of cases) {
       it(`${name} ends that trace with an error and the node keeps serving`, async () => {
         const before = Date.now();
-        const r = await rpc(node.http, 'debug_traceTransaction', [runTx.hash, { tracer: src, timeout: name === 'an infinite loop' ? '500ms' : '10s' }], { timeoutMs: 30_000 });
+        const r = await rpc(
+          node.http,
+          'debug_traceTransaction',
+          [runTx.hash, { tracer: src, timeout: name === 'an infinite loop' ? '500ms' : '10s' }],
+          { timeoutMs: 30_000 },
+        );
         if (expected.source === '^$') {
           assert.deepEqual(r.result, ['undefined', 'undefined', 'undefined', 'undefined']);
         } else {
@@ -379,7 +478,10 @@ describe('debug_ tracing', { timeout: 180_000 }, () => {
         }
         assert.ok(Date.now() - before < 20_000, 'the trace ended in bounded time');
         assert.ok(BigInt(await rpcResult(node.http, 'eth_blockNumber')) > 0n);
-        assert.deepEqual(await trace(runTx.hash, { tracer: SAMPLE_TRACER }), await trace(runTx.hash, { tracer: SAMPLE_TRACER }));
+        assert.deepEqual(
+          await trace(runTx.hash, { tracer: SAMPLE_TRACER }),
+          await trace(runTx.hash, { tracer: SAMPLE_TRACER }),
+        );
       });
     }
   });

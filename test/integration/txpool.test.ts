@@ -10,7 +10,17 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { getAddress } from 'ethers';
 import { setTomlValue } from '../../src/config/appToml.ts';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
-import { type KestrelNode, printLogsOnFailure, REPO_ROOT, rpc, rpcResult, sleep, startNode, waitFor, waitForReceipt } from '../helpers/node.ts';
+import {
+  type KestrelNode,
+  printLogsOnFailure,
+  REPO_ROOT,
+  rpc,
+  rpcResult,
+  sleep,
+  startNode,
+  waitFor,
+  waitForReceipt,
+} from '../helpers/node.ts';
 import { signTx } from '../helpers/tx.ts';
 
 const GWEI = 1_000_000_000n;
@@ -19,10 +29,20 @@ const PAUSED = ['--block-time', '1h']; // blocks only on the hour: the pool stay
 const A = DEV_ACCOUNTS;
 
 /** Signs a 1-wei transfer from dev account `i` with an explicit nonce and fee cap (tip = fee / 10). */
-async function transfer(node: KestrelNode, i: number, nonce: number, fee = 10n * GWEI, o: { to?: string | null; gas?: bigint; tip?: bigint } = {}) {
+async function transfer(
+  node: KestrelNode,
+  i: number,
+  nonce: number,
+  fee = 10n * GWEI,
+  o: { to?: string | null; gas?: bigint; tip?: bigint } = {},
+) {
   return signTx(node.http, A[i]!.privateKey, {
-    nonce, to: o.to === undefined ? SINK : o.to, value: o.to === null ? 0n : 1n, gas: o.gas ?? 21_000n,
-    maxFeePerGas: fee, maxPriorityFeePerGas: o.tip ?? fee / 10n,
+    nonce,
+    to: o.to === undefined ? SINK : o.to,
+    value: o.to === null ? 0n : 1n,
+    gas: o.gas ?? 21_000n,
+    maxFeePerGas: fee,
+    maxPriorityFeePerGas: o.tip ?? fee / 10n,
   });
 }
 
@@ -37,13 +57,17 @@ async function sendError(node: KestrelNode, raw: string): Promise<{ code: number
 }
 
 const status = async (node: KestrelNode) => rpcResult<{ pending: string; queued: string }>(node.http, 'txpool_status');
-const nonceKeys = (m: Record<string, unknown> | undefined) => Object.keys(m ?? {}).sort((a, b) => Number(a) - Number(b));
+const nonceKeys = (m: Record<string, unknown> | undefined) =>
+  Object.keys(m ?? {}).sort((a, b) => Number(a) - Number(b));
 
 /** A home made by `kestreld init --dev` with app.toml [mempool] edited before the first start. */
 function homeWith(mempool: Record<string, string | number>): { base: string; home: string } {
   const base = mkdtempSync(join(tmpdir(), 'kestrel-txpool-'));
   const home = join(base, 'home');
-  const r = spawnSync(process.execPath, ['bin/kestreld.js', 'init', '--dev', '--home', home], { cwd: REPO_ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['bin/kestreld.js', 'init', '--dev', '--home', home], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   for (const [k, v] of Object.entries(mempool)) setTomlValue(join(home, 'config', 'app.toml'), 'mempool', k, v);
   return { base, home };
@@ -83,7 +107,7 @@ describe('txpool: gaps, promotion, replacement, shapes, journal', { timeout: 120
     assert.deepEqual(mine.queued, {});
   });
 
-  it('txpool_content and txpool_inspect in geth\'s shapes', async () => {
+  it("txpool_content and txpool_inspect in geth's shapes", async () => {
     const create = await transfer(node, 2, 0, 7n * GWEI, { to: null, gas: 100_000n });
     const gapped = await transfer(node, 2, 5, 3n * GWEI);
     await send(node, create.raw);
@@ -141,7 +165,12 @@ describe('txpool: gaps, promotion, replacement, shapes, journal', { timeout: 120
     for (const i of [4, 5, 6, 7]) for (let n = 0; n < 15; n++) signed.push(await transfer(node, i, n));
     const acked: string[] = [];
     // Sends cut off by the kill fail (connection reset): that is expected, only the acknowledged ones count.
-    const sends = signed.map((t) => send(node, t.raw).then((h) => void acked.push(h), () => undefined));
+    const sends = signed.map((t) =>
+      send(node, t.raw).then(
+        (h) => void acked.push(h),
+        () => undefined,
+      ),
+    );
     await waitFor('half the burst acknowledged', async () => (acked.length >= 20 ? true : undefined));
     await node.stop('SIGKILL');
     await Promise.allSettled(sends);
@@ -149,7 +178,10 @@ describe('txpool: gaps, promotion, replacement, shapes, journal', { timeout: 120
     assert.ok(ackedNow.length >= 20 && ackedNow.length <= signed.length);
     node = await node.restart();
     // Mined or superseded records are counted apart from the invalid ones (none here).
-    assert.match(node.logs(), /txpool: \d+ tx\(s\) restored from the journal, \d+ already mined or replaced, 0 no longer valid/);
+    assert.match(
+      node.logs(),
+      /txpool: \d+ tx\(s\) restored from the journal, \d+ already mined or replaced, 0 no longer valid/,
+    );
     for (const h of ackedNow) {
       const tx = await rpcResult<any>(node.http, 'eth_getTransactionByHash', [h]);
       assert.ok(tx, `acknowledged ${h} lost in the restart (${ackedNow.length} acknowledged)`);
@@ -161,7 +193,13 @@ describe('txpool: bounds, eviction and expiry', { timeout: 90_000 }, () => {
   let node: KestrelNode;
   let base: string;
   before(async () => {
-    const h = homeWith({ 'account-slots': 1, 'global-slots': 3, 'account-queue': 2, 'global-queue': 3, lifetime: '3s' });
+    const h = homeWith({
+      'account-slots': 1,
+      'global-slots': 3,
+      'account-queue': 2,
+      'global-queue': 3,
+      lifetime: '3s',
+    });
     base = h.base;
     node = await startNode({ home: h.home, args: PAUSED });
   });
@@ -195,9 +233,16 @@ describe('txpool: bounds, eviction and expiry', { timeout: 90_000 }, () => {
     const q1 = await transfer(node, 5, 3);
     await send(node, q1.raw);
     await send(node, (await transfer(node, 5, 4)).raw);
-    assert.deepEqual(await sendError(node, (await transfer(node, 5, 5)).raw), { code: -32000, message: 'account limit exceeded' });
+    assert.deepEqual(await sendError(node, (await transfer(node, 5, 5)).raw), {
+      code: -32000,
+      message: 'account limit exceeded',
+    });
     assert.equal((await status(node)).queued, '0x2');
-    await waitFor('queued txs to expire', async () => ((await status(node)).queued === '0x0' ? true : undefined), 20_000);
+    await waitFor(
+      'queued txs to expire',
+      async () => ((await status(node)).queued === '0x0' ? true : undefined),
+      20_000,
+    );
     assert.equal(await rpcResult(node.http, 'eth_getTransactionByHash', [q1.hash]), null);
     assert.equal((await status(node)).pending, '0x3', 'pending txs never expire');
     assert.match(node.logs(), /queued tx\(s\) expired/);

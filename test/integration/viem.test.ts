@@ -3,8 +3,20 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import {
-  BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, defineChain, getContractAddress,
-  http, parseEventLogs, webSocket, type Hex, type PublicClient, type WalletClient, type Chain, type Transport,
+  BaseError,
+  ContractFunctionRevertedError,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getContractAddress,
+  http,
+  parseEventLogs,
+  webSocket,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+  type Chain,
+  type Transport,
   type Account,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -37,7 +49,10 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
     await node?.dispose();
   });
 
-  for (const [kind, senderIndex] of [['http', 0], ['ws', 1]] as const) {
+  for (const [kind, senderIndex] of [
+    ['http', 0],
+    ['ws', 1],
+  ] as const) {
     describe(`over ${kind}`, () => {
       let chain: Chain;
       let pub: PublicClient<Transport, Chain>;
@@ -52,7 +67,10 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
           nativeCurrency: { name: 'Kestrel', symbol: 'KST', decimals: 18 },
           rpcUrls: { default: { http: [node.http], webSocket: [node.ws] } },
         });
-        const transport = kind === 'http' ? http(node.http, { retryCount: 0 }) : webSocket(node.ws, { retryCount: 0, reconnect: false });
+        const transport =
+          kind === 'http'
+            ? http(node.http, { retryCount: 0 })
+            : webSocket(node.ws, { retryCount: 0, reconnect: false });
         const account = privateKeyToAccount(senders[senderIndex]!.privateKey);
         address = account.address;
         pub = createPublicClient({ chain, transport, pollingInterval: 100 }) as PublicClient<Transport, Chain>;
@@ -83,7 +101,10 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
           assert.equal(receipt.contractAddress, null);
           assert.equal(receipt.to?.toLowerCase(), to.toLowerCase());
           assert.equal(await pub.getBalance({ address: to }), 5_000n);
-          assert.equal(await pub.getBalance({ address }), before - 5_000n - receipt.gasUsed * receipt.effectiveGasPrice);
+          assert.equal(
+            await pub.getBalance({ address }),
+            before - 5_000n - receipt.gasUsed * receipt.effectiveGasPrice,
+          );
           const tx = await pub.getTransaction({ hash });
           assert.equal(tx.type, type);
           assert.equal(tx.chainId, CHAIN_ID);
@@ -109,12 +130,21 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
       });
 
       it('writes, waits for the receipt and decodes the event from the receipt logs', async () => {
-        const { request } = await pub.simulateContract({ account: wallet.account, address: contract, abi, functionName: 'set', args: [42n] });
+        const { request } = await pub.simulateContract({
+          account: wallet.account,
+          address: contract,
+          abi,
+          functionName: 'set',
+          args: [42n],
+        });
         const hash = await wallet.writeContract(request);
         const receipt = await pub.waitForTransactionReceipt({ hash, timeout: 15_000 });
         assert.equal(receipt.status, 'success');
         const events = parseEventLogs({ abi, logs: receipt.logs, eventName: 'ValueSet' }) as unknown as Array<{
-          args: { setter: Hex; newValue: bigint; note: string }; address: Hex; blockHash: Hex; logIndex: number;
+          args: { setter: Hex; newValue: bigint; note: string };
+          address: Hex;
+          blockHash: Hex;
+          logIndex: number;
         }>;
         assert.equal(events.length, 1);
         assert.equal(events[0]!.args.setter.toLowerCase(), address.toLowerCase());
@@ -125,7 +155,12 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
         assert.equal(events[0]!.logIndex, 0);
         assert.equal(await pub.readContract({ address: contract, abi, functionName: 'get' }), 42n);
         assert.equal(
-          await pub.readContract({ address: contract, abi, functionName: 'get', blockNumber: receipt.blockNumber - 1n }),
+          await pub.readContract({
+            address: contract,
+            abi,
+            functionName: 'get',
+            blockNumber: receipt.blockNumber - 1n,
+          }),
           7n,
         );
       });
@@ -136,14 +171,26 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
           return true;
         });
         await assert.rejects(
-          pub.simulateContract({ account: wallet.account, address: contract, abi, functionName: 'setAndFail', args: [5n] }),
+          pub.simulateContract({
+            account: wallet.account,
+            address: contract,
+            abi,
+            functionName: 'setAndFail',
+            args: [5n],
+          }),
           (e) => {
             assert.equal(revertedError(e).reason, 'nope');
             return true;
           },
         );
         await assert.rejects(
-          pub.estimateContractGas({ account: wallet.account, address: contract, abi, functionName: 'setAndFail', args: [5n] }),
+          pub.estimateContractGas({
+            account: wallet.account,
+            address: contract,
+            abi,
+            functionName: 'setAndFail',
+            args: [5n],
+          }),
           (e) => {
             assert.equal(revertedError(e).reason, 'nope');
             return true;
@@ -162,7 +209,13 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
       });
 
       it('a mined revert has status "reverted"', async () => {
-        const hash = await wallet.writeContract({ address: contract, abi, functionName: 'setAndFail', args: [5n], gas: 200_000n });
+        const hash = await wallet.writeContract({
+          address: contract,
+          abi,
+          functionName: 'setAndFail',
+          args: [5n],
+          gas: 200_000n,
+        });
         const receipt = await pub.waitForTransactionReceipt({ hash, timeout: 15_000 });
         assert.equal(receipt.status, 'reverted');
         const block = await pub.getBlock({ blockHash: receipt.blockHash });
@@ -178,14 +231,20 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
         const byHash = await pub.getBlock({ blockHash: latest.hash!, includeTransactions: true });
         assert.equal(byNumber.hash, latest.hash);
         assert.equal(byHash.number, latest.number);
-        assert.deepEqual(byNumber.transactions, latest.transactions.map((t) => t.hash));
+        assert.deepEqual(
+          byNumber.transactions,
+          latest.transactions.map((t) => t.hash),
+        );
         assert.equal(byHash.transactions[0]!.blockHash, latest.hash);
         const parent = await pub.getBlock({ blockNumber: latest.number! - 1n });
         assert.equal(latest.parentHash, parent.hash);
         assert.equal(typeof latest.baseFeePerGas, 'bigint');
         assert.equal(latest.nonce, '0x0000000000000000');
         assert.equal(latest.difficulty, 0n);
-        const raw = await pub.request({ method: 'eth_getBlockByNumber', params: [`0x${latest.number!.toString(16)}`, false] });
+        const raw = await pub.request({
+          method: 'eth_getBlockByNumber',
+          params: [`0x${latest.number!.toString(16)}`, false],
+        });
         assert.equal(computeBlockHash(raw as Record<string, unknown>), latest.hash);
         const genesis = await pub.getBlock({ blockTag: 'earliest' });
         assert.equal(genesis.number, 0n);
@@ -207,8 +266,14 @@ describe('viem against kestreld', { timeout: 120_000 }, () => {
         const after = await pub.getBalance({ address });
         assert.ok(after < before);
         const atParent = await pub.request({ method: 'eth_getBalance', params: [address, { blockHash: parentHash }] });
-        const atBlock = await pub.request({ method: 'eth_getBalance', params: [address, { blockHash, requireCanonical: true }] });
-        const atNumber = await pub.request({ method: 'eth_getBalance', params: [address, { blockNumber: `0x${(block.number! - 1n).toString(16)}` }] });
+        const atBlock = await pub.request({
+          method: 'eth_getBalance',
+          params: [address, { blockHash, requireCanonical: true }],
+        });
+        const atNumber = await pub.request({
+          method: 'eth_getBalance',
+          params: [address, { blockNumber: `0x${(block.number! - 1n).toString(16)}` }],
+        });
         assert.equal(BigInt(atParent), before);
         assert.equal(BigInt(atNumber), before);
         assert.equal(BigInt(atBlock), after);

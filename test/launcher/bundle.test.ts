@@ -22,14 +22,17 @@ describe('launcher bundle cache', () => {
   it('runs the sources with their own import.meta.url and packages resolved as from the repository', async () => {
     mkdirSync(join(src, 'lib'), { recursive: true });
     write('lib/value.ts', `export const value: number = 1;\nexport const where = import.meta.url;\n`);
-    write('entry.ts', [
-      `import { parse } from 'smol-toml';`,
-      `import { value, where } from './lib/value.ts';`,
-      `export const toml = parse('a = 7').a;`,
-      `export { value, where };`,
-      `export const self = import.meta.url;`,
-      `export const lazy = () => import('./lib/value.ts').then((m) => m.value);`,
-    ].join('\n'));
+    write(
+      'entry.ts',
+      [
+        `import { parse } from 'smol-toml';`,
+        `import { value, where } from './lib/value.ts';`,
+        `export const toml = parse('a = 7').a;`,
+        `export { value, where };`,
+        `export const self = import.meta.url;`,
+        `export const lazy = () => import('./lib/value.ts').then((m) => m.value);`,
+      ].join('\n'),
+    );
     const m = await load();
     assert.ok(m);
     assert.equal(m.value, 1);
@@ -85,7 +88,7 @@ describe('launcher bundle cache', () => {
     assert.equal(await load('meta.ts'), undefined);
   });
 
-  it('bundles the node CLI itself, its client commands without the node\'s packages', async () => {
+  it("bundles the node CLI itself, its client commands without the node's packages", async () => {
     const cliCache = join(dir, 'cli-cache');
     const cli = await importBundled(join(REPO_ROOT, 'src/cli/index.ts'), { tsconfigPath, cacheDir: cliCache });
     assert.ok(cli);
@@ -95,6 +98,10 @@ describe('launcher bundle cache', () => {
     const [bundle] = readdirSync(cliCache).filter((f) => f.startsWith('bundle-'));
     const entry = readFileSync(join(cliCache, bundle!, 'entry.mjs'), 'utf8');
     assert.doesNotMatch(entry, /@ethereumjs\/vm/);
-    assert.ok(readdirSync(join(cliCache, bundle!)).some((f) => f.startsWith('chunk-') && /@ethereumjs\/vm/.test(readFileSync(join(cliCache, bundle!, f), 'utf8'))));
+    assert.ok(
+      readdirSync(join(cliCache, bundle!)).some(
+        (f) => f.startsWith('chunk-') && /@ethereumjs\/vm/.test(readFileSync(join(cliCache, bundle!, f), 'utf8')),
+      ),
+    );
   });
 });

@@ -11,7 +11,16 @@ import WebSocket from 'ws';
 import { initHome } from '../../src/node/home.ts';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { deployEmitter, emitManyData } from '../helpers/emitter.ts';
-import { type KestrelNode, post, postRaw, printLogsOnFailure, rpc, sleep, startNode, waitFor } from '../helpers/node.ts';
+import {
+  type KestrelNode,
+  post,
+  postRaw,
+  printLogsOnFailure,
+  rpc,
+  sleep,
+  startNode,
+  waitFor,
+} from '../helpers/node.ts';
 import { sendTx } from '../helpers/tx.ts';
 import { WsRpc } from '../helpers/ws.ts';
 import { batch, hex } from './support.ts';
@@ -39,23 +48,32 @@ const PROBE_BOUND_MS = 10_000;
  * A second client with its own keep-alive connection that asks eth_blockNumber every 100 ms while `fn` runs; fails
  * if any answer is an error or takes longer than `boundMs`. Returns fn's value and the probe's worst latency.
  */
-async function whileProbing<T>(url: string, fn: () => Promise<T>, boundMs = PROBE_BOUND_MS): Promise<{ value: T; worstMs: number; probes: number }> {
+async function whileProbing<T>(
+  url: string,
+  fn: () => Promise<T>,
+  boundMs = PROBE_BOUND_MS,
+): Promise<{ value: T; worstMs: number; probes: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const ask = () => new Promise<number>((res, rej) => {
-    const t0 = Date.now();
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' }, timeout: boundMs }, (r) => {
-      let body = '';
-      r.on('data', (d) => (body += d));
-      r.on('end', () => {
-        const j = JSON.parse(body) as { result?: string };
-        if (typeof j.result !== 'string') rej(new Error(`probe got ${body}`));
-        else res(Date.now() - t0);
-      });
+  const ask = () =>
+    new Promise<number>((res, rej) => {
+      const t0 = Date.now();
+      const req = http.request(
+        url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json' }, timeout: boundMs },
+        (r) => {
+          let body = '';
+          r.on('data', (d) => (body += d));
+          r.on('end', () => {
+            const j = JSON.parse(body) as { result?: string };
+            if (typeof j.result !== 'string') rej(new Error(`probe got ${body}`));
+            else res(Date.now() - t0);
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`probe took over ${boundMs} ms`)));
+      req.on('error', rej);
+      req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }));
     });
-    req.on('timeout', () => req.destroy(new Error(`probe took over ${boundMs} ms`)));
-    req.on('error', rej);
-    req.end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }));
-  });
   await ask(); // the probe's connection exists before the hog starts
   let stop = false;
   let worstMs = 0;
@@ -107,7 +125,8 @@ describe('resource caps', { timeout: 240_000 }, () => {
     emitter = await deployEmitter(node.http, DEV_ACCOUNTS[2]!.privateKey);
     // 60 logs in one block (over logs-cap 50) and 25 more blocks (over block-range-cap 20).
     await sendTx(node.http, DEV_ACCOUNTS[2]!.privateKey, { to: emitter, data: emitManyData(60), gas: 3_000_000n });
-    for (let i = 0; i < 25; i++) await sendTx(node.http, DEV_ACCOUNTS[3]!.privateKey, { to: DEV_ACCOUNTS[4]!.address, value: 1n });
+    for (let i = 0; i < 25; i++)
+      await sendTx(node.http, DEV_ACCOUNTS[3]!.privateKey, { to: DEV_ACCOUNTS[4]!.address, value: 1n });
   });
   afterEach(printLogsOnFailure(() => node));
   after(async () => {
@@ -136,13 +155,20 @@ describe('resource caps', { timeout: 240_000 }, () => {
       for (const s of held) s.destroy();
     }
     await sleep(300);
-    assert.equal(typeof (await rpc(node.http, 'eth_blockNumber')).result, 'string', 'served again once the idle sockets left');
+    assert.equal(
+      typeof (await rpc(node.http, 'eth_blockNumber')).result,
+      'string',
+      'served again once the idle sockets left',
+    );
 
     // WS: 24 open sockets, the 25th handshake is refused with 503; the open ones keep working.
     const socks: WebSocket[] = [];
     try {
       for (let i = 0; i < 24; i++) socks.push(await openWs(node.ws));
-      const err = await openWs(node.ws).then(() => undefined, (e: Error) => e);
+      const err = await openWs(node.ws).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       assert.match(String(err?.message), /Unexpected server response: 503/);
       const r = await wsCall(socks[0]!, 'eth_blockNumber');
       assert.equal(typeof r.result, 'string');
@@ -150,14 +176,20 @@ describe('resource caps', { timeout: 240_000 }, () => {
       for (const s of socks) s.terminate();
     }
     // The node counts a socket until it has seen it close; wait for that before the next test connects.
-    await waitFor('a WS connection to be accepted again', () => openWs(node.ws).then((s) => (s.terminate(), true), () => undefined));
+    await waitFor('a WS connection to be accepted again', () =>
+      openWs(node.ws).then(
+        (s) => (s.terminate(), true),
+        () => undefined,
+      ),
+    );
   });
 
   it('ws-subscriptions-per-connection: the 6th subscription is refused; the socket and others keep working', async () => {
     const ws = await WsRpc.connect(node.ws);
     try {
       const { value } = await whileProbing(node.http, async () => {
-        for (let i = 0; i < 5; i++) assert.equal(typeof (await ws.request('eth_subscribe', ['newHeads'])).result, 'string');
+        for (let i = 0; i < 5; i++)
+          assert.equal(typeof (await ws.request('eth_subscribe', ['newHeads'])).result, 'string');
         return ws.request('eth_subscribe', ['newHeads']);
       });
       assert.equal(value.error?.code, -32005);
@@ -184,10 +216,21 @@ describe('resource caps', { timeout: 240_000 }, () => {
 
   it('batch-request-limit and max-body-bytes: over-limit requests get -32600 / 413', async () => {
     const { value } = await whileProbing(node.http, async () => {
-      const calls = Array.from({ length: 21 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_chainId', params: [] }));
+      const calls = Array.from({ length: 21 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'eth_chainId',
+        params: [],
+      }));
       const big = await post(node.http, JSON.stringify(calls));
-      const ok = await batch(node.http, Array.from({ length: 20 }, (): [string, unknown[]] => ['eth_chainId', []]));
-      const body = await postRaw(node.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['x'.repeat(120_000)] }));
+      const ok = await batch(
+        node.http,
+        Array.from({ length: 20 }, (): [string, unknown[]] => ['eth_chainId', []]),
+      );
+      const body = await postRaw(
+        node.http,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: ['x'.repeat(120_000)] }),
+      );
       return { big, ok, body };
     });
     assert.deepEqual(value.big.json, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } });
@@ -200,15 +243,27 @@ describe('resource caps', { timeout: 240_000 }, () => {
     // Two blocks of 25 logs with 2 KiB of data each: each receipt stays under the 200 kB cap, their logs together
     // (≈ 220 kB of JSON) do not.
     const filler = '0x' + 'ab'.repeat(2048);
-    const first = await sendTx(node.http, DEV_ACCOUNTS[2]!.privateKey, { to: emitter, data: emitManyData(25, filler), gas: 3_000_000n });
-    await sendTx(node.http, DEV_ACCOUNTS[2]!.privateKey, { to: emitter, data: emitManyData(25, filler), gas: 3_000_000n });
+    const first = await sendTx(node.http, DEV_ACCOUNTS[2]!.privateKey, {
+      to: emitter,
+      data: emitManyData(25, filler),
+      gas: 3_000_000n,
+    });
+    await sendTx(node.http, DEV_ACCOUNTS[2]!.privateKey, {
+      to: emitter,
+      data: emitManyData(25, filler),
+      gas: 3_000_000n,
+    });
     const from = Number(BigInt(first.receipt.blockNumber));
     const head = Number(BigInt((await rpc<string>(node.http, 'eth_blockNumber')).result!));
     const range = { fromBlock: hex(from), toBlock: hex(head), address: emitter };
     const { value } = await whileProbing(node.http, async () => ({
       single: await rpc(node.http, 'eth_getLogs', [range]),
       oneBlock: await rpc(node.http, 'eth_getLogs', [{ ...range, toBlock: hex(from) }]),
-      batch: await batch(node.http, [['eth_chainId', []], ['eth_getLogs', [range]], ['eth_chainId', []]]),
+      batch: await batch(node.http, [
+        ['eth_chainId', []],
+        ['eth_getLogs', [range]],
+        ['eth_chainId', []],
+      ]),
     }));
     assert.deepEqual(value.single.error, { code: -32003, message: 'response too large' });
     assert.equal((value.oneBlock.result as unknown[]).length, 25, 'a reply under the cap is served');
@@ -221,7 +276,9 @@ describe('resource caps', { timeout: 240_000 }, () => {
     const head = Number(BigInt((await rpc<string>(node.http, 'eth_blockNumber')).result!));
     const { value } = await whileProbing(node.http, async () => ({
       range: await rpc(node.http, 'eth_getLogs', [{ fromBlock: hex(head - 21), toBlock: hex(head) }]),
-      count: await rpc(node.http, 'eth_getLogs', [{ fromBlock: '0x0', toBlock: hex(Math.min(head, 19)), address: emitter }]),
+      count: await rpc(node.http, 'eth_getLogs', [
+        { fromBlock: '0x0', toBlock: hex(Math.min(head, 19)), address: emitter },
+      ]),
     }));
     assert.equal(value.range.error?.code, -32005);
     assert.match(value.range.error!.message, /exceed maximum block range: 20/);
@@ -232,10 +289,16 @@ describe('resource caps', { timeout: 240_000 }, () => {
   it('gas-cap and evm-timeout: eth_call / eth_estimateGas are bounded in gas and wall time', async () => {
     const { value, worstMs } = await whileProbing(node.http, async () => {
       const t0 = Date.now();
-      const endless = await rpc(node.http, 'eth_call', [{ data: ENDLESS, gas: hex(3_000_000) }, 'latest'], { timeoutMs: 20_000 });
+      const endless = await rpc(node.http, 'eth_call', [{ data: ENDLESS, gas: hex(3_000_000) }, 'latest'], {
+        timeoutMs: 20_000,
+      });
       const endlessMs = Date.now() - t0;
-      const overCap = await rpc(node.http, 'eth_call', [{ data: ENDLESS, gas: hex(50_000_000) }, 'latest'], { timeoutMs: 20_000 });
-      const estimate = await rpc(node.http, 'eth_estimateGas', [{ from: DEV_ACCOUNTS[5]!.address, data: ENDLESS }], { timeoutMs: 20_000 });
+      const overCap = await rpc(node.http, 'eth_call', [{ data: ENDLESS, gas: hex(50_000_000) }, 'latest'], {
+        timeoutMs: 20_000,
+      });
+      const estimate = await rpc(node.http, 'eth_estimateGas', [{ from: DEV_ACCOUNTS[5]!.address, data: ENDLESS }], {
+        timeoutMs: 20_000,
+      });
       return { endless, endlessMs, overCap, estimate };
     });
     // An endless loop with 3M gas either runs out of gas or hits the 1 s deadline; either way it ends.
@@ -245,7 +308,10 @@ describe('resource caps', { timeout: 240_000 }, () => {
     assert.ok(value.overCap.error, JSON.stringify(value.overCap));
     assert.match(value.overCap.error!.message, /out of gas|execution aborted \(timeout = 1s\)/);
     assert.ok(value.estimate.error, JSON.stringify(value.estimate));
-    assert.match(value.estimate.error!.message, /gas required exceeds allowance \(3000000\)|execution aborted|out of gas/);
+    assert.match(
+      value.estimate.error!.message,
+      /gas required exceeds allowance \(3000000\)|execution aborted|out of gas/,
+    );
     assert.ok(worstMs < PROBE_BOUND_MS);
   });
 
@@ -254,10 +320,35 @@ describe('resource caps', { timeout: 240_000 }, () => {
     const call = { from: DEV_ACCOUNTS[5]!.address, to: DEV_ACCOUNTS[6]!.address, value: '0x1' };
     const { value } = await whileProbing(node.http, async () => ({
       // Asks for 5 minutes; the node's tracer-timeout-cap (2s) holds it.
-      spin: await timed(() => rpc(node.http, 'debug_traceCall', [call, 'latest', { tracer: '{step: function() {}, fault: function() {}, result: function() { for (;;) {} }}', timeout: '5m' }], { timeoutMs: 60_000 })),
-      hog: await rpc(node.http, 'debug_traceCall', [call, 'latest', {
-        tracer: '{step: function() {}, fault: function() {}, result: function() { var a = []; a.length = 1e9; a.fill(1); }}', timeout: '20s',
-      }], { timeoutMs: 30_000 }),
+      spin: await timed(() =>
+        rpc(
+          node.http,
+          'debug_traceCall',
+          [
+            call,
+            'latest',
+            {
+              tracer: '{step: function() {}, fault: function() {}, result: function() { for (;;) {} }}',
+              timeout: '5m',
+            },
+          ],
+          { timeoutMs: 60_000 },
+        ),
+      ),
+      hog: await rpc(
+        node.http,
+        'debug_traceCall',
+        [
+          call,
+          'latest',
+          {
+            tracer:
+              '{step: function() {}, fault: function() {}, result: function() { var a = []; a.length = 1e9; a.fill(1); }}',
+            timeout: '20s',
+          },
+        ],
+        { timeoutMs: 30_000 },
+      ),
       ok: await rpc(node.http, 'debug_traceCall', [call, 'latest', { tracer: 'callTracer' }]),
     }));
     assert.ok(value.spin.res.error, JSON.stringify(value.spin.res));

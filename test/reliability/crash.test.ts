@@ -42,7 +42,10 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
   let node: KestrelNode | undefined;
   const older: KestrelNode[] = [];
   const rand = prng(SEED);
-  const stream = new TransferStream(DEV_ACCOUNTS.map((a) => a.privateKey), 15);
+  const stream = new TransferStream(
+    DEV_ACCOUNTS.map((a) => a.privateKey),
+    15,
+  );
   let accounts: string[] = [];
   let verifiedTo = -1;
   let lastHeadHash = '';
@@ -56,8 +59,10 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
     await stream.stop().catch(() => {});
     await node?.dispose();
     for (const n of older) await n.dispose().catch(() => {});
-    console.log(`# crash: seed ${SEED}; ${stats.kills} SIGKILLs (${stats.killedMidBlock} right after a block announcement), ` +
-      `${stats.terms} SIGTERMs; ${stream.acked.length} txs acknowledged, ${mined.size} mined; head ${verifiedTo}`);
+    console.log(
+      `# crash: seed ${SEED}; ${stats.kills} SIGKILLs (${stats.killedMidBlock} right after a block announcement), ` +
+        `${stats.terms} SIGTERMs; ${stream.acked.length} txs acknowledged, ${mined.size} mined; head ${verifiedTo}`,
+    );
   });
 
   /** Checks the invariants on a freshly (re)started node; extends the verified range to the new head. */
@@ -76,10 +81,16 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
     const pending: AckedTx[] = [];
     for (let i = 0; i < unresolved.length; i += 200) {
       const part = unresolved.slice(i, i + 200);
-      const rs = await batch(url, part.map((t): [string, unknown[]] => ['eth_getTransactionByHash', [t.hash]]));
+      const rs = await batch(
+        url,
+        part.map((t): [string, unknown[]] => ['eth_getTransactionByHash', [t.hash]]),
+      );
       part.forEach((t, j) => {
         const tx = resultOf<any>(rs[j]!, `tx ${t.hash}`);
-        assert.ok(tx !== null, `${what}: acknowledged tx ${t.hash} (${t.sender} nonce ${t.nonce}) is neither mined nor pending`);
+        assert.ok(
+          tx !== null,
+          `${what}: acknowledged tx ${t.hash} (${t.sender} nonce ${t.nonce}) is neither mined nor pending`,
+        );
         if (tx.blockNumber === null) pending.push(t);
         else mined.set(t.hash, Number(BigInt(tx.blockNumber)));
       });
@@ -136,10 +147,14 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
     assert.deepEqual(stream.unexpected, [], 'no unexpected submission errors');
 
     // Let the restored pool drain, then everything acknowledged is mined and the whole chain re-verifies.
-    await waitFor('the pool to drain', async () => {
-      const s = await rpcResult<{ pending: string; queued: string }>(cur.http, 'txpool_status');
-      return BigInt(s.pending) === 0n && BigInt(s.queued) === 0n ? true : undefined;
-    }, 60_000);
+    await waitFor(
+      'the pool to drain',
+      async () => {
+        const s = await rpcResult<{ pending: string; queued: string }>(cur.http, 'txpool_status');
+        return BigInt(s.pending) === 0n && BigInt(s.queued) === 0n ? true : undefined;
+      },
+      60_000,
+    );
     const head = Number(BigInt(await rpcResult<string>(cur.http, 'eth_blockNumber')));
     verifiedTo = -1;
     await verifyBlocks(cur.http, 0, head, accounts, SUPPLY);
@@ -151,7 +166,10 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
     for (const a of DEV_ACCOUNTS) {
       const n = Number(BigInt(await rpcResult<string>(cur.http, 'eth_getTransactionCount', [a.address, 'latest'])));
       const acks = stream.acked.filter((t) => t.sender === a.address);
-      assert.ok(n >= Math.max(...acks.map((t) => t.nonce)) + 1, `${a.address}: nonce ${n} after the run is below its acknowledged txs`);
+      assert.ok(
+        n >= Math.max(...acks.map((t) => t.nonce)) + 1,
+        `${a.address}: nonce ${n} after the run is below its acknowledged txs`,
+      );
     }
     stats.acked = stream.acked.length;
   });

@@ -45,7 +45,8 @@ async function subscribe(url: string): Promise<Subscriber> {
         if (typeof msg.result === 'string') res();
         else rej(new Error(`subscribe failed: ${JSON.stringify(msg)}`));
       } else if (msg.method === 'eth_subscription') {
-        if (msg.params?.result?.number === undefined) s.problems.push(`bad notification ${JSON.stringify(msg).slice(0, 200)}`);
+        if (msg.params?.result?.number === undefined)
+          s.problems.push(`bad notification ${JSON.stringify(msg).slice(0, 200)}`);
         else s.heads.push(Number(BigInt(msg.params.result.number)));
       } else {
         s.problems.push(`unexpected message ${JSON.stringify(msg).slice(0, 200)}`);
@@ -82,34 +83,51 @@ describe('load', { timeout: (SECONDS + 180) * 1000 }, () => {
 
   it(`${HTTP_CLIENTS} HTTP clients and ${WS_SUBSCRIBERS} newHeads subscribers for ${SECONDS} s with transfers flowing`, async () => {
     for (let i = 0; i < WS_SUBSCRIBERS; i += 50) {
-      subs.push(...(await Promise.all(Array.from({ length: Math.min(50, WS_SUBSCRIBERS - i) }, () => subscribe(node.ws)))));
+      subs.push(
+        ...(await Promise.all(Array.from({ length: Math.min(50, WS_SUBSCRIBERS - i) }, () => subscribe(node.ws)))),
+      );
     }
-    const stream = new TransferStream(DEV_ACCOUNTS.map((a) => a.privateKey), 50);
+    const stream = new TransferStream(
+      DEV_ACCOUNTS.map((a) => a.privateKey),
+      50,
+    );
     stream.start(node.http, await feeTerms(node.http));
 
     const latencies: number[] = [];
     const failures: string[] = [];
-    const ask = () => new Promise<void>((res) => {
-      const t0 = performance.now();
-      const req = http.request(node.http, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (r) => {
-        let body = '';
-        r.on('data', (d) => (body += d));
-        r.on('end', () => {
-          latencies.push(performance.now() - t0);
-          try {
-            const j = JSON.parse(body);
-            if (r.statusCode !== 200 || typeof j.result !== 'string') failures.push(`HTTP ${r.statusCode}: ${body.slice(0, 200)}`);
-          } catch {
-            failures.push(`HTTP ${r.statusCode}: not JSON: ${body.slice(0, 200)}`);
-          }
+    const ask = () =>
+      new Promise<void>((res) => {
+        const t0 = performance.now();
+        const req = http.request(
+          node.http,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (r) => {
+            let body = '';
+            r.on('data', (d) => (body += d));
+            r.on('end', () => {
+              latencies.push(performance.now() - t0);
+              try {
+                const j = JSON.parse(body);
+                if (r.statusCode !== 200 || typeof j.result !== 'string')
+                  failures.push(`HTTP ${r.statusCode}: ${body.slice(0, 200)}`);
+              } catch {
+                failures.push(`HTTP ${r.statusCode}: not JSON: ${body.slice(0, 200)}`);
+              }
+              res();
+            });
+            r.on('error', (e) => {
+              failures.push(e.message);
+              res();
+            });
+          },
+        );
+        req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
+        req.on('error', (e) => {
+          failures.push(e.message);
           res();
         });
-        r.on('error', (e) => { failures.push(e.message); res(); });
+        req.end('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}');
       });
-      req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
-      req.on('error', (e) => { failures.push(e.message); res(); });
-      req.end('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}');
-    });
 
     const startHead = Number(BigInt(await rpcResult<string>(node.http, 'eth_blockNumber')));
     let stop = false;
@@ -142,11 +160,13 @@ describe('load', { timeout: (SECONDS + 180) * 1000 }, () => {
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
     const heads = subs.map((s) => s.heads.length);
-    console.log(`# load: ${SECONDS} s, ${HTTP_CLIENTS} HTTP clients, ${WS_SUBSCRIBERS} subscribers; ${latencies.length} eth_blockNumber calls, ` +
-      `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies[latencies.length - 1]!.toFixed(1)} ms; ` +
-      `${stream.acked.length} transfers, blocks ${startHead}→${endHead}; heads per subscriber min ${Math.min(...heads)} max ${Math.max(...heads)}; ` +
-      `RSS ${mib(rssStart)} at start, floor ${mib(floorFirst)} (first half) → ${mib(floorSecond)} (second half), peak ${mib(rssPeak)}, ` +
-      `${mib(rssEnd)} MiB at the end (${samples.length} samples)`);
+    console.log(
+      `# load: ${SECONDS} s, ${HTTP_CLIENTS} HTTP clients, ${WS_SUBSCRIBERS} subscribers; ${latencies.length} eth_blockNumber calls, ` +
+        `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${latencies[latencies.length - 1]!.toFixed(1)} ms; ` +
+        `${stream.acked.length} transfers, blocks ${startHead}→${endHead}; heads per subscriber min ${Math.min(...heads)} max ${Math.max(...heads)}; ` +
+        `RSS ${mib(rssStart)} at start, floor ${mib(floorFirst)} (first half) → ${mib(floorSecond)} (second half), peak ${mib(rssPeak)}, ` +
+        `${mib(rssEnd)} MiB at the end (${samples.length} samples)`,
+    );
 
     assert.deepEqual(failures.slice(0, 5), [], `${failures.length} failed HTTP requests`);
     assert.deepEqual(stream.unexpected, [], 'transfer submissions failed');
@@ -157,11 +177,18 @@ describe('load', { timeout: (SECONDS + 180) * 1000 }, () => {
       assert.ok(s.heads.length > 0, `subscriber ${i} got no head`);
       // Every head from its first to the chain's end arrived, in order, none missing.
       const first = s.heads[0]!;
-      assert.deepEqual(s.heads, Array.from({ length: endHead - first + 1 }, (_, k) => first + k), `subscriber ${i} heads are gapless`);
+      assert.deepEqual(
+        s.heads,
+        Array.from({ length: endHead - first + 1 }, (_, k) => first + k),
+        `subscriber ${i} heads are gapless`,
+      );
     }
     assert.ok(p99 < P99_BOUND_MS, `p99 ${p99.toFixed(0)} ms is over the ${P99_BOUND_MS} ms bound`);
     assert.ok(samples.length >= 4, `only ${samples.length} RSS samples: run for longer`);
     assert.ok(rssPeak - rssStart < RSS_GROWTH_BOUND, `RSS peaked ${mib(rssPeak - rssStart)} MiB above the start`);
-    assert.ok(floorSecond - floorFirst < RSS_SECOND_HALF_BOUND, `the RSS floor rose ${mib(floorSecond - floorFirst)} MiB in the second half`);
+    assert.ok(
+      floorSecond - floorFirst < RSS_SECOND_HALF_BOUND,
+      `the RSS floor rose ${mib(floorSecond - floorFirst)} MiB in the second half`,
+    );
   });
 });

@@ -28,27 +28,43 @@ const IMPORTED_KEY = '8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c6
 function paramsFor(method: string): unknown[] {
   const a = DEV_ACCOUNTS[1]!.address;
   switch (method) {
-    case 'personal_newAccount': return [PASSPHRASE];
-    case 'personal_importRawKey': return [IMPORTED_KEY, PASSPHRASE];
-    case 'personal_unlockAccount': return [a, PASSPHRASE, 10];
-    case 'personal_lockAccount': return [a];
+    case 'personal_newAccount':
+      return [PASSPHRASE];
+    case 'personal_importRawKey':
+      return [IMPORTED_KEY, PASSPHRASE];
+    case 'personal_unlockAccount':
+      return [a, PASSPHRASE, 10];
+    case 'personal_lockAccount':
+      return [a];
     case 'personal_sendTransaction':
-    case 'personal_signTransaction': return [{ from: a, to: a, value: '0x1' }, PASSPHRASE];
-    case 'personal_sign': return ['0x01', a, PASSPHRASE];
-    case 'personal_ecRecover': return ['0x01', '0x' + '11'.repeat(65)];
-    case 'miner_setEtherbase': return [a];
-    case 'miner_setGasPrice': return ['0x1'];
-    case 'miner_setExtra': return ['x'];
-    case 'miner_setGasLimit': return ['0x1'];
-    case 'miner_start': return [1];
-    default: return [];
+    case 'personal_signTransaction':
+      return [{ from: a, to: a, value: '0x1' }, PASSPHRASE];
+    case 'personal_sign':
+      return ['0x01', a, PASSPHRASE];
+    case 'personal_ecRecover':
+      return ['0x01', '0x' + '11'.repeat(65)];
+    case 'miner_setEtherbase':
+      return [a];
+    case 'miner_setGasPrice':
+      return ['0x1'];
+    case 'miner_setExtra':
+      return ['x'];
+    case 'miner_setGasLimit':
+      return ['0x1'];
+    case 'miner_start':
+      return [1];
+    default:
+      return [];
   }
 }
 
 async function wsExchange(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<any> {
   const sock = new WebSocket(url, { headers });
   try {
-    await new Promise<void>((res, rej) => { sock.once('open', () => res()); sock.once('error', rej); });
+    await new Promise<void>((res, rej) => {
+      sock.once('open', () => res());
+      sock.once('error', rej);
+    });
     const answer = new Promise<any>((res) => sock.once('message', (d) => res(JSON.parse(d.toString()))));
     sock.send(JSON.stringify(payload));
     return await answer;
@@ -93,16 +109,34 @@ describe('security', { timeout: 180_000 }, () => {
       const req = { jsonrpc: '2.0', id: 7, method, params: paramsFor(method) };
       const http = await post(node.http, JSON.stringify(req));
       assert.deepEqual(http.json, { jsonrpc: '2.0', id: 7, error: UNAUTHORIZED }, `HTTP ${method}`);
-      for (const q of [`?token=${token}`, `?auth=${token}`, `?access_token=${token}`, `?authorization=Bearer%20${token}`, `/${token}`]) {
+      for (const q of [
+        `?token=${token}`,
+        `?auth=${token}`,
+        `?access_token=${token}`,
+        `?authorization=Bearer%20${token}`,
+        `/${token}`,
+      ]) {
         const r = await post(node.http + q, JSON.stringify(req));
-        assert.deepEqual((r.json as any)?.error, UNAUTHORIZED, `HTTP ${method} with the token in ${q.replace(token, '<token>')}`);
+        assert.deepEqual(
+          (r.json as any)?.error,
+          UNAUTHORIZED,
+          `HTTP ${method} with the token in ${q.replace(token, '<token>')}`,
+        );
       }
       for (const header of [`Bearer ${token}x`, `Basic ${token}`, token, `Bearer`, `Bearer ${token.slice(0, -1)}`]) {
         const r = await post(node.http, JSON.stringify(req), { headers: { authorization: header } });
-        assert.deepEqual((r.json as any)?.error, UNAUTHORIZED, `HTTP ${method} with Authorization "${header.replace(token, '<token>')}"`);
+        assert.deepEqual(
+          (r.json as any)?.error,
+          UNAUTHORIZED,
+          `HTTP ${method} with Authorization "${header.replace(token, '<token>')}"`,
+        );
       }
       assert.deepEqual((await wsExchange(node.ws, req)).error, UNAUTHORIZED, `WS ${method}`);
-      assert.deepEqual((await wsExchange(`${node.ws}/?token=${token}`, req)).error, UNAUTHORIZED, `WS ${method}, token in the query`);
+      assert.deepEqual(
+        (await wsExchange(`${node.ws}/?token=${token}`, req)).error,
+        UNAUTHORIZED,
+        `WS ${method}, token in the query`,
+      );
       record(http.json);
     }
     // The node did nothing: no new account, no key imported, etherbase unchanged.
@@ -116,16 +150,23 @@ describe('security', { timeout: 180_000 }, () => {
       { jsonrpc: '2.0', id: 2 * i + 1, method: m, params: m === 'personal_listAccounts' ? [] : paramsFor(m) },
     ]);
     for (const transport of ['http', 'ws'] as const) {
-      const replies: any[] = transport === 'http' ? (await post(node.http, JSON.stringify(calls))).json as any[] : await wsExchange(node.ws, calls);
+      const replies: any[] =
+        transport === 'http'
+          ? ((await post(node.http, JSON.stringify(calls))).json as any[])
+          : await wsExchange(node.ws, calls);
       assert.equal(replies.length, calls.length);
       for (const r of replies) {
         if (r.id % 2 === 0) assert.equal(r.result, '0x2328', `${transport}: public item ${r.id}`);
         else assert.deepEqual(r.error, UNAUTHORIZED, `${transport}: private item ${calls[r.id]!.method}`);
       }
     }
-    const authorized = await post(node.http, JSON.stringify([calls[0], { jsonrpc: '2.0', id: 1, method: 'personal_listAccounts', params: [] }]), {
-      headers: { authorization: `Bearer ${authToken(node)}` },
-    });
+    const authorized = await post(
+      node.http,
+      JSON.stringify([calls[0], { jsonrpc: '2.0', id: 1, method: 'personal_listAccounts', params: [] }]),
+      {
+        headers: { authorization: `Bearer ${authToken(node)}` },
+      },
+    );
     assert.equal((authorized.json as any[])[1].result.length, DEV_ACCOUNTS.length);
   });
 
@@ -157,7 +198,9 @@ describe('security', { timeout: 180_000 }, () => {
     const created = (await privateRpc(node, 'personal_newAccount', [PASSPHRASE])).result as string;
     // Wrong passphrases, malformed keys and parameters that put secrets next to bad values.
     assert.ok((await priv('personal_unlockAccount', [created, WRONG_PASSPHRASE, 1])).error);
-    assert.ok((await priv('personal_sendTransaction', [{ from: created, to: a, value: '0x1' }, WRONG_PASSPHRASE])).error);
+    assert.ok(
+      (await priv('personal_sendTransaction', [{ from: created, to: a, value: '0x1' }, WRONG_PASSPHRASE])).error,
+    );
     assert.ok((await priv('personal_sign', ['0x01', created, WRONG_PASSPHRASE])).error);
     assert.ok((await priv('personal_signTransaction', [{ from: created, to: a, gas: 'bad' }, WRONG_PASSPHRASE])).error);
     assert.ok((await priv('personal_importRawKey', [IMPORTED_KEY + 'zz', WRONG_PASSPHRASE])).error);
@@ -176,7 +219,8 @@ describe('security', { timeout: 180_000 }, () => {
       for (const s of secrets) {
         assert.ok(!text.includes(s.toLowerCase()), `${where} contain the secret ${s.slice(0, 6)}…`);
         // also split across a line or quoted in pieces: look for any 24-char window of a key
-        if (/^[0-9a-f]{64}$/.test(s)) assert.ok(!text.includes(s.slice(20, 44)), `${where} contain part of the key ${s.slice(0, 6)}…`);
+        if (/^[0-9a-f]{64}$/.test(s))
+          assert.ok(!text.includes(s.slice(20, 44)), `${where} contain part of the key ${s.slice(0, 6)}…`);
       }
     }
   });
@@ -199,7 +243,9 @@ describe('security', { timeout: 180_000 }, () => {
     const results: string[] = [];
     for (const expr of attempts) {
       const tracer = `{step: function() {}, fault: function() {}, result: function() { return ${expr}; }}`;
-      const r = await rpc(node.http, 'debug_traceCall', [call, 'latest', { tracer, timeout: '5s' }], { timeoutMs: 30_000 });
+      const r = await rpc(node.http, 'debug_traceCall', [call, 'latest', { tracer, timeout: '5s' }], {
+        timeoutMs: 30_000,
+      });
       record(r);
       results.push(JSON.stringify(r.result ?? r.error));
     }
@@ -215,7 +261,14 @@ describe('security', { timeout: 180_000 }, () => {
     assert.doesNotMatch(extras!, /object|function/, `host modules visible: ${extras}`);
     assert.doesNotMatch(globals!, /\bprocess\b|\brequire\b|\bstd\b|\bos\b/, `globals: ${globals}`);
     // Pollution stays in that tracer's runtime: the next tracer and the node are unaffected.
-    const next = await rpc(node.http, 'debug_traceCall', [call, 'latest', { tracer: '{step: function() {}, fault: function() {}, result: function() { var a = []; a.push(1); return String({}.polluted) + a.length; }}' }]);
+    const next = await rpc(node.http, 'debug_traceCall', [
+      call,
+      'latest',
+      {
+        tracer:
+          '{step: function() {}, fault: function() {}, result: function() { var a = []; a.push(1); return String({}.polluted) + a.length; }}',
+      },
+    ]);
     assert.equal(next.result, 'undefined1', JSON.stringify(next));
     assert.equal((await rpc(node.http, 'eth_chainId')).result, '0x2328');
   });
@@ -226,7 +279,10 @@ describe('security', { timeout: 180_000 }, () => {
     const home = join(base, 'home');
     initHome(home, { chainId: 'kestrel_9000-1', dev: true });
     const toml = join(home, 'config', 'app.toml');
-    writeFileSync(toml, readFileSync(toml, 'utf8').replace(/^cors-origins = .*$/m, 'cors-origins = ["https://good.example"]'));
+    writeFileSync(
+      toml,
+      readFileSync(toml, 'utf8').replace(/^cors-origins = .*$/m, 'cors-origins = ["https://good.example"]'),
+    );
     const n = await startNode({ home });
     try {
       const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
@@ -234,13 +290,26 @@ describe('security', { timeout: 180_000 }, () => {
       assert.equal(good.headers.get('access-control-allow-origin'), 'https://good.example');
       const evil = await post(n.http, body, { headers: { origin: 'https://evil.example' } });
       assert.equal(evil.headers.get('access-control-allow-origin'), null);
-      const pre = await fetch(n.http, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const pre = await fetch(n.http, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       assert.equal(pre.headers.get('access-control-allow-origin'), null);
-      const preGood = await fetch(n.http, { method: 'OPTIONS', headers: { origin: 'https://good.example', 'access-control-request-method': 'POST' } });
+      const preGood = await fetch(n.http, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://good.example', 'access-control-request-method': 'POST' },
+      });
       assert.equal(preGood.headers.get('access-control-allow-origin'), 'https://good.example');
-      const refused = await wsExchange(n.ws, {}, { origin: 'https://evil.example' }).then(() => 'open', (e: Error) => e.message);
+      const refused = await wsExchange(n.ws, {}, { origin: 'https://evil.example' }).then(
+        () => 'open',
+        (e: Error) => e.message,
+      );
       assert.match(refused, /403/);
-      const ok = await wsExchange(n.ws, { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, { origin: 'https://good.example' });
+      const ok = await wsExchange(
+        n.ws,
+        { jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] },
+        { origin: 'https://good.example' },
+      );
       assert.equal(ok.result, '0x2328');
     } finally {
       await n.dispose();
@@ -252,12 +321,24 @@ describe('security', { timeout: 180_000 }, () => {
     const port = new URL(node.http).port;
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
     const head = (host: string) => `POST / HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json`;
-    for (const host of [`evil.example:${port}`, 'evil.example', `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
+    for (const host of [
+      `evil.example:${port}`,
+      'evil.example',
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+    ]) {
       const r = await rawHttp(node.http, head(host), body);
       assert.equal(r.status, 403, host);
       assert.equal(JSON.parse(r.body).error.message, 'invalid host specified');
     }
-    for (const host of [`localhost:${port}`, `LOCALHOST:${port}`, `node.example:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, '10.1.2.3']) {
+    for (const host of [
+      `localhost:${port}`,
+      `LOCALHOST:${port}`,
+      `node.example:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      '10.1.2.3',
+    ]) {
       const r = await rawHttp(node.http, head(host), body);
       assert.equal(r.status, 200, host);
       assert.equal(JSON.parse(r.body).result, '0x2328', host);

@@ -11,7 +11,11 @@ import { post, rpcResult, sleep, type RpcResponse } from '../helpers/node.ts';
 export const hex = (n: bigint | number): string => `0x${n.toString(16)}`;
 
 /** Posts a JSON-RPC batch and returns the responses ordered like the requests; throws on a transport failure. */
-export async function batch(url: string, calls: Array<[string, unknown[]]>, timeoutMs = 30_000): Promise<RpcResponse[]> {
+export async function batch(
+  url: string,
+  calls: Array<[string, unknown[]]>,
+  timeoutMs = 30_000,
+): Promise<RpcResponse[]> {
   const body = JSON.stringify(calls.map(([method, params], id) => ({ jsonrpc: '2.0', id, method, params })));
   const res = await post(url, body, { timeoutMs });
   if (!Array.isArray(res.json)) throw new Error(`batch: HTTP ${res.status}: ${res.text.slice(0, 300)}`);
@@ -71,9 +75,22 @@ export async function feeTerms(url: string): Promise<FeeTerms> {
 }
 
 /** Signs a plain value transfer offline (no node round trip). */
-export async function signTransfer(wallet: Wallet, to: string, value: bigint, nonce: number, fees: FeeTerms): Promise<{ raw: string; hash: string }> {
+export async function signTransfer(
+  wallet: Wallet,
+  to: string,
+  value: bigint,
+  nonce: number,
+  fees: FeeTerms,
+): Promise<{ raw: string; hash: string }> {
   const raw = await wallet.signTransaction({
-    type: 2, chainId: BigInt(CHAIN_ID), nonce, to, value, gasLimit: 21_000n, data: '0x', ...fees,
+    type: 2,
+    chainId: BigInt(CHAIN_ID),
+    nonce,
+    to,
+    value,
+    gasLimit: 21_000n,
+    data: '0x',
+    ...fees,
   });
   return { raw, hash: keccak256(raw) };
 }
@@ -89,12 +106,17 @@ export class TransferStream {
   private stopped = false;
   private loops: Promise<void>[] = [];
 
-  constructor(private readonly senders: readonly string[], private readonly pauseMs: number) {}
+  constructor(
+    private readonly senders: readonly string[],
+    private readonly pauseMs: number,
+  ) {}
 
   /** Starts one loop per sender against `url`, each from the sender's pending nonce. */
   start(url: string, fees: FeeTerms): void {
     this.stopped = false;
-    this.loops = this.senders.map((pk, i) => this.loop(url, new Wallet(pk), DEV_ACCOUNTS[(i + 1) % DEV_ACCOUNTS.length]!.address, fees));
+    this.loops = this.senders.map((pk, i) =>
+      this.loop(url, new Wallet(pk), DEV_ACCOUNTS[(i + 1) % DEV_ACCOUNTS.length]!.address, fees),
+    );
   }
 
   /** Asks the loops to finish and waits for them. */
@@ -120,14 +142,19 @@ export class TransferStream {
       const { raw, hash } = await signTransfer(wallet, to, value++, nonce, fees);
       let r: RpcResponse;
       try {
-        const res = await post(url, JSON.stringify({ jsonrpc: '2.0', id: nonce, method: 'eth_sendRawTransaction', params: [raw] }), { timeoutMs: 10_000 });
+        const res = await post(
+          url,
+          JSON.stringify({ jsonrpc: '2.0', id: nonce, method: 'eth_sendRawTransaction', params: [raw] }),
+          { timeoutMs: 10_000 },
+        );
         if (res.json === undefined) throw new Error(`HTTP ${res.status}`);
         r = res.json as RpcResponse;
       } catch {
         return; // the node is gone (killed) or not answering: this round is over for this sender
       }
       if (r.error === undefined) {
-        if (r.result !== hash) this.unexpected.push(`${wallet.address} nonce ${nonce}: returned ${String(r.result)}, expected ${hash}`);
+        if (r.result !== hash)
+          this.unexpected.push(`${wallet.address} nonce ${nonce}: returned ${String(r.result)}, expected ${hash}`);
         this.acked.push({ hash, sender: wallet.address, nonce });
         nonce++;
       } else if (/nonce too low|already known/.test(r.error.message)) {
@@ -149,9 +176,14 @@ const big = (b: Uint8Array): bigint => (b.length === 0 ? 0n : BigInt('0x' + Buff
 
 /** Proves `address` against `stateRoot` with an eth_getProof answer; returns the proven balance (0 when absent). */
 export async function provenBalance(proof: any, stateRoot: string): Promise<bigint> {
-  const value = await verifyMerkleProof(getBytes(proof.address), proof.accountProof.map((p: string) => getBytes(p)), {
-    root: getBytes(stateRoot), useKeyHashing: true,
-  });
+  const value = await verifyMerkleProof(
+    getBytes(proof.address),
+    proof.accountProof.map((p: string) => getBytes(p)),
+    {
+      root: getBytes(stateRoot),
+      useKeyHashing: true,
+    },
+  );
   if (value === null) return 0n;
   const [, balance] = RLP.decode(value) as Uint8Array[];
   return big(balance!);
@@ -169,11 +201,21 @@ export interface VerifiedRange {
  * receipt per tx, every address in `accounts` is proven against its stateRoot (so the state trie at that root is
  * present and hashes to it), and their proven balances sum to `supply`.
  */
-export async function verifyBlocks(url: string, from: number, to: number, accounts: readonly string[], supply: bigint): Promise<VerifiedRange> {
+export async function verifyBlocks(
+  url: string,
+  from: number,
+  to: number,
+  accounts: readonly string[],
+  supply: bigint,
+): Promise<VerifiedRange> {
   let txCount = 0;
   let headHash = '';
   let prevHash: string | undefined;
-  if (from > 0) prevHash = resultOf<any>((await batch(url, [['eth_getBlockByNumber', [hex(from - 1), false]]]))[0]!, `block ${from - 1}`).hash;
+  if (from > 0)
+    prevHash = resultOf<any>(
+      (await batch(url, [['eth_getBlockByNumber', [hex(from - 1), false]]]))[0]!,
+      `block ${from - 1}`,
+    ).hash;
   for (let n = from; n <= to; n++) {
     const calls: Array<[string, unknown[]]> = [
       ['eth_getBlockByNumber', [hex(n), false]],
@@ -184,7 +226,8 @@ export async function verifyBlocks(url: string, from: number, to: number, accoun
     const block = resultOf<any>(rs[0]!, `block ${n}`);
     if (block === null) throw new Error(`block ${n} is missing (verifying ${from}..${to})`);
     if (computeBlockHash(block) !== block.hash) throw new Error(`block ${n}: hash does not recompute from its header`);
-    if (prevHash !== undefined && block.parentHash !== prevHash) throw new Error(`block ${n}: parentHash does not link to block ${n - 1}`);
+    if (prevHash !== undefined && block.parentHash !== prevHash)
+      throw new Error(`block ${n}: parentHash does not link to block ${n - 1}`);
     const receipts = resultOf<any[]>(rs[1]!, `receipts of ${n}`);
     if (receipts === null || receipts.length !== block.transactions.length) {
       throw new Error(`block ${n}: ${receipts?.length ?? 'no'} receipts for ${block.transactions.length} txs`);
@@ -196,7 +239,8 @@ export async function verifyBlocks(url: string, from: number, to: number, accoun
     for (let i = 0; i < accounts.length; i++) {
       sum += await provenBalance(resultOf(rs[2 + i]!, `proof of ${accounts[i]} at ${n}`), block.stateRoot);
     }
-    if (sum !== supply) throw new Error(`block ${n}: balances sum to ${sum}, genesis supply is ${supply} (off by ${sum - supply})`);
+    if (sum !== supply)
+      throw new Error(`block ${n}: balances sum to ${sum}, genesis supply is ${supply} (off by ${sum - supply})`);
     txCount += block.transactions.length;
     prevHash = block.hash;
     headHash = block.hash;

@@ -14,7 +14,11 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 /** One page of `items` (sorted ascending by `keyOf`) as the SDK's Paginate would return it. */
-export function paginate<T>(items: T[], keyOf: (t: T) => Uint8Array, req: PageRequest): { page: T[]; res: PageResponse } {
+export function paginate<T>(
+  items: T[],
+  keyOf: (t: T) => Uint8Array,
+  req: PageRequest,
+): { page: T[]; res: PageResponse } {
   if (req.offset > 0n && req.key.length > 0) {
     throw new InvalidParamsError('paginate: invalid request, either offset or key is expected, got both');
   }
@@ -27,7 +31,9 @@ export function paginate<T>(items: T[], keyOf: (t: T) => Uint8Array, req: PageRe
   const ordered = req.reverse ? [...items].reverse() : items;
   if (req.key.length > 0) {
     // Forward: items with key >= start; reverse: items with key <= start (the SDK's reverse iterator bound).
-    const start = ordered.findIndex((t) => (req.reverse ? compareBytes(keyOf(t), req.key) <= 0 : compareBytes(keyOf(t), req.key) >= 0));
+    const start = ordered.findIndex((t) =>
+      req.reverse ? compareBytes(keyOf(t), req.key) <= 0 : compareBytes(keyOf(t), req.key) >= 0,
+    );
     if (start < 0) return { page: [], res: { nextKey: undefined, total: 0n } };
     const end = BigInt(start) + limit;
     const page = ordered.slice(start, end > BigInt(ordered.length) ? ordered.length : Number(end));

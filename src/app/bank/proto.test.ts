@@ -4,7 +4,14 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { InvalidParamsError } from '../../errors/index.ts';
 import { paginate } from './pagination.ts';
-import { decodeCoinsResponse, decodeRequest, encodeCoinsPage, encodeRequest, encodeSingleCoin, type PageRequest } from './proto.ts';
+import {
+  decodeCoinsResponse,
+  decodeRequest,
+  encodeCoinsPage,
+  encodeRequest,
+  encodeSingleCoin,
+  type PageRequest,
+} from './proto.ts';
 
 // The .proto files in proto/ are the contract: the hand-written codec must agree with protobufjs reading them.
 const root = new protobuf.Root();
@@ -15,20 +22,58 @@ const T = (n: string) => root.lookupType(`cosmos.bank.v1beta1.${n}`);
 
 describe('bank protobuf codec vs proto/', () => {
   test('AllBalances request with every PageRequest field', () => {
-    const bytes = T('QueryAllBalancesRequest').encode({ address: 'kestrel1x', pagination: { key: Buffer.from('tok'), offset: 7, limit: 300, count_total: true, reverse: true }, resolve_denom: true }).finish();
+    const bytes = T('QueryAllBalancesRequest')
+      .encode({
+        address: 'kestrel1x',
+        pagination: { key: Buffer.from('tok'), offset: 7, limit: 300, count_total: true, reverse: true },
+        resolve_denom: true,
+      })
+      .finish();
     const r = decodeRequest(bytes, { 1: 'address' }, 2);
     assert.equal(r.strings.address, 'kestrel1x');
-    assert.deepEqual(r.page, { key: new TextEncoder().encode('tok'), offset: 7n, limit: 300n, countTotal: true, reverse: true });
+    assert.deepEqual(r.page, {
+      key: new TextEncoder().encode('tok'),
+      offset: 7n,
+      limit: 300n,
+      countTotal: true,
+      reverse: true,
+    });
     const ours = Buffer.from(encodeRequest([[1, 'kestrel1x']], [2, r.page]));
-    const theirs = Buffer.from(T('QueryAllBalancesRequest').encode({ address: 'kestrel1x', pagination: { key: Buffer.from('tok'), offset: 7, limit: 300, count_total: true, reverse: true } }).finish());
+    const theirs = Buffer.from(
+      T('QueryAllBalancesRequest')
+        .encode({
+          address: 'kestrel1x',
+          pagination: { key: Buffer.from('tok'), offset: 7, limit: 300, count_total: true, reverse: true },
+        })
+        .finish(),
+    );
     assert.equal(ours.toString('hex'), theirs.toString('hex'));
   });
   test('responses decode in protobufjs', () => {
-    const page = encodeCoinsPage([{ denom: 'akestrel', amount: 10n ** 30n }, { denom: 'stake', amount: 1n }], { nextKey: new Uint8Array([1, 2]), total: 5n });
-    const o = T('QueryAllBalancesResponse').toObject(T('QueryAllBalancesResponse').decode(page), { longs: String, bytes: Array, defaults: true });
-    assert.deepEqual(o, { balances: [{ denom: 'akestrel', amount: (10n ** 30n).toString() }, { denom: 'stake', amount: '1' }], pagination: { next_key: [1, 2], total: '5' } });
+    const page = encodeCoinsPage(
+      [
+        { denom: 'akestrel', amount: 10n ** 30n },
+        { denom: 'stake', amount: 1n },
+      ],
+      { nextKey: new Uint8Array([1, 2]), total: 5n },
+    );
+    const o = T('QueryAllBalancesResponse').toObject(T('QueryAllBalancesResponse').decode(page), {
+      longs: String,
+      bytes: Array,
+      defaults: true,
+    });
+    assert.deepEqual(o, {
+      balances: [
+        { denom: 'akestrel', amount: (10n ** 30n).toString() },
+        { denom: 'stake', amount: '1' },
+      ],
+      pagination: { next_key: [1, 2], total: '5' },
+    });
     assert.deepEqual(decodeCoinsResponse(page).page, { nextKey: new Uint8Array([1, 2]), total: 5n });
-    const one = T('QueryBalanceResponse').toObject(T('QueryBalanceResponse').decode(encodeSingleCoin({ denom: 'stake', amount: 0n })), { defaults: true });
+    const one = T('QueryBalanceResponse').toObject(
+      T('QueryBalanceResponse').decode(encodeSingleCoin({ denom: 'stake', amount: 0n })),
+      { defaults: true },
+    );
     assert.deepEqual(one, { balance: { denom: 'stake', amount: '0' } });
   });
   test('malformed bytes are InvalidParams', () => {
@@ -41,7 +86,14 @@ describe('bank protobuf codec vs proto/', () => {
 describe('paginate (SDK rules)', () => {
   const items = Array.from({ length: 250 }, (_, i) => `d${String(i).padStart(3, '0')}`);
   const key = (s: string) => new TextEncoder().encode(s);
-  const req = (p: Partial<PageRequest>): PageRequest => ({ key: new Uint8Array(0), offset: 0n, limit: 0n, countTotal: false, reverse: false, ...p });
+  const req = (p: Partial<PageRequest>): PageRequest => ({
+    key: new Uint8Array(0),
+    offset: 0n,
+    limit: 0n,
+    countTotal: false,
+    reverse: false,
+    ...p,
+  });
   const cases: Array<[string, Partial<PageRequest>, string[], string | undefined, bigint]> = [
     ['limit 0 → 100 with total', {}, items.slice(0, 100), 'd100', 250n],
     ['offset, no total', { offset: 240n, limit: 5n }, items.slice(240, 245), 'd245', 0n],
@@ -49,7 +101,13 @@ describe('paginate (SDK rules)', () => {
     ['key inclusive, never a total', { key: key('d010'), limit: 2n, countTotal: true }, ['d010', 'd011'], 'd012', 0n],
     ['key between items', { key: key('d0105'), limit: 1n }, ['d011'], 'd012', 0n],
     ['reverse', { limit: 2n, reverse: true }, ['d249', 'd248'], 'd247', 0n],
-    ['reverse from a key', { key: key('d005'), limit: 10n, reverse: true }, ['d005', 'd004', 'd003', 'd002', 'd001', 'd000'], undefined, 0n],
+    [
+      'reverse from a key',
+      { key: key('d005'), limit: 10n, reverse: true },
+      ['d005', 'd004', 'd003', 'd002', 'd001', 'd000'],
+      undefined,
+      0n,
+    ],
   ];
   for (const [name, r, page, next, total] of cases) {
     test(name, () => {
@@ -59,6 +117,9 @@ describe('paginate (SDK rules)', () => {
     });
   }
   test('key and offset together are refused', () => {
-    assert.throws(() => paginate(items, key, req({ key: key('d001'), offset: 1n })), /invalid request, either offset or key is expected, got both/);
+    assert.throws(
+      () => paginate(items, key, req({ key: key('d001'), offset: 1n })),
+      /invalid request, either offset or key is expected, got both/,
+    );
   });
 });

@@ -241,7 +241,8 @@ export function decodeCoinsResponse(buf: Uint8Array): { coins: Coin[]; page: Pag
       expectWt(f, WT_LEN, 'pagination');
       page = { nextKey: undefined, total: 0n };
       for (const g of readFields(f.data)) {
-        if (g.no === 1) (expectWt(g, WT_LEN, 'next_key'), (page.nextKey = g.data.length ? Uint8Array.from(g.data) : undefined));
+        if (g.no === 1)
+          (expectWt(g, WT_LEN, 'next_key'), (page.nextKey = g.data.length ? Uint8Array.from(g.data) : undefined));
         else if (g.no === 2) (expectWt(g, WT_VARINT, 'total'), (page.total = g.int));
       }
     }

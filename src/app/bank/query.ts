@@ -25,7 +25,10 @@ export class BankQueries implements QueryModule {
   readonly prefix = '/cosmos.bank.v1beta1.Query/';
   private readonly handlers: Record<string, Handler>;
 
-  constructor(private readonly bank: Bank, private readonly bech32Prefix: string) {
+  constructor(
+    private readonly bank: Bank,
+    private readonly bech32Prefix: string,
+  ) {
     const allBalances: Handler = async (data, block) => {
       const req = decodeRequest(data, { 1: 'address' }, 2);
       const addr = this.address(req.strings.address!);

@@ -49,7 +49,8 @@ function build(items: Array<[Uint8Array, Uint8Array]>, depth: number, keccak256:
   const last = items[items.length - 1]![0];
   let cp = 0;
   while (depth + cp < first.length && depth + cp < last.length && first[depth + cp] === last[depth + cp]) cp++;
-  if (cp > 0) return [hexPrefix(first.subarray(depth, depth + cp), false), ref(build(items, depth + cp, keccak256), keccak256)];
+  if (cp > 0)
+    return [hexPrefix(first.subarray(depth, depth + cp), false), ref(build(items, depth + cp, keccak256), keccak256)];
   const branch: NestedList = new Array(17).fill(EMPTY);
   let i = 0;
   if (items[0]![0].length === depth) {

@@ -129,9 +129,26 @@ export class CallService {
     let tx: TypedTransaction;
     if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) {
       const maxFeePerGas = req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n;
-      tx = createTx({ ...base, type: 2, maxFeePerGas, maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n, accessList: req.accessList?.map((a) => [a.address, a.storageKeys]) as never }, { common: this.common, freeze: false });
+      tx = createTx(
+        {
+          ...base,
+          type: 2,
+          maxFeePerGas,
+          maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+          accessList: req.accessList?.map((a) => [a.address, a.storageKeys]) as never,
+        },
+        { common: this.common, freeze: false },
+      );
     } else if (req.accessList) {
-      tx = createTx({ ...base, type: 1, gasPrice: req.gasPrice ?? 0n, accessList: req.accessList.map((a) => [a.address, a.storageKeys]) as never }, { common: this.common, freeze: false });
+      tx = createTx(
+        {
+          ...base,
+          type: 1,
+          gasPrice: req.gasPrice ?? 0n,
+          accessList: req.accessList.map((a) => [a.address, a.storageKeys]) as never,
+        },
+        { common: this.common, freeze: false },
+      );
     } else {
       tx = createTx({ ...base, type: 0, gasPrice: req.gasPrice ?? 0n }, { common: this.common, freeze: false });
     }
@@ -143,7 +160,11 @@ export class CallService {
 
   private async newContext(root: string, reads: RootReads): Promise<CallContext> {
     const state = this.state.callState(reads);
-    const vm = await createVM({ common: this.vmCommon(), stateManager: state, blockchain: blockHashSource(this.hashOf) });
+    const vm = await createVM({
+      common: this.vmCommon(),
+      stateManager: state,
+      blockchain: blockHashSource(this.hashOf),
+    });
     const clock = { deadline: 0 };
     armDeadline(vm, clock);
     return { root, reads, state, vm, clock, broken: false };
@@ -197,7 +218,11 @@ export class CallService {
     if (last !== undefined && last.record === block && last.gas === gas && last.priced === priced) return last.block;
     const h = block.header;
     const header = contextHeader(
-      { ...contextOf(h), gasLimit: h.gasLimit > gas ? h.gasLimit : gas, baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n },
+      {
+        ...contextOf(h),
+        gasLimit: h.gasLimit > gas ? h.gasLimit : gas,
+        baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n,
+      },
       this.common,
     );
     const built = createBlock({ header }, { common: this.common, setHardfork: false });
@@ -206,7 +231,13 @@ export class CallService {
   }
 
   /** Executes once on a checkpoint of the context's state (reverted afterwards); returns the raw runTx result. */
-  private async execute(req: CallRequest, block: BlockRecord, gas: bigint, ctx: CallContext, hook?: CallHook): Promise<RunTxResult> {
+  private async execute(
+    req: CallRequest,
+    block: BlockRecord,
+    gas: bigint,
+    ctx: CallContext,
+    hook?: CallHook,
+  ): Promise<RunTxResult> {
     // An estimation goes on after a probe that threw; it continues on a fresh VM and state.
     if (ctx.broken) Object.assign(ctx, await this.newContext(ctx.root, ctx.reads));
     const { state, vm } = ctx;
@@ -320,8 +351,10 @@ function failure(error: string, data: Uint8Array, _r: RunTxResult): Error {
 /** Maps runTx's pre-execution errors to geth's wording. */
 function translateRunTxError(e: unknown): Error {
   const msg = e instanceof Error ? e.message : String(e);
-  if (/gas limit/i.test(msg) && /intrinsic|upfront|too low/i.test(msg)) return new ExecutionError(`intrinsic gas too low: ${msg.split(' (')[0]}`);
-  if (/balance/i.test(msg) && /sender|enough|insufficient/i.test(msg)) return new ExecutionError('insufficient funds for gas * price + value');
+  if (/gas limit/i.test(msg) && /intrinsic|upfront|too low/i.test(msg))
+    return new ExecutionError(`intrinsic gas too low: ${msg.split(' (')[0]}`);
+  if (/balance/i.test(msg) && /sender|enough|insufficient/i.test(msg))
+    return new ExecutionError('insufficient funds for gas * price + value');
   if (/base fee/i.test(msg)) return new ExecutionError('max fee per gas less than block base fee');
   return new ExecutionError(msg.split('\n')[0]!.slice(0, 300));
 }

@@ -14,7 +14,13 @@ function recoveryId(v: bigint, chainId?: bigint): number {
 }
 
 /** Recovers the uncompressed public key (64 bytes, no prefix) with the native library. */
-export function nativeEcrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+export function nativeEcrecover(
+  msgHash: Uint8Array,
+  v: bigint,
+  r: Uint8Array,
+  s: Uint8Array,
+  chainId?: bigint,
+): Uint8Array {
   const rec = recoveryId(v, chainId);
   if (rec !== 0 && rec !== 1) throw new Error('invalid signature v value');
   const sig = new Uint8Array(64);

@@ -96,4 +96,3 @@ export async function executeTxs(
   }
   return { included, receipts, gasUsed, rejected };
 }
-

@@ -55,9 +55,21 @@ describe('decodeRevertReason', () => {
     assert.equal(decodeRevertReason(full.subarray(0, full.length - 12)), 'a reason long enough', 'padding may be cut');
     assert.equal(decodeRevertReason(full.subarray(0, 4 + 64 + 5)), undefined, 'string body cut');
     assert.equal(decodeRevertReason(full.subarray(0, 4 + 40)), undefined, 'length word cut');
-    assert.equal(decodeRevertReason(concatBytes(hexToBytes('0x08c379a0'), word(2n ** 255n), word(4n))), undefined, 'huge offset');
-    assert.equal(decodeRevertReason(concatBytes(hexToBytes('0x08c379a0'), word(32n), word(2n ** 64n))), undefined, 'huge length');
+    assert.equal(
+      decodeRevertReason(concatBytes(hexToBytes('0x08c379a0'), word(2n ** 255n), word(4n))),
+      undefined,
+      'huge offset',
+    );
+    assert.equal(
+      decodeRevertReason(concatBytes(hexToBytes('0x08c379a0'), word(32n), word(2n ** 64n))),
+      undefined,
+      'huge length',
+    );
     assert.equal(decodeRevertReason(panic(0x11n).subarray(0, 20)), undefined, 'panic cut');
-    assert.equal(decodeRevertReason(concatBytes(panic(0x11n), new Uint8Array(1))), undefined, 'panic with trailing bytes');
+    assert.equal(
+      decodeRevertReason(concatBytes(panic(0x11n), new Uint8Array(1))),
+      undefined,
+      'panic with trailing bytes',
+    );
   });
 });

@@ -97,7 +97,9 @@ export interface StepFeed {
 
 // INVALID has no handler: the interpreter throws before it would run one.
 const isOpEntry = (e: unknown): e is OpEntry =>
-  typeof e === 'object' && e !== null && typeof (e as OpEntry).opcodeInfo?.code === 'number' &&
+  typeof e === 'object' &&
+  e !== null &&
+  typeof (e as OpEntry).opcodeInfo?.code === 'number' &&
   (typeof (e as OpEntry).opHandler === 'function' || (e as OpEntry).opcodeInfo.isInvalid);
 
 /**
@@ -111,7 +113,17 @@ export function installStepFeed(evm: EVM): StepFeed | undefined {
   const report = (rs: RunState, info: OpInfo, gas: bigint, words: bigint): bigint | Promise<bigint> => {
     const listener = feed.listener;
     if (!listener) return gas;
-    const step = new OpStep(rs, rs.programCounter, rs.opCode, info.fullName, rs.gasLeft, gas, rs.gasRefund, rs.env.depth, Number(words) * 32);
+    const step = new OpStep(
+      rs,
+      rs.programCounter,
+      rs.opCode,
+      info.fullName,
+      rs.gasLeft,
+      gas,
+      rs.gasRefund,
+      rs.env.depth,
+      Number(words) * 32,
+    );
     const pending = listener(step);
     return pending ? pending.then(() => gas) : gas;
   };
@@ -137,13 +149,24 @@ export function installStepFeed(evm: EVM): StepFeed | undefined {
             } catch (e) {
               return failed(rs, info, gas, words, e);
             }
-            if (r instanceof Promise) return r.then((g) => report(rs, info, g, words), (e: unknown) => failed(rs, info, gas, words, e));
+            if (r instanceof Promise)
+              return r.then(
+                (g) => report(rs, info, g, words),
+                (e: unknown) => failed(rs, info, gas, words, e),
+              );
             return report(rs, info, r, words);
           }
         : (rs, gas) => report(rs, info, gas, rs.memoryWordCount);
       // Opcode objects are frozen; a copy marked dynamic routes every opcode through the gas handler above.
       const Ctor = info.constructor as new (o: object) => OpInfo;
-      const dynamicInfo = new Ctor({ code: info.code, name: info.name, fullName: info.fullName, fee: info.fee, isAsync: info.isAsync, dynamicGas: true });
+      const dynamicInfo = new Ctor({
+        code: info.code,
+        name: info.name,
+        fullName: info.fullName,
+        fee: info.fee,
+        isAsync: info.isAsync,
+        dynamicGas: true,
+      });
       w = { ...entry, opcodeInfo: dynamicInfo, gasHandler };
       wrapped.set(entry, w);
     }

@@ -9,14 +9,35 @@ import { createChainCommon } from './common.ts';
 import { checkAgainstState, decodeTx, feeCap, MAX_TX_BYTES, tipCap, type AdmissionRules } from './validate.ts';
 
 const common = createChainCommon(9000n);
-const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [ReturnType<typeof deriveAccounts>[0], ReturnType<typeof deriveAccounts>[0]];
+const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [
+  ReturnType<typeof deriveAccounts>[0],
+  ReturnType<typeof deriveAccounts>[0],
+];
 const GWEI = 1_000_000_000n;
 const rules: AdmissionRules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: GWEI, minGasPrice: 0n };
 const rich = { nonce: 0n, balance: 10n ** 22n };
 
-function dyn(over: Partial<{ nonce: bigint; gasLimit: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; value: bigint; data: Uint8Array }> = {}, c = common) {
+function dyn(
+  over: Partial<{
+    nonce: bigint;
+    gasLimit: bigint;
+    maxFeePerGas: bigint;
+    maxPriorityFeePerGas: bigint;
+    value: bigint;
+    data: Uint8Array;
+  }> = {},
+  c = common,
+) {
   return createFeeMarket1559Tx(
-    { nonce: 0n, gasLimit: 21_000n, maxFeePerGas: 2n * GWEI, maxPriorityFeePerGas: GWEI, to: bob.address, value: 1n, ...over },
+    {
+      nonce: 0n,
+      gasLimit: 21_000n,
+      maxFeePerGas: 2n * GWEI,
+      maxPriorityFeePerGas: GWEI,
+      to: bob.address,
+      value: 1n,
+      ...over,
+    },
     { common: c },
   ).sign(alice.privateKey);
 }
@@ -34,15 +55,23 @@ describe('decodeTx', () => {
   });
 
   test('accepts EIP-155 legacy and EIP-2930 txs', () => {
-    const legacy = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common }).sign(alice.privateKey);
+    const legacy = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common }).sign(
+      alice.privateKey,
+    );
     assert.deepEqual(decodeTx(legacy.serialize(), common, rules).sender, alice.address);
-    const al = createAccessList2930Tx({ nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address, accessList: [] }, { common }).sign(alice.privateKey);
+    const al = createAccessList2930Tx(
+      { nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address, accessList: [] },
+      { common },
+    ).sign(alice.privateKey);
     assert.equal(decodeTx(al.serialize(), common, rules).tx.type, 1);
   });
 
   test('rejects unprotected legacy txs (EIP-155 required)', () => {
     const homestead = createCustomCommon({ chainId: 9000 }, Mainnet, { hardfork: Hardfork.Homestead });
-    const tx = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common: homestead }).sign(alice.privateKey);
+    const tx = createLegacyTx(
+      { nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address },
+      { common: homestead },
+    ).sign(alice.privateKey);
     assert.ok(tx.v === 27n || tx.v === 28n, 'signed without a chain id');
     rejects(() => decodeTx(tx.serialize(), common, rules), /only replay-protected \(EIP-155\) transactions allowed/);
   });
@@ -50,10 +79,16 @@ describe('decodeTx', () => {
   test('rejects a wrong chain id (typed and legacy)', () => {
     const other = createChainCommon(1n);
     rejects(() => decodeTx(dyn({}, other).serialize(), common, rules), /chain id/i);
-    const legacy = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common: other }).sign(alice.privateKey);
+    const legacy = createLegacyTx(
+      { nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address },
+      { common: other },
+    ).sign(alice.privateKey);
     rejects(() => decodeTx(legacy.serialize(), common, rules), /chain id/i);
     // Same Common, but the admission rules expect another id.
-    rejects(() => decodeTx(dyn().serialize(), common, { ...rules, evmChainId: 9001n }), /invalid chain id for signer: have 9000 want 9001/);
+    rejects(
+      () => decodeTx(dyn().serialize(), common, { ...rules, evmChainId: 9001n }),
+      /invalid chain id for signer: have 9000 want 9001/,
+    );
   });
 
   test('rejects garbage, empty and oversized input', () => {
@@ -68,7 +103,10 @@ describe('decodeTx', () => {
   });
 
   test('rejects unsupported types (3 = blobs, and unknown)', () => {
-    rejects(() => decodeTx(concatBytes(Uint8Array.of(3), dyn().serialize().subarray(1)), common, rules), /transaction type not supported/);
+    rejects(
+      () => decodeTx(concatBytes(Uint8Array.of(3), dyn().serialize().subarray(1)), common, rules),
+      /transaction type not supported/,
+    );
     rejects(() => decodeTx(Uint8Array.of(0x05, 0xc0), common, rules), /transaction type not supported/);
     rejects(() => decodeTx(Uint8Array.of(0x7f, 0xc0), common, rules), /transaction type not supported/);
   });
@@ -98,14 +136,20 @@ describe('checkAgainstState', () => {
   test('insufficient funds for gas * price + value', () => {
     const tx = dyn({ value: 10n ** 18n });
     const need = 21_000n * 2n * GWEI + 10n ** 18n;
-    rejects(() => checkAgainstState(item(tx), { nonce: 0n, balance: need - 1n }, rules), /^insufficient funds for gas \* price \+ value$/);
+    rejects(
+      () => checkAgainstState(item(tx), { nonce: 0n, balance: need - 1n }, rules),
+      /^insufficient funds for gas \* price \+ value$/,
+    );
     checkAgainstState(item(tx), { nonce: 0n, balance: need }, rules);
   });
 
   test('intrinsic gas too low', () => {
     rejects(() => checkAgainstState(item(dyn({ gasLimit: 20_999n })), rich, rules), /^intrinsic gas too low$/);
     // calldata costs gas too
-    rejects(() => checkAgainstState(item(dyn({ gasLimit: 21_000n, data: new Uint8Array(10).fill(1) })), rich, rules), /^intrinsic gas too low$/);
+    rejects(
+      () => checkAgainstState(item(dyn({ gasLimit: 21_000n, data: new Uint8Array(10).fill(1) })), rich, rules),
+      /^intrinsic gas too low$/,
+    );
   });
 
   test('exceeds block gas limit', () => {
@@ -117,13 +161,21 @@ describe('checkAgainstState', () => {
     const tx = item(dyn({ maxFeePerGas: 2n * GWEI }));
     rejects(() => checkAgainstState(tx, rich, { ...rules, minGasPrice: 2n * GWEI + 1n }), /^transaction underpriced$/);
     checkAgainstState(tx, rich, { ...rules, minGasPrice: 2n * GWEI });
-    const legacy = createLegacyTx({ gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common }).sign(alice.privateKey);
-    rejects(() => checkAgainstState(decodeTx(legacy.serialize(), common, rules), rich, { ...rules, minGasPrice: 2n * GWEI }), /^transaction underpriced$/);
+    const legacy = createLegacyTx({ gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common }).sign(
+      alice.privateKey,
+    );
+    rejects(
+      () => checkAgainstState(decodeTx(legacy.serialize(), common, rules), rich, { ...rules, minGasPrice: 2n * GWEI }),
+      /^transaction underpriced$/,
+    );
   });
 
   test('fee cap below base fee', () => {
     const tx = item(dyn({ maxFeePerGas: GWEI - 1n, maxPriorityFeePerGas: 0n }));
-    rejects(() => checkAgainstState(tx, rich, rules), /^max fee per gas less than block base fee: address 0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266, maxFeePerGas: 999999999, baseFee: 1000000000$/);
+    rejects(
+      () => checkAgainstState(tx, rich, rules),
+      /^max fee per gas less than block base fee: address 0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266, maxFeePerGas: 999999999, baseFee: 1000000000$/,
+    );
     checkAgainstState(tx, rich, { ...rules, baseFee: GWEI - 1n });
   });
   test('calldata below the EIP-7623 floor (Prague) is refused at admission, as geth does', () => {
@@ -133,8 +185,14 @@ describe('checkAgainstState', () => {
     rejects(() => checkAgainstState(tx, rich, rules), /insufficient gas for floor data gas cost/);
   });
 
-  test('intrinsic gas is checked before nonce and balance (geth\'s stateless checks come first)', () => {
-    rejects(() => checkAgainstState(item(dyn({ gasLimit: 20_000n })), { nonce: 0n, balance: 0n }, rules), /^intrinsic gas too low$/);
-    rejects(() => checkAgainstState(item(dyn({ gasLimit: 20_000n })), { nonce: 1n, balance: 10n ** 22n }, rules), /^intrinsic gas too low$/);
+  test("intrinsic gas is checked before nonce and balance (geth's stateless checks come first)", () => {
+    rejects(
+      () => checkAgainstState(item(dyn({ gasLimit: 20_000n })), { nonce: 0n, balance: 0n }, rules),
+      /^intrinsic gas too low$/,
+    );
+    rejects(
+      () => checkAgainstState(item(dyn({ gasLimit: 20_000n })), { nonce: 1n, balance: 10n ** 22n }, rules),
+      /^intrinsic gas too low$/,
+    );
   });
 });

@@ -52,7 +52,10 @@ export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules)
 
 function shortReason(e: unknown): string {
   const msg = e instanceof Error ? e.message : String(e);
-  return msg.split('\n')[0]!.replace(/\s*\(.*$/, '').slice(0, 200);
+  return msg
+    .split('\n')[0]!
+    .replace(/\s*\(.*$/, '')
+    .slice(0, 200);
 }
 
 /** Max fee per gas a tx commits to (gasPrice for legacy/2930). */

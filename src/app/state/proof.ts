@@ -34,14 +34,23 @@ interface TrieAccess {
  * Builds the proof of `address` and `slots` (32-byte keys) in the state `sm` is opened at. An absent account
  * gets an exclusion proof in the account trie and empty storage proofs (value 0) for every slot, as geth does.
  */
-export async function proveAccount(sm: MerkleStateManager, address: Uint8Array, slots: Uint8Array[]): Promise<AccountProofRecord> {
+export async function proveAccount(
+  sm: MerkleStateManager,
+  address: Uint8Array,
+  slots: Uint8Array[],
+): Promise<AccountProofRecord> {
   const tries = sm as unknown as TrieAccess;
   const addr = new Address(address);
   const account = await sm.getAccount(addr);
   const accountProof = await createMerkleProof(tries._trie, address);
   if (!account) {
     return {
-      address, nonce: 0n, balance: 0n, codeHash: EMPTY_CODE_HASH, storageHash: EMPTY_TRIE_ROOT, accountProof,
+      address,
+      nonce: 0n,
+      balance: 0n,
+      codeHash: EMPTY_CODE_HASH,
+      storageHash: EMPTY_TRIE_ROOT,
+      accountProof,
       storageProof: slots.map((slot) => ({ slot, value: 0n, proof: [] })),
     };
   }
@@ -52,7 +61,12 @@ export async function proveAccount(sm: MerkleStateManager, address: Uint8Array, 
     storageProof.push({ slot, value: bytesToBigint(await sm.getStorage(addr, slot)), proof });
   }
   return {
-    address, nonce: account.nonce, balance: account.balance, codeHash: account.codeHash,
-    storageHash: account.storageRoot, accountProof, storageProof,
+    address,
+    nonce: account.nonce,
+    balance: account.balance,
+    codeHash: account.codeHash,
+    storageHash: account.storageRoot,
+    accountProof,
+    storageProof,
   };
 }

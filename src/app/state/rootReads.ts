@@ -89,7 +89,10 @@ export class RootReadsStateManager extends MerkleStateManager {
    */
   private readonly decoded = new WeakMap<Uint8Array, Account>();
 
-  constructor(opts: MerkleStateManagerOpts, private readonly reads: RootReads) {
+  constructor(
+    opts: MerkleStateManagerOpts,
+    private readonly reads: RootReads,
+  ) {
     super(opts);
   }
 

@@ -16,7 +16,10 @@ export class StateDb {
   private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
   private readonly views = new Map<string, MerkleStateManager>();
 
-  constructor(private readonly kv: KvStore, private readonly common: Common) {}
+  constructor(
+    private readonly kv: KvStore,
+    private readonly common: Common,
+  ) {}
 
   /** A fresh buffered trie DB over the archive (writes stay in memory until drained). */
   bufferedDb(): BufferedTrieDb {
@@ -39,7 +42,13 @@ export class StateDb {
 
   /** The account trie at `root` (empty = the empty trie) over `db`. */
   private trieAt(root: Uint8Array, db: BufferedTrieDb): MerklePatriciaTrie {
-    return new MerklePatriciaTrie({ db, root: root.length ? root : undefined, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common: this.common });
+    return new MerklePatriciaTrie({
+      db,
+      root: root.length ? root : undefined,
+      useKeyHashing: true,
+      valueEncoding: ValueEncoding.Bytes,
+      common: this.common,
+    });
   }
 
   /**

@@ -12,10 +12,17 @@ export function registerAuthCommands(program: Command): void {
     .description('print the bearer token (send it as "Authorization: Bearer <token>")')
     .option('--home <dir>', 'node home directory')
     .option('--dev', 'use the dev home (~/.kestrel-dev)', false)
-    .option('--json-rpc.auth-token-file <path>', 'token file (default: json-rpc.auth-token-file in app.toml, else config/auth.token)')
+    .option(
+      '--json-rpc.auth-token-file <path>',
+      'token file (default: json-rpc.auth-token-file in app.toml, else config/auth.token)',
+    )
     .action((opts: { home?: string; dev: boolean; 'jsonRpc.authTokenFile'?: string }) => {
       const home = opts.home ?? defaultHome(opts.dev);
-      const config = loadConfig(home, { dev: opts.dev, 'json-rpc.auth-token-file': opts['jsonRpc.authTokenFile'] }, DEFAULT_CHAIN_ID);
+      const config = loadConfig(
+        home,
+        { dev: opts.dev, 'json-rpc.auth-token-file': opts['jsonRpc.authTokenFile'] },
+        DEFAULT_CHAIN_ID,
+      );
       console.log(readAuthTokenFile(config.jsonRpc.authTokenFile));
     });
 }

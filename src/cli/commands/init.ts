@@ -15,7 +15,12 @@ export function registerInitCommand(program: Command): void {
     .option('--bech32-prefix <hrp>', 'bech32 account address prefix', DEFAULT_BECH32_PREFIX)
     .action((opts: { home?: string; chainId: string; dev: boolean; overwrite: boolean; bech32Prefix: string }) => {
       const home = opts.home ?? defaultHome(opts.dev);
-      initHome(home, { chainId: opts.chainId, dev: opts.dev, overwrite: opts.overwrite, bech32Prefix: opts.bech32Prefix });
+      initHome(home, {
+        chainId: opts.chainId,
+        dev: opts.dev,
+        overwrite: opts.overwrite,
+        bech32Prefix: opts.bech32Prefix,
+      });
       console.log(`initialised ${home} (chain-id ${opts.chainId})`);
       console.log(`  genesis:    ${homePaths(home).genesis}`);
       console.log(`  auth token: ${homePaths(home).authToken}`);

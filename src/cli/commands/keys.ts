@@ -17,7 +17,10 @@ interface KeyOpts {
 function openStore(opts: KeyOpts): KeyStore {
   const home = opts.home ?? defaultHome(opts.dev);
   const config = loadConfig(home, { dev: opts.dev }, DEFAULT_CHAIN_ID);
-  return new KeyStore({ dir: homePaths(home).keystore, scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP } });
+  return new KeyStore({
+    dir: homePaths(home).keystore,
+    scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
+  });
 }
 
 /** Reads a line from the terminal without echoing it. */
@@ -84,7 +87,9 @@ function common(cmd: Command): Command {
 
 /** Registers `keys list`, `keys add` and `keys import`. */
 export function registerKeysCommands(program: Command): void {
-  const keys = program.command('keys').description('accounts in the node key store (<home>/keystore, Web3 Secret Storage v3 files)');
+  const keys = program
+    .command('keys')
+    .description('accounts in the node key store (<home>/keystore, Web3 Secret Storage v3 files)');
   common(keys.command('list'))
     .description('list the accounts of the key store')
     .option('--output <format>', 'text or json', 'text')

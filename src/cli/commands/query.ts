@@ -31,7 +31,8 @@ function loadTypes() {
 }
 
 function uint(name: string, text: string): string {
-  if (!/^\d+$/.test(text)) throw new Error(`invalid argument "${text}" for "--${name}" flag: must be a non-negative integer`);
+  if (!/^\d+$/.test(text))
+    throw new Error(`invalid argument "${text}" for "--${name}" flag: must be a non-negative integer`);
   return text;
 }
 
@@ -52,18 +53,29 @@ export function nodeUrl(node: string): string {
 /** Runs abci_query over JSON-RPC; returns the response value bytes or throws one clear line. */
 export async function abciQuery(node: string, path: string, data: Uint8Array, height: string): Promise<Uint8Array> {
   const url = nodeUrl(node);
-  let body: { result?: { response: { code?: number; log?: string; value?: string | null } }; error?: { message: string; data?: string } };
+  let body: {
+    result?: { response: { code?: number; log?: string; value?: string | null } };
+    error?: { message: string; data?: string };
+  };
   try {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'abci_query', params: { path, data: Buffer.from(data).toString('hex'), height, prove: false } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'abci_query',
+        params: { path, data: Buffer.from(data).toString('hex'), height, prove: false },
+      }),
       signal: AbortSignal.timeout(30_000),
     });
     body = (await res.json()) as typeof body;
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code;
-    const why = cause === 'ECONNREFUSED' ? `dial tcp ${url.replace(/^https?:\/\//, '')}: connect: connection refused` : (e as Error).message;
+    const why =
+      cause === 'ECONNREFUSED'
+        ? `dial tcp ${url.replace(/^https?:\/\//, '')}: connect: connection refused`
+        : (e as Error).message;
     throw new Error(`post failed: Post "${url}": ${why}`);
   }
   if (body.error) throw new Error(`${body.error.message}${body.error.data ? `: ${body.error.data}` : ''}`);
@@ -99,7 +111,10 @@ async function balances(address: string, opts: BalancesOptions): Promise<string>
   }
   const decoded = resType.decode(await abciQuery(opts.node, path, req, height));
   // Proto-JSON with original field names, defaults emitted, uint64 as strings, bytes as base64 or null.
-  const json = resType.toObject(decoded, { longs: String, bytes: String, defaults: true, arrays: true }) as Record<string, any>;
+  const json = resType.toObject(decoded, { longs: String, bytes: String, defaults: true, arrays: true }) as Record<
+    string,
+    any
+  >;
   let out: Record<string, unknown>;
   if (opts.denom !== undefined) {
     const c = json.balance ?? { denom: opts.denom, amount: '0' };
@@ -107,7 +122,10 @@ async function balances(address: string, opts: BalancesOptions): Promise<string>
   } else {
     const p = json.pagination ?? {};
     out = {
-      balances: (json.balances as Array<{ denom: string; amount: string }>).map((c) => ({ denom: c.denom, amount: c.amount })),
+      balances: (json.balances as Array<{ denom: string; amount: string }>).map((c) => ({
+        denom: c.denom,
+        amount: c.amount,
+      })),
       pagination: { next_key: p.next_key ? p.next_key : null, total: p.total ?? '0' },
     };
   }
@@ -132,7 +150,8 @@ export function registerQueryCommands(program: Command): void {
     .option('--reverse', 'descending denom order', false)
     .option('--bech32-prefix <hrp>', 'prefix used when a hex address is given', DEFAULT_BECH32_PREFIX)
     .action(async (address: string, opts: BalancesOptions) => {
-      if (opts.output !== 'text' && opts.output !== 'json') throw new Error(`unknown --output "${opts.output}" (use text or json)`);
+      if (opts.output !== 'text' && opts.output !== 'json')
+        throw new Error(`unknown --output "${opts.output}" (use text or json)`);
       process.stdout.write(await balances(address, opts));
     });
 }

@@ -72,18 +72,33 @@ export function registerStartCommand(program: Command): void {
     .option('--json-rpc.block-range-cap <n>', 'most blocks one eth_getLogs may span (default 10000; 0 = no cap)')
     .option('--json-rpc.filter-cap <n>', 'most polling filters installed at once (default 200)')
     .option('--json-rpc.filter-timeout <duration>', 'remove polling filters not polled for this long (default 5m)')
-    .option('--json-rpc.ws-subscription-buffer-bytes <n>', 'unsent bytes before a slow subscription is dropped (default 16 MiB)')
+    .option(
+      '--json-rpc.ws-subscription-buffer-bytes <n>',
+      'unsent bytes before a slow subscription is dropped (default 16 MiB)',
+    )
     .option('--json-rpc.http-timeout <duration>', 'time allowed to receive a whole HTTP request (default 30s)')
-    .option('--json-rpc.max-open-connections <n>', 'open connections each of the HTTP and WS servers accepts (default 2000; 0 = no cap)')
-    .option('--json-rpc.allowed-hosts <list>', 'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)')
-    .option('--json-rpc.auth-token-file <path>', 'bearer token file for personal_/miner_ (default <home>/config/auth.token)')
+    .option(
+      '--json-rpc.max-open-connections <n>',
+      'open connections each of the HTTP and WS servers accepts (default 2000; 0 = no cap)',
+    )
+    .option(
+      '--json-rpc.allowed-hosts <list>',
+      'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)',
+    )
+    .option(
+      '--json-rpc.auth-token-file <path>',
+      'bearer token file for personal_/miner_ (default <home>/config/auth.token)',
+    )
     .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
     .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')
     .option('--grpc.address <host:port>', 'gRPC listen address (default 127.0.0.1:9090)')
     .option('--rpc.laddr <url>', 'CometBFT-compatible RPC listen address (default tcp://127.0.0.1:26657)')
     .option('--consensus <engine>', 'solo (default) or cometbft')
     .option('--abci.laddr <url>', 'ABCI listen address for --consensus cometbft (default tcp://127.0.0.1:26658)')
-    .option('--comet.rpc <url>', "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)")
+    .option(
+      '--comet.rpc <url>',
+      "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)",
+    )
     .option('--log.level <level>', 'debug, info (default), warn or error')
     .option('--log.format <format>', 'text (default) or json; every line has a level, a time and a module')
     .action(async (opts: Record<string, unknown>) => {
@@ -101,7 +116,8 @@ export function registerStartCommand(program: Command): void {
         if (name && v !== undefined && !(k === 'chainId')) flags[name] = v as string;
       }
       if (!isInitialized(home)) {
-        if (!dev) throw new Error(`${home} is not initialised: run "kestreld init --home ${home}" first (or use --dev)`);
+        if (!dev)
+          throw new Error(`${home} is not initialised: run "kestreld init --home ${home}" first (or use --dev)`);
         initHome(home, { chainId: opts.chainId as string, dev: true });
         console.log(`created dev home ${home}`);
       }
@@ -116,7 +132,9 @@ export function registerStartCommand(program: Command): void {
       const h = node.app.head;
       console.log(`kestreld started: chain-id ${config.chainId} (EIP-155 ${config.evmChainId}), head #${h.number}`);
       console.log(`JSON-RPC HTTP listening on http://${config.jsonRpc.address.replace(/:\d+$/, '')}:${node.httpPort}`);
-      console.log(`JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`);
+      console.log(
+        `JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`,
+      );
       console.log(`gRPC listening on ${config.grpcAddress.replace(/:\d+$/, '')}:${node.grpcPort}`);
       if (node.abciAddress) {
         console.log(`ABCI listening on ${node.abciAddress} (consensus: CometBFT, RPC ${config.cometRpc})`);

@@ -29,7 +29,11 @@ export function registerTestnetCommand(program: Command): void {
     .description('lay out the validators: CometBFT and Kestrel homes, shared genesis, ports, peers, start.sh/stop.sh')
     .requiredOption('--output <dir>', 'new directory for the testnet')
     .option('--validators <n>', 'number of validators', '4')
-    .option('--base-port <port>', `first port; node i uses base + ${PORT_STRIDE}*i .. + ${PORT_STRIDE - 1}`, String(DEFAULT_BASE_PORT))
+    .option(
+      '--base-port <port>',
+      `first port; node i uses base + ${PORT_STRIDE}*i .. + ${PORT_STRIDE - 1}`,
+      String(DEFAULT_BASE_PORT),
+    )
     .option('--chain-id <id>', 'chain id of both genesis files', DEFAULT_CHAIN_ID)
     .option('--power <n>', 'voting power of every validator', '10')
     .option('--dev', 'fund the ten well-known development accounts in genesis', false)
@@ -48,8 +52,14 @@ export function registerTestnetCommand(program: Command): void {
         timeoutCommit: o.timeoutCommit,
         timeoutPropose: o.timeoutPropose,
       });
-      console.log(`testnet of ${m.nodes.length} validators (chain-id ${m.chainId}, cometbft ${m.cometbftVersion}) in ${o.output}`);
-      const row = (cells: Array<string | number>) => cells.map((c) => String(c).padEnd(9)).join('').trimEnd();
+      console.log(
+        `testnet of ${m.nodes.length} validators (chain-id ${m.chainId}, cometbft ${m.cometbftVersion}) in ${o.output}`,
+      );
+      const row = (cells: Array<string | number>) =>
+        cells
+          .map((c) => String(c).padEnd(9))
+          .join('')
+          .trimEnd();
       console.log(row(['node', 'eth-http', 'eth-ws', 'grpc', 'p2p', 'rpc', 'abci', 'app-rpc']));
       for (const n of m.nodes) {
         const p = n.ports;

@@ -7,8 +7,12 @@ function scalar(v: string | number | boolean | null): string {
   if (v === null) return 'null';
   if (typeof v !== 'string') return String(v);
   const plainUnsafe =
-    v === '' || /^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$/.test(v) || /^(true|false|yes|no|on|off|y|n|null|~)$/i.test(v) ||
-    /^[\s\-?:,[\]{}#&*!|>'"%@`]/.test(v) || /[:#]\s|\s$|:$/.test(v) || /[\n\t"\\]/.test(v);
+    v === '' ||
+    /^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$/.test(v) ||
+    /^(true|false|yes|no|on|off|y|n|null|~)$/i.test(v) ||
+    /^[\s\-?:,[\]{}#&*!|>'"%@`]/.test(v) ||
+    /[:#]\s|\s$|:$/.test(v) ||
+    /[\n\t"\\]/.test(v);
   return plainUnsafe ? JSON.stringify(v) : v;
 }
 
@@ -28,7 +32,10 @@ function lines(v: Json, indent: string): string[] {
     if (keys.length === 0) return ['{}'];
     return keys.flatMap((k) => {
       const child = v[k]!;
-      const nested = child !== null && typeof child === 'object' && (Array.isArray(child) ? child.length > 0 : Object.keys(child).length > 0);
+      const nested =
+        child !== null &&
+        typeof child === 'object' &&
+        (Array.isArray(child) ? child.length > 0 : Object.keys(child).length > 0);
       if (!nested) return [`${indent}${k}: ${lines(child, indent)[0]}`];
       // yaml.v2 puts a sequence under its key at the same indentation, a map one level in.
       return [`${indent}${k}:`, ...lines(child, Array.isArray(child) ? indent : indent + '  ')];

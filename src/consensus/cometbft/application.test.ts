@@ -20,11 +20,19 @@ import { KvStore } from '../../store/kv.ts';
 import { CometApplication, consensusAddress } from './application.ts';
 
 const common = createChainCommon(9000n);
-const genesisDoc = makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date('2024-01-01T00:00:00Z') });
+const genesisDoc = makeGenesisDoc({
+  chainId: 'kestrel_9000-1',
+  evmDenom: 'akestrel',
+  prefix: 'kestrel',
+  dev: true,
+  now: new Date('2024-01-01T00:00:00Z'),
+});
 const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [DevAccount, DevAccount];
 const GWEI = 1_000_000_000n;
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 async function node(
   local: { etherbase: number; minGasPrice: bigint; feeRecipients?: Map<string, Uint8Array>; log?: (l: string) => void },
@@ -37,30 +45,61 @@ async function node(
   const state = new StateDb(kv, common);
   const bank = new Bank(await BankStore.open(kv, genesis), state, genesis);
   const app = await KestrelApp.open({
-    kv, chain, state, common, vmCommon: () => createChainCommon(9000n), genesis, evmChainId: 9000n,
-    minGasPrice: local.minGasPrice, etherbase: new Uint8Array(20).fill(local.etherbase),
+    kv,
+    chain,
+    state,
+    common,
+    vmCommon: () => createChainCommon(9000n),
+    genesis,
+    evmChainId: 9000n,
+    minGasPrice: local.minGasPrice,
+    etherbase: new Uint8Array(20).fill(local.etherbase),
   });
   const abci = new CometApplication({
-    app, appHash: (b) => bank.appHash(b), genesisDoc, version: 'test', log: local.log ?? (() => {}), feeRecipients: local.feeRecipients,
+    app,
+    appHash: (b) => bank.appHash(b),
+    genesisDoc,
+    version: 'test',
+    log: local.log ?? (() => {}),
+    feeRecipients: local.feeRecipients,
   });
   return { kv, app, abci, dir };
 }
 
 function tx(from: DevAccount, nonce: bigint, value = 1n, tip = GWEI): Uint8Array {
   return createFeeMarket1559Tx(
-    { chainId: 9000n, nonce, to: bob.address, value, gasLimit: 21000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: tip },
+    {
+      chainId: 9000n,
+      nonce,
+      to: bob.address,
+      value,
+      gasLimit: 21000n,
+      maxFeePerGas: 10n * GWEI,
+      maxPriorityFeePerGas: tip,
+    },
     { common },
-  ).sign(from.privateKey).serialize();
+  )
+    .sign(from.privateKey)
+    .serialize();
 }
 
 function block(height: bigint, txs: Uint8Array[], seconds: bigint): RequestFinalizeBlock {
   return {
-    txs, height, hash: new Uint8Array(32).fill(Number(height)), time: { seconds, nanos: 0 }, proposerAddress: new Uint8Array(20).fill(0xab),
-    decidedLastCommit: { round: 0, votes: [] }, misbehavior: [], nextValidatorsHash: new Uint8Array(32),
+    txs,
+    height,
+    hash: new Uint8Array(32).fill(Number(height)),
+    time: { seconds, nanos: 0 },
+    proposerAddress: new Uint8Array(20).fill(0xab),
+    decidedLastCommit: { round: 0, votes: [] },
+    misbehavior: [],
+    nextValidatorsHash: new Uint8Array(32),
   };
 }
 
-const plain = (v: unknown) => JSON.parse(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x instanceof Uint8Array ? bytesToHex(x) : x)));
+const plain = (v: unknown) =>
+  JSON.parse(
+    JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x instanceof Uint8Array ? bytesToHex(x) : x)),
+  );
 
 describe('CometBFT application', () => {
   it('gives the same results, app hashes and Ethereum block hashes on validators with different local settings', async () => {
@@ -73,7 +112,13 @@ describe('CometBFT application', () => {
       block(3n, [tx(alice, 2n, 3n)], 1_800_000_002n),
     ];
     for (const n of [a, b]) {
-      const init = n.abci.initChain({ chainId: 'kestrel_9000-1', validators: [], appStateBytes: new Uint8Array(0), initialHeight: 1n, time: { seconds: 0n, nanos: 0 } });
+      const init = n.abci.initChain({
+        chainId: 'kestrel_9000-1',
+        validators: [],
+        appStateBytes: new Uint8Array(0),
+        initialHeight: 1n,
+        time: { seconds: 0n, nanos: 0 },
+      });
       assert.deepEqual(init.appHash, n.abci.info().lastBlockAppHash);
     }
     for (const req of blocks) {
@@ -91,13 +136,25 @@ describe('CometBFT application', () => {
     // Block 1: two valid txs (code 0, receipt gas), the undecodable one (code 2), the duplicate nonce and the gap (failed).
     const r1 = await (async () => {
       const c = await node({ etherbase: 9, minGasPrice: 0n });
-      c.abci.initChain({ chainId: 'kestrel_9000-1', validators: [], appStateBytes: new Uint8Array(0), initialHeight: 1n, time: { seconds: 0n, nanos: 0 } });
+      c.abci.initChain({
+        chainId: 'kestrel_9000-1',
+        validators: [],
+        appStateBytes: new Uint8Array(0),
+        initialHeight: 1n,
+        time: { seconds: 0n, nanos: 0 },
+      });
       const res = await c.abci.finalizeBlock(blocks[0]!);
       await c.kv.close();
       return res;
     })();
-    assert.deepEqual(r1.txResults.map((r) => r.code), [0, 0, 2, 18, 18]);
-    assert.deepEqual(r1.txResults.map((r) => r.gasUsed), [21000n, 21000n, 0n, 0n, 0n]);
+    assert.deepEqual(
+      r1.txResults.map((r) => r.code),
+      [0, 0, 2, 18, 18],
+    );
+    assert.deepEqual(
+      r1.txResults.map((r) => r.gasUsed),
+      [21000n, 21000n, 0n, 0n, 0n],
+    );
     assert.equal(r1.txResults[0]!.events[0]!.attributes[0]!.key, 'ethereumTxHash');
     for (const n of [a, b]) await n.kv.close();
   });
@@ -125,22 +182,51 @@ describe('CometBFT application', () => {
 
   it('accepts well-formed proposals only, and prepares within max_tx_bytes without undecodable txs', async () => {
     const n = await node({ etherbase: 1, minGasPrice: 0n });
-    const base = { proposedLastCommit: { round: 0, votes: [] }, misbehavior: [], hash: new Uint8Array(32), height: 1n, time: { seconds: 0n, nanos: 0 }, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20) };
-    assert.equal(n.abci.processProposal({ ...base, txs: [tx(alice, 0n), tx(alice, 7n)] }).status, ResponseProcessProposal_ProposalStatus.ACCEPT);
-    assert.equal(n.abci.processProposal({ ...base, txs: [tx(alice, 0n), Uint8Array.of(0xff)] }).status, ResponseProcessProposal_ProposalStatus.REJECT);
+    const base = {
+      proposedLastCommit: { round: 0, votes: [] },
+      misbehavior: [],
+      hash: new Uint8Array(32),
+      height: 1n,
+      time: { seconds: 0n, nanos: 0 },
+      nextValidatorsHash: new Uint8Array(32),
+      proposerAddress: new Uint8Array(20),
+    };
+    assert.equal(
+      n.abci.processProposal({ ...base, txs: [tx(alice, 0n), tx(alice, 7n)] }).status,
+      ResponseProcessProposal_ProposalStatus.ACCEPT,
+    );
+    assert.equal(
+      n.abci.processProposal({ ...base, txs: [tx(alice, 0n), Uint8Array.of(0xff)] }).status,
+      ResponseProcessProposal_ProposalStatus.REJECT,
+    );
     const txs = [tx(alice, 0n), Uint8Array.of(0xff), tx(alice, 1n), tx(alice, 2n)];
     const one = txs[0]!.length + 3;
     const prepared = n.abci.prepareProposal({
-      maxTxBytes: BigInt(2 * one), txs, localLastCommit: { round: 0, votes: [] }, misbehavior: [], height: 1n,
-      time: { seconds: 0n, nanos: 0 }, nextValidatorsHash: new Uint8Array(32), proposerAddress: new Uint8Array(20),
+      maxTxBytes: BigInt(2 * one),
+      txs,
+      localLastCommit: { round: 0, votes: [] },
+      misbehavior: [],
+      height: 1n,
+      time: { seconds: 0n, nanos: 0 },
+      nextValidatorsHash: new Uint8Array(32),
+      proposerAddress: new Uint8Array(20),
     });
-    assert.deepEqual(prepared.txs.map((t) => bytesToHex(t)), [txs[0], txs[2]].map((t) => bytesToHex(t!)));
+    assert.deepEqual(
+      prepared.txs.map((t) => bytesToHex(t)),
+      [txs[0], txs[2]].map((t) => bytesToHex(t!)),
+    );
     await n.kv.close();
   });
 
   it('persists nothing before Commit: after a crash Info reports the previous height, and the block replays identically', async () => {
     const n = await node({ etherbase: 1, minGasPrice: 0n });
-    n.abci.initChain({ chainId: 'kestrel_9000-1', validators: [], appStateBytes: new Uint8Array(0), initialHeight: 1n, time: { seconds: 0n, nanos: 0 } });
+    n.abci.initChain({
+      chainId: 'kestrel_9000-1',
+      validators: [],
+      appStateBytes: new Uint8Array(0),
+      initialHeight: 1n,
+      time: { seconds: 0n, nanos: 0 },
+    });
     await n.abci.finalizeBlock(block(1n, [tx(alice, 0n)], 1_800_000_000n));
     await n.abci.commit();
     const req = block(2n, [tx(alice, 1n)], 1_800_000_001n);
@@ -160,25 +246,50 @@ describe('CometBFT application', () => {
   it('refuses a CometBFT genesis for another chain or with a different app_state', async () => {
     const n = await node({ etherbase: 1, minGasPrice: 0n });
     const req = { validators: [], initialHeight: 1n, time: { seconds: 0n, nanos: 0 } };
-    assert.throws(() => n.abci.initChain({ ...req, chainId: 'test-chain-x', appStateBytes: new Uint8Array(0) }), /chain_id "test-chain-x" differs/);
+    assert.throws(
+      () => n.abci.initChain({ ...req, chainId: 'test-chain-x', appStateBytes: new Uint8Array(0) }),
+      /chain_id "test-chain-x" differs/,
+    );
     const other = Buffer.from(JSON.stringify({ ...genesisDoc.app_state, bank: { balances: [], denom_metadata: [] } }));
-    assert.throws(() => n.abci.initChain({ ...req, chainId: 'kestrel_9000-1', appStateBytes: other }), /app_state differs/);
+    assert.throws(
+      () => n.abci.initChain({ ...req, chainId: 'kestrel_9000-1', appStateBytes: other }),
+      /app_state differs/,
+    );
     const same = Buffer.from(JSON.stringify(genesisDoc.app_state));
     assert.equal(n.abci.initChain({ ...req, chainId: 'kestrel_9000-1', appStateBytes: same }).validators.length, 0);
     await n.kv.close();
   });
 
-  it('credits the fees to the proposer\'s fee recipient from genesis; an unmapped proposer keeps its address, with one warning', async () => {
+  it("credits the fees to the proposer's fee recipient from genesis; an unmapped proposer keeps its address, with one warning", async () => {
     const operator = new Uint8Array(20).fill(0x77);
-    const doc = { ...genesisDoc, app_state: { ...genesisDoc.app_state, fee_recipients: [{ validator: 'ab'.repeat(20), recipient: bytesToHex(operator) }] } };
+    const doc = {
+      ...genesisDoc,
+      app_state: {
+        ...genesisDoc.app_state,
+        fee_recipients: [{ validator: 'ab'.repeat(20), recipient: bytesToHex(operator) }],
+      },
+    };
     const recipients = parseGenesis(doc, 'kestrel').feeRecipients;
     assert.deepEqual([...recipients.keys()], ['AB'.repeat(20)]);
-    assert.throws(() => parseGenesis({ ...doc, app_state: { ...doc.app_state, fee_recipients: [{ validator: 'xyz', recipient: bytesToHex(operator) }] } }, 'kestrel'), /20-byte hex consensus address/);
+    assert.throws(
+      () =>
+        parseGenesis(
+          {
+            ...doc,
+            app_state: { ...doc.app_state, fee_recipients: [{ validator: 'xyz', recipient: bytesToHex(operator) }] },
+          },
+          'kestrel',
+        ),
+      /20-byte hex consensus address/,
+    );
     const lines: string[] = [];
     const n = await node({ etherbase: 1, minGasPrice: 0n, feeRecipients: recipients, log: (l) => lines.push(l) });
     const edKey = new Uint8Array(32).fill(5);
     n.abci.initChain({
-      chainId: 'kestrel_9000-1', validators: [{ pubKey: { ed25519: edKey }, power: 10n }], appStateBytes: new Uint8Array(0), initialHeight: 1n,
+      chainId: 'kestrel_9000-1',
+      validators: [{ pubKey: { ed25519: edKey }, power: 10n }],
+      appStateBytes: new Uint8Array(0),
+      initialHeight: 1n,
       time: { seconds: 0n, nanos: 0 },
     });
     assert.equal(lines.length, 1); // the genesis validator without a mapping

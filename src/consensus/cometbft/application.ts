@@ -70,7 +70,9 @@ function protoTxBytes(tx: Uint8Array): number {
 function canonical(v: unknown): string {
   return JSON.stringify(v, (_k, x: unknown) =>
     x && typeof x === 'object' && !Array.isArray(x)
-      ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(x as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : x,
   );
 }
@@ -111,9 +113,12 @@ export class CometApplication implements AbciApplication {
   initChain(req: RequestInitChain): ResponseInitChain {
     const { app, genesisDoc } = this.opts;
     if (req.chainId !== genesisDoc.chain_id) {
-      throw new KestrelError(`CometBFT genesis chain_id "${req.chainId}" differs from Kestrel's genesis chain_id "${genesisDoc.chain_id}"`);
+      throw new KestrelError(
+        `CometBFT genesis chain_id "${req.chainId}" differs from Kestrel's genesis chain_id "${genesisDoc.chain_id}"`,
+      );
     }
-    if (req.initialHeight > 1n) throw new KestrelError(`initial_height ${req.initialHeight} is not supported: Kestrel chains start at height 1`);
+    if (req.initialHeight > 1n)
+      throw new KestrelError(`initial_height ${req.initialHeight} is not supported: Kestrel chains start at height 1`);
     if (app.head.number !== 0n) {
       throw new KestrelError(
         `InitChain at app height ${app.head.number}: CometBFT's data was reset but Kestrel's was not; reset both together`,
@@ -128,7 +133,9 @@ export class CometApplication implements AbciApplication {
         throw new KestrelError(`CometBFT genesis app_state is not JSON: ${(e as Error).message}`);
       }
       if (canonical(given) !== canonical(genesisDoc.app_state)) {
-        throw new KestrelError("CometBFT genesis app_state differs from Kestrel's genesis.json app_state (copy it over, or leave it empty)");
+        throw new KestrelError(
+          "CometBFT genesis app_state differs from Kestrel's genesis.json app_state (copy it over, or leave it empty)",
+        );
       }
     }
     for (const v of req.validators) {
@@ -216,10 +223,13 @@ export class CometApplication implements AbciApplication {
   async finalizeBlock(req: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> {
     const { app } = this.opts;
     if (req.height !== app.head.number + 1n) {
-      throw new KestrelError(`FinalizeBlock for height ${req.height}, but the app's next height is ${app.head.number + 1n}`);
+      throw new KestrelError(
+        `FinalizeBlock for height ${req.height}, but the app's next height is ${app.head.number + 1n}`,
+      );
     }
     // A block finalized but never committed: CometBFT restarted in between and is replaying this height.
-    if (await app.discardSealed()) this.log(`abci: discarded the uncommitted block ${req.height} (CometBFT is replaying it)`);
+    if (await app.discardSealed())
+      this.log(`abci: discarded the uncommitted block ${req.height} (CometBFT is replaying it)`);
     const txs: BlockTx[] = req.txs.map((raw) => {
       try {
         return { item: this.decoded.get(raw) };
@@ -255,7 +265,9 @@ export class CometApplication implements AbciApplication {
     if (recipient) return recipient;
     if (!this.unmapped.has(hex)) {
       this.unmapped.add(hex);
-      this.log(`warning: validator ${hex} has no fee recipient in genesis app_state.fee_recipients: the fees of its blocks go to its consensus address, whose key nobody holds`);
+      this.log(
+        `warning: validator ${hex} has no fee recipient in genesis app_state.fee_recipients: the fees of its blocks go to its consensus address, whose key nobody holds`,
+      );
     }
     return proposer;
   }

@@ -16,9 +16,19 @@ const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [DevAccount, DevAccount]
 
 function tx(from: DevAccount, nonce: bigint): CheckedTx {
   const raw = createFeeMarket1559Tx(
-    { chainId: 9000n, nonce, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, to: bob.address, value: 1n },
+    {
+      chainId: 9000n,
+      nonce,
+      gasLimit: 21_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+      to: bob.address,
+      value: 1n,
+    },
     { common },
-  ).sign(from.privateKey).serialize();
+  )
+    .sign(from.privateKey)
+    .serialize();
   return { ...decodeTx(raw, common, rules), stateNonce: 0n };
 }
 
@@ -32,8 +42,10 @@ function mempool() {
     const t = decodeTx(raw, common, rules);
     const key = Buffer.from(t.sender).toString('hex');
     const want = next.get(key) ?? 0n;
-    if (state.refuse.has(t.tx.nonce)) return { code: 5, log: 'insufficient funds for gas * price + value', codespace: 'sdk' };
-    if (t.tx.nonce !== want) return { code: 32, log: `nonce too high: tx: ${t.tx.nonce} state: ${want}`, codespace: 'sdk' };
+    if (state.refuse.has(t.tx.nonce))
+      return { code: 5, log: 'insufficient funds for gas * price + value', codespace: 'sdk' };
+    if (t.tx.nonce !== want)
+      return { code: 32, log: `nonce too high: tx: ${t.tx.nonce} state: ${want}`, codespace: 'sdk' };
     next.set(key, want + 1n);
     seen.push(`${from(t.sender)}${t.tx.nonce}`);
     return { code: 0, log: '', codespace: '' };

@@ -23,12 +23,20 @@ export interface BroadcastResult {
 
 /** Calls broadcast_tx_sync on a CometBFT RPC endpoint. */
 export async function broadcastTxSync(rpcUrl: string, raw: Uint8Array, timeoutMs = 30_000): Promise<BroadcastResult> {
-  let body: { result?: { code?: number; log?: string; codespace?: string }; error?: { message: string; data?: string } };
+  let body: {
+    result?: { code?: number; log?: string; codespace?: string };
+    error?: { message: string; data?: string };
+  };
   try {
     const res = await fetch(rpcUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'broadcast_tx_sync', params: { tx: Buffer.from(raw).toString('base64') } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'broadcast_tx_sync',
+        params: { tx: Buffer.from(raw).toString('base64') },
+      }),
       signal: AbortSignal.timeout(timeoutMs),
     });
     body = (await res.json()) as typeof body;
@@ -117,7 +125,8 @@ export class CometForwarder {
 
   /** Forgets txs that are no longer pooled (mined or dropped). */
   prune(): void {
-    for (const key of this.sent.keys()) if (!this.pool.get(Uint8Array.from(Buffer.from(key.slice(2), 'hex')))) this.sent.delete(key);
+    for (const key of this.sent.keys())
+      if (!this.pool.get(Uint8Array.from(Buffer.from(key.slice(2), 'hex')))) this.sent.delete(key);
   }
 
   private async forwardAll(): Promise<void> {

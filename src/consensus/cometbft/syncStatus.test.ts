@@ -10,18 +10,24 @@ function fakeComet() {
     state.calls++;
     if (state.down) throw new Error('connection refused');
     if (method === 'status') return { sync_info: { catching_up: state.catchingUp, latest_block_height: state.height } };
-    if (method === 'dump_consensus_state') return { peers: state.peers.map((h) => ({ peer_state: { round_state: { height: h } } })) };
+    if (method === 'dump_consensus_state')
+      return { peers: state.peers.map((h) => ({ peer_state: { round_state: { height: h } } })) };
     throw new Error(`unexpected ${method}`);
   };
   return { state, call };
 }
 
 describe('CometSyncStatus', () => {
-  it('reports startingBlock, currentBlock and the peers\' highest committed height while catching up, then false', async () => {
+  it("reports startingBlock, currentBlock and the peers' highest committed height while catching up, then false", async () => {
     const { state, call } = fakeComet();
     let app = 40n;
     let clock = 0;
-    const s = new CometSyncStatus(call, () => app, 500, () => clock);
+    const s = new CometSyncStatus(
+      call,
+      () => app,
+      500,
+      () => clock,
+    );
     assert.deepEqual(await s.progress(), { startingBlock: 40n, currentBlock: 40n, highestBlock: 119n });
     app = 90n;
     state.height = '90';
@@ -44,6 +50,11 @@ describe('CometSyncStatus', () => {
 
   it('reads peer heights defensively', () => {
     assert.equal(highestPeerHeight(undefined), 0n);
-    assert.equal(highestPeerHeight({ peers: [{}, { peer_state: { round_state: { height: 'x' } } }, { peer_state: { round_state: { height: '7' } } }] }), 6n);
+    assert.equal(
+      highestPeerHeight({
+        peers: [{}, { peer_state: { round_state: { height: 'x' } } }, { peer_state: { round_state: { height: '7' } } }],
+      }),
+      6n,
+    );
   });
 });

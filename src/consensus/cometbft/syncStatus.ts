@@ -29,7 +29,8 @@ export function httpCometCall(rpcUrl: string, timeoutMs = 2_000): CometCall {
 
 /** Highest committed height among the peers of a `dump_consensus_state` answer (0 when none is known). */
 export function highestPeerHeight(dump: unknown): bigint {
-  const peers = (dump as { peers?: Array<{ peer_state?: { round_state?: { height?: string } } }> } | undefined)?.peers ?? [];
+  const peers =
+    (dump as { peers?: Array<{ peer_state?: { round_state?: { height?: string } } }> } | undefined)?.peers ?? [];
   let best = 0n;
   for (const p of peers) {
     const h = p.peer_state?.round_state?.height;

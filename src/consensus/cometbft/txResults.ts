@@ -15,7 +15,16 @@ export type BlockTx = { item: ExecTx } | { error: Error };
 function failed(err: Error, gasWanted: bigint): ExecTxResult {
   const { code, codespace, log } = abciCode(err instanceof TxRejectedError ? err : new TxRejectedError(err.message));
   // ethereumjs appends a dump of the VM state to its messages: keep the reason only.
-  return { code, codespace, log: log.replace(/\s*\(vm hf=[\s\S]*$/, '').slice(0, 500), data: new Uint8Array(0), info: '', gasWanted, gasUsed: 0n, events: [] };
+  return {
+    code,
+    codespace,
+    log: log.replace(/\s*\(vm hf=[\s\S]*$/, '').slice(0, 500),
+    data: new Uint8Array(0),
+    info: '',
+    gasWanted,
+    gasUsed: 0n,
+    events: [],
+  };
 }
 
 function ethereumTxEvent(hash: Uint8Array, index: number, gasUsed: bigint, reverted: boolean): Event {
@@ -42,8 +51,13 @@ export function execTxResults(txs: BlockTx[], res: FinalizeResult): ExecTxResult
       const receipt = receipts[inc]!;
       const index = inc++;
       return {
-        code: 0, codespace: '', log: '', info: '', data: new Uint8Array(0),
-        gasWanted: item.tx.gasLimit, gasUsed: receipt.gasUsed,
+        code: 0,
+        codespace: '',
+        log: '',
+        info: '',
+        data: new Uint8Array(0),
+        gasWanted: item.tx.gasLimit,
+        gasUsed: receipt.gasUsed,
         events: [ethereumTxEvent(item.hash, index, receipt.gasUsed, receipt.status === 0)],
       };
     }

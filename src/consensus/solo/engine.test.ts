@@ -32,11 +32,27 @@ describe('SoloEngine', () => {
     dir = mkdtempSync(join(tmpdir(), 'kestrel-engine-'));
     kv = await KvStore.open(join(dir, 'db'));
     state = new StateDb(kv, common);
-    const genesis = parseGenesis(makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date('2024-01-01T00:00:00Z') }), 'kestrel');
+    const genesis = parseGenesis(
+      makeGenesisDoc({
+        chainId: 'kestrel_9000-1',
+        evmDenom: 'akestrel',
+        prefix: 'kestrel',
+        dev: true,
+        now: new Date('2024-01-01T00:00:00Z'),
+      }),
+      'kestrel',
+    );
     // A variable, not a literal: AppDeps is gaining fields (vmCommon) and extra ones must not break the type check.
     const deps = {
-      kv, chain: new ChainStore(kv, common), state, common, vmCommon: () => createChainCommon(9000n), genesis,
-      evmChainId: 9000n, minGasPrice: 0n, etherbase: new Uint8Array(20).fill(0xee),
+      kv,
+      chain: new ChainStore(kv, common),
+      state,
+      common,
+      vmCommon: () => createChainCommon(9000n),
+      genesis,
+      evmChainId: 9000n,
+      minGasPrice: 0n,
+      etherbase: new Uint8Array(20).fill(0xee),
     };
     app = await KestrelApp.open(deps);
     app.onCommit((c) => committed.push(c));
@@ -55,9 +71,18 @@ describe('SoloEngine', () => {
     const sn = await stateNonce(from);
     for (let i = 0n; i < BigInt(count); i++) {
       const raw = createFeeMarket1559Tx(
-        { nonce: nonce + i, to: sink, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI },
+        {
+          nonce: nonce + i,
+          to: sink,
+          value: 1n,
+          gasLimit: 21_000n,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: GWEI,
+        },
         { common },
-      ).sign(from.privateKey).serialize();
+      )
+        .sign(from.privateKey)
+        .serialize();
       pool.add(await app.checkTx(raw), sn);
     }
   }
@@ -86,7 +111,10 @@ describe('SoloEngine', () => {
     await until(() => pool.counts().pending === 0);
     const made = committed.slice(before);
     assert.ok(made.length >= 1 && made.length <= 3, `${made.length} blocks`);
-    assert.equal(made.reduce((s, c) => s + c.block.txs.length, 0), 50);
+    assert.equal(
+      made.reduce((s, c) => s + c.block.txs.length, 0),
+      50,
+    );
     assert.ok(made.every((c) => c.block.txs.length > 0 && c.receipts.every((r) => r.status === 1)));
     const mined = app.head.number;
     await sleep(300);
@@ -107,7 +135,10 @@ describe('SoloEngine', () => {
     await until(() => pool.counts().pending === 0);
     await engine.stop();
     const made = committed.slice(before);
-    assert.equal(made.reduce((s, c) => s + c.block.txs.length, 0), 5);
+    assert.equal(
+      made.reduce((s, c) => s + c.block.txs.length, 0),
+      5,
+    );
     assert.ok(made.length <= 5 && made.every((c) => c.block.txs.length > 0));
   });
 

@@ -40,7 +40,13 @@ export function formatBlock(b: BlockRecord, full: boolean, compat: Compat): Reco
   if (h.requestsHash !== undefined) out.requestsHash = bytesToHex(h.requestsHash);
   out.transactions = full
     ? b.txs.map((tx, i) =>
-        formatTx(tx, b.senders[i]!, b.txHashes[i]!, { blockHash: b.hash, blockNumber: b.number, index: i, timestamp: h.timestamp, baseFee: h.baseFeePerGas }),
+        formatTx(tx, b.senders[i]!, b.txHashes[i]!, {
+          blockHash: b.hash,
+          blockNumber: b.number,
+          index: i,
+          timestamp: h.timestamp,
+          baseFee: h.baseFeePerGas,
+        }),
       )
     : b.txHashes.map((x) => bytesToHex(x));
   out.uncles = [];

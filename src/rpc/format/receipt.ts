@@ -16,7 +16,13 @@ export function firstLogIndexes(receipts: ReceiptRecord[]): number[] {
 }
 
 /** Formats the receipt of the tx at `index` of block `b`. */
-export function formatReceipt(b: BlockRecord, receipts: ReceiptRecord[], index: number, firstLog: number, compat: Compat): Record<string, unknown> {
+export function formatReceipt(
+  b: BlockRecord,
+  receipts: ReceiptRecord[],
+  index: number,
+  firstLog: number,
+  compat: Compat,
+): Record<string, unknown> {
   const r = receipts[index]!;
   return {
     transactionHash: bytesToHex(b.txHashes[index]!),
@@ -34,8 +40,13 @@ export function formatReceipt(b: BlockRecord, receipts: ReceiptRecord[], index: 
         : null,
     logs: r.logs.map((log, i) =>
       formatLogEntry({
-        log, blockNumber: b.number, blockHash: b.hash, blockTimestamp: b.header.timestamp, txHash: b.txHashes[index]!,
-        txIndex: index, logIndex: firstLog + i,
+        log,
+        blockNumber: b.number,
+        blockHash: b.hash,
+        blockTimestamp: b.header.timestamp,
+        txHash: b.txHashes[index]!,
+        txIndex: index,
+        logIndex: firstLog + i,
       }),
     ),
     logsBloom: bytesToHex(r.bloom),
@@ -46,7 +57,11 @@ export function formatReceipt(b: BlockRecord, receipts: ReceiptRecord[], index: 
 }
 
 /** Formats all receipts of a block. */
-export function formatBlockReceipts(b: BlockRecord, receipts: ReceiptRecord[], compat: Compat): Record<string, unknown>[] {
+export function formatBlockReceipts(
+  b: BlockRecord,
+  receipts: ReceiptRecord[],
+  compat: Compat,
+): Record<string, unknown>[] {
   const first = firstLogIndexes(receipts);
   return receipts.map((_, i) => formatReceipt(b, receipts, i, first[i]!, compat));
 }

@@ -24,7 +24,11 @@ export function formatTx(tx: TypedTransaction, sender: Uint8Array, hash: Uint8Ar
     from: bytesToHex(sender),
     gas: toQuantity(tx.gasLimit),
     gasPrice: toQuantity(
-      tx.type >= 2 ? (placement?.baseFee !== undefined ? effectiveGasPrice(tx, placement.baseFee) : (t.maxFeePerGas as bigint)) : (t.gasPrice as bigint),
+      tx.type >= 2
+        ? placement?.baseFee !== undefined
+          ? effectiveGasPrice(tx, placement.baseFee)
+          : (t.maxFeePerGas as bigint)
+        : (t.gasPrice as bigint),
     ),
   };
   if (tx.type >= 2) {

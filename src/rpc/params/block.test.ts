@@ -6,7 +6,6 @@ import type { BlockSelector } from '../../primitives/blockSelector.ts';
 import { blockNumberOrTag, blockSelector, optionalBlockNumberOrTag, optionalBlockSelector } from './block.ts';
 import { decodeParams } from './codec.ts';
 
-
 const tag = (t: string) => ({ kind: 'tag', tag: t }) as BlockSelector;
 const num = (n: bigint) => ({ kind: 'number', number: n }) as BlockSelector;
 const H32 = 'ab'.repeat(32);
@@ -49,7 +48,8 @@ describe('blockNumberOrTag', () => {
 });
 
 describe('blockSelector', () => {
-  const canonicalErr = 'json: cannot unmarshal string into Go struct field BlockNumberOrHash.requireCanonical of type bool';
+  const canonicalErr =
+    'json: cannot unmarshal string into Go struct field BlockNumberOrHash.requireCanonical of type bool';
   table(blockSelector, [
     ...common.map(([i, e]): [unknown, BlockSelector | Fail] =>
       i === '0xffffffffffffffff' ? [i, fail('blocknumber too high')] : [i, e],
@@ -103,6 +103,9 @@ describe('optional block codecs', () => {
     });
   }
   it('required variants reject absence', () => {
-    assert.throws(() => decodeParams([], [blockSelector]), /^InvalidParamsError: missing value for required argument 0$/);
+    assert.throws(
+      () => decodeParams([], [blockSelector]),
+      /^InvalidParamsError: missing value for required argument 0$/,
+    );
   });
 });

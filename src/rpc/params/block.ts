@@ -10,9 +10,13 @@ import { parseQuantity } from './quantity.ts';
 /** A block selector without the hash form (tags and numbers only). */
 export type BlockNumberOrTag = Exclude<BlockSelector, { kind: 'hash' }>;
 
-const TAGS: readonly string[] = Object.freeze(
-  ['latest', 'pending', 'earliest', 'safe', 'finalized'] satisfies BlockTag[],
-);
+const TAGS: readonly string[] = Object.freeze([
+  'latest',
+  'pending',
+  'earliest',
+  'safe',
+  'finalized',
+] satisfies BlockTag[]);
 const MAX_INT64 = 0x7fffffffffffffffn;
 
 /** Decodes a tag or a QUANTITY ≤ 2^63-1 from a string; hexutil errors are reported unwrapped, as geth does. */

@@ -73,9 +73,13 @@ describe('callRequest', () => {
     ['empty input', { input: '0x' }, { data: new Uint8Array(0) }],
     ['unknown fields ignored', { blobVersionedHashes: ['0x01'], foo: 1, value: '0x0' }, { value: 0n }],
     ['empty access list', { accessList: [] }, { accessList: [] }],
-    ['access entry without keys', { accessList: [{ address: '0x' + A, storageKeys: [] }] }, {
-      accessList: [{ address: hex(A), storageKeys: [] }],
-    }],
+    [
+      'access entry without keys',
+      { accessList: [{ address: '0x' + A, storageKeys: [] }] },
+      {
+        accessList: [{ address: hex(A), storageKeys: [] }],
+      },
+    ],
     ['max uint256 value', { value: '0x' + 'f'.repeat(64) }, { value: 2n ** 256n - 1n }],
     ['max uint64 gas', { gas: '0xffffffffffffffff' }, { gas: 2n ** 64n - 1n }],
   ];
@@ -89,15 +93,27 @@ describe('callRequest', () => {
     ['gas without prefix', { gas: '5208' }, fieldErr('gas', 'hex string without 0x prefix', 'hexutil.Uint64')],
     ['gas as number', { gas: 21000 }, fieldErr('gas', 'non-string', 'hexutil.Uint64')],
     ['gas > 64 bits', { gas: '0x10000000000000000' }, fieldErr('gas', 'hex number > 64 bits', 'hexutil.Uint64')],
-    ['gasLimit bad', { gasLimit: '0x01' }, fieldErr('gasLimit', 'hex number with leading zero digits', 'hexutil.Uint64')],
+    [
+      'gasLimit bad',
+      { gasLimit: '0x01' },
+      fieldErr('gasLimit', 'hex number with leading zero digits', 'hexutil.Uint64'),
+    ],
     ['gas != gasLimit', { gas: '0x1', gasLimit: '0x2' }, 'both "gas" and "gasLimit" are set and not equal'],
     ['value > 256 bits', { value: '0x1' + '0'.repeat(64) }, fieldErr('value', 'hex number > 256 bits', '*hexutil.Big')],
     ['value empty', { value: '0x' }, fieldErr('value', 'hex string "0x"', '*hexutil.Big')],
     ['negative value', { value: '-0x1' }, fieldErr('value', 'hex string without 0x prefix', '*hexutil.Big')],
-    ['nonce leading zero', { nonce: '0x00' }, fieldErr('nonce', 'hex number with leading zero digits', 'hexutil.Uint64')],
+    [
+      'nonce leading zero',
+      { nonce: '0x00' },
+      fieldErr('nonce', 'hex number with leading zero digits', 'hexutil.Uint64'),
+    ],
     ['chainId number', { chainId: 1 }, fieldErr('chainId', 'non-string', '*hexutil.Big')],
     ['type bad', { type: '2' }, fieldErr('type', 'hex string without 0x prefix', 'hexutil.Uint64')],
-    ['from short', { from: '0x' + A.slice(2) }, 'TransactionArgs.from: hex string has length 38, want 40 for common.Address'],
+    [
+      'from short',
+      { from: '0x' + A.slice(2) },
+      'TransactionArgs.from: hex string has length 38, want 40 for common.Address',
+    ],
     ['to odd', { to: '0x' + A.slice(1) }, fieldErr('to', 'hex string of odd length', 'common.Address')],
     ['to empty string', { to: '' }, fieldErr('to', 'empty hex string', 'common.Address')],
     ['data odd', { data: '0x1' }, fieldErr('data', 'hex string of odd length', 'hexutil.Bytes')],
@@ -107,12 +123,28 @@ describe('callRequest', () => {
       { data: '0x01', input: '0x02' },
       'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
     ],
-    ['gasPrice + maxFee', { gasPrice: '0x1', maxFeePerGas: '0x1' }, 'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified'],
-    ['gasPrice + tip', { gasPrice: '0x1', maxPriorityFeePerGas: '0x1' }, 'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified'],
+    [
+      'gasPrice + maxFee',
+      { gasPrice: '0x1', maxFeePerGas: '0x1' },
+      'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
+    ],
+    [
+      'gasPrice + tip',
+      { gasPrice: '0x1', maxPriorityFeePerGas: '0x1' },
+      'both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified',
+    ],
     ['accessList object', { accessList: {} }, fieldErr('accessList', 'object', 'types.AccessList')],
     ['accessList entry string', { accessList: ['0x' + A] }, fieldErr('accessList', 'string', 'types.AccessTuple')],
-    ['accessList missing address', { accessList: [{ storageKeys: [] }] }, "missing required field 'address' for AccessTuple"],
-    ['accessList missing keys', { accessList: [{ address: '0x' + A }] }, "missing required field 'storageKeys' for AccessTuple"],
+    [
+      'accessList missing address',
+      { accessList: [{ storageKeys: [] }] },
+      "missing required field 'address' for AccessTuple",
+    ],
+    [
+      'accessList missing keys',
+      { accessList: [{ address: '0x' + A }] },
+      "missing required field 'storageKeys' for AccessTuple",
+    ],
     [
       'accessList keys not array',
       { accessList: [{ address: '0x' + A, storageKeys: '0x' + K }] },
@@ -132,12 +164,9 @@ describe('callRequest', () => {
   for (const [name, raw, message] of failures) it(`rejects ${name}`, () => bad(raw, message));
 
   it('is prefixed with the argument index by decodeParams', () => {
-    assert.throws(
-      () => decodeParams([{ gas: '5208' }], [callRequest]),
-      {
-        name: 'InvalidParamsError',
-        message: 'invalid argument 0: ' + fieldErr('gas', 'hex string without 0x prefix', 'hexutil.Uint64'),
-      },
-    );
+    assert.throws(() => decodeParams([{ gas: '5208' }], [callRequest]), {
+      name: 'InvalidParamsError',
+      message: 'invalid argument 0: ' + fieldErr('gas', 'hex string without 0x prefix', 'hexutil.Uint64'),
+    });
   });
 });

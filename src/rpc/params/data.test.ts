@@ -1,9 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fail, table } from '../../../test/helpers/codecTable.ts';
-import { address, array, bool, bytes, hash32, jsonObject, rawTx, rewardPercentiles, storageSlot, string } from './data.ts';
+import {
+  address,
+  array,
+  bool,
+  bytes,
+  hash32,
+  jsonObject,
+  rawTx,
+  rewardPercentiles,
+  storageSlot,
+  string,
+} from './data.ts';
 import { uint64 } from './quantity.ts';
-
 
 const u8 = (...b: number[]) => new Uint8Array(b);
 const hex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
@@ -121,13 +131,19 @@ describe('string', () => {
 describe('array', () => {
   table(array(uint64), [
     [[], []],
-    [['0x1', '0x2'], [1n, 2n]],
+    [
+      ['0x1', '0x2'],
+      [1n, 2n],
+    ],
     [['0x1', 2], T('hexutil.Uint64')('non-string')],
     ['0x1', T('array')('string')],
     [{}, T('array')('object')],
   ]);
   table(array(uint64, { max: 2 }), [
-    [['0x1', '0x2'], [1n, 2n]],
+    [
+      ['0x1', '0x2'],
+      [1n, 2n],
+    ],
     [['0x1', '0x2', '0x3'], fail('too many elements: 3, want at most 2')],
   ]);
 });
@@ -135,8 +151,14 @@ describe('array', () => {
 describe('rewardPercentiles', () => {
   table(rewardPercentiles, [
     [[], []],
-    [[0, 100], [0, 100]],
-    [[10, 20.5, 99.9], [10, 20.5, 99.9]],
+    [
+      [0, 100],
+      [0, 100],
+    ],
+    [
+      [10, 20.5, 99.9],
+      [10, 20.5, 99.9],
+    ],
     [[101], fail('invalid reward percentile: 101.000000')],
     [[-1], fail('invalid reward percentile: -1.000000')],
     [[50, 40], fail('invalid reward percentile: #0:50.000000 >= #1:40.000000')],
@@ -150,7 +172,10 @@ describe('rewardPercentiles', () => {
 describe('jsonObject', () => {
   table(jsonObject, [
     [{}, {}],
-    [{ tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }],
+    [
+      { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } },
+      { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } },
+    ],
     [[], T('object')('array')],
     ['x', T('object')('string')],
     [null, T('object')('null')],

@@ -139,10 +139,16 @@ export function decodeSubscription(name: string, options: unknown): Subscription
     case 'logs':
       return {
         kind: 'logs',
-        criteria: options === undefined || options === null ? { addresses: [], topics: [] } : arg1(() => decodeLogCriteria(options)),
+        criteria:
+          options === undefined || options === null
+            ? { addresses: [], topics: [] }
+            : arg1(() => decodeLogCriteria(options)),
       };
     case 'newPendingTransactions':
-      return { kind: 'newPendingTransactions', fullTx: options === undefined || options === null ? false : arg1(() => bool.decode(options)) };
+      return {
+        kind: 'newPendingTransactions',
+        fullTx: options === undefined || options === null ? false : arg1(() => bool.decode(options)),
+      };
     default:
       throw new NotificationsUnsupportedError(`no ${JSON.stringify(name)} subscription in eth namespace`);
   }

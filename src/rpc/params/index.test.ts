@@ -53,12 +53,7 @@ describe('decodeParams', () => {
       getBalance,
       'invalid argument 0: json: cannot unmarshal non-string into Go value of type common.Address',
     ],
-    [
-      'second argument error index',
-      [A, '0x01'],
-      getBalance,
-      'invalid argument 1: hex number with leading zero digits',
-    ],
+    ['second argument error index', [A, '0x01'], getBalance, 'invalid argument 1: hex number with leading zero digits'],
     [
       'feeHistory percentiles',
       ['0x4', 'latest', [60, 50]],
@@ -101,10 +96,30 @@ describe('decodeParams', () => {
 describe('index re-exports', () => {
   it('exposes every codec and the contract', () => {
     for (const name of [
-      'codec', 'optional', 'decodeParams', 'ParamError', 'UnmarshalTypeError',
-      'uint64', 'uint256', 'uintIndex', 'blockCount',
-      'bytes', 'address', 'hash32', 'storageSlot', 'bool', 'string', 'rawTx', 'array', 'rewardPercentiles', 'jsonObject',
-      'blockNumberOrTag', 'optionalBlockNumberOrTag', 'blockSelector', 'optionalBlockSelector', 'callRequest',
+      'codec',
+      'optional',
+      'decodeParams',
+      'ParamError',
+      'UnmarshalTypeError',
+      'uint64',
+      'uint256',
+      'uintIndex',
+      'blockCount',
+      'bytes',
+      'address',
+      'hash32',
+      'storageSlot',
+      'bool',
+      'string',
+      'rawTx',
+      'array',
+      'rewardPercentiles',
+      'jsonObject',
+      'blockNumberOrTag',
+      'optionalBlockNumberOrTag',
+      'blockSelector',
+      'optionalBlockSelector',
+      'callRequest',
     ]) {
       assert.ok(name in params, `missing export ${name}`);
     }

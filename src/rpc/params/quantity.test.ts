@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { fail, table } from '../../../test/helpers/codecTable.ts';
 import { blockCount, uint256, uint64, uintIndex } from './quantity.ts';
 
-
 const U64 = (r: string) => fail(`json: cannot unmarshal ${r} into Go value of type hexutil.Uint64`);
 const BIG = (r: string) => fail(`json: cannot unmarshal ${r} into Go value of type *hexutil.Big`);
 const UINT = (r: string) => fail(`json: cannot unmarshal ${r} into Go value of type hexutil.Uint`);

@@ -37,7 +37,8 @@ function tracerConfig(obj: Obj, struct: string): Obj {
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Obj;
     throw new UnmarshalTypeError(jsonKind(parsed), 'object', `${struct}.tracerConfig`);
   }
-  if (typeof v !== 'object' || Array.isArray(v)) throw new UnmarshalTypeError(jsonKind(v), 'object', `${struct}.tracerConfig`);
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw new UnmarshalTypeError(jsonKind(v), 'object', `${struct}.tracerConfig`);
   return v as Obj;
 }
 
@@ -68,10 +69,12 @@ function limit(obj: Obj, struct: string): number {
 
 /** Decodes a trace config object for `struct` ("TraceConfig" or "TraceCallConfig"). */
 function decodeConfig(raw: unknown, struct: string): TraceConfig & { overrides: boolean } {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), `tracers.${struct}`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new UnmarshalTypeError(jsonKind(raw), `tracers.${struct}`);
   const obj = raw as Obj;
   const tracer = present(obj, 'tracer');
-  if (tracer !== undefined && typeof tracer !== 'string') throw new UnmarshalTypeError(jsonKind(tracer), 'string', `${struct}.tracer`);
+  if (tracer !== undefined && typeof tracer !== 'string')
+    throw new UnmarshalTypeError(jsonKind(tracer), 'string', `${struct}.tracer`);
   const nonEmpty = (k: string) => {
     const v = present(obj, k);
     return v !== undefined && (typeof v !== 'object' || Object.keys(v as Obj).length > 0);
@@ -92,8 +95,13 @@ function decodeConfig(raw: unknown, struct: string): TraceConfig & { overrides: 
 /** The defaults geth applies when no config is passed. */
 export function defaultTraceConfig(): TraceConfig {
   return {
-    tracerConfig: {}, timeoutMs: DEFAULT_TRACE_TIMEOUT_MS, disableStack: false, disableStorage: false,
-    enableMemory: false, enableReturnData: false, limit: 0,
+    tracerConfig: {},
+    timeoutMs: DEFAULT_TRACE_TIMEOUT_MS,
+    disableStack: false,
+    disableStorage: false,
+    enableMemory: false,
+    enableReturnData: false,
+    limit: 0,
   };
 }
 

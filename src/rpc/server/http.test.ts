@@ -16,11 +16,17 @@ function fakeDispatcher(calls: string[] = []): Dispatcher {
     async call(method, params, meta) {
       calls.push(method);
       switch (method) {
-        case 'echo': return { method, params, transport: meta.transport, authorized: meta.authorized };
-        case 'invalid': throw new InvalidParamsError('invalid argument 0: bad');
-        case 'crash': throw new Error('boom');
-        case 'slow': await new Promise((r) => setTimeout(r, Number(params[0] ?? 20))); return 'slow';
-        default: throw new MethodNotFoundError(method);
+        case 'echo':
+          return { method, params, transport: meta.transport, authorized: meta.authorized };
+        case 'invalid':
+          throw new InvalidParamsError('invalid argument 0: bad');
+        case 'crash':
+          throw new Error('boom');
+        case 'slow':
+          await new Promise((r) => setTimeout(r, Number(params[0] ?? 20)));
+          return 'slow';
+        default:
+          throw new MethodNotFoundError(method);
       }
     },
   };
@@ -36,8 +42,14 @@ let quick: RunningHttpServer; // short request timeout
 
 async function start(corsOrigins: string[], authToken?: string, requestTimeoutMs?: number) {
   const s = await startHttpServer({
-    host: '127.0.0.1', port: 0, dispatcher: fakeDispatcher(calls), limits: DEFAULT_RPC_LIMITS, corsOrigins,
-    authToken, requestTimeoutMs, log: (m) => logs.push(m),
+    host: '127.0.0.1',
+    port: 0,
+    dispatcher: fakeDispatcher(calls),
+    limits: DEFAULT_RPC_LIMITS,
+    corsOrigins,
+    authToken,
+    requestTimeoutMs,
+    log: (m) => logs.push(m),
   });
   servers.push(s);
   return s;
@@ -68,12 +80,16 @@ describe('http transport', () => {
     const res = await post(plain, req({ id: 1, method: 'echo', params: ['x'] }));
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /^application\/json/);
-    assert.equal(await res.text(),
-      '{"jsonrpc":"2.0","id":1,"result":{"method":"echo","params":["x"],"transport":"http","authorized":false}}');
+    assert.equal(
+      await res.text(),
+      '{"jsonrpc":"2.0","id":1,"result":{"method":"echo","params":["x"],"transport":"http","authorized":false}}',
+    );
   });
 
   it('accepts a charset parameter on the content type', async () => {
-    const res = await post(plain, req({ id: 'a', method: 'echo' }), { 'Content-Type': 'application/json; charset=UTF-8' });
+    const res = await post(plain, req({ id: 'a', method: 'echo' }), {
+      'Content-Type': 'application/json; charset=UTF-8',
+    });
     assert.equal(res.status, 200);
     assert.equal((await res.json()).id, 'a');
   });
@@ -83,9 +99,17 @@ describe('http transport', () => {
     assert.equal(parse.status, 200);
     assert.equal(await parse.text(), '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}');
     const invalid = await post(plain, JSON.stringify({ id: 5, method: 'echo' }));
-    assert.deepEqual(await invalid.json(), { jsonrpc: '2.0', id: 5, error: { code: -32600, message: 'invalid request' } });
+    assert.deepEqual(await invalid.json(), {
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32600, message: 'invalid request' },
+    });
     const params = await post(plain, req({ id: null, method: 'echo', params: { a: 1 } }));
-    assert.deepEqual(await params.json(), { jsonrpc: '2.0', id: null, error: { code: -32602, message: 'non-array args' } });
+    assert.deepEqual(await params.json(), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32602, message: 'non-array args' },
+    });
     const domain = await post(plain, req({ id: 2, method: 'invalid' }));
     assert.deepEqual((await domain.json()).error, { code: -32602, message: 'invalid argument 0: bad' });
   });
@@ -104,19 +128,31 @@ describe('http transport', () => {
     assert.equal(res.status, 200);
     assert.equal(await res.text(), '');
     assert.equal(calls.length, n + 1);
-    const all = await post(plain, JSON.stringify([{ jsonrpc: '2.0', method: 'echo' }, { jsonrpc: '2.0', method: 'echo' }]));
+    const all = await post(
+      plain,
+      JSON.stringify([
+        { jsonrpc: '2.0', method: 'echo' },
+        { jsonrpc: '2.0', method: 'echo' },
+      ]),
+    );
     assert.equal(all.status, 200);
     assert.equal(await all.text(), '');
   });
 
   it('handles batches: mixed, empty and too large', async () => {
-    const mixed = await post(plain, JSON.stringify([
-      { jsonrpc: '2.0', id: 1, method: 'slow', params: [30] },
-      { jsonrpc: '2.0', method: 'echo' },
-      { jsonrpc: '2.0', id: 2, method: 'invalid' },
-    ]));
+    const mixed = await post(
+      plain,
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'slow', params: [30] },
+        { jsonrpc: '2.0', method: 'echo' },
+        { jsonrpc: '2.0', id: 2, method: 'invalid' },
+      ]),
+    );
     const body = await mixed.json();
-    assert.deepEqual(body.map((r: { id: unknown }) => r.id), [1, 2]);
+    assert.deepEqual(
+      body.map((r: { id: unknown }) => r.id),
+      [1, 2],
+    );
     assert.equal(body[0].result, 'slow');
     assert.equal(body[1].error.code, -32602);
     const empty = await post(plain, '[]');
@@ -135,7 +171,9 @@ describe('http transport', () => {
     assert.ok(res instanceof Response, `expected a response, got ${String(res)}`);
     assert.equal(res.status, 413);
     assert.deepEqual(await res.json(), {
-      jsonrpc: '2.0', id: null, error: { code: -32600, message: `content length too large (${MAX + 1}>${MAX})` },
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `content length too large (${MAX + 1}>${MAX})` },
     });
   });
 
@@ -149,11 +187,13 @@ describe('http transport', () => {
   it('counts bytes of a chunked body and answers 413 once over the limit', async () => {
     const { port } = servers[0]!;
     const status = await new Promise<number>((resolve, reject) => {
-      const r = http.request({ host: '127.0.0.1', port, method: 'POST', headers: { 'Content-Type': 'application/json' } },
+      const r = http.request(
+        { host: '127.0.0.1', port, method: 'POST', headers: { 'Content-Type': 'application/json' } },
         (res) => {
           res.resume();
           resolve(res.statusCode!);
-        });
+        },
+      );
       r.on('error', reject);
       const chunk = Buffer.alloc(1 << 20, 0x20);
       // Six 1 MiB chunks exceed 5 MiB; the server must answer without waiting for the end.
@@ -184,10 +224,12 @@ describe('http transport', () => {
     await new Promise<void>((resolve) => sock.once('connect', () => resolve()));
     const declared = MAX + (2 << 20);
     sock.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n`);
-    await new Promise<void>((resolve) => sock.on('data', (d: Buffer) => {
-      text += d.toString();
-      if (text.includes('content length too large')) resolve();
-    }));
+    await new Promise<void>((resolve) =>
+      sock.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('content length too large')) resolve();
+      }),
+    );
     assert.match(text, /^HTTP\/1\.1 413 /);
     // The client only now sends its body, as a client that writes before reading does. The node must keep reading
     // (and discarding) it: destroying the socket instead makes the kernel answer these bytes with a reset.
@@ -196,7 +238,11 @@ describe('http transport', () => {
     await new Promise((r) => setTimeout(r, 300));
     sock.end();
     await closed;
-    assert.deepEqual(events.filter((e) => e.startsWith('error')), [], 'no reset while the rest of the upload was sent');
+    assert.deepEqual(
+      events.filter((e) => e.startsWith('error')),
+      [],
+      'no reset while the rest of the upload was sent',
+    );
     assert.ok(events.includes('end'), 'the node shut its side cleanly');
   });
 
@@ -206,7 +252,10 @@ describe('http transport', () => {
       assert.equal(res.status, 415, ct);
       assert.equal((await res.json()).error.message, 'invalid content type, only application/json is supported');
     }
-    const none = await fetch(plain, { method: 'POST', body: new Uint8Array(Buffer.from(req({ id: 1, method: 'echo' }))) });
+    const none = await fetch(plain, {
+      method: 'POST',
+      body: new Uint8Array(Buffer.from(req({ id: 1, method: 'echo' }))),
+    });
     assert.equal(none.status, 415);
   });
 
@@ -214,7 +263,11 @@ describe('http transport', () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const res = await fetch(plain, { method });
       assert.equal(res.status, 405, method);
-      assert.deepEqual(await res.json(), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'method not allowed' } });
+      assert.deepEqual(await res.json(), {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'method not allowed' },
+      });
     }
   });
 
@@ -233,7 +286,8 @@ describe('http transport', () => {
     const pre = await fetch(wildcard, {
       method: 'OPTIONS',
       headers: {
-        Origin: 'https://anything.example', 'Access-Control-Request-Method': 'POST',
+        Origin: 'https://anything.example',
+        'Access-Control-Request-Method': 'POST',
         'Access-Control-Request-Headers': 'content-type,authorization',
       },
     });
@@ -274,15 +328,18 @@ describe('http transport', () => {
   it('keeps connections alive', async () => {
     const { port } = servers[0]!;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-    const once = () => new Promise<{ header: string | undefined; socket: net.Socket }>((resolve, reject) => {
-      const r = http.request({ host: '127.0.0.1', port, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve({ header: res.headers.connection, socket: r.socket as net.Socket }));
-        });
-      r.on('error', reject);
-      r.end(req({ id: 1, method: 'echo' }));
-    });
+    const once = () =>
+      new Promise<{ header: string | undefined; socket: net.Socket }>((resolve, reject) => {
+        const r = http.request(
+          { host: '127.0.0.1', port, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ header: res.headers.connection, socket: r.socket as net.Socket }));
+          },
+        );
+        r.on('error', reject);
+        r.end(req({ id: 1, method: 'echo' }));
+      });
     const a = await once();
     const b = await once();
     agent.destroy();
@@ -297,7 +354,9 @@ describe('http transport', () => {
         sock.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
       });
       let data = '';
-      sock.on('data', (d) => { data += d.toString(); });
+      sock.on('data', (d) => {
+        data += d.toString();
+      });
       sock.on('close', () => resolve(data));
       sock.on('error', reject);
     });

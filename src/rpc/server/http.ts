@@ -54,7 +54,10 @@ function sendJson(res: http.ServerResponse, status: number, body: string, header
 }
 
 function sendRejection(
-  res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {},
+  res: http.ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
 ): void {
   sendJson(res, status, errorResponse(null, { code: INVALID_REQUEST, message }), headers);
 }
@@ -68,8 +71,13 @@ const LINGER_MS = 2_000;
  * LINGER_MS passes. Destroying a socket whose upload is still unread makes the kernel send a reset, and that reset
  * can destroy the 413 before the client reads it (clients then see ECONNRESET and no answer at all).
  */
-function rejectTooLarge(req: http.IncomingMessage, res: http.ServerResponse, size: number, max: number,
-  headers: Record<string, string>): void {
+function rejectTooLarge(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  size: number,
+  max: number,
+  headers: Record<string, string>,
+): void {
   const socket = req.socket;
   // Node's server ends a `Connection: close` response's socket with destroySoon(), which destroys it as soon as the
   // answer is flushed, unread upload or not.
@@ -94,95 +102,101 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const allowedHosts = opts.allowedHosts ?? ['*'];
 
   const cap = new ConnectionCap(opts.maxOpenConnections ?? 0);
-  const server = http.createServer({
-    requestTimeout,
-    // Node requires headersTimeout <= requestTimeout.
-    headersTimeout: Math.min(requestTimeout, 10_000),
-    // Node only sweeps for expired requests on this interval; keep it proportionate so the timeout means something.
-    connectionsCheckingInterval: Math.max(50, Math.min(requestTimeout, 30_000) / 4),
-    keepAlive: true,
-    // geth's idle timeout. Node's 5 s default closes idle keep-alive sockets so often that a client reusing one
-    // races the server's FIN and sees "socket hang up" (the load test saw 7 in 43k requests).
-    keepAliveTimeout: 120_000,
-  }, (req, res) => {
-    req.on('error', () => req.socket.destroy());
-    res.on('error', () => req.socket.destroy());
-    if (cap.isOver(req.socket)) {
-      res.once('finish', () => req.socket.destroy());
-      sendRejection(res, 503, cap.message(), { Connection: 'close', 'Retry-After': '1' });
-      return;
-    }
-    if (!hostAllowed(req.headers.host, allowedHosts)) {
-      // geth's answer to a Host outside --http.vhosts (a DNS-rebinding page reaching a local node).
-      sendRejection(res, 403, 'invalid host specified');
-      return;
-    }
+  const server = http.createServer(
+    {
+      requestTimeout,
+      // Node requires headersTimeout <= requestTimeout.
+      headersTimeout: Math.min(requestTimeout, 10_000),
+      // Node only sweeps for expired requests on this interval; keep it proportionate so the timeout means something.
+      connectionsCheckingInterval: Math.max(50, Math.min(requestTimeout, 30_000) / 4),
+      keepAlive: true,
+      // geth's idle timeout. Node's 5 s default closes idle keep-alive sockets so often that a client reusing one
+      // races the server's FIN and sees "socket hang up" (the load test saw 7 in 43k requests).
+      keepAliveTimeout: 120_000,
+    },
+    (req, res) => {
+      req.on('error', () => req.socket.destroy());
+      res.on('error', () => req.socket.destroy());
+      if (cap.isOver(req.socket)) {
+        res.once('finish', () => req.socket.destroy());
+        sendRejection(res, 503, cap.message(), { Connection: 'close', 'Retry-After': '1' });
+        return;
+      }
+      if (!hostAllowed(req.headers.host, allowedHosts)) {
+        // geth's answer to a Host outside --http.vhosts (a DNS-rebinding page reaching a local node).
+        sendRejection(res, 403, 'invalid host specified');
+        return;
+      }
 
-    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-    const allowOrigin = corsAllowOrigin(origin, corsOrigins);
-    const cors: Record<string, string> = {};
-    if (allowOrigin !== undefined) {
-      cors['Access-Control-Allow-Origin'] = allowOrigin;
-      if (allowOrigin !== '*') cors['Vary'] = 'Origin';
-    }
-
-    if (req.method === 'OPTIONS' && corsOrigins.length > 0) {
+      const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
+      const allowOrigin = corsAllowOrigin(origin, corsOrigins);
+      const cors: Record<string, string> = {};
       if (allowOrigin !== undefined) {
-        cors['Access-Control-Allow-Methods'] = 'POST, OPTIONS';
-        const asked = req.headers['access-control-request-headers'];
-        cors['Access-Control-Allow-Headers'] = typeof asked === 'string' && asked !== ''
-          ? asked : 'Content-Type, Authorization';
-        cors['Access-Control-Max-Age'] = '600';
+        cors['Access-Control-Allow-Origin'] = allowOrigin;
+        if (allowOrigin !== '*') cors['Vary'] = 'Origin';
       }
-      res.writeHead(204, cors);
-      res.end();
-      return;
-    }
-    if (req.method !== 'POST') {
-      sendRejection(res, 405, 'method not allowed', { ...cors, Allow: corsOrigins.length > 0 ? 'POST, OPTIONS' : 'POST' });
-      return;
-    }
-    const declared = req.headers['content-length'];
-    if (declared !== undefined) {
-      const n = Number(declared);
-      if (Number.isFinite(n) && n > limits.maxBodyBytes) {
-        rejectTooLarge(req, res, n, limits.maxBodyBytes, cors);
-        return;
-      }
-    }
-    if (!contentTypeOk(req.headers['content-type'])) {
-      sendRejection(res, 415, 'invalid content type, only application/json is supported', cors);
-      return;
-    }
 
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let aborted = false;
-    req.on('data', (chunk: Buffer) => {
-      if (aborted) return;
-      received += chunk.length;
-      // Chunked uploads carry no Content-Length, so the limit must also hold while streaming.
-      if (received > limits.maxBodyBytes) {
-        aborted = true;
-        chunks.length = 0;
-        rejectTooLarge(req, res, received, limits.maxBodyBytes, cors);
+      if (req.method === 'OPTIONS' && corsOrigins.length > 0) {
+        if (allowOrigin !== undefined) {
+          cors['Access-Control-Allow-Methods'] = 'POST, OPTIONS';
+          const asked = req.headers['access-control-request-headers'];
+          cors['Access-Control-Allow-Headers'] =
+            typeof asked === 'string' && asked !== '' ? asked : 'Content-Type, Authorization';
+          cors['Access-Control-Max-Age'] = '600';
+        }
+        res.writeHead(204, cors);
+        res.end();
         return;
       }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (aborted) return;
-      const meta: CallMeta = { transport: 'http', authorized: isAuthorized(req.headers.authorization, authToken) };
-      handleBody(Buffer.concat(chunks, received), dispatcher, meta, limits, log).then(
-        (reply) => sendJson(res, 200, reply ?? '', cors),
-        (e: unknown) => {
-          // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
-          log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-          sendJson(res, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
-        },
-      );
-    });
-  });
+      if (req.method !== 'POST') {
+        sendRejection(res, 405, 'method not allowed', {
+          ...cors,
+          Allow: corsOrigins.length > 0 ? 'POST, OPTIONS' : 'POST',
+        });
+        return;
+      }
+      const declared = req.headers['content-length'];
+      if (declared !== undefined) {
+        const n = Number(declared);
+        if (Number.isFinite(n) && n > limits.maxBodyBytes) {
+          rejectTooLarge(req, res, n, limits.maxBodyBytes, cors);
+          return;
+        }
+      }
+      if (!contentTypeOk(req.headers['content-type'])) {
+        sendRejection(res, 415, 'invalid content type, only application/json is supported', cors);
+        return;
+      }
+
+      const chunks: Buffer[] = [];
+      let received = 0;
+      let aborted = false;
+      req.on('data', (chunk: Buffer) => {
+        if (aborted) return;
+        received += chunk.length;
+        // Chunked uploads carry no Content-Length, so the limit must also hold while streaming.
+        if (received > limits.maxBodyBytes) {
+          aborted = true;
+          chunks.length = 0;
+          rejectTooLarge(req, res, received, limits.maxBodyBytes, cors);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (aborted) return;
+        const meta: CallMeta = { transport: 'http', authorized: isAuthorized(req.headers.authorization, authToken) };
+        handleBody(Buffer.concat(chunks, received), dispatcher, meta, limits, log).then(
+          (reply) => sendJson(res, 200, reply ?? '', cors),
+          (e: unknown) => {
+            // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
+            log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+            sendJson(res, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
+          },
+        );
+      });
+    },
+  );
 
   cap.track(server);
   const port = await listen(server, opts.port, opts.host);

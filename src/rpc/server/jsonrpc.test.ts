@@ -10,7 +10,9 @@ function fake(): { dispatcher: Dispatcher; calls: string[]; logs: string[]; log:
   const calls: string[] = [];
   const logs: string[] = [];
   let release: (() => void) | undefined;
-  const gate = new Promise<void>((r) => { release = r; });
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
   const dispatcher: Dispatcher = {
     call(method, params) {
       calls.push(method);
@@ -21,16 +23,28 @@ function fake(): { dispatcher: Dispatcher; calls: string[]; logs: string[]; log:
   };
   async function asyncCall(method: string, params: unknown[]): Promise<unknown> {
     switch (method) {
-      case 'echo': return { method, params };
-      case 'invalid': throw new InvalidParamsError('invalid argument 0: bad');
-      case 'crash': throw new Error('boom');
-      case 'revert': throw new RevertError(Uint8Array.of(0xde, 0xad));
-      case 'nothing': return undefined;
-      case 'bigint': return 1n;
-      case 'fn': return () => 1;
-      case 'wait': await gate; return 'waited';
-      case 'release': release!(); return 'released';
-      default: throw new MethodNotFoundError(method);
+      case 'echo':
+        return { method, params };
+      case 'invalid':
+        throw new InvalidParamsError('invalid argument 0: bad');
+      case 'crash':
+        throw new Error('boom');
+      case 'revert':
+        throw new RevertError(Uint8Array.of(0xde, 0xad));
+      case 'nothing':
+        return undefined;
+      case 'bigint':
+        return 1n;
+      case 'fn':
+        return () => 1;
+      case 'wait':
+        await gate;
+        return 'waited';
+      case 'release':
+        release!();
+        return 'released';
+      default:
+        throw new MethodNotFoundError(method);
     }
   }
   return { dispatcher, calls, logs, log: (m) => logs.push(m) };
@@ -55,8 +69,11 @@ describe('handleBody: envelope', () => {
   it('survives invalid UTF-8', async () => {
     const bad = await run(Buffer.from([0xff, 0xfe, 0x7b]));
     assert.equal(bad.parsed.error.code, -32700);
-    const inString = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"echo","params":["'),
-      Buffer.from([0xc3, 0x28]), Buffer.from('"]}')]);
+    const inString = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":1,"method":"echo","params":["'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"]}'),
+    ]);
     const r = await run(inString);
     assert.equal(r.parsed.result.params[0], '\uFFFD(');
   });
@@ -191,11 +208,16 @@ describe('handleBody: batches', () => {
 
   it('runs batch items concurrently', { timeout: 2000 }, async () => {
     // 'wait' only finishes after 'release' ran; sequential execution would hang here.
-    const { parsed } = await run(JSON.stringify([
-      { jsonrpc: '2.0', id: 1, method: 'wait' },
-      { jsonrpc: '2.0', id: 2, method: 'release' },
-    ]));
-    assert.deepEqual(parsed.map((r: { result: unknown }) => r.result), ['waited', 'released']);
+    const { parsed } = await run(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'wait' },
+        { jsonrpc: '2.0', id: 2, method: 'release' },
+      ]),
+    );
+    assert.deepEqual(
+      parsed.map((r: { result: unknown }) => r.result),
+      ['waited', 'released'],
+    );
   });
 
   it('answers an empty batch with a single error', async () => {
@@ -214,7 +236,12 @@ describe('handleBody: batches', () => {
   });
 
   it('returns undefined when every item is a notification', async () => {
-    const r = await run(JSON.stringify([{ jsonrpc: '2.0', method: 'echo' }, { jsonrpc: '2.0', method: 'crash' }]));
+    const r = await run(
+      JSON.stringify([
+        { jsonrpc: '2.0', method: 'echo' },
+        { jsonrpc: '2.0', method: 'crash' },
+      ]),
+    );
     assert.equal(r.out, undefined);
     assert.deepEqual(r.calls, ['echo', 'crash']);
   });

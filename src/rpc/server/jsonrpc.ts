@@ -2,7 +2,14 @@
 // It knows nothing about Ethereum; methods live behind the Dispatcher. Envelope rules follow geth,
 // because clients (viem, ethers, web3.py) were tested against geth's answers.
 import { KestrelError } from '../../errors/index.ts';
-import { INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, RESPONSE_TOO_LARGE, toRpcError } from '../errors.ts';
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+  RESPONSE_TOO_LARGE,
+  toRpcError,
+} from '../errors.ts';
 import type { RpcErrorObject } from '../errors.ts';
 
 /** A live WebSocket connection, handed to methods that push notifications (eth_subscribe). */
@@ -111,7 +118,10 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** Handles one (non-batch) message; resolves to the serialized response or undefined for a notification. */
 async function handleMessage(
-  msg: unknown, dispatcher: Dispatcher, meta: CallMeta, log: RpcLogger,
+  msg: unknown,
+  dispatcher: Dispatcher,
+  meta: CallMeta,
+  log: RpcLogger,
 ): Promise<string | undefined> {
   if (!isPlainObject(msg)) return errorResponse(null, { code: INVALID_REQUEST, message: 'invalid request' });
   const hasId = Object.hasOwn(msg, 'id');
@@ -153,7 +163,8 @@ export async function handleBody(
   if (size > limits.maxBodyBytes) {
     // Transports enforce this before buffering; repeated here so a new transport cannot forget it.
     return errorResponse(null, {
-      code: INVALID_REQUEST, message: `content length too large (${size}>${limits.maxBodyBytes})`,
+      code: INVALID_REQUEST,
+      message: `content length too large (${size}>${limits.maxBodyBytes})`,
     });
   }
   // Invalid UTF-8 decodes to U+FFFD; the JSON parser then decides.
@@ -182,15 +193,17 @@ export async function handleBody(
   if (parsed.length > limits.maxBatchItems) {
     return errorResponse(null, { code: INVALID_REQUEST, message: 'batch too large' });
   }
-  const replies = await Promise.all(parsed.map(async (item) => {
-    try {
-      return await handleMessage(item, dispatcher, meta, log);
-    } catch (e) {
-      log(`rpc: unexpected transport failure: ${describe(e)}`);
-      const id = isPlainObject(item) && isValidId(item.id) ? item.id : null;
-      return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
-    }
-  }));
+  const replies = await Promise.all(
+    parsed.map(async (item) => {
+      try {
+        return await handleMessage(item, dispatcher, meta, log);
+      } catch (e) {
+        log(`rpc: unexpected transport failure: ${describe(e)}`);
+        const id = isPlainObject(item) && isValidId(item.id) ? item.id : null;
+        return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
+      }
+    }),
+  );
   // Like geth, once the batch's reply reaches the cap every further item is answered "response too large".
   let total = 2;
   let over = false;

@@ -18,17 +18,26 @@ function fakeDispatcher(): Dispatcher {
       switch (method) {
         case 'echo':
           return { params, transport: meta.transport, authorized: meta.authorized, conn: meta.connection?.id ?? null };
-        case 'invalid': throw new InvalidParamsError('invalid argument 0: bad');
-        case 'crash': throw new Error('boom');
-        case 'slow': await new Promise((r) => setTimeout(r, Number(params[0] ?? 20))); return `slow ${String(params[0])}`;
+        case 'invalid':
+          throw new InvalidParamsError('invalid argument 0: bad');
+        case 'crash':
+          throw new Error('boom');
+        case 'slow':
+          await new Promise((r) => setTimeout(r, Number(params[0] ?? 20)));
+          return `slow ${String(params[0])}`;
         case 'subscribe': {
           const conn = meta.connection!;
           conn.onClose(() => closedConnections.push(conn.id));
           // Push after the reply, as eth_subscribe does.
-          setTimeout(() => conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } }), 10);
+          setTimeout(
+            () =>
+              conn.send({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } }),
+            10,
+          );
           return '0x1';
         }
-        default: throw new MethodNotFoundError(method);
+        default:
+          throw new MethodNotFoundError(method);
       }
     },
   };
@@ -42,7 +51,12 @@ let url: string;
 
 async function start(extra: { corsOrigins?: string[]; authToken?: string; pingIntervalMs?: number } = {}) {
   const s = await startWsServer({
-    host: '127.0.0.1', port: 0, dispatcher: fakeDispatcher(), limits: LIMITS, log: (m) => logs.push(m), ...extra,
+    host: '127.0.0.1',
+    port: 0,
+    dispatcher: fakeDispatcher(),
+    limits: LIMITS,
+    log: (m) => logs.push(m),
+    ...extra,
   });
   servers.push(s);
   return s;
@@ -85,7 +99,11 @@ describe('ws transport', () => {
   it('answers calls with ws meta and echoes ids', async () => {
     const c = await connect();
     const r = await c.call(req(1, 'echo', ['a']));
-    assert.deepEqual(r, { jsonrpc: '2.0', id: 1, result: { params: ['a'], transport: 'ws', authorized: false, conn: r.result.conn } });
+    assert.deepEqual(r, {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { params: ['a'], transport: 'ws', authorized: false, conn: r.result.conn },
+    });
     assert.equal(typeof r.result.conn, 'number');
     assert.equal((await c.call(req('x', 'echo'))).id, 'x');
     assert.equal((await c.call(req(null, 'echo'))).id, null);
@@ -104,22 +122,45 @@ describe('ws transport', () => {
 
   it('applies the same envelope rules as HTTP', async () => {
     const c = await connect();
-    assert.deepEqual(await c.call('{nope'), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } });
-    assert.deepEqual(await c.call({ id: 2, method: 'echo' }), { jsonrpc: '2.0', id: 2, error: { code: -32600, message: 'invalid request' } });
-    assert.deepEqual(await c.call(req(3, 'echo', { a: 1 })), { jsonrpc: '2.0', id: 3, error: { code: -32602, message: 'non-array args' } });
+    assert.deepEqual(await c.call('{nope'), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'parse error' },
+    });
+    assert.deepEqual(await c.call({ id: 2, method: 'echo' }), {
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32600, message: 'invalid request' },
+    });
+    assert.deepEqual(await c.call(req(3, 'echo', { a: 1 })), {
+      jsonrpc: '2.0',
+      id: 3,
+      error: { code: -32602, message: 'non-array args' },
+    });
     assert.deepEqual((await c.call(req(4, 'invalid'))).error, { code: -32602, message: 'invalid argument 0: bad' });
     assert.deepEqual((await c.call(req(5, 'crash'))).error, { code: -32000, message: 'method handler crashed' });
     assert.deepEqual(await c.call('[]'), { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'empty batch' } });
-    assert.deepEqual(await c.call(Array(11).fill(req(1, 'echo'))),
-      { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large' } });
+    assert.deepEqual(await c.call(Array(11).fill(req(1, 'echo'))), {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'batch too large' },
+    });
     const batch = await c.call([req(6, 'echo'), { jsonrpc: '2.0', method: 'echo' }, req(7, 'invalid')]);
-    assert.deepEqual(batch.map((r: { id: unknown }) => r.id), [6, 7]);
+    assert.deepEqual(
+      batch.map((r: { id: unknown }) => r.id),
+      [6, 7],
+    );
   });
 
   it('sends nothing for notifications', async () => {
     const c = await connect();
     c.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'echo' }));
-    c.ws.send(JSON.stringify([{ jsonrpc: '2.0', method: 'echo' }, { jsonrpc: '2.0', method: 'crash' }]));
+    c.ws.send(
+      JSON.stringify([
+        { jsonrpc: '2.0', method: 'echo' },
+        { jsonrpc: '2.0', method: 'crash' },
+      ]),
+    );
     // The connection is ordered: a reply to a later request proves nothing was sent for the earlier ones.
     assert.equal((await c.call(req(9, 'slow', [30]))).id, 9);
     assert.equal(c.inbox.length, 0);
@@ -152,7 +193,11 @@ describe('ws transport', () => {
     const c = await connect();
     const reply = await c.call(req(1, 'subscribe'));
     assert.equal(reply.result, '0x1');
-    assert.deepEqual(await c.next(), { jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } });
+    assert.deepEqual(await c.next(), {
+      jsonrpc: '2.0',
+      method: 'eth_subscription',
+      params: { subscription: '0x1', result: 42 },
+    });
     const id = (await c.call(req(2, 'echo'))).result.conn;
     c.ws.close();
     await once(c.ws, 'close');

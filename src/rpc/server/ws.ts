@@ -49,7 +49,9 @@ function rejectUpgrade(socket: Duplex, status: number, reason: string, message?:
   if (socket.writable) {
     const body = message === undefined ? '' : errorResponse(null, { code: INVALID_REQUEST, message });
     const type = message === undefined ? '' : 'Content-Type: application/json\r\n';
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }
@@ -98,7 +100,11 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
 
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, (_req, res) => {
     const body = errorResponse(null, { code: INVALID_REQUEST, message: 'websocket upgrade required' });
-    res.writeHead(426, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Upgrade: 'websocket' });
+    res.writeHead(426, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Upgrade: 'websocket',
+    });
     res.end(body);
   });
   // Compression is off: inflating attacker frames costs memory that maxPayload does not bound up front.

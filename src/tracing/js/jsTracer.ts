@@ -34,12 +34,20 @@ export class JsTracer implements Tracer {
   private started = 0;
   private closed = false;
 
-  private constructor(private readonly sandbox: Sandbox, private readonly host: SandboxHost) {
+  private constructor(
+    private readonly sandbox: Sandbox,
+    private readonly host: SandboxHost,
+  ) {
     this.ctx = sandbox.context;
   }
 
   /** Compiles `source` (an object expression, as geth evaluates it) and runs its setup(config). */
-  static async create(host: SandboxHost, source: string, config: Record<string, unknown>, deadline: number): Promise<JsTracer> {
+  static async create(
+    host: SandboxHost,
+    source: string,
+    config: Record<string, unknown>,
+    deadline: number,
+  ): Promise<JsTracer> {
     const t = new JsTracer(await host.create(deadline), host);
     try {
       t.install(source, JSON.stringify(config));
@@ -110,12 +118,15 @@ export class JsTracer implements Tracer {
     const fns: Record<string, (...a: QuickJSHandle[]) => QuickJSHandle> = {
       opName: () => {
         const s = step();
-        return ctx.newString(s.opName === 'INVALID' && s.op !== 0xfe ? `opcode 0x${s.op.toString(16)} not defined` : s.opName);
+        return ctx.newString(
+          s.opName === 'INVALID' && s.op !== 0xfe ? `opcode 0x${s.op.toString(16)} not defined` : s.opName,
+        );
       },
       peek: (i) => {
         const s = step();
         const n = num(i);
-        if (!(Number.isInteger(n) && n >= 0 && n < s.stackLength)) throw new Error(`tracer accessed out of bound stack: size ${s.stackLength}, index ${n}`);
+        if (!(Number.isInteger(n) && n >= 0 && n < s.stackLength))
+          throw new Error(`tracer accessed out of bound stack: size ${s.stackLength}, index ${n}`);
         return ctx.newBigInt(s.peek(n));
       },
       stackLength: () => ctx.newNumber(step().stackLength),
@@ -164,8 +175,8 @@ export class JsTracer implements Tracer {
     if (!r.error) return r.value!;
     const err = this.ctx.dump(r.error) as { name?: string; message?: string } | string;
     r.error.dispose();
-    const name = typeof err === 'object' ? err?.name ?? 'Error' : 'Error';
-    const message = typeof err === 'object' ? err?.message ?? '' : String(err);
+    const name = typeof err === 'object' ? (err?.name ?? 'Error') : 'Error';
+    const message = typeof err === 'object' ? (err?.message ?? '') : String(err);
     if (name === 'InternalError' && message === 'interrupted') throw new TraceAbort(TIMEOUT_MESSAGE);
     const text = `${name}: ${message}`;
     throw new TraceAbort(bare ? text : `${text}    in server-side tracer function '${fn}'`);
@@ -216,7 +227,11 @@ export class JsTracer implements Tracer {
   enter(f: FrameEnter): void {
     if (!this.hasFrames || f.depth === 0) return;
     this.json('__enter', 'enter', {
-      type: f.type, from: hex(f.from), to: hex(f.to), input: hex(f.input), gas: Number(f.gas),
+      type: f.type,
+      from: hex(f.from),
+      to: hex(f.to),
+      input: hex(f.input),
+      gas: Number(f.gas),
       value: f.value === undefined ? undefined : f.value.toString(),
     });
   }
@@ -250,11 +265,22 @@ export class JsTracer implements Tracer {
     this.cur = undefined;
     const to = env.to ?? o?.createdAddress;
     const ctxJson = {
-      type: env.to ? 'CALL' : 'CREATE', from: hex(env.from), to: to && hex(to), input: hex(env.input),
-      gas: Number(env.gasLimit), gasPrice: Number(env.gasPrice), value: env.value.toString(),
-      block: Number(env.blockNumber), output: hex(o?.returnValue ?? new Uint8Array(0)), gasUsed: Number(o?.gasUsed ?? 0n),
-      time: goDuration(performance.now() - this.started), intrinsicGas: Number(env.intrinsicGas), error: o?.error,
-      blockHash: env.blockHash && hex(env.blockHash), txIndex: env.txIndex, txHash: env.txHash && hex(env.txHash),
+      type: env.to ? 'CALL' : 'CREATE',
+      from: hex(env.from),
+      to: to && hex(to),
+      input: hex(env.input),
+      gas: Number(env.gasLimit),
+      gasPrice: Number(env.gasPrice),
+      value: env.value.toString(),
+      block: Number(env.blockNumber),
+      output: hex(o?.returnValue ?? new Uint8Array(0)),
+      gasUsed: Number(o?.gasUsed ?? 0n),
+      time: goDuration(performance.now() - this.started),
+      intrinsicGas: Number(env.intrinsicGas),
+      error: o?.error,
+      blockHash: env.blockHash && hex(env.blockHash),
+      txIndex: env.txIndex,
+      txHash: env.txHash && hex(env.txHash),
     };
     const out = this.json('__result', 'result', ctxJson) as QuickJSHandle;
     const text = this.ctx.getString(out);

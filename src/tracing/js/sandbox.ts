@@ -3,7 +3,14 @@
 // functions the tracer bridge installs. Each trace gets a fresh runtime with a memory cap, a stack cap and an
 // interrupt deadline. QuickJS's own heap limit does not count ArrayBuffer contents, so the module's WebAssembly
 // memory itself has a maximum too: past it, every allocation fails and the tracer gets "out of memory".
-import { newQuickJSWASMModule, newVariant, RELEASE_SYNC, type QuickJSContext, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten';
+import {
+  newQuickJSWASMModule,
+  newVariant,
+  RELEASE_SYNC,
+  type QuickJSContext,
+  type QuickJSRuntime,
+  type QuickJSWASMModule,
+} from 'quickjs-emscripten';
 
 /** Resource limits of one tracer sandbox. */
 export interface SandboxLimits {

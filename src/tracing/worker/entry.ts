@@ -27,7 +27,9 @@ const vmCommon = () => createChainCommon(init.evmChainId, keccak);
 const bridge = new ReadBridge(init.reads, init.signal);
 const TRIE_PREFIX = trieKey(new Uint8Array(0))[0];
 // StateDb only ever reads trie nodes and code (through BufferedTrieDb), all of them content-addressed.
-const kv = { get: (key: Uint8Array) => (key[0] === TRIE_PREFIX ? bridge.node(key.subarray(1)) : undefined) } as unknown as KvStore;
+const kv = {
+  get: (key: Uint8Array) => (key[0] === TRIE_PREFIX ? bridge.node(key.subarray(1)) : undefined),
+} as unknown as KvStore;
 const state = new StateDb(kv, common);
 const deps: ReplayDeps = { common, vmCommon, state, hashOf: (n) => bridge.hash(n), readNode: (k) => bridge.node(k) };
 const calls = new CallService(common, vmCommon, state, deps.hashOf, { gasCap: init.gasCap, timeoutMs: 0 });
@@ -48,10 +50,12 @@ function tracerFactory(id: number, spec: JsTraceSpec): TracerFactory {
 async function run(job: Job): Promise<unknown> {
   const make = tracerFactory(job.id, job.spec);
   if (job.type === 'call') {
-    return (await traceCallWith(calls, deps.readNode, job.req, fromWire(job.block, common), make, job.spec.timeoutMs)).value;
+    return (await traceCallWith(calls, deps.readNode, job.req, fromWire(job.block, common), make, job.spec.timeoutMs))
+      .value;
   }
   const key = Buffer.from(job.block.hash).toString('hex');
-  if (current?.hash !== key) current = { hash: key, replay: new BlockReplay(deps, fromWire(job.block, common), job.parentRoot) };
+  if (current?.hash !== key)
+    current = { hash: key, replay: new BlockReplay(deps, fromWire(job.block, common), job.parentRoot) };
   return (await current.replay.trace(job.index, make, job.spec.timeoutMs)).value;
 }
 

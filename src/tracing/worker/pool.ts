@@ -56,7 +56,13 @@ class TraceWorker {
     const { port1, port2 } = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
     serveReads(port1, new Int32Array(signal), opts.readNode, opts.hashOf);
-    const init: WorkerInit = { evmChainId: opts.evmChainId, gasCap: opts.gasCap, sandbox: opts.sandbox, reads: port2, signal };
+    const init: WorkerInit = {
+      evmChainId: opts.evmChainId,
+      gasCap: opts.gasCap,
+      sandbox: opts.sandbox,
+      reads: port2,
+      signal,
+    };
     this.ready = new Promise<void>((resolve, reject) => {
       this.markReady = resolve;
       this.failStart = reject;
@@ -73,7 +79,11 @@ class TraceWorker {
     this.worker.unref();
     this.worker.on('message', (m: Reply) => this.onMessage(m));
     this.worker.on('error', (e: Error & { code?: string }) => {
-      this.end(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new TraceAbort('tracer worker ran out of memory') : new ExecutionError(`tracer worker failed: ${e.message}`));
+      this.end(
+        e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new TraceAbort('tracer worker ran out of memory')
+          : new ExecutionError(`tracer worker failed: ${e.message}`),
+      );
     });
     this.worker.on('exit', () => {
       port1.close();
@@ -109,7 +119,10 @@ class TraceWorker {
     if (m.type === 'armed') {
       if (m.deadline === 0) return; // no deadline: only the stall guard
       clearTimeout(r.timer);
-      r.timer = setTimeout(() => this.kill(new TraceAbort(TIMEOUT_MESSAGE)), Math.max(0, m.deadline - Date.now()) + KILL_GRACE_MS);
+      r.timer = setTimeout(
+        () => this.kill(new TraceAbort(TIMEOUT_MESSAGE)),
+        Math.max(0, m.deadline - Date.now()) + KILL_GRACE_MS,
+      );
       return;
     }
     clearTimeout(r.timer);

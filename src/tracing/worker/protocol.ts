@@ -21,7 +21,15 @@ export interface WireBlock {
 
 /** The wire form of a block. */
 export function toWire(b: BlockRecord): WireBlock {
-  return { header: b.header.serialize(), hash: b.hash, number: b.number, txs: b.txs.map((t) => t.serialize()), txHashes: b.txHashes, senders: b.senders, size: b.size };
+  return {
+    header: b.header.serialize(),
+    hash: b.hash,
+    number: b.number,
+    txs: b.txs.map((t) => t.serialize()),
+    txHashes: b.txHashes,
+    senders: b.senders,
+    size: b.size,
+  };
 }
 
 /** Rebuilds a block from its wire form. */

@@ -11,7 +11,12 @@ import type { ReadReply, ReadRequest } from './protocol.ts';
 const READ_TIMEOUT_MS = 30_000;
 
 /** Main thread: answers a worker's reads on `port` until the port closes. */
-export function serveReads(port: MessagePort, signal: Int32Array, readNode: NodeReader, hashOf: (n: bigint) => Uint8Array | undefined): void {
+export function serveReads(
+  port: MessagePort,
+  signal: Int32Array,
+  readNode: NodeReader,
+  hashOf: (n: bigint) => Uint8Array | undefined,
+): void {
   port.on('message', (req: ReadRequest) => {
     let reply: ReadReply;
     try {
@@ -32,7 +37,10 @@ export function serveReads(port: MessagePort, signal: Int32Array, readNode: Node
 export class ReadBridge {
   private readonly signal: Int32Array;
 
-  constructor(private readonly port: MessagePort, signal: SharedArrayBuffer) {
+  constructor(
+    private readonly port: MessagePort,
+    signal: SharedArrayBuffer,
+  ) {
     this.signal = new Int32Array(signal);
   }
 

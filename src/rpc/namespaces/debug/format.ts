@@ -2,7 +2,14 @@
 // hex quantities in callTracer frames).
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { BlockTraceEntry } from '../../../tracing/service.ts';
-import type { CallFrame, PrestateAccount, PrestateMap, StructLog, StructTrace, TraceResult } from '../../../tracing/types.ts';
+import type {
+  CallFrame,
+  PrestateAccount,
+  PrestateMap,
+  StructLog,
+  StructTrace,
+  TraceResult,
+} from '../../../tracing/types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -31,7 +38,12 @@ function structLog(l: StructLog): Json {
 }
 
 function structTrace(t: StructTrace): Json {
-  return { gas: Number(t.gas), failed: t.failed, returnValue: bytesToHex(t.returnValue), structLogs: t.structLogs.map(structLog) };
+  return {
+    gas: Number(t.gas),
+    failed: t.failed,
+    returnValue: bytesToHex(t.returnValue),
+    structLogs: t.structLogs.map(structLog),
+  };
 }
 
 function callFrame(f: CallFrame): Json {
@@ -44,7 +56,9 @@ function callFrame(f: CallFrame): Json {
   if (f.calls.length) o.calls = f.calls.map(callFrame);
   if (f.logs.length) {
     o.logs = f.logs.map((l) => ({
-      address: bytesToHex(l.address), topics: l.topics.map((t) => bytesToHex(t)), data: bytesToHex(l.data),
+      address: bytesToHex(l.address),
+      topics: l.topics.map((t) => bytesToHex(t)),
+      data: bytesToHex(l.data),
       position: toQuantity(l.position),
     }));
   }
@@ -92,6 +106,8 @@ export function formatTrace(r: TraceResult): unknown {
 /** A block trace: [{txHash, result}] or [{txHash, error}] per transaction. */
 export function formatBlockTrace(entries: BlockTraceEntry[]): unknown[] {
   return entries.map((e) =>
-    e.result !== undefined ? { txHash: bytesToHex(e.txHash), result: formatTrace(e.result) } : { txHash: bytesToHex(e.txHash), error: e.error },
+    e.result !== undefined
+      ? { txHash: bytesToHex(e.txHash), result: formatTrace(e.result) }
+      : { txHash: bytesToHex(e.txHash), error: e.error },
   );
 }

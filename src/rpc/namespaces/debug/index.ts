@@ -47,4 +47,9 @@ export const traceCall = defineMethod({
 });
 
 /** All debug_ methods. */
-export const debugNamespace: RpcMethod<RpcContext>[] = [traceTransaction, traceBlockByNumber, traceBlockByHash, traceCall];
+export const debugNamespace: RpcMethod<RpcContext>[] = [
+  traceTransaction,
+  traceBlockByNumber,
+  traceBlockByHash,
+  traceCall,
+];

@@ -85,6 +85,13 @@ export const getUncleByBlockHashAndIndex = defineMethod({
 });
 
 export const blockMethods = [
-  getBlockByNumber, getBlockByHash, getBlockTransactionCountByNumber, getBlockTransactionCountByHash, getBlockReceipts,
-  getUncleCountByBlockNumber, getUncleCountByBlockHash, getUncleByBlockNumberAndIndex, getUncleByBlockHashAndIndex,
+  getBlockByNumber,
+  getBlockByHash,
+  getBlockTransactionCountByNumber,
+  getBlockTransactionCountByHash,
+  getBlockReceipts,
+  getUncleCountByBlockNumber,
+  getUncleCountByBlockHash,
+  getUncleByBlockNumberAndIndex,
+  getUncleByBlockHashAndIndex,
 ];

@@ -20,7 +20,8 @@ export const call = defineMethod({
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: [callRequest, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [req, sel]) => toQuantity(await ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel ?? LATEST))),
+  handler: async (ctx: RpcContext, [req, sel]) =>
+    toQuantity(await ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel ?? LATEST))),
 });
 
 export const callMethods = [call, estimateGas];

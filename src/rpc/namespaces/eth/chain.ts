@@ -4,10 +4,18 @@ import type { RpcContext } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 
 /** Handler for eth_chainId. */
-export const chainId = defineMethod({ name: 'eth_chainId', params: [], handler: (ctx: RpcContext) => toQuantity(ctx.config.evmChainId) });
+export const chainId = defineMethod({
+  name: 'eth_chainId',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(ctx.config.evmChainId),
+});
 
 /** Handler for eth_blockNumber. */
-export const blockNumber = defineMethod({ name: 'eth_blockNumber', params: [], handler: (ctx: RpcContext) => toQuantity(ctx.chain.head().number) });
+export const blockNumber = defineMethod({
+  name: 'eth_blockNumber',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(ctx.chain.head().number),
+});
 
 /** Handler for eth_protocolVersion (0x41 = eth/65, as Ethermint answers). */
 export const protocolVersion = defineMethod({ name: 'eth_protocolVersion', params: [], handler: () => '0x41' });
@@ -19,15 +27,27 @@ export const syncing = defineMethod({
   handler: async (ctx: RpcContext) => {
     const p = ctx.syncStatus ? await ctx.syncStatus.progress() : false;
     if (p === false) return false;
-    return { startingBlock: toQuantity(p.startingBlock), currentBlock: toQuantity(p.currentBlock), highestBlock: toQuantity(p.highestBlock) };
+    return {
+      startingBlock: toQuantity(p.startingBlock),
+      currentBlock: toQuantity(p.currentBlock),
+      highestBlock: toQuantity(p.highestBlock),
+    };
   },
 });
 
 /** Handler for eth_coinbase: the etherbase that receives fees. */
-export const coinbase = defineMethod({ name: 'eth_coinbase', params: [], handler: (ctx: RpcContext) => bytesToHex(ctx.app.etherbase) });
+export const coinbase = defineMethod({
+  name: 'eth_coinbase',
+  params: [],
+  handler: (ctx: RpcContext) => bytesToHex(ctx.app.etherbase),
+});
 
 /** Handler for eth_accounts: the key store's accounts. */
-export const accounts = defineMethod({ name: 'eth_accounts', params: [], handler: (ctx: RpcContext) => ctx.accounts().map((a) => bytesToHex(a)) });
+export const accounts = defineMethod({
+  name: 'eth_accounts',
+  params: [],
+  handler: (ctx: RpcContext) => ctx.accounts().map((a) => bytesToHex(a)),
+});
 
 /** Handler for eth_mining: blocks are produced by the validator, not mined. */
 export const mining = defineMethod({ name: 'eth_mining', params: [], handler: () => false });

@@ -79,7 +79,14 @@ export const feeHistory = defineMethod({
       const b = ctx.chain.blockByNumber(k)!;
       baseFees.push(toQuantity(b.header.baseFeePerGas ?? 0n));
       ratios.push(Number(b.header.gasUsed) / Number(b.header.gasLimit));
-      if (percentiles) reward.push(rewards(b, ctx.chain.receipts(b).map((r) => r.gasUsed), percentiles));
+      if (percentiles)
+        reward.push(
+          rewards(
+            b,
+            ctx.chain.receipts(b).map((r) => r.gasUsed),
+            percentiles,
+          ),
+        );
     }
     baseFees.push(toQuantity(newest.header.calcNextBaseFee()));
     const out: Record<string, unknown> = {

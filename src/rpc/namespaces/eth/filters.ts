@@ -60,5 +60,10 @@ export const uninstallFilter = defineMethod({
 });
 
 export const filterMethods = [
-  newFilter, newBlockFilter, newPendingTransactionFilter, getFilterChanges, getFilterLogs, uninstallFilter,
+  newFilter,
+  newBlockFilter,
+  newPendingTransactionFilter,
+  getFilterChanges,
+  getFilterLogs,
+  uninstallFilter,
 ];

@@ -15,6 +15,15 @@ import { transactionMethods } from './transactions.ts';
 
 /** All eth_ methods. */
 export const ethNamespace: RpcMethod<RpcContext>[] = [
-  ...chainMethods, ...stateMethods, ...blockMethods, ...transactionMethods, ...callMethods, ...feeMethods, ...signMethods,
-  ...logMethods, ...filterMethods, ...subscribeMethods, ...proofMethods,
+  ...chainMethods,
+  ...stateMethods,
+  ...blockMethods,
+  ...transactionMethods,
+  ...callMethods,
+  ...feeMethods,
+  ...signMethods,
+  ...logMethods,
+  ...filterMethods,
+  ...subscribeMethods,
+  ...proofMethods,
 ];

@@ -11,8 +11,15 @@ export const getProof = defineMethod({
   params: [address, proofKeys, optionalBlockSelector],
   handler: async (ctx: RpcContext, [addr, keys, sel]) => {
     const block = ctx.chain.resolveBlock(sel);
-    const proof = await proveAccount(ctx.chain.stateAt(block), addr, keys.map((k) => k.slot));
-    return formatProof(proof, keys.map((k) => k.full));
+    const proof = await proveAccount(
+      ctx.chain.stateAt(block),
+      addr,
+      keys.map((k) => k.slot),
+    );
+    return formatProof(
+      proof,
+      keys.map((k) => k.full),
+    );
   },
 });
 

@@ -3,7 +3,12 @@
 // reuse the helpers below. Signed transactions enter through ctx.txs.submitRaw, exactly as eth_sendRawTransaction.
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { signPersonalMessage, signTransaction } from '../../../keystore/signer.ts';
-import { buildUnsignedTx, fillTxDefaults, requireSignFields, type TxDefaultsSource } from '../../../keystore/txDefaults.ts';
+import {
+  buildUnsignedTx,
+  fillTxDefaults,
+  requireSignFields,
+  type TxDefaultsSource,
+} from '../../../keystore/txDefaults.ts';
 import type { CallRequest } from '../../../primitives/callRequest.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
@@ -24,7 +29,12 @@ function defaultsSource(ctx: RpcContext): TxDefaultsSource {
 }
 
 /** Decrypts with the passphrase for this one call, or takes the unlocked key; runs `fn`, wiping a one-shot key. */
-async function withKey<T>(ctx: RpcContext, from: Uint8Array, passphrase: string | undefined, fn: (key: () => Uint8Array) => Promise<T>): Promise<T> {
+async function withKey<T>(
+  ctx: RpcContext,
+  from: Uint8Array,
+  passphrase: string | undefined,
+  fn: (key: () => Uint8Array) => Promise<T>,
+): Promise<T> {
   if (passphrase === undefined) {
     ctx.keystore.unlockedKey(from); // fail fast when locked, before touching the nonce
     // Fetched again at signing time: the account may have been locked meanwhile.
@@ -41,7 +51,7 @@ async function withKey<T>(ctx: RpcContext, from: Uint8Array, passphrase: string 
 /** Fills defaults, signs with the account's key and submits; returns the tx hash (eth_ and personal_sendTransaction). */
 export async function sendFromKeyStore(ctx: RpcContext, req: CallRequest, passphrase?: string): Promise<Uint8Array> {
   const from = req.from ?? ZERO_ADDRESS;
-  return withKey(ctx, from, passphrase, (key) =>
+  const hash = await withKey(ctx, from, passphrase, (key) =>
     // The nonce is read and the tx pooled under the account's lock, so concurrent sends get consecutive nonces.
     ctx.keystore.exclusive(from, async () => {
       const filled = await fillTxDefaults(req, from, defaultsSource(ctx));
@@ -49,6 +59,9 @@ export async function sendFromKeyStore(ctx: RpcContext, req: CallRequest, passph
       return ctx.txs.submitRaw(signed.serialize());
     }),
   );
+  // Outside the account's lock: the sender's next send must not wait for this block.
+  await ctx.txs.inclusion(hash);
+  return hash;
 }
 
 /** geth's SignTransactionResult: the RLP/typed encoding and the transaction object. */
@@ -60,7 +73,11 @@ function signResult(tx: TypedTransaction, from: Uint8Array): Record<string, unkn
 }
 
 /** Signs without submitting; gas, fees and nonce must be given (eth_ and personal_signTransaction). */
-export async function signFromKeyStore(ctx: RpcContext, req: CallRequest, passphrase?: string): Promise<Record<string, unknown>> {
+export async function signFromKeyStore(
+  ctx: RpcContext,
+  req: CallRequest,
+  passphrase?: string,
+): Promise<Record<string, unknown>> {
   requireSignFields(req);
   const from = req.from!;
   return withKey(ctx, from, passphrase, async (key) => {

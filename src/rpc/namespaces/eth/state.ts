@@ -8,7 +8,8 @@ import { address, blockSelector, storageSlot } from '../../params/index.ts';
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
   params: [address, blockSelector],
-  handler: async (ctx: RpcContext, [addr, sel]) => toQuantity((await ctx.chain.account(addr, ctx.chain.resolveBlock(sel))).balance),
+  handler: async (ctx: RpcContext, [addr, sel]) =>
+    toQuantity((await ctx.chain.account(addr, ctx.chain.resolveBlock(sel))).balance),
 });
 
 /** Handler for eth_getTransactionCount ("pending" counts the account's pooled txs). */
@@ -32,7 +33,8 @@ export const getCode = defineMethod({
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: [address, storageSlot, blockSelector],
-  handler: async (ctx: RpcContext, [addr, slot, sel]) => bytesToHex(await ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel))),
+  handler: async (ctx: RpcContext, [addr, slot, sel]) =>
+    bytesToHex(await ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel))),
 });
 
 export const stateMethods = [getBalance, getTransactionCount, getCode, getStorageAt];

@@ -9,7 +9,13 @@ import { blockNumberOrTag, hash32, rawTx, uintIndex } from '../../params/index.t
 
 function txAt(b: BlockRecord | undefined, i: number): Record<string, unknown> | null {
   if (!b || i >= b.txs.length) return null;
-  return formatTx(b.txs[i]!, b.senders[i]!, b.txHashes[i]!, { blockHash: b.hash, blockNumber: b.number, index: i, timestamp: b.header.timestamp, baseFee: b.header.baseFeePerGas });
+  return formatTx(b.txs[i]!, b.senders[i]!, b.txHashes[i]!, {
+    blockHash: b.hash,
+    blockNumber: b.number,
+    index: i,
+    timestamp: b.header.timestamp,
+    baseFee: b.header.baseFeePerGas,
+  });
 }
 
 /** Handler for eth_getTransactionByHash. */
@@ -50,14 +56,21 @@ export const getTransactionReceipt = defineMethod({
   },
 });
 
-/** Handler for eth_sendRawTransaction. */
+/** Handler for eth_sendRawTransaction (in instant mode it answers once the tx's block is committed). */
 export const sendRawTransaction = defineMethod({
   name: 'eth_sendRawTransaction',
   params: [rawTx],
-  handler: async (ctx: RpcContext, [raw]) => bytesToHex(await ctx.txs.submitRaw(raw)),
+  handler: async (ctx: RpcContext, [raw]) => {
+    const hash = await ctx.txs.submitRaw(raw);
+    await ctx.txs.inclusion(hash);
+    return bytesToHex(hash);
+  },
 });
 
 export const transactionMethods = [
-  getTransactionByHash, getTransactionByBlockHashAndIndex, getTransactionByBlockNumberAndIndex, getTransactionReceipt,
+  getTransactionByHash,
+  getTransactionByBlockHashAndIndex,
+  getTransactionByBlockNumberAndIndex,
+  getTransactionReceipt,
   sendRawTransaction,
 ];

@@ -35,9 +35,13 @@ export const setGasPrice = defineMethod({
   params: [uint256],
   handler: (ctx: RpcContext, [price]) => {
     const text = persistMinGasPrice(homePaths(ctx.config.home).appToml, price, ctx.config.evmDenom);
-    console.log(`miner_setGasPrice: app.toml minimum-gas-prices = "${text}". Your configuration file was modified. Please RESTART your node.`);
+    console.log(
+      `miner_setGasPrice: app.toml minimum-gas-prices = "${text}". Your configuration file was modified. Please RESTART your node.`,
+    );
     if (ctx.config.minGasPriceFromFlag) {
-      console.warn('miner_setGasPrice: this node was started with --minimum-gas-prices, which overrides app.toml; restart without the flag for the new price to apply');
+      console.warn(
+        'miner_setGasPrice: this node was started with --minimum-gas-prices, which overrides app.toml; restart without the flag for the new price to apply',
+      );
     }
     return true;
   },
@@ -74,4 +78,12 @@ export const setEtherbase = defineMethod({
 });
 
 /** All miner_ methods. */
-export const minerNamespace: RpcMethod<RpcContext>[] = [getHashrate, setExtra, setGasPrice, start, stop, setGasLimit, setEtherbase];
+export const minerNamespace: RpcMethod<RpcContext>[] = [
+  getHashrate,
+  setExtra,
+  setGasPrice,
+  start,
+  stop,
+  setGasLimit,
+  setEtherbase,
+];

@@ -157,6 +157,18 @@ export const unpair = defineMethod({
 
 /** All personal_ methods. */
 export const personalNamespace: RpcMethod<RpcContext>[] = [
-  listAccounts, newAccount, importRawKey, unlockAccount, lockAccount, sendTransaction, signTransaction, sign, ecRecover,
-  listWallets, openWallet, deriveAccount, initializeWallet, unpair,
+  listAccounts,
+  newAccount,
+  importRawKey,
+  unlockAccount,
+  lockAccount,
+  sendTransaction,
+  signTransaction,
+  sign,
+  ecRecover,
+  listWallets,
+  openWallet,
+  deriveAccount,
+  initializeWallet,
+  unpair,
 ];

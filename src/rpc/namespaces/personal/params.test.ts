@@ -7,7 +7,7 @@ import { optional } from '../../params/index.ts';
 const KEY = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
 describe('personal_ params', () => {
-  it('raw keys with or without 0x; geth\'s messages otherwise', () => {
+  it("raw keys with or without 0x; geth's messages otherwise", () => {
     assert.equal(Buffer.from(parseRawKey(KEY)).toString('hex'), KEY);
     assert.equal(Buffer.from(parseRawKey('0x' + KEY.toUpperCase())).toString('hex'), KEY);
     assert.throws(() => parseRawKey('zz' + KEY.slice(2)), { message: "invalid hex character 'z' in private key" });
@@ -22,9 +22,13 @@ describe('personal_ params', () => {
     assert.deepEqual(decodeParams([null], codecs), [300n]);
     assert.deepEqual(decodeParams([2], codecs), [2n]);
     assert.deepEqual(decodeParams(['0x10'], codecs), [16n]);
-    assert.throws(() => decodeParams([-1], codecs), { message: 'invalid argument 0: json: cannot unmarshal number -1 into Go value of type uint64' });
+    assert.throws(() => decodeParams([-1], codecs), {
+      message: 'invalid argument 0: json: cannot unmarshal number -1 into Go value of type uint64',
+    });
     assert.throws(() => decodeParams([1.5], codecs), /invalid argument 0/);
-    assert.throws(() => decodeParams([true], codecs), { message: 'invalid argument 0: json: cannot unmarshal bool into Go value of type uint64' });
+    assert.throws(() => decodeParams([true], codecs), {
+      message: 'invalid argument 0: json: cannot unmarshal bool into Go value of type uint64',
+    });
     assert.equal(unlockDurationMs(0n), undefined);
     assert.equal(unlockDurationMs(2n), 2000);
     assert.equal(unlockDurationMs(9223372036n), 9223372036000);

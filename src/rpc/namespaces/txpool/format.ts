@@ -29,7 +29,10 @@ function byNonce<T>(txs: PoolTx[], f: (t: PoolTx) => T): ByNonce<T> {
 }
 
 /** {pending: {<address>: {<nonce>: f(tx)}}, queued: {…}} over every sender (senders without such txs omitted). */
-export function poolMaps<T>(senders: SenderTxs[], f: (t: PoolTx) => T): { pending: Record<string, ByNonce<T>>; queued: Record<string, ByNonce<T>> } {
+export function poolMaps<T>(
+  senders: SenderTxs[],
+  f: (t: PoolTx) => T,
+): { pending: Record<string, ByNonce<T>>; queued: Record<string, ByNonce<T>> } {
   const pending: Record<string, ByNonce<T>> = {};
   const queued: Record<string, ByNonce<T>> = {};
   for (const s of senders) {
@@ -41,6 +44,9 @@ export function poolMaps<T>(senders: SenderTxs[], f: (t: PoolTx) => T): { pendin
 }
 
 /** {pending: {<nonce>: tx}, queued: {…}} for one sender (txpool_contentFrom). */
-export function senderMaps(s: SenderTxs): { pending: ByNonce<Record<string, unknown>>; queued: ByNonce<Record<string, unknown>> } {
+export function senderMaps(s: SenderTxs): {
+  pending: ByNonce<Record<string, unknown>>;
+  queued: ByNonce<Record<string, unknown>>;
+} {
   return { pending: byNonce(s.pending, contentTx), queued: byNonce(s.queued, contentTx) };
 }

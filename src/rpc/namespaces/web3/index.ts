@@ -8,5 +8,9 @@ import { bytes } from '../../params/index.ts';
 /** web3_ methods; sha3 hashes the decoded bytes, as geth does (Ethermint hashed the hex text). */
 export const web3Namespace: RpcMethod<RpcContext>[] = [
   defineMethod({ name: 'web3_clientVersion', params: [], handler: (ctx: RpcContext) => ctx.clientVersion }),
-  defineMethod({ name: 'web3_sha3', params: [bytes], handler: (_ctx: RpcContext, [data]) => bytesToHex(keccak256(data)) }),
+  defineMethod({
+    name: 'web3_sha3',
+    params: [bytes],
+    handler: (_ctx: RpcContext, [data]) => bytesToHex(keccak256(data)),
+  }),
 ];
