@@ -20,7 +20,7 @@ import { suggestTip } from './fees.ts';
 const ZERO_ADDRESS = new Uint8Array(20);
 
 /** Where transaction defaults come from on this node. */
-function defaultsSource(ctx: RpcContext): TxDefaultsSource {
+export function defaultsSource(ctx: RpcContext): TxDefaultsSource {
   return {
     chainId: ctx.config.evmChainId,
     pendingNonce: (a) => ctx.txs.pendingNonce(a),
