@@ -48,8 +48,15 @@ import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
+import { instrumentAbci } from './metrics/abci.ts';
+import { NodeMetrics } from './metrics/nodeMetrics.ts';
+import { rejectReason } from './metrics/rejectReason.ts';
+import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
 export const VERSION = '0.1.0';
+
+/** The methods whose failures are admission refusals (counted by reason in the metrics). */
+const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction', 'personal_sendTransaction']);
 
 /** A running node. */
 export interface RunningNode {
@@ -60,6 +67,8 @@ export interface RunningNode {
   cometPort: number;
   /** Where the ABCI server listens (--consensus cometbft only). */
   abciAddress?: string;
+  /** Port of the Prometheus metrics (--metrics only). */
+  metricsPort?: number;
   app: KestrelApp;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
@@ -232,7 +241,23 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       },
       config.jsonRpc.api,
     );
-    const dispatcher = createDispatcher(ctx, table);
+    const metrics = config.metrics.enabled
+      ? new NodeMetrics({
+          poolCounts: () => pool.counts(),
+          wsSubscriptions: () => events.subscriptions.size,
+          dataDir: paths.data,
+          knownMethod: (m) => table.has(m),
+        })
+      : undefined;
+    if (metrics) {
+      metrics.setHead(app.head.number);
+      app.onCommit((c) => metrics.blockCommitted(c, app.lastCommitSeconds));
+    }
+    const dispatcher = metrics
+      ? metrics.rpc.instrument(createDispatcher(ctx, table), (method, e) => {
+          if (SUBMIT_METHODS.has(method)) metrics.txRejected(rejectReason(e));
+        })
+      : createDispatcher(ctx, table);
     const limits = {
       maxBodyBytes: config.jsonRpc.maxBodyBytes,
       maxBatchItems: config.jsonRpc.maxBatchItems,
@@ -251,7 +276,14 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
+    let metricsServer: MetricsServer | undefined;
     try {
+      if (metrics) {
+        const at = splitHostPort(config.metrics.address);
+        metricsServer = track(
+          await startMetricsServer(at.host, at.port, () => metrics.page(), lineLogger(logs.logger('metrics'), 'error')),
+        );
+      }
       wsServer = track(
         await startWsServer({
           host: ws.host,
@@ -272,7 +304,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         abciServer = track(
           await startAbciServer({
             laddr: config.abciLaddr,
-            app: cometApp,
+            app: metrics ? instrumentAbci(cometApp, metrics) : cometApp,
             onConnection,
             log: lineLogger(logs.logger('abci'), 'warn'),
           }),
@@ -324,6 +356,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       grpcPort: grpcServer.port,
       cometPort: cometServer?.port ?? 0,
       abciAddress: abciServer?.address,
+      metricsPort: metricsServer?.port,
       app,
       async close() {
         if (closed) return;
@@ -334,6 +367,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           grpcServer.close(),
           cometServer?.close(),
           abciServer?.close(),
+          metricsServer?.close(),
         ]);
         await forwarder?.stop();
         await engine?.stop();

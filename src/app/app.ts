@@ -61,6 +61,8 @@ export class KestrelApp {
   private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
+  /** How long the last Commit took to build and write its batch (metrics). */
+  lastCommitSeconds = 0;
   /** Coinbase for the next blocks (miner_setEtherbase changes it). */
   etherbase: Uint8Array;
   minGasPrice: bigint;
@@ -250,6 +252,7 @@ export class KestrelApp {
   async commit(): Promise<CommittedBlock> {
     const s = this.sealed;
     if (!s) throw new KestrelError('commit called without a finalized block');
+    const t0 = performance.now();
     const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts, s.encodedTxs)];
     try {
       for (const index of this.indexers) ops.push(...index(s));
@@ -259,6 +262,7 @@ export class KestrelApp {
       throw e;
     }
     this.deps.chain.remember(s.block, s.receipts);
+    this.lastCommitSeconds = (performance.now() - t0) / 1000;
     this.headBlock = s.block;
     this.sealed = undefined;
     const committed = { block: s.block, receipts: s.receipts };

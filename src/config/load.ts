@@ -8,6 +8,9 @@ import { parseDurationMs } from './durations.ts';
 import { parseLogFormat, parseLogLevel } from '../log/logger.ts';
 import type { NodeConfig } from './schema.ts';
 
+/** Where the metrics are served when on (Ethermint's default). */
+export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:6065';
+
 /** Command-line overrides, keyed by flag name without dashes (e.g. "json-rpc.address"). */
 export type FlagOverrides = Record<string, string | boolean | undefined>;
 
@@ -194,6 +197,14 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
     abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),
     cometRpc: str(pick('comet', 'rpc'), 'comet.rpc'),
+    metrics: {
+      // --metrics.address alone turns them on too: naming an address means wanting it served.
+      enabled:
+        flags['metrics'] === true ||
+        flags['metrics.address'] !== undefined ||
+        section(toml, 'metrics')['enable'] === true,
+      address: str(pick('metrics', 'address') ?? DEFAULT_METRICS_ADDRESS, 'metrics.address'),
+    },
     log: {
       level: parseLogLevel(str(pick('log', 'level') ?? 'info', 'log.level')),
       format: parseLogFormat(str(pick('log', 'format') ?? 'text', 'log.format')),

@@ -80,6 +80,8 @@ export interface NodeConfig {
   abciLaddr: string;
   /** CometBFT's RPC (--consensus cometbft): where eth_sendRawTransaction forwards txs (broadcast_tx_sync). */
   cometRpc: string;
+  /** Prometheus metrics (app.toml [metrics], --metrics, --metrics.address); off by default. */
+  metrics: { enabled: boolean; address: string };
   /** Structured logs (app.toml [log], --log.level, --log.format). */
   log: { level: LogLevel; format: LogFormat };
   /** Addresses whose flags were passed explicitly (later features reject them until they exist). */

@@ -33,6 +33,8 @@ const FLAG_MAP: Record<string, string> = {
   'abci.laddr': 'abci.laddr',
   'comet.rpc': 'comet.rpc',
   chainId: 'chain-id',
+  metrics: 'metrics',
+  'metrics.address': 'metrics.address',
   'log.level': 'log.level',
   'log.format': 'log.format',
 };
@@ -99,6 +101,8 @@ export function registerStartCommand(program: Command): void {
       '--comet.rpc <url>',
       "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)",
     )
+    .option('--metrics', 'serve Prometheus metrics on --metrics.address (default 127.0.0.1:6065; off unless given)')
+    .option('--metrics.address <host:port>', 'Prometheus metrics listen address (implies --metrics)')
     .option('--log.level <level>', 'debug, info (default), warn or error')
     .option('--log.format <format>', 'text (default) or json; every line has a level, a time and a module')
     .action(async (opts: Record<string, unknown>) => {
@@ -136,6 +140,11 @@ export function registerStartCommand(program: Command): void {
         `JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`,
       );
       console.log(`gRPC listening on ${config.grpcAddress.replace(/:\d+$/, '')}:${node.grpcPort}`);
+      if (node.metricsPort !== undefined) {
+        console.log(
+          `Prometheus metrics on http://${config.metrics.address.replace(/:\d+$/, '')}:${node.metricsPort}/metrics`,
+        );
+      }
       if (node.abciAddress) {
         console.log(`ABCI listening on ${node.abciAddress} (consensus: CometBFT, RPC ${config.cometRpc})`);
       } else {
