@@ -10,6 +10,9 @@ import { createChainCommon, createFastKeccak, createSharedCommon } from './app/e
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
+import { SnapshotRestore } from './snapshots/restore.ts';
+import { SnapshotStore } from './snapshots/store.ts';
+import { StatePruner, statePruned } from './app/state/pruner.ts';
 import { parseMinGasPrice } from './config/load.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
@@ -113,6 +116,20 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     const chainStore = new ChainStore(kv, common);
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
+    const pruner =
+      config.pruning.mode === 'archive'
+        ? undefined
+        : new StatePruner(
+            kv,
+            config.pruning,
+            (n) => chainStore.blockByNumber(n)?.header.stateRoot,
+            lineLogger(logs.logger('pruning')),
+          );
+    stateDb.checkRoots = pruner !== undefined || statePruned(kv);
+    const snapshots =
+      config.consensus === 'cometbft'
+        ? new SnapshotStore(join(paths.data, 'snapshots'), kv, config.stateSync, lineLogger(logs.logger('snapshots')))
+        : undefined;
     const app = await KestrelApp.open({
       kv,
       chain: chainStore,
@@ -124,6 +141,14 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       minGasPrice: config.minGasPrice,
       etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
+      afterCommit:
+        pruner || snapshots
+          ? async (c) => {
+              // The snapshot first: a sweep could remove state the snapshot still has to read.
+              snapshots?.afterCommit(c.block.number, c.block.header.stateRoot);
+              await pruner?.afterCommit(c.block.number);
+            }
+          : undefined,
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
@@ -149,6 +174,17 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         genesisDoc,
         version: VERSION,
         feeRecipients: genesis.feeRecipients,
+        snapshots,
+        restore: new SnapshotRestore({
+          kv,
+          height: () => app.head.number,
+          appHashOf: (root) => bank.appHashOf(root),
+          restored: async () => {
+            stateDb.checkRoots = true;
+            await app.reload();
+          },
+          log: lineLogger(logs.logger('statesync')),
+        }),
         log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);

@@ -47,6 +47,8 @@ export interface AppDeps {
   evmChainId: bigint;
   minGasPrice: bigint;
   etherbase: Uint8Array;
+  /** Awaited after each commit, before the next block can start (state pruning). */
+  afterCommit?: (c: CommittedBlock) => Promise<unknown>;
   /** Modules answering query() paths under their prefix (the bank's /cosmos.bank.v1beta1.Query/…). */
   queryModules?: QueryModule[];
 }
@@ -124,6 +126,13 @@ export class KestrelApp {
       stateManager: this.headState,
       blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
     });
+  }
+
+  /** Re-reads the head from the store (after a state-sync restore wrote a new one underneath the app). */
+  async reload(): Promise<void> {
+    this.sealed = undefined;
+    this.headDb.discard();
+    await this.init();
   }
 
   /** The latest committed block. */
@@ -271,6 +280,13 @@ export class KestrelApp {
         fn(committed);
       } catch (e) {
         console.error('commit listener failed:', e);
+      }
+    }
+    if (this.deps.afterCommit) {
+      try {
+        await this.deps.afterCommit(committed);
+      } catch (e) {
+        console.error('after-commit task failed:', e);
       }
     }
     return committed;

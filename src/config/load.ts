@@ -5,6 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { parseEvmChainId } from './chainId.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml, ALL_NAMESPACES } from './defaults.ts';
 import { parseDurationMs } from './durations.ts';
+import { pruningConfig } from '../app/state/pruner.ts';
 import { parseLogFormat, parseLogLevel } from '../log/logger.ts';
 import type { NodeConfig } from './schema.ts';
 
@@ -32,6 +33,10 @@ function int(v: unknown, key: string): number {
     throw new Error(`config: ${key} must be a non-negative integer`);
   }
   return n;
+}
+
+function optionalInt(v: unknown, key: string): number | undefined {
+  return v === undefined || v === '' ? undefined : int(v, key);
 }
 
 function positive(n: number, key: string): number {
@@ -197,6 +202,15 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
     abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),
     cometRpc: str(pick('comet', 'rpc'), 'comet.rpc'),
+    pruning: pruningConfig(
+      str(pick(null, 'pruning') ?? 'archive', 'pruning'),
+      optionalInt(pick(null, 'pruning-keep-recent'), 'pruning-keep-recent'),
+      optionalInt(pick(null, 'pruning-interval'), 'pruning-interval'),
+    ),
+    stateSync: {
+      interval: optionalInt(pick('state-sync', 'snapshot-interval'), 'state-sync.snapshot-interval') ?? 0,
+      keepRecent: optionalInt(pick('state-sync', 'snapshot-keep-recent'), 'state-sync.snapshot-keep-recent') ?? 2,
+    },
     metrics: {
       // --metrics.address alone turns them on too: naming an address means wanting it served.
       enabled:

@@ -17,5 +17,11 @@ export function instrumentAbci(app: AbciApplication, timer: AbciTimer): AbciAppl
     processProposal: (r) => timer.timeAbci('process_proposal', () => app.processProposal(r)),
     finalizeBlock: (r) => timer.timeAbci('finalize_block', () => app.finalizeBlock(r)),
     commit: () => timer.timeAbci('commit', () => app.commit()),
+    listSnapshots: app.listSnapshots?.bind(app),
+    loadSnapshotChunk: app.loadSnapshotChunk?.bind(app),
+    offerSnapshot: app.offerSnapshot ? (r) => timer.timeAbci('offer_snapshot', () => app.offerSnapshot!(r)) : undefined,
+    applySnapshotChunk: app.applySnapshotChunk
+      ? (r) => timer.timeAbci('apply_snapshot_chunk', () => app.applySnapshotChunk!(r))
+      : undefined,
   };
 }

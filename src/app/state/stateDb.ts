@@ -5,8 +5,10 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
 import type { KvStore } from '../../store/kv.ts';
+import { trieKey } from '../../store/schema.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
 import { type RootReads, RootReadsStateManager } from './rootReads.ts';
+import { isEmptyRoot, MissingTrieNodeError } from './walk.ts';
 
 /** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
 const NODE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -15,6 +17,13 @@ const NODE_CACHE_BYTES = 32 * 1024 * 1024;
 export class StateDb {
   private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
   private readonly views = new Map<string, MerkleStateManager>();
+
+  /**
+   * Set when state can be missing (pruning, or a node restored from a snapshot): every view then checks that its
+   * root is stored, so a query for a deleted state fails with geth's error instead of reading half a trie (or an
+   * answer from the node cache). Archive nodes skip the read.
+   */
+  checkRoots = false;
 
   constructor(
     private readonly kv: KvStore,
@@ -41,7 +50,15 @@ export class StateDb {
   }
 
   /** The account trie at `root` (empty = the empty trie) over `db`. */
+  /** Throws geth's missing-trie-node error when roots are checked and `root`'s node is not stored. */
+  requireRoot(root: Uint8Array): void {
+    if (this.checkRoots && !isEmptyRoot(root) && this.kv.get(trieKey(root)) === undefined) {
+      throw new MissingTrieNodeError(root, root);
+    }
+  }
+
   private trieAt(root: Uint8Array, db: BufferedTrieDb): MerklePatriciaTrie {
+    this.requireRoot(root);
     return new MerklePatriciaTrie({
       db,
       root: root.length ? root : undefined,
@@ -56,6 +73,7 @@ export class StateDb {
    * Callers must not write through it.
    */
   readView(root: Uint8Array): MerkleStateManager {
+    this.requireRoot(root);
     const key = Buffer.from(root).toString('hex');
     let view = this.views.get(key);
     if (view) {

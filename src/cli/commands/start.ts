@@ -33,6 +33,11 @@ const FLAG_MAP: Record<string, string> = {
   'abci.laddr': 'abci.laddr',
   'comet.rpc': 'comet.rpc',
   chainId: 'chain-id',
+  pruning: 'pruning',
+  pruningKeepRecent: 'pruning-keep-recent',
+  pruningInterval: 'pruning-interval',
+  'stateSync.snapshotInterval': 'state-sync.snapshot-interval',
+  'stateSync.snapshotKeepRecent': 'state-sync.snapshot-keep-recent',
   metrics: 'metrics',
   'metrics.address': 'metrics.address',
   'log.level': 'log.level',
@@ -101,6 +106,17 @@ export function registerStartCommand(program: Command): void {
       '--comet.rpc <url>',
       "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)",
     )
+    .option('--pruning <mode>', 'archive (default: every state kept), default (keep 362880 recent states) or custom')
+    .option('--pruning-keep-recent <n>', 'with --pruning custom: keep the states of the N most recent blocks')
+    .option(
+      '--pruning-interval <n>',
+      'with --pruning custom: delete older state every N blocks (default keep-recent/10, 10..1000)',
+    )
+    .option(
+      '--state-sync.snapshot-interval <n>',
+      'under CometBFT: take a state-sync snapshot every N blocks (default 0 = none)',
+    )
+    .option('--state-sync.snapshot-keep-recent <n>', 'snapshots kept (default 2)')
     .option('--metrics', 'serve Prometheus metrics on --metrics.address (default 127.0.0.1:6065; off unless given)')
     .option('--metrics.address <host:port>', 'Prometheus metrics listen address (implies --metrics)')
     .option('--log.level <level>', 'debug, info (default), warn or error')
