@@ -8,6 +8,7 @@ import { walkState } from '../app/state/walk.ts';
 import type { KvStore } from '../store/kv.ts';
 import { blockKey, receiptsKey, trieKey } from '../store/schema.ts';
 import {
+  CHUNK_BYTES,
   ChunkWriter,
   describeChunks,
   KIND_BLOCK,
@@ -23,6 +24,8 @@ export interface SnapshotConfig {
   interval: number;
   /** Snapshots kept. */
   keepRecent: number;
+  /** Chunk size target in bytes (default CHUNK_BYTES; tests make it small). */
+  chunkBytes?: number;
 }
 
 interface Meta {
@@ -51,7 +54,7 @@ export class SnapshotStore {
   /** Writes the snapshot of `height` (whose state root is `stateRoot`) and drops the ones beyond keepRecent. */
   create(height: bigint, stateRoot: Uint8Array): Snapshot {
     const t0 = performance.now();
-    const w = new ChunkWriter();
+    const w = new ChunkWriter(this.config.chunkBytes ?? CHUNK_BYTES);
     w.add({ kind: KIND_HEAD, height, stateRoot });
     const first = height >= RECENT_BLOCKS ? height - RECENT_BLOCKS + 1n : 0n;
     for (let n = first; n <= height; n++) {
