@@ -14,6 +14,7 @@ import { SnapshotRestore } from './snapshots/restore.ts';
 import { SnapshotStore } from './snapshots/store.ts';
 import { StatePruner, statePruned } from './app/state/pruner.ts';
 import { parseMinGasPrice } from './config/load.ts';
+import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
@@ -264,6 +265,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       syncStatus: cometApp
         ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
         : undefined,
+      miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
     const table = buildMethodTable(
       {

@@ -10,7 +10,7 @@ import { blockSize } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
-import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { blockHashSource } from './evm/blockHashes.ts';
 import { executeTxs, type ExecTx } from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';

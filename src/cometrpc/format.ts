@@ -2,7 +2,7 @@
 // without 0x, byte payloads as base64. Kestrel's blocks are Ethereum blocks: the block id is the Ethereum block
 // hash, data_hash the transactions root, last_results_hash the receipts root, proposer the block's coinbase.
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 
 /** CometBFT's block protocol version (v0.38). */
 export const BLOCK_PROTOCOL = '11';

@@ -3,9 +3,8 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from '../app/chain/types.ts';
-import { keccak256 } from '../primitives/hash.ts';
-import { bigintToBytes, bytesToBigint, concatBytes, readU64be, u64be } from '../primitives/hex.ts';
+import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './records.ts';
+import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 

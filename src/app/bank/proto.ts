@@ -154,11 +154,22 @@ export function decodePageRequest(buf: Uint8Array | undefined): PageRequest {
   const r: PageRequest = { key: new Uint8Array(0), offset: 0n, limit: 0n, countTotal: false, reverse: false };
   if (!buf) return r;
   for (const f of readFields(buf)) {
-    if (f.no === 1) (expectWt(f, WT_LEN, 'key'), (r.key = Uint8Array.from(f.data)));
-    else if (f.no === 2) (expectWt(f, WT_VARINT, 'offset'), (r.offset = f.int));
-    else if (f.no === 3) (expectWt(f, WT_VARINT, 'limit'), (r.limit = f.int));
-    else if (f.no === 4) (expectWt(f, WT_VARINT, 'count_total'), (r.countTotal = f.int !== 0n));
-    else if (f.no === 5) (expectWt(f, WT_VARINT, 'reverse'), (r.reverse = f.int !== 0n));
+    if (f.no === 1) {
+      expectWt(f, WT_LEN, 'key');
+      r.key = Uint8Array.from(f.data);
+    } else if (f.no === 2) {
+      expectWt(f, WT_VARINT, 'offset');
+      r.offset = f.int;
+    } else if (f.no === 3) {
+      expectWt(f, WT_VARINT, 'limit');
+      r.limit = f.int;
+    } else if (f.no === 4) {
+      expectWt(f, WT_VARINT, 'count_total');
+      r.countTotal = f.int !== 0n;
+    } else if (f.no === 5) {
+      expectWt(f, WT_VARINT, 'reverse');
+      r.reverse = f.int !== 0n;
+    }
   }
   return r;
 }
@@ -178,7 +189,10 @@ export function decodeRequest(
   for (const f of readFields(buf)) {
     const name = strings[f.no];
     if (name !== undefined) out[name] = str(f, name);
-    else if (f.no === pageField) (expectWt(f, WT_LEN, 'pagination'), (page = f.data));
+    else if (f.no === pageField) {
+      expectWt(f, WT_LEN, 'pagination');
+      page = f.data;
+    }
   }
   return { strings: out, page: decodePageRequest(page) };
 }
@@ -241,9 +255,13 @@ export function decodeCoinsResponse(buf: Uint8Array): { coins: Coin[]; page: Pag
       expectWt(f, WT_LEN, 'pagination');
       page = { nextKey: undefined, total: 0n };
       for (const g of readFields(f.data)) {
-        if (g.no === 1)
-          (expectWt(g, WT_LEN, 'next_key'), (page.nextKey = g.data.length ? Uint8Array.from(g.data) : undefined));
-        else if (g.no === 2) (expectWt(g, WT_VARINT, 'total'), (page.total = g.int));
+        if (g.no === 1) {
+          expectWt(g, WT_LEN, 'next_key');
+          page.nextKey = g.data.length ? Uint8Array.from(g.data) : undefined;
+        } else if (g.no === 2) {
+          expectWt(g, WT_VARINT, 'total');
+          page.total = g.int;
+        }
       }
     }
   }

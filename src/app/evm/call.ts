@@ -9,7 +9,7 @@ import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import { contextHeader, contextOf } from '../block.ts';
-import type { BlockRecord } from '../chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
@@ -295,7 +295,7 @@ export class CallService {
   async call(req: CallRequest, block: BlockRecord): Promise<Uint8Array> {
     const r = await this.withContext(block, (ctx) => this.execute(req, block, this.capGas(req), ctx));
     const err = r.execResult.exceptionError;
-    if (err) throw failure(err.error, r.execResult.returnValue, r);
+    if (err) throw failure(err.error, r.execResult.returnValue);
     return r.execResult.returnValue;
   }
 
@@ -318,7 +318,7 @@ export class CallService {
     const first = await this.execute(req, block, hi, ctx);
     if (first.execResult.exceptionError) {
       const e = first.execResult.exceptionError.error;
-      if (e === 'revert') throw failure(e, first.execResult.returnValue, first);
+      if (e === 'revert') throw failure(e, first.execResult.returnValue);
       throw new ExecutionError(e.includes('out of gas') ? `gas required exceeds allowance (${hi})` : e);
     }
     const ok = async (gas: bigint): Promise<boolean> => {
@@ -343,7 +343,7 @@ export class CallService {
   }
 }
 
-function failure(error: string, data: Uint8Array, _r: RunTxResult): Error {
+function failure(error: string, data: Uint8Array): Error {
   if (error === 'revert') return new RevertError(data, decodeRevertReason(data));
   return new ExecutionError(error);
 }

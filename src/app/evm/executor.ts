@@ -5,7 +5,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, createContractAddress } from '@ethereumjs/util';
 import { createBlock } from '@ethereumjs/block';
 import { runTx, type VM } from '@ethereumjs/vm';
-import type { ReceiptRecord } from '../chain/types.ts';
+import type { ReceiptRecord } from '../../store/records.ts';
 import { contextHeader, type BlockContext } from '../block.ts';
 
 /** A transaction handed to the executor with its already-recovered sender. */

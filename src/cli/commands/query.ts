@@ -111,10 +111,12 @@ async function balances(address: string, opts: BalancesOptions): Promise<string>
   }
   const decoded = resType.decode(await abciQuery(opts.node, path, req, height));
   // Proto-JSON with original field names, defaults emitted, uint64 as strings, bytes as base64 or null.
-  const json = resType.toObject(decoded, { longs: String, bytes: String, defaults: true, arrays: true }) as Record<
-    string,
-    any
-  >;
+  type Coin = { denom: string; amount: string };
+  const json = resType.toObject(decoded, { longs: String, bytes: String, defaults: true, arrays: true }) as {
+    balance?: Coin;
+    balances?: Coin[];
+    pagination?: { next_key?: string | null; total?: string };
+  };
   let out: Record<string, unknown>;
   if (opts.denom !== undefined) {
     const c = json.balance ?? { denom: opts.denom, amount: '0' };
@@ -122,7 +124,7 @@ async function balances(address: string, opts: BalancesOptions): Promise<string>
   } else {
     const p = json.pagination ?? {};
     out = {
-      balances: (json.balances as Array<{ denom: string; amount: string }>).map((c) => ({
+      balances: (json.balances ?? []).map((c) => ({
         denom: c.denom,
         amount: c.amount,
       })),

@@ -30,10 +30,10 @@ import {
 } from 'cosmjs-types/tendermint/abci/types';
 import type { AbciApplication } from '../../abci/server.ts';
 import type { CheckedTx, CommittedBlock, FinalizeResult, KestrelApp } from '../../app/app.ts';
-import type { BlockRecord } from '../../app/chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import type { GenesisDoc } from '../../app/genesis.ts';
 import { MAX_TX_BYTES } from '../../app/evm/validate.ts';
-import { abciCode } from '../../cometrpc/methods.ts';
+import { abciCode } from '../../abci/codes.ts';
 import { KestrelError } from '../../errors/index.ts';
 import type { SnapshotRestore } from '../../snapshots/restore.ts';
 import type { SnapshotStore } from '../../snapshots/store.ts';

@@ -5,7 +5,7 @@
 import type { ExecTxResult, Event } from 'cosmjs-types/tendermint/abci/types';
 import type { FinalizeResult } from '../../app/app.ts';
 import type { ExecTx } from '../../app/evm/executor.ts';
-import { abciCode } from '../../cometrpc/methods.ts';
+import { abciCode } from '../../abci/codes.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { bytesEqual, bytesToHex } from '../../primitives/hex.ts';
 
