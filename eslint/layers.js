@@ -39,7 +39,7 @@ export const LAYERS = {
   // a running node over the network only.
   node: ['app', 'config', 'keys', 'log', 'primitives', 'errors'],
   testnet: ['app', 'node', 'config', 'keys', 'log', 'primitives', 'errors'],
-  cli: ['main.ts', 'testnet', 'node', 'keystore', 'config', 'keys', 'log', 'primitives', 'errors'],
+  cli: ['main.ts', 'evm', 'testnet', 'node', 'keystore', 'config', 'keys', 'log', 'primitives', 'errors'],
 };
 
 /** The composition root may import everything. */
