@@ -5,7 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { parseEvmChainId } from './chainId.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml, ALL_NAMESPACES } from './defaults.ts';
 import { parseDurationMs } from './durations.ts';
-import { pruningConfig } from '../app/state/pruner.ts';
+import { pruningConfig } from './pruning.ts';
 import { parseLogFormat, parseLogLevel } from '../log/logger.ts';
 import type { NodeConfig } from './schema.ts';
 

