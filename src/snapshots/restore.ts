@@ -16,6 +16,7 @@ import {
 import { earliestStateOp } from '../app/state/pruner.ts';
 import { CODE_PREFIX, walkState } from '../app/state/walk.ts';
 import { keccak256 } from '../primitives/hash.ts';
+import { HISTORY_EARLIEST } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import { blockKey, canonKey, hashKey, metaKey, receiptsKey, trieKey, txKey } from '../store/schema.ts';
 import { chunkHashes, decodeChunk, KIND_BLOCK, KIND_HEAD, SNAPSHOT_FORMAT, sha256 } from './format.ts';
@@ -185,7 +186,12 @@ export class SnapshotRestore {
       expected++;
     }
     if (expected !== s.height + 1n) throw new Error('the snapshot does not end at its height');
-    ops.push({ type: 'put', key: HEAD, value: u64(s.height) }, earliestStateOp(s.height));
+    const firstBlock = s.height - BigInt(s.blocks.length) + 1n;
+    ops.push(
+      { type: 'put', key: HEAD, value: u64(s.height) },
+      { type: 'put', key: HISTORY_EARLIEST, value: u64(firstBlock) },
+      earliestStateOp(s.height),
+    );
     await this.deps.kv.write(ops);
     await this.deps.restored(s.height);
     this.deps.log(

@@ -18,7 +18,9 @@ import { Bank } from '../app/bank/bank.ts';
 import { BankStore } from '../app/bank/store.ts';
 import { createChainCommon } from '../app/evm/common.ts';
 import { makeGenesisDoc, parseGenesis } from '../app/genesis.ts';
+import { ChainQuery } from '../app/query.ts';
 import { StateDb } from '../app/state/stateDb.ts';
+import { PrunedHistoryError } from '../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
 import { ChainStore } from '../store/chainStore.ts';
 import { KvStore } from '../store/kv.ts';
@@ -69,7 +71,7 @@ async function node() {
     },
     log: (l) => logs.push(l),
   });
-  return { dir, kv, app, bank, restore, logs };
+  return { dir, kv, app, bank, restore, logs, query: new ChainQuery(app, chain, state) };
 }
 
 let nonce = 0n;
@@ -162,6 +164,10 @@ describe('snapshots', { timeout: 300_000 }, () => {
       /^Error: missing trie node|missing trie node/,
     );
     assert.ok((await src.app.query('/evm/account', alice!.address, 250n)).length > 0);
+    // Blocks: the 256 up to the snapshot came with it; older ones are pruned history (geth's EIP-4444 error).
+    assert.ok(empty.query.blockByNumber(45n));
+    assert.throws(() => empty.query.blockByNumber(44n), PrunedHistoryError);
+    assert.ok(src.query.blockByNumber(44n));
     // An app that already has blocks refuses offers.
     assert.equal(empty.restore.offer({ snapshot: snap, appHash }).result, Offer.ABORT);
     for (const n of [src, empty]) await n.kv.close();
