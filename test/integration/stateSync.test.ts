@@ -128,7 +128,8 @@ describe('state sync: a 5th node joins from a snapshot', { skip, timeout: 1_200_
     const n0 = net!.nodes[0]!;
     await n0.waitHeight(MIN_BLOCKS, 600_000);
     const taken = readdirSync(join(net!.dir, n0.spec.appHome, 'data', 'snapshots')).filter((d) => /^\d+$/.test(d));
-    assert.equal(taken.length, 2, `snapshots kept: ${taken.join(', ')}`);
+    // keep-recent 2, plus at most the one being rotated in at this very moment.
+    assert.ok(taken.length >= 2 && taken.length <= 3, `snapshots kept: ${taken.join(', ')}`);
     assert.ok(taken.every((h) => Number(h) % INTERVAL === 0 && Number(h) >= MIN_BLOCKS - 2 * INTERVAL));
 
     // Replay: a fresh node blocksyncs every block from genesis.
