@@ -95,7 +95,8 @@ function time(n: number, f: (i: number) => void): number {
 const callData = abiCall(BALANCE_OF, holder(7));
 const callTx = tx(holder(1), TOKEN, callData);
 const check = executeTransaction(new WorldState(reader), block, callTx, { ...opts, isCall: true });
-if (!check.ok || check.result.status !== 'success' || check.result.output.length !== 32) throw new Error('balanceOf failed');
+if (!check.ok || check.result.status !== 'success' || check.result.output.length !== 32)
+  throw new Error('balanceOf failed');
 const N = quick ? 5_000 : 30_000;
 time(N, () => executeTransaction(new WorldState(reader), block, callTx, { ...opts, isCall: true }));
 const kestrelUs = time(N, () => executeTransaction(new WorldState(reader), block, callTx, { ...opts, isCall: true }));
@@ -108,9 +109,18 @@ await sm.putAccount(tokenAddr, new Account());
 await sm.putCode(tokenAddr, runtime);
 for (const [k, v] of created.storage) await sm.putStorage(tokenAddr, wordToBytes(k), wordToBytes(v));
 const ejsCall = () =>
-  evm.runCall({ to: tokenAddr, caller: createAddressFromBigInt(holder(1)), data: callData, gasLimit: 200_000n, skipBalance: true });
+  evm.runCall({
+    to: tokenAddr,
+    caller: createAddressFromBigInt(holder(1)),
+    data: callData,
+    gasLimit: 200_000n,
+    skipBalance: true,
+  });
 const ejsCheck = await ejsCall();
-if (ejsCheck.execResult.exceptionError || ejsCheck.execResult.executionGasUsed !== 0n + ejsCheck.execResult.executionGasUsed) {
+if (
+  ejsCheck.execResult.exceptionError ||
+  ejsCheck.execResult.executionGasUsed !== 0n + ejsCheck.execResult.executionGasUsed
+) {
   throw new Error('ethereumjs balanceOf failed');
 }
 const EN = quick ? 200 : 1_000;
@@ -118,7 +128,9 @@ for (let i = 0; i < EN / 4; i++) await ejsCall();
 const t0 = cpuUs();
 for (let i = 0; i < EN; i++) await ejsCall();
 const ejsUs = (cpuUs() - t0) / EN;
-console.log(`balanceOf  kestrel ${kestrelUs.toFixed(2)} µs/call   ethereumjs ${ejsUs.toFixed(1)} µs/call   ratio ${(ejsUs / kestrelUs).toFixed(1)}x (CPU time)   (gas ${check.result.gasUsed})`);
+console.log(
+  `balanceOf  kestrel ${kestrelUs.toFixed(2)} µs/call   ethereumjs ${ejsUs.toFixed(1)} µs/call   ratio ${(ejsUs / kestrelUs).toFixed(1)}x (CPU time)   (gas ${check.result.gasUsed})`,
+);
 
 // --- 2. 500-tx blocks ---
 const BLOCK_TXS = 500;
@@ -131,7 +143,8 @@ function blockRate(make: (i: number) => Tx): number {
     const w = new WorldState(reader);
     for (const t1 of txs) {
       const o = executeTransaction(w, block, t1, opts);
-      if (!o.ok || o.result.status !== 'success') throw new Error(`block tx failed: ${o.ok ? o.result.status : o.reason}`);
+      if (!o.ok || o.result.status !== 'success')
+        throw new Error(`block tx failed: ${o.ok ? o.result.status : o.reason}`);
     }
     w.diff();
     if (r >= 0) total += cpuUs() - t;
@@ -140,4 +153,6 @@ function blockRate(make: (i: number) => Tx): number {
 }
 const transfers = blockRate((i) => tx(holder(i), 0xbeef0000n + BigInt(i), new Uint8Array(0), 0n, 1000n, 21_000n));
 const erc20 = blockRate((i) => tx(holder(i), TOKEN, abiCall(TRANSFER, 0xbeef0000n + BigInt(i), 5n), 0n, 0n, 100_000n));
-console.log(`500-tx blocks  value transfers ${Math.round(transfers)} tx/s   ERC20 transfers ${Math.round(erc20)} tx/s   (no state root; CPU time)`);
+console.log(
+  `500-tx blocks  value transfers ${Math.round(transfers)} tx/s   ERC20 transfers ${Math.round(erc20)} tx/s   (no state root; CPU time)`,
+);

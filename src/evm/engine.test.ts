@@ -85,7 +85,12 @@ test('memory gas is exact up to the 2^32-byte limit', () => {
 
 test('memory guard: a huge offset is out of gas before any allocation', () => {
   // MLOAD at 2^32, at 2^255, MSTORE at 2^64, RETURN of 2^40 bytes: all out of gas, all gas consumed.
-  for (const code of ['640100000000' + '5100', '7f8' + '0'.repeat(63) + '5100', '6001680100000000000000005200', '6501000000000060' + '00f3']) {
+  for (const code of [
+    '640100000000' + '5100',
+    '7f8' + '0'.repeat(63) + '5100',
+    '6001680100000000000000005200',
+    '6501000000000060' + '00f3',
+  ]) {
     const { r } = run(code);
     assert.equal(r.status, 'out_of_gas', code);
     assert.equal(r.gasUsed, 1_000_000n);
@@ -119,7 +124,9 @@ test('deep recursion: 1025 nested frames without exhausting the JS stack, gas be
   // stores 1 at its depth. A 2^60 gas limit leaves every depth enough gas and runs the gas-above-2^53 path.
   // CALLDATALOAD(0)+1 -> mem[0]; CALL(GAS, self, 0, 0, 32, 0, 0); POP; SSTORE(calldata, 1)
   const code = '6000356001016000526000600060206000600030' + '5af1' + '50' + '60016000355500';
-  const w = new WorldState(new MemReader().set(SENDER, { balance: 1n << 70n }).set(CONTRACT, { code: hexToBytes(code) }));
+  const w = new WorldState(
+    new MemReader().set(SENDER, { balance: 1n << 70n }).set(CONTRACT, { code: hexToBytes(code) }),
+  );
   const big = { ...block, gasLimit: 1n << 62n };
   const out = executeTransaction(w, big, tx({ gasLimit: 1n << 60n }), { fork: 'Prague', rules: { burnBaseFee: true } });
   assert.ok(out.ok);

@@ -258,6 +258,20 @@ export async function runOnEthereumjs(
     topics: topics.map((t) => bytesToBigInt(t)),
     data,
   }));
+  // ethereumjs reports the refund counter before the EIP-3529 cap; the contract's gasRefund is the refund
+  // applied: min(counter, (gasUsed + applied) / 5), 0 when the EIP-7623 floor set the gas used.
+  const counter = result.gasRefund ?? 0n;
+  let applied = 0n;
+  if (counter > 0n) {
+    const after = result.totalGasSpent;
+    if (counter * 5n <= after + counter) applied = counter;
+    else
+      for (let a = after / 4n + 1n; a >= 0n; a--)
+        if (a === (after + a) / 5n) {
+          applied = a;
+          break;
+        }
+  }
   const status =
     result.execResult.exceptionError === undefined
       ? 'success'
@@ -270,7 +284,7 @@ export async function runOnEthereumjs(
       result: {
         status,
         gasUsed: result.totalGasSpent,
-        gasRefund: result.gasRefund ?? 0n,
+        gasRefund: applied,
         output: result.execResult.returnValue,
         logs,
         createdAddress: result.createdAddress === undefined ? undefined : bytesToBigInt(result.createdAddress.bytes),

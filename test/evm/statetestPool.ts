@@ -27,6 +27,8 @@ export type EngineName = 'kestrel' | 'ethereumjs';
 /** One failed case. */
 export interface Failure {
   set: string;
+  /** The fixture file inside its set. */
+  file: string;
   name: string;
   fork: string;
   error: string;
@@ -107,7 +109,8 @@ export function failureCategories(
       .replace(/\(.*$/, '')
       .replace(/: .*$/, '')
       .slice(0, 60);
-    const key = `${f.set} ${kind}`;
+    const dir = f.file.includes('/') ? f.file.slice(0, f.file.lastIndexOf('/')) : f.file;
+    const key = `${f.set}/${dir}: ${kind}`;
     const g = groups.get(key);
     if (g) g.count++;
     else groups.set(key, { key, count: 1, example: f });

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StateTestEngine } from '../../src/evm/statetest/engine.ts';
-import { runStateTests } from '../../src/evm/statetest/runner.ts';
+import { runStateTestCases } from '../../src/evm/statetest/runner.ts';
 import { FIXTURE_DIR, type SetCounts, type WorkerJob, type WorkerMessage } from './statetestPool.ts';
 
 const job = workerData as WorkerJob;
@@ -18,17 +18,19 @@ const send = (m: WorkerMessage) => parentPort!.postMessage(m);
 for (const set of job.sets) {
   const c: SetCounts = { passed: 0, failed: 0, skipped: 0 };
   counts[set] = c;
-  const results = runStateTests([path.join(FIXTURE_DIR, `${set}.json.br`)], {
+  const bundle = path.join(FIXTURE_DIR, `${set}.json.br`);
+  const results = runStateTestCases([bundle], {
     engine,
     shard: job.shard,
     run: job.run === undefined ? undefined : new RegExp(job.run),
     onSkip: () => c.skipped++,
   });
-  for await (const r of results) {
+  for await (const { result: r, file } of results) {
     if (r.pass) c.passed++;
     else {
       c.failed++;
-      send({ kind: 'failure', failure: { set, name: r.name, fork: r.fork, error: r.error ?? '' } });
+      const inner = file.startsWith(bundle + '/') ? file.slice(bundle.length + 1) : file;
+      send({ kind: 'failure', failure: { set, file: inner, name: r.name, fork: r.fork, error: r.error ?? '' } });
     }
   }
 }

@@ -5,7 +5,16 @@ import type { WorldState } from '../state/world.ts';
 import { EMPTY_BYTES } from '../bytes.ts';
 import { createAddress, delegationTarget, execCall, execCreate } from '../frame.ts';
 import { analysisCache, analyze } from '../interpreter/analysis.ts';
-import { Evm, isSuccess, K_CALL, K_CREATE, S_COLLISION, setGas, STATUS_NAMES, totalGas } from '../interpreter/context.ts';
+import {
+  Evm,
+  isSuccess,
+  K_CALL,
+  K_CREATE,
+  S_COLLISION,
+  setGas,
+  STATUS_NAMES,
+  totalGas,
+} from '../interpreter/context.ts';
 import { applyAuthorizations } from './authorization.ts';
 import { validateTx } from './validate.ts';
 

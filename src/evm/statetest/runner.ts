@@ -159,6 +159,17 @@ export function testContext(test: StateTest): TestContext {
 
 /** Runs every selected case under `paths` (files, directories, bundles), yielding one result per case. */
 export async function* runStateTests(paths: readonly string[], opts: RunOptions): AsyncGenerator<StateTestResult> {
+  for await (const { result } of runStateTestCases(paths, opts)) yield result;
+}
+
+/** A result with the fixture file it came from (the file of a fixture that could not be read or parsed). */
+export interface LocatedResult {
+  result: StateTestResult;
+  file: string;
+}
+
+/** As {@link runStateTests}, with each result's fixture file. */
+export async function* runStateTestCases(paths: readonly string[], opts: RunOptions): AsyncGenerator<LocatedResult> {
   await initKeccak();
   await opts.engine.init();
   let fileIndex = 0;
@@ -168,13 +179,8 @@ export async function* runStateTests(paths: readonly string[], opts: RunOptions)
       try {
         files = readFixtureFiles(onDisk);
       } catch (e) {
-        yield {
-          name: onDisk,
-          pass: false,
-          stateRoot: '0x',
-          fork: '',
-          error: `cannot read fixture: ${(e as Error).message}`,
-        };
+        const error = `cannot read fixture: ${(e as Error).message}`;
+        yield { file: onDisk, result: { name: onDisk, pass: false, stateRoot: '0x', fork: '', error } };
         continue;
       }
       for (const f of files) {
@@ -186,7 +192,7 @@ export async function* runStateTests(paths: readonly string[], opts: RunOptions)
           tests = parseStateTestFile(f.json, f.file);
         } catch (e) {
           if (!(e instanceof FixtureError)) throw e;
-          yield { name: f.file, pass: false, stateRoot: '0x', fork: '', error: e.message };
+          yield { file: f.file, result: { name: f.file, pass: false, stateRoot: '0x', fork: '', error: e.message } };
           continue;
         }
         for (const test of tests) {
@@ -199,7 +205,7 @@ export async function* runStateTests(paths: readonly string[], opts: RunOptions)
               continue;
             }
             ctx ??= testContext(test);
-            yield await runCase(c, opts.engine, ctx);
+            yield { file: f.file, result: await runCase(c, opts.engine, ctx) };
           }
         }
       }
