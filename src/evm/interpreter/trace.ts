@@ -40,7 +40,8 @@ function memCost(f: Frame, off: bigint, size: bigint): number {
   return f.mem.expansionCost(Number(end));
 }
 
-const words = (size: bigint): number => (size > BigInt(MEM_LIMIT) ? Number.MAX_SAFE_INTEGER : Math.ceil(Number(size) / 32));
+const words = (size: bigint): number =>
+  size > BigInt(MEM_LIMIT) ? Number.MAX_SAFE_INTEGER : Math.ceil(Number(size) / 32);
 
 /**
  * What an opcode will cost as far as it can be known before it runs: the static gas, memory expansion, copy and
