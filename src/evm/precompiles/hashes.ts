@@ -19,14 +19,14 @@ export const jsRipemd160: HashFn = (data) => nobleRipemd160(data);
 
 const EMPTY_RIPEMD160 = '9c1185a5c5e9fc54612808977ee8f548b2258d31';
 
-/** OpenSSL's RIPEMD-160 when it loads and passes the empty-string vector, else the JavaScript one. */
-export function pickRipemd160(): HashFn {
+/** OpenSSL's RIPEMD-160 when it is available and passes the empty-string vector, else undefined. */
+export function loadOpensslRipemd160(): HashFn | undefined {
   try {
     if (Buffer.from(opensslRipemd160(new Uint8Array(0))).toString('hex') === EMPTY_RIPEMD160) return opensslRipemd160;
   } catch {
     // OpenSSL without RIPEMD-160: the unsupported-digest error lands here.
   }
-  return jsRipemd160;
+  return undefined;
 }
 
 /** 0x02: 60 + 12 per word. */

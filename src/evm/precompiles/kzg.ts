@@ -54,11 +54,6 @@ export function loadMicroKzg(): KzgVerifier {
   };
 }
 
-/** The default verifier: c-kzg, else micro-eth-signer. */
-export function loadKzg(): KzgVerifier {
-  return loadCKzg() ?? loadMicroKzg();
-}
-
 /** 0x0a over a verifier obtained on first use from `load`. */
 export function kzgPointEvaluationPrecompile(load: () => KzgVerifier): Precompile {
   let verifier: KzgVerifier | undefined;

@@ -18,10 +18,16 @@ export async function loadMcl(curve: MclCurve): Promise<Mcl> {
   const require = createRequire(import.meta.url);
   const entry = require.resolve('mcl-wasm');
   const packageDir = dirname(entry);
-  for (const key of Object.keys(require.cache)) {
-    if (key.startsWith(packageDir)) delete require.cache[key];
-  }
+  const forget = () => {
+    for (const key of Object.keys(require.cache)) {
+      if (key.startsWith(packageDir)) delete require.cache[key];
+    }
+  };
+  forget();
   const mcl = require(entry) as Mcl;
+  // Dropped again at once: another require('mcl-wasm') in the process (and its init) gets a copy of its own
+  // and can never switch the curve under this one.
+  forget();
   await mcl.init(curve === 'BN_SNARK1' ? mcl.BN_SNARK1 : mcl.BLS12_381);
   return mcl;
 }

@@ -8,7 +8,17 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Address, Fork, Precompile } from '../types.ts';
 import { bigIntToBytes, hexToBytes, toHex } from './bytes.ts';
-import { type BackendChoice, buildPrecompiles, initPrecompiles, loadBackends, precompilesFor } from './index.ts';
+import {
+  buildPrecompiles,
+  initPrecompiles,
+  loadBackends,
+  NATIVE_LOADERS,
+  NO_NATIVE_LOADERS,
+  type NativeLoaders,
+  type PrecompileBackends,
+  precompileLibraries,
+  precompilesFor,
+} from './index.ts';
 
 const word = (n: bigint | number) => bigIntToBytes(BigInt(n), 32);
 const cat = (...parts: Uint8Array[]) => {
@@ -46,21 +56,41 @@ function g2Bytes(q: InstanceType<typeof bn254.G2.Point>): Uint8Array {
   return cat(word(a.x.c1), word(a.x.c0), word(a.y.c1), word(a.y.c0));
 }
 
-for (const choice of ['native', 'js'] as BackendChoice[]) {
-  describe(`precompiles over the ${choice} backends`, () => {
+const SETS: [string, NativeLoaders][] = [
+  ['native/wasm', NATIVE_LOADERS],
+  ['forced pure-JS fallback', NO_NATIVE_LOADERS],
+];
+
+for (const [label, loaders] of SETS) {
+  describe(`precompiles over the ${label} backends`, () => {
+    let backends: PrecompileBackends;
     let maps: Record<Fork, ReadonlyMap<Address, Precompile>>;
     let pc: (address: bigint) => Precompile;
     before(async () => {
-      const backends = await loadBackends(choice);
-      if (choice === 'native') {
-        assert.equal(backends.bn254.name, 'mcl-wasm');
-        assert.equal(backends.bls12381.name, 'mcl-wasm');
-      } else {
-        assert.equal(backends.bn254.name, '@noble/curves');
-        assert.equal(backends.bls12381.name, '@noble/curves');
-      }
+      backends = await loadBackends(loaders);
       maps = buildPrecompiles(backends);
       pc = (a) => maps.Prague.get(a)!;
+    });
+
+    test('the backends are the expected libraries', (t) => {
+      t.diagnostic(JSON.stringify(backends.names));
+      if (loaders === NO_NATIVE_LOADERS) {
+        assert.deepEqual(backends.names, {
+          ecrecover: '@noble/curves',
+          keccak256: '@noble/hashes',
+          ripemd160: '@noble/hashes',
+          bn254: '@noble/curves',
+          bls12381: '@noble/curves',
+          kzg: 'not loaded yet (first 0x0a call)',
+        });
+      } else {
+        // wasm and OpenSSL load everywhere; the native add-ons (secp256k1, c-kzg) may fall back on a platform
+        // without a prebuild or compiler, which the diagnostic above shows.
+        assert.equal(backends.names.keccak256, 'hash-wasm');
+        assert.equal(backends.names.ripemd160, 'node:crypto');
+        assert.equal(backends.names.bn254, 'mcl-wasm');
+        assert.equal(backends.names.bls12381, 'mcl-wasm');
+      }
     });
 
     test('fork maps: Cancun 0x01–0x0a, Prague 0x01–0x11', () => {
@@ -230,9 +260,11 @@ for (const choice of ['native', 'js'] as BackendChoice[]) {
       assert.equal(f.run(cat(input(12, 1), new Uint8Array(1)), 'Prague'), undefined);
     });
 
-    test('0x0a KZG point evaluation', () => {
+    test('0x0a KZG point evaluation', (t) => {
       const kzg = pc(0x0an);
       const out = kzg.run(kzgInput(), 'Cancun')!;
+      t.diagnostic(`KZG verifier: ${backends.names.kzg}`);
+      if (loaders === NO_NATIVE_LOADERS) assert.equal(backends.names.kzg, 'micro-eth-signer');
       assert.equal(
         toHex(out),
         toHex(cat(word(4096), word(0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n))),
@@ -269,4 +301,5 @@ test('initPrecompiles is idempotent and precompilesFor serves both forks', async
   assert.equal(precompilesFor('Cancun').size, 10);
   assert.equal(precompilesFor('Prague').size, 17);
   assert.equal(precompilesFor('Cancun').get(0x0bn), undefined);
+  assert.equal(precompileLibraries().bls12381, 'mcl-wasm');
 });
