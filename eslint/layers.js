@@ -50,6 +50,10 @@ export const LAYERS = {
   cometrpc: ['rpc/server', 'abci', 'app', 'store', 'log', 'primitives', 'errors'],
   // The home on disk, local testnets, and the CLI: `start` runs the composition root; every other command reaches
   // a running node over the network only.
+  // Prometheus series: instruments the JSON-RPC dispatcher and the ABCI application (their types only).
+  metrics: ['rpc/server', 'abci', 'app', 'log', 'primitives', 'errors'],
+  // State-sync snapshots: written from and restored into the app's store.
+  snapshots: ['app', 'store', 'log', 'primitives', 'errors'],
   node: ['app', 'config', 'keys', 'log', 'primitives', 'errors'],
   testnet: ['app', 'node', 'config', 'keys', 'log', 'primitives', 'errors'],
   cli: ['main.ts', 'evm', 'testnet', 'node', 'keystore', 'config', 'keys', 'log', 'primitives', 'errors'],

@@ -10,6 +10,9 @@ import { createChainCommon, createFastKeccak, createSharedCommon } from './app/e
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
+import { SnapshotRestore } from './snapshots/restore.ts';
+import { SnapshotStore } from './snapshots/store.ts';
+import { StatePruner, statePruned } from './app/state/pruner.ts';
 import { parseMinGasPrice } from './config/load.ts';
 import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
@@ -50,8 +53,15 @@ import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
+import { instrumentAbci } from './metrics/abci.ts';
+import { NodeMetrics } from './metrics/nodeMetrics.ts';
+import { rejectReason } from './metrics/rejectReason.ts';
+import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
 export const VERSION = '0.1.0';
+
+/** The methods whose failures are admission refusals (counted by reason in the metrics). */
+const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction', 'personal_sendTransaction']);
 
 /** A running node. */
 export interface RunningNode {
@@ -62,6 +72,8 @@ export interface RunningNode {
   cometPort: number;
   /** Where the ABCI server listens (--consensus cometbft only). */
   abciAddress?: string;
+  /** Port of the Prometheus metrics (--metrics only). */
+  metricsPort?: number;
   app: KestrelApp;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
@@ -110,6 +122,20 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     const chainStore = new ChainStore(kv, common);
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
+    const pruner =
+      config.pruning.mode === 'archive'
+        ? undefined
+        : new StatePruner(
+            kv,
+            config.pruning,
+            (n) => chainStore.blockByNumber(n)?.header.stateRoot,
+            lineLogger(logs.logger('pruning')),
+          );
+    stateDb.checkRoots = pruner !== undefined || statePruned(kv);
+    const snapshots =
+      config.consensus === 'cometbft'
+        ? new SnapshotStore(join(paths.data, 'snapshots'), kv, config.stateSync, lineLogger(logs.logger('snapshots')))
+        : undefined;
     const app = await KestrelApp.open({
       kv,
       chain: chainStore,
@@ -121,6 +147,14 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       minGasPrice: config.minGasPrice,
       etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
+      afterCommit:
+        pruner || snapshots
+          ? async (c) => {
+              // The snapshot first: a sweep could remove state the snapshot still has to read.
+              snapshots?.afterCommit(c.block.number, c.block.header.stateRoot);
+              await pruner?.afterCommit(c.block.number);
+            }
+          : undefined,
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
@@ -146,6 +180,17 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         genesisDoc,
         version: VERSION,
         feeRecipients: genesis.feeRecipients,
+        snapshots,
+        restore: new SnapshotRestore({
+          kv,
+          height: () => app.head.number,
+          appHashOf: (root) => bank.appHashOf(root),
+          restored: async () => {
+            stateDb.checkRoots = true;
+            await app.reload();
+          },
+          log: lineLogger(logs.logger('statesync')),
+        }),
         log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
@@ -242,7 +287,23 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       },
       dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
     );
-    const dispatcher = createDispatcher(ctx, table);
+    const metrics = config.metrics.enabled
+      ? new NodeMetrics({
+          poolCounts: () => pool.counts(),
+          wsSubscriptions: () => events.subscriptions.size,
+          dataDir: paths.data,
+          knownMethod: (m) => table.has(m),
+        })
+      : undefined;
+    if (metrics) {
+      metrics.setHead(app.head.number);
+      app.onCommit((c) => metrics.blockCommitted(c, app.lastCommitSeconds));
+    }
+    const dispatcher = metrics
+      ? metrics.rpc.instrument(createDispatcher(ctx, table), (method, e) => {
+          if (SUBMIT_METHODS.has(method)) metrics.txRejected(rejectReason(e));
+        })
+      : createDispatcher(ctx, table);
     const limits = {
       maxBodyBytes: config.jsonRpc.maxBodyBytes,
       maxBatchItems: config.jsonRpc.maxBatchItems,
@@ -263,7 +324,14 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
+    let metricsServer: MetricsServer | undefined;
     try {
+      if (metrics) {
+        const at = splitHostPort(config.metrics.address);
+        metricsServer = track(
+          await startMetricsServer(at.host, at.port, () => metrics.page(), lineLogger(logs.logger('metrics'), 'error')),
+        );
+      }
       wsServer = track(
         await startWsTransport(transport, {
           host: ws.host,
@@ -286,7 +354,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         abciServer = track(
           await startAbciServer({
             laddr: config.abciLaddr,
-            app: cometApp,
+            app: metrics ? instrumentAbci(cometApp, metrics) : cometApp,
             onConnection,
             log: lineLogger(logs.logger('abci'), 'warn'),
           }),
@@ -338,6 +406,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       grpcPort: grpcServer.port,
       cometPort: cometServer?.port ?? 0,
       abciAddress: abciServer?.address,
+      metricsPort: metricsServer?.port,
       app,
       async close() {
         if (closed) return;
@@ -348,6 +417,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           grpcServer.close(),
           cometServer?.close(),
           abciServer?.close(),
+          metricsServer?.close(),
         ]);
         await forwarder?.stop();
         await engine?.stop();

@@ -47,6 +47,8 @@ export interface AppDeps {
   evmChainId: bigint;
   minGasPrice: bigint;
   etherbase: Uint8Array;
+  /** Awaited after each commit, before the next block can start (state pruning). */
+  afterCommit?: (c: CommittedBlock) => Promise<unknown>;
   /** Modules answering query() paths under their prefix (the bank's /cosmos.bank.v1beta1.Query/…). */
   queryModules?: QueryModule[];
 }
@@ -63,6 +65,8 @@ export class KestrelApp {
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
   private readonly rewinders: Array<(keep: bigint, head: bigint) => KvOp[]> = [];
   private readonly rewindListeners: Array<(keep: bigint, forgotten: BlockRecord[]) => void> = [];
+  /** How long the last Commit took to build and write its batch (metrics). */
+  lastCommitSeconds = 0;
   /** Coinbase for the next blocks (miner_setEtherbase changes it). */
   etherbase: Uint8Array;
   minGasPrice: bigint;
@@ -124,6 +128,13 @@ export class KestrelApp {
       stateManager: this.headState,
       blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
     });
+  }
+
+  /** Re-reads the head from the store (after a state-sync restore wrote a new one underneath the app). */
+  async reload(): Promise<void> {
+    this.sealed = undefined;
+    this.headDb.discard();
+    await this.init();
   }
 
   /** The latest committed block. */
@@ -303,6 +314,7 @@ export class KestrelApp {
   async commit(): Promise<CommittedBlock> {
     const s = this.sealed;
     if (!s) throw new KestrelError('commit called without a finalized block');
+    const t0 = performance.now();
     const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts, s.encodedTxs)];
     try {
       for (const index of this.indexers) ops.push(...index(s));
@@ -312,6 +324,7 @@ export class KestrelApp {
       throw e;
     }
     this.deps.chain.remember(s.block, s.receipts);
+    this.lastCommitSeconds = (performance.now() - t0) / 1000;
     this.headBlock = s.block;
     this.sealed = undefined;
     const committed = { block: s.block, receipts: s.receipts };
@@ -320,6 +333,13 @@ export class KestrelApp {
         fn(committed);
       } catch (e) {
         console.error('commit listener failed:', e);
+      }
+    }
+    if (this.deps.afterCommit) {
+      try {
+        await this.deps.afterCommit(committed);
+      } catch (e) {
+        console.error('after-commit task failed:', e);
       }
     }
     return committed;

@@ -2,7 +2,7 @@
 // height (archive).
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address } from '@ethereumjs/util';
-import { NotFoundError } from '../errors/index.ts';
+import { NotFoundError, PrunedHistoryError } from '../errors/index.ts';
 import type { BlockSelector } from '../primitives/blockSelector.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { bytesToHex } from '../primitives/hex.ts';
@@ -47,7 +47,10 @@ export class ChainQuery {
   /** The block at a height, or undefined. */
   blockByNumber(n: bigint): BlockRecord | undefined {
     if (n > this.app.head.number) return undefined;
-    return this.chain.blockByNumber(n);
+    const b = this.chain.blockByNumber(n);
+    // A node that joined by state sync has no blocks before its snapshot's: say so, as geth does for expired history.
+    if (!b && n < this.chain.earliestBlock()) throw new PrunedHistoryError();
+    return b;
   }
 
   /** The block with a hash, or undefined. */

@@ -11,6 +11,8 @@ import type { KvOp, KvStore } from './kv.ts';
 import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 
 const HEAD = metaKey('head');
+/** The first stored block of a node that joined by state sync (absent: every block from genesis is stored). */
+export const HISTORY_EARLIEST = metaKey('history-earliest');
 
 function txRlpItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
   return tx.type === 0 ? (tx.raw() as Uint8Array[]) : tx.serialize();
@@ -174,6 +176,12 @@ export class ChainStore {
   remember(block: BlockRecord, receipts: ReceiptRecord[]): void {
     this.blockCache.set(block.number, block);
     this.receiptCache.set(block.number, receipts);
+  }
+
+  /** The lowest height whose block is stored (0 unless the node joined by state sync). */
+  earliestBlock(): bigint {
+    const v = this.kv.get(HISTORY_EARLIEST);
+    return v === undefined ? 0n : readU64be(v);
   }
 
   /** The block at a height, or undefined. */
