@@ -193,6 +193,14 @@ describe('loadConfig', () => {
     );
     assert.throws(() => loadConfig(home, { 'chain-id': 'nope' }, DEFAULT_CHAIN_ID), /invalid chain-id/);
     assert.equal(loadConfig(home, { 'json-rpc.compat': 'ethermint' }, DEFAULT_CHAIN_ID).jsonRpc.compat, 'ethermint');
+    // The HTTP/WS back end: auto by default, uws or node when forced, anything else refused.
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).jsonRpc.transport, 'auto');
+    assert.equal(loadConfig(home, { 'json-rpc.transport': 'node' }, DEFAULT_CHAIN_ID).jsonRpc.transport, 'node');
+    assert.equal(loadConfig(home, { 'json-rpc.transport': 'uws' }, DEFAULT_CHAIN_ID).jsonRpc.transport, 'uws');
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.transport': 'epoll' }, DEFAULT_CHAIN_ID),
+      /invalid json-rpc.transport "epoll" \(use auto, uws or node\)/,
+    );
   });
 
   test('validation errors from app.toml', () => {
