@@ -19,8 +19,8 @@ export default tseslint.config(
     },
   },
   {
-    // Tests read untyped JSON answers from the wire.
-    files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    // Tests read untyped JSON answers from the wire; fixture-extraction scripts read untyped fixture JSON.
+    files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'src/**/fixtures/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

@@ -18,6 +18,7 @@ import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
+import { DevToolkit } from './consensus/solo/devToolkit.ts';
 import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
@@ -37,6 +38,7 @@ import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
 import { debugNamespace } from './rpc/namespaces/debug/index.ts';
+import { devNamespaces } from './rpc/namespaces/dev/index.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
 import { minerNamespace } from './rpc/namespaces/miner/index.ts';
 import { netNamespace } from './rpc/namespaces/net/index.ts';
@@ -44,8 +46,7 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
-import { startHttpServer } from './rpc/server/http.ts';
-import { startWsServer } from './rpc/server/ws.ts';
+import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
@@ -86,9 +87,13 @@ function splitHostPort(addr: string): { host: string; port: number } {
   return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
 }
 
-/** The client version string, in geth's layout. */
-export function clientVersion(): string {
-  return `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+/**
+ * The client version string, in geth's layout. With the dev toolkit it starts with "anvil-compatible ": dev tools
+ * (hardhat-network-helpers) serve their helpers only to a node whose version names Hardhat or Anvil.
+ */
+export function clientVersion(devToolkit = false): string {
+  const v = `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+  return devToolkit ? `anvil-compatible ${v}` : v;
 }
 
 /** miner_setGasPrice writes app.toml, but a --minimum-gas-prices flag wins: say so at start when they differ. */
@@ -244,6 +249,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
+    const dev = engine && config.devToolkit ? new DevToolkit(app, engine, pool, txs) : undefined;
     const ctx: RpcContext = {
       config,
       app,
@@ -252,7 +258,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       pool,
       txs,
       compat: config.jsonRpc.compat,
-      clientVersion: clientVersion(),
+      clientVersion: clientVersion(dev !== undefined),
+      dev,
       state: stateDb,
       common,
       vmCommon,
@@ -276,8 +283,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         txpool: txpoolNamespace,
         miner: minerNamespace,
         debug: debugNamespace,
+        ...devNamespaces,
       },
-      config.jsonRpc.api,
+      dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
     );
     const metrics = config.metrics.enabled
       ? new NodeMetrics({
@@ -302,6 +310,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
+    const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
+    console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
@@ -309,8 +319,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     // other listener must already accept connections by then. A failure closes what was already started.
     const started: { close(): Promise<void> }[] = [];
     const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-    let httpServer: Awaited<ReturnType<typeof startHttpServer>>;
-    let wsServer: Awaited<ReturnType<typeof startWsServer>>;
+    let httpServer: RunningServer;
+    let wsServer: RunningServer;
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
@@ -323,7 +333,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         );
       }
       wsServer = track(
-        await startWsServer({
+        await startWsTransport(transport, {
           host: ws.host,
           port: ws.port,
           dispatcher,
@@ -331,6 +341,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           authToken,
           corsOrigins: config.jsonRpc.corsOrigins,
           maxOpenConnections,
+          // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
+          maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * config.jsonRpc.wsSubscriptionBufferBytes),
           log: lineLogger(logs.logger('rpc'), 'error'),
         }),
       );
@@ -368,7 +380,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             }),
           );
       httpServer = track(
-        await startHttpServer({
+        await startHttpTransport(transport, {
           host: http.host,
           port: http.port,
           dispatcher,

@@ -169,7 +169,7 @@ describe('KestrelApp over LevelDB', () => {
       res.rejected.map((r) => bytesToHex(r.hash)),
       [bytesToHex(gapped.hash)],
     );
-    assert.match(res.rejected[0]!.error, /nonce/);
+    assert.match(res.rejected[0]!.error.message, /nonce/);
     assert.ok(res.receipts.every((r) => r.status === 1));
     assert.deepEqual(res.block.senders, [alice.address, alice.address, bob.address, dave.address]);
     assert.deepEqual(res.receipts[3]!.effectiveGasPrice, 3n * GWEI);

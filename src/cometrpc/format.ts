@@ -3,13 +3,14 @@
 // hash, data_hash the transactions root, last_results_hash the receipts root, proposer the block's coinbase.
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { BlockRecord } from '../store/records.ts';
+import { bareHex } from '../primitives/hex.ts';
 
 /** CometBFT's block protocol version (v0.38). */
 export const BLOCK_PROTOCOL = '11';
 
 /** Upper-case hex without 0x, as CometBFT prints HexBytes. */
 export function hexUpper(b: Uint8Array): string {
-  return Buffer.from(b).toString('hex').toUpperCase();
+  return bareHex(b).toUpperCase();
 }
 
 /** Base64, as CometBFT prints []byte. */

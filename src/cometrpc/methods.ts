@@ -180,7 +180,7 @@ export const cometMethods: Record<string, CometMethod> = {
         return { code: 0, data: '', log: '', codespace: '', hash };
       } catch (e) {
         // CometBFT's mempool cache answers a duplicate with an RPC error, not a CheckTx code.
-        if (e instanceof TxRejectedError && e.message === 'already known')
+        if (e instanceof TxRejectedError && e.reason === 'alreadyKnown')
           throw new CometInternalError('tx already exists in cache');
         if (!(e instanceof TxRejectedError)) throw e;
         const { codespace, code, log } = abciCode(e);

@@ -41,9 +41,49 @@ export class ParseError extends KestrelError {
   override name = 'ParseError';
 }
 
-/** A transaction was refused at admission (nonce too low, already known, insufficient funds, …). */
+/**
+ * Why a transaction was refused. The pool, the journal, the ABCI code table and the CometBFT RPC branch on this;
+ * the message is for the client only (geth's wording, which viem and ethers match on).
+ */
+export type TxRejectReason =
+  // Undecodable or not acceptable as such (ABCI code 2).
+  | 'malformed'
+  | 'unsupportedType'
+  | 'oversized'
+  | 'notReplayProtected'
+  | 'invalidChainId'
+  | 'invalidSender'
+  // Gas (code 11).
+  | 'gasLimitAboveBlock'
+  | 'intrinsicGas'
+  | 'floorDataGas'
+  // Price (code 13).
+  | 'underpriced'
+  | 'replacementUnderpriced'
+  | 'feeCapBelowBaseFee'
+  // Nonce (code 32) and funds (code 5).
+  | 'nonceTooLow'
+  | 'nonceTooHigh'
+  | 'insufficientFunds'
+  // Everything else (code 18).
+  | 'tipAboveFeeCap'
+  | 'alreadyKnown'
+  | 'poolFull'
+  | 'accountLimit'
+  | 'journalFailed'
+  | 'consensusRefused'
+  | 'consensusUnreachable'
+  | 'other';
+
+/** A transaction was refused at admission or by block execution; `reason` says why, the message in geth's words. */
 export class TxRejectedError extends KestrelError {
   override name = 'TxRejectedError';
+  constructor(
+    readonly reason: TxRejectReason,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** EVM execution reverted; `data` holds the revert bytes. */
@@ -106,4 +146,50 @@ export class NotEnabledError extends KestrelError {
 /** A key store or signing operation failed (wrong passphrase, unknown or locked account, …); geth's wording. */
 export class KeyStoreError extends KestrelError {
   override name = 'KeyStoreError';
+}
+
+/** Why a set of state or block overrides cannot be applied (geth's wording in the message). */
+export type OverrideFailure =
+  | 'NOT_PRECOMPILE'
+  | 'MOVE_TARGET_OVERRIDDEN'
+  | 'OVERRIDDEN_BY_PRECOMPILE'
+  | 'STATE_AND_STATE_DIFF'
+  | 'BLOCK_FIELD_UNSUPPORTED';
+
+/** State or block overrides that cannot be applied. */
+export class OverrideError extends KestrelError {
+  override name = 'OverrideError';
+  constructor(
+    readonly reason: OverrideFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Why eth_simulateV1 refused a request or a simulated transaction (each has its own JSON-RPC code). */
+export type SimulateFailure =
+  | 'NONCE_TOO_LOW'
+  | 'NONCE_TOO_HIGH'
+  | 'BASE_FEE_TOO_LOW'
+  | 'INTRINSIC_GAS'
+  | 'INSUFFICIENT_FUNDS'
+  | 'BLOCK_GAS_LIMIT_REACHED'
+  | 'BLOCK_NUMBER_INVALID'
+  | 'BLOCK_TIMESTAMP_INVALID'
+  | 'SENDER_NOT_EOA'
+  | 'INIT_CODE_TOO_LARGE'
+  | 'CLIENT_LIMIT_EXCEEDED'
+  | 'INVALID_PARAMS'
+  | 'INTERNAL';
+
+/** eth_simulateV1 refused the request, or one of its transactions is invalid (geth's message). */
+export class SimulateError extends KestrelError {
+  override name = 'SimulateError';
+  constructor(
+    readonly reason: SimulateFailure,
+    message: string,
+  ) {
+    super(message);
+  }
 }

@@ -2,6 +2,7 @@
 // the tx is on disk), then a nudge to the engine and the pending-tx listeners.
 import { Address } from '@ethereumjs/util';
 import type { CheckedTx, KestrelApp } from '../app/app.ts';
+import type { ExecTx } from '../app/evm/executor.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { TxRejectedError } from '../errors/index.ts';
 import type { JournalEntry, TxJournal } from './journal.ts';
@@ -81,7 +82,7 @@ export class TxSubmitter {
       } catch (e) {
         this.pool.remove(item.hash);
         console.error('txpool journal write failed:', e);
-        throw new TxRejectedError('transaction not accepted: the pool journal could not be written');
+        throw new TxRejectedError('journalFailed', 'transaction not accepted: the pool journal could not be written');
       }
     }
     if (this.forward) {
@@ -95,6 +96,42 @@ export class TxSubmitter {
     this.onAccepted();
     this.notifyAccepted(item);
     return item.hash;
+  }
+
+  /**
+   * Pools a tx whose sender was not recovered from a signature (an impersonated account's, dev toolkit): the
+   * stateful checks only, and no journal record (its placeholder signature would not replay).
+   */
+  async submitUnsigned(item: ExecTx): Promise<Uint8Array> {
+    const checked = await this.app.checkDecoded(item);
+    this.pool.add(checked, checked.stateNonce);
+    this.onAccepted();
+    this.notifyAccepted(checked);
+    return checked.hash;
+  }
+
+  /** Removes a pooled tx and rewrites the journal without it (anvil_dropTransaction); whether it was pooled. */
+  async drop(hash: Uint8Array): Promise<boolean> {
+    if (!this.pool.remove(hash)) return false;
+    await this.journal?.compact();
+    return true;
+  }
+
+  /**
+   * Replaces the pool's content with `items` re-checked against the current head (evm_revert restores the pool of
+   * the snapshot), and rewrites the journal to match.
+   */
+  async replacePool(items: ExecTx[]): Promise<void> {
+    for (const s of this.pool.content()) for (const t of [...s.pending, ...s.queued]) this.pool.remove(t.hash);
+    for (const item of items) {
+      try {
+        const checked = await this.app.checkDecoded(item);
+        this.pool.add(checked, checked.stateNonce);
+      } catch (e) {
+        console.warn(`txpool: 0x${Buffer.from(item.hash).toString('hex')} not restored: ${(e as Error).message}`);
+      }
+    }
+    await this.journal?.compact();
   }
 
   private notifyAccepted(item: CheckedTx): void {
@@ -135,12 +172,11 @@ export class TxSubmitter {
         this.pool.add(item, item.stateNonce, e.addedAt);
         restored++;
       } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
         // Mined txs and superseded records are the normal case after a restart; no need to list each.
-        if (why === 'nonce too low' || why === 'already known') {
+        if (err instanceof TxRejectedError && (err.reason === 'nonceTooLow' || err.reason === 'alreadyKnown')) {
           settled++;
         } else {
-          console.warn(`txpool: journaled tx not restored: ${why}`);
+          console.warn(`txpool: journaled tx not restored: ${err instanceof Error ? err.message : String(err)}`);
           dropped++;
         }
       }

@@ -6,7 +6,7 @@ import { RLP } from '@ethereumjs/rlp';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, createAccountFromRLP, type Account } from '@ethereumjs/util';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256 } from '../primitives/hash.ts';
-import { bytesEqual, concatBytes } from '../primitives/hex.ts';
+import { bareHex, bytesEqual, concatBytes } from '../primitives/hex.ts';
 
 /** A synchronous node/code lookup by database key (content-addressed, so always consistent). */
 export type NodeReader = (key: Uint8Array) => Uint8Array | undefined;
@@ -62,7 +62,7 @@ export function trieGet(readNode: NodeReader, root: Uint8Array, key: Uint8Array)
         node = RLP.decode(ref) as Node;
       } else {
         const raw = readNode(ref);
-        if (raw === undefined) throw new Error(`state node ${Buffer.from(ref).toString('hex')} missing`);
+        if (raw === undefined) throw new Error(`state node ${bareHex(ref)} missing`);
         node = RLP.decode(raw) as Node;
       }
     } else {

@@ -4,9 +4,11 @@ import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
+import { LRUCache } from 'lru-cache';
 import type { KvStore } from '../../store/kv.ts';
 import { trieKey } from '../../store/schema.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
+import { bareHex } from '../../primitives/hex.ts';
 import { type RootReads, RootReadsStateManager } from './rootReads.ts';
 import { isEmptyRoot, MissingTrieNodeError } from './walk.ts';
 
@@ -16,7 +18,8 @@ const NODE_CACHE_BYTES = 32 * 1024 * 1024;
 /** Creates state managers at historical roots, sharing one cache of immutable trie nodes. */
 export class StateDb {
   private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
-  private readonly views = new Map<string, MerkleStateManager>();
+  /** Read views of recent roots, so their caches stay warm across requests. */
+  private readonly views = new LRUCache<string, MerkleStateManager>({ max: 16 });
 
   /**
    * Set when state can be missing (pruning, or a node restored from a snapshot): every view then checks that its
@@ -74,19 +77,12 @@ export class StateDb {
    */
   readView(root: Uint8Array): MerkleStateManager {
     this.requireRoot(root);
-    const key = Buffer.from(root).toString('hex');
+    const key = bareHex(root);
     let view = this.views.get(key);
-    if (view) {
-      this.views.delete(key);
+    if (!view) {
+      view = this.executionState(root);
       this.views.set(key, view);
-      return view;
     }
-    view = this.executionState(root);
-    if (this.views.size >= 16) {
-      const oldest = this.views.keys().next().value;
-      if (oldest !== undefined) this.views.delete(oldest);
-    }
-    this.views.set(key, view);
     return view;
   }
 }

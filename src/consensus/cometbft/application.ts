@@ -39,6 +39,7 @@ import { KestrelError } from '../../errors/index.ts';
 import { CheckState } from './checkState.ts';
 import { DecodeCache } from './decodeCache.ts';
 import { execTxResults, type BlockTx } from './txResults.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 /** Goes into every CometBFT block header (Header.Version.App); bump only with a coordinated upgrade. */
 export const APP_VERSION = 1n;
@@ -210,7 +211,7 @@ export class CometApplication implements AbciApplication {
       } catch {
         continue;
       }
-      const sender = Buffer.from(item.sender).toString('hex');
+      const sender = bareHex(item.sender);
       if (skipped.has(sender)) continue;
       if (gas + item.tx.gasLimit > gasLimit) {
         skipped.add(sender);
