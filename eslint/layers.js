@@ -12,32 +12,34 @@ export const LAYERS = {
   // Leaves.
   primitives: [],
   errors: ['primitives'],
+  // Structured logging: a leaf every layer above the engine may use.
+  log: ['primitives', 'errors'],
   // The engine knows nothing above it: state comes in through its own small interface.
   evm: [],
-  keys: ['primitives'],
-  store: ['primitives', 'errors'],
-  config: ['primitives', 'errors'],
+  keys: ['log', 'primitives'],
+  store: ['log', 'primitives', 'errors'],
+  config: ['log', 'primitives', 'errors'],
   // The deterministic state machine; state/ and chain/ sit below the rest of app/.
-  app: ['store', 'evm', 'keys', 'primitives', 'errors'],
-  'app/state': ['app/chain', 'store', 'primitives', 'errors'],
-  'app/chain': ['primitives', 'errors'],
+  app: ['store', 'evm', 'keys', 'log', 'primitives', 'errors'],
+  'app/state': ['app/chain', 'store', 'log', 'primitives', 'errors'],
+  'app/chain': ['log', 'primitives', 'errors'],
   // Services used by the servers and the consensus engines.
-  mempool: ['app', 'store', 'primitives', 'errors'],
-  keystore: ['keys', 'primitives', 'errors'],
-  tracing: ['app', 'evm', 'store', 'primitives', 'errors'],
-  filters: ['app', 'mempool', 'config', 'store', 'primitives', 'errors'],
+  mempool: ['app', 'store', 'log', 'primitives', 'errors'],
+  keystore: ['keys', 'log', 'primitives', 'errors'],
+  tracing: ['app', 'evm', 'store', 'log', 'primitives', 'errors'],
+  filters: ['app', 'mempool', 'config', 'store', 'log', 'primitives', 'errors'],
   // ABCI: the protocol (framing, server) and the one table from domain errors to ABCI codes.
-  abci: ['primitives', 'errors'],
-  consensus: ['abci', 'app', 'mempool', 'store', 'config', 'primitives', 'errors'],
+  abci: ['log', 'primitives', 'errors'],
+  consensus: ['abci', 'app', 'mempool', 'store', 'config', 'log', 'primitives', 'errors'],
   // Servers: thin adapters over the services. cometrpc shares the JSON-RPC transport only.
-  rpc: ['app', 'mempool', 'keystore', 'tracing', 'filters', 'config', 'store', 'evm', 'primitives', 'errors'],
-  grpc: ['app', 'store', 'primitives', 'errors'],
-  cometrpc: ['rpc/server', 'abci', 'app', 'store', 'primitives', 'errors'],
+  rpc: ['app', 'mempool', 'keystore', 'tracing', 'filters', 'config', 'store', 'evm', 'log', 'primitives', 'errors'],
+  grpc: ['app', 'store', 'log', 'primitives', 'errors'],
+  cometrpc: ['rpc/server', 'abci', 'app', 'store', 'log', 'primitives', 'errors'],
   // The home on disk, local testnets, and the CLI: `start` runs the composition root; every other command reaches
   // a running node over the network only.
-  node: ['app', 'config', 'keys', 'primitives', 'errors'],
-  testnet: ['node', 'config', 'keys', 'primitives', 'errors'],
-  cli: ['main.ts', 'testnet', 'node', 'keystore', 'config', 'keys', 'primitives', 'errors'],
+  node: ['app', 'config', 'keys', 'log', 'primitives', 'errors'],
+  testnet: ['app', 'node', 'config', 'keys', 'log', 'primitives', 'errors'],
+  cli: ['main.ts', 'evm', 'testnet', 'node', 'keystore', 'config', 'keys', 'log', 'primitives', 'errors'],
 };
 
 /** The composition root may import everything. */

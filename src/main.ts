@@ -19,6 +19,7 @@ import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
 import { broadcastTxSync, CometForwarder, cometRpcUrl } from './consensus/cometbft/forwarder.ts';
+import { CometSyncStatus, httpCometCall } from './consensus/cometbft/syncStatus.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
@@ -40,13 +41,13 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
-import { startHttpServer } from './rpc/server/http.ts';
-import { startWsServer } from './rpc/server/ws.ts';
+import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
+import { lineLogger, LogSink } from './log/logger.ts';
 
 export const VERSION = '0.1.0';
 
@@ -89,7 +90,8 @@ function warnIfFlagOverridesGasPrice(config: NodeConfig, appToml: string): void 
 }
 
 /** Starts a node from a loaded configuration (the home must be initialised). */
-export async function startNode(config: NodeConfig): Promise<RunningNode> {
+export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}): Promise<RunningNode> {
+  const logs = opts.log ?? new LogSink(config.log.level, config.log.format);
   const paths = homePaths(config.home);
   const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
@@ -119,9 +121,15 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
     const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;
     const txs = new TxSubmitter(app, chain, pool, () => engine?.notify());
+    if (engine) txs.useSealing((hash) => engine.settled(hash));
     let forwarder: CometForwarder | undefined;
     let cometApp: CometApplication | undefined;
     if (config.consensus === 'cometbft') {
+      if (genesis.feeRecipients.size === 0) {
+        console.warn(
+          "warning: genesis has no app_state.fee_recipients: block fees go to each proposer's consensus address, whose key nobody holds",
+        );
+      }
       const rpcUrl = cometRpcUrl(config.cometRpc);
       const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
       forwarder = fwd;
@@ -131,6 +139,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         appHash: (b) => bank.appHash(b),
         genesisDoc,
         version: VERSION,
+        feeRecipients: genesis.feeRecipients,
+        log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
           txs.adopt(tx);
@@ -206,6 +216,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       logs: events.logs,
       filters: events.filters,
       subscriptions: events.subscriptions,
+      syncStatus: cometApp
+        ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
+        : undefined,
       miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
     const table = buildMethodTable(
@@ -227,6 +240,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
+    const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
+    console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
@@ -234,14 +249,14 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     // other listener must already accept connections by then. A failure closes what was already started.
     const started: { close(): Promise<void> }[] = [];
     const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-    let httpServer: Awaited<ReturnType<typeof startHttpServer>>;
-    let wsServer: Awaited<ReturnType<typeof startWsServer>>;
+    let httpServer: RunningServer;
+    let wsServer: RunningServer;
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
     try {
       wsServer = track(
-        await startWsServer({
+        await startWsTransport(transport, {
           host: ws.host,
           port: ws.port,
           dispatcher,
@@ -249,6 +264,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
           authToken,
           corsOrigins: config.jsonRpc.corsOrigins,
           maxOpenConnections,
+          // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
+          maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * config.jsonRpc.wsSubscriptionBufferBytes),
+          log: lineLogger(logs.logger('rpc'), 'error'),
         }),
       );
       const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
@@ -256,7 +274,14 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       if (cometApp) {
         // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
         const onConnection = () => forwarder?.resend();
-        abciServer = track(await startAbciServer({ laddr: config.abciLaddr, app: cometApp, onConnection }));
+        abciServer = track(
+          await startAbciServer({
+            laddr: config.abciLaddr,
+            app: cometApp,
+            onConnection,
+            log: lineLogger(logs.logger('abci'), 'warn'),
+          }),
+        );
       }
       const validator = readValidatorIdentity(paths.validatorKey);
       // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
@@ -278,7 +303,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
             }),
           );
       httpServer = track(
-        await startHttpServer({
+        await startHttpTransport(transport, {
           host: http.host,
           port: http.port,
           dispatcher,
@@ -288,6 +313,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
           requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
           maxOpenConnections,
           allowedHosts: config.jsonRpc.allowedHosts,
+          log: lineLogger(logs.logger('rpc'), 'error'),
         }),
       );
     } catch (e) {

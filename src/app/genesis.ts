@@ -18,7 +18,18 @@ export interface GenesisDoc {
     evm: { params: { evm_denom: string } };
     feemarket: { params: { base_fee: string; no_base_fee: boolean } };
     bank: { balances: Array<{ address: string; coins: Coin[] }>; denom_metadata: unknown[] };
+    /** Under CometBFT: who receives the fees of the blocks each validator proposes. */
+    fee_recipients?: FeeRecipientEntry[];
   };
+}
+
+/**
+ * One validator's fee recipient: `validator` is its CometBFT consensus address (40 hex digits, as in CometBFT's
+ * genesis `validators[].address`), `recipient` the operator's Ethereum account (0x-hex or bech32).
+ */
+export interface FeeRecipientEntry {
+  validator: string;
+  recipient: string;
 }
 
 /** The decoded genesis the app builds block 0 from. */
@@ -31,6 +42,8 @@ export interface Genesis {
   alloc: Array<{ address: Uint8Array; balance: bigint }>;
   /** Balances of the other denoms (the bank store), per account, zero amounts dropped. */
   bank: Array<{ address: Uint8Array; coins: Array<{ denom: string; amount: bigint }> }>;
+  /** Fee recipient per consensus address (upper-case hex, CometBFT's spelling). */
+  feeRecipients: Map<string, Uint8Array>;
 }
 
 /** The Cosmos SDK's denom rule (sdk.ValidateDenom). */
@@ -98,6 +111,7 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
     if (others.length > 0) bank.push({ address, coins: others });
   }
   return {
+    feeRecipients: parseFeeRecipients(doc.app_state.fee_recipients, prefix),
     chainId: doc.chain_id,
     time: BigInt(Math.floor(time / 1000)),
     blockGasLimit: BigInt(doc.consensus_params.block.max_gas),
@@ -106,4 +120,32 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
     alloc,
     bank,
   };
+}
+
+/** Reads app_state.fee_recipients: one entry per consensus address, each recipient a valid account address. */
+export function parseFeeRecipients(entries: FeeRecipientEntry[] | undefined, prefix: string): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  if (entries === undefined) return out;
+  if (!Array.isArray(entries)) throw new Error('genesis: app_state.fee_recipients must be a list');
+  for (const e of entries) {
+    const validator = typeof e?.validator === 'string' ? e.validator.replace(/^0x/i, '').toUpperCase() : '';
+    if (!/^[0-9A-F]{40}$/.test(validator)) {
+      throw new Error(
+        `genesis: fee_recipients: validator "${String(e?.validator)}" must be a 20-byte hex consensus address`,
+      );
+    }
+    if (out.has(validator)) throw new Error(`genesis: fee_recipients: duplicate validator ${validator}`);
+    const r = typeof e.recipient === 'string' ? e.recipient : '';
+    let recipient: Uint8Array;
+    if (/^0x[0-9a-fA-F]{40}$/.test(r)) recipient = Uint8Array.from(Buffer.from(r.slice(2), 'hex'));
+    else {
+      try {
+        recipient = fromBech32(r, prefix);
+      } catch (err) {
+        throw new Error(`genesis: fee_recipients: recipient "${r}" of ${validator}: ${(err as Error).message}`);
+      }
+    }
+    out.set(validator, recipient);
+  }
+  return out;
 }

@@ -103,9 +103,10 @@ export class ChainQuery {
 
   /**
    * Account fields at a block (zero account when absent). Reads at the head are cached until the next block:
-   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode.
+   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode, and a
+   * cached answer comes back without a promise (the RPC envelope then stays synchronous).
    */
-  async account(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
+  account(addr: Uint8Array, block: BlockRecord): AccountView | Promise<AccountView> {
     if (block !== this.app.head) return this.readAccount(addr, block);
     let cache = this.headAccounts;
     if (cache?.head !== block) {
@@ -115,13 +116,15 @@ export class ChainQuery {
     const key = Buffer.from(addr.buffer, addr.byteOffset, addr.byteLength).toString('latin1');
     const hit = cache.byAddress.get(key);
     if (hit) return hit;
-    const view = await this.readAccount(addr, block);
-    // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
-    if (this.headAccounts === cache) {
-      if (cache.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) cache.byAddress.clear();
-      cache.byAddress.set(key, view);
-    }
-    return view;
+    const filling = cache;
+    return this.readAccount(addr, block).then((view) => {
+      // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
+      if (this.headAccounts === filling) {
+        if (filling.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) filling.byAddress.clear();
+        filling.byAddress.set(key, view);
+      }
+      return view;
+    });
   }
 
   private async readAccount(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {

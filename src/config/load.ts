@@ -5,6 +5,7 @@ import { parse as parseToml } from 'smol-toml';
 import { parseEvmChainId } from './chainId.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml, ALL_NAMESPACES } from './defaults.ts';
 import { parseDurationMs } from './durations.ts';
+import { parseLogFormat, parseLogLevel } from '../log/logger.ts';
 import type { NodeConfig } from './schema.ts';
 
 /** Command-line overrides, keyed by flag name without dashes (e.g. "json-rpc.address"). */
@@ -112,6 +113,10 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   if (compat !== 'none' && compat !== 'ethermint') {
     throw new Error(`invalid json-rpc.compat "${compat}" (use none or ethermint)`);
   }
+  const transport = str(pick('json-rpc', 'transport'), 'json-rpc.transport');
+  if (transport !== 'auto' && transport !== 'uws' && transport !== 'node') {
+    throw new Error(`invalid json-rpc.transport "${transport}" (use auto, uws or node)`);
+  }
   const consensus = str(flags['consensus'] ?? section(toml, 'consensus')['engine'] ?? 'solo', 'consensus');
   if (consensus !== 'solo' && consensus !== 'cometbft') {
     throw new Error(`invalid consensus "${consensus}" (use solo or cometbft)`);
@@ -185,6 +190,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       corsOrigins,
       allowedHosts,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
+      transport,
       compat,
       authTokenFile: authTokenFile(home, pick('json-rpc', 'auth-token-file')),
     },
@@ -193,6 +199,10 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
     abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),
     cometRpc: str(pick('comet', 'rpc'), 'comet.rpc'),
+    log: {
+      level: parseLogLevel(str(pick('log', 'level') ?? 'info', 'log.level')),
+      format: parseLogFormat(str(pick('log', 'format') ?? 'text', 'log.format')),
+    },
     explicitFlags,
   };
 }

@@ -1,4 +1,5 @@
 // The node's typed configuration. It is validated once in load.ts; nothing else reads app.toml or process.env.
+import type { LogFormat, LogLevel } from '../log/logger.ts';
 
 /** JSON-RPC server settings (app.toml [json-rpc]). */
 export interface JsonRpcConfig {
@@ -30,6 +31,8 @@ export interface JsonRpcConfig {
   /** Host header names the HTTP server accepts (IP literals always pass; '*' = any). */
   allowedHosts: string[];
   httpTimeoutMs: number;
+  /** HTTP/WS back end: uWebSockets.js where its binary loads ('auto'), or forced. */
+  transport: 'auto' | 'uws' | 'node';
   compat: 'none' | 'ethermint';
   /** File holding the bearer token of the private namespaces (default <home>/config/auth.token). */
   authTokenFile: string;
@@ -79,6 +82,8 @@ export interface NodeConfig {
   abciLaddr: string;
   /** CometBFT's RPC (--consensus cometbft): where eth_sendRawTransaction forwards txs (broadcast_tx_sync). */
   cometRpc: string;
+  /** Structured logs (app.toml [log], --log.level, --log.format). */
+  log: { level: LogLevel; format: LogFormat };
   /** Addresses whose flags were passed explicitly (later features reject them until they exist). */
   explicitFlags: Set<string>;
 }

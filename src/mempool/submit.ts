@@ -21,6 +21,7 @@ export class TxSubmitter {
   private readonly acceptedListeners: Array<(tx: CheckedTx) => void> = [];
   private journal?: TxJournal;
   private forward?: (tx: CheckedTx) => Promise<void>;
+  private sealing?: (hash: Uint8Array) => Promise<void>;
 
   constructor(
     private readonly app: KestrelApp,
@@ -40,6 +41,19 @@ export class TxSubmitter {
    */
   useForwarder(fn: (tx: CheckedTx) => Promise<void>): void {
     this.forward = fn;
+  }
+
+  /** Instant sealing: `fn` resolves once the block holding a submitted tx is committed (see inclusion()). */
+  useSealing(fn: (hash: Uint8Array) => Promise<void>): void {
+    this.sealing = fn;
+  }
+
+  /**
+   * What the send methods await after submitRaw: in instant mode, the commit of the block holding the tx (or the
+   * engine going idle without it); otherwise nothing.
+   */
+  async inclusion(hash: Uint8Array): Promise<void> {
+    await this.sealing?.(hash);
   }
 
   /**

@@ -40,6 +40,8 @@ export interface RpcContext {
   accounts(): Uint8Array[];
   /** The node's key store: key files, unlocked keys, per-account send locks. */
   keystore: KeyStore;
+  /** Catch-up progress under CometBFT (absent: a solo node, always in sync). */
+  syncStatus?: { progress(): Promise<{ startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | false> };
   /** miner_*: the producer settings kept in app.toml. */
   miner: MinerSettings;
 }

@@ -116,6 +116,12 @@ describe('kestreld testnet (real CometBFT)', { skip: needComet }, () => {
     for (const [i, n] of m.nodes.entries()) {
       const key = JSON.parse(readFileSync(join(dir, n.cometHome, 'config', 'priv_validator_key.json'), 'utf8'));
       assert.equal(cg.validators[i].address, key.address);
+      // …and its fees go to the account of that node's Kestrel validator key.
+      const operator = JSON.parse(readFileSync(join(dir, n.appHome, 'config', 'priv_validator_key.json'), 'utf8'));
+      assert.deepEqual(kg.app_state.fee_recipients[i], {
+        validator: key.address,
+        recipient: operator.address.toLowerCase(),
+      });
       const id = execFileSync(DEFAULT_COMETBFT, ['show-node-id', '--home', join(dir, n.cometHome)], {
         encoding: 'utf8',
       }).trim();

@@ -17,7 +17,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseEvmChainId } from '../config/chainId.ts';
 import { readTomlValue, setTomlValue, type TomlScalar } from '../config/appToml.ts';
-import { homePaths, initHome } from '../node/home.ts';
+import type { FeeRecipientEntry, GenesisDoc } from '../app/genesis.ts';
+import { homePaths, initHome, readValidatorAddress } from '../node/home.ts';
+import { bytesToHex } from '../primitives/hex.ts';
 import { MANIFEST_FILE, type Manifest, type ManifestNode } from './manifest.ts';
 import { planPorts, type NodePorts } from './ports.ts';
 
@@ -168,6 +170,17 @@ export function mergeGenesis(
   };
 }
 
+/** A validator's genesis fee_recipients entry: its CometBFT consensus address → its Kestrel validator account. */
+export function feeRecipientEntry(cometHome: string, appHome: string): FeeRecipientEntry {
+  const key = JSON.parse(readFileSync(join(cometHome, 'config', 'priv_validator_key.json'), 'utf8')) as {
+    address?: string;
+  };
+  if (typeof key.address !== 'string' || !/^[0-9A-Fa-f]{40}$/.test(key.address)) {
+    throw new Error(`${cometHome}/config/priv_validator_key.json has no 20-byte address`);
+  }
+  return { validator: key.address.toUpperCase(), recipient: bytesToHex(readValidatorAddress(appHome)) };
+}
+
 function writeScript(path: string, body: string): void {
   writeFileSync(path, body);
   chmodSync(path, 0o755);
@@ -208,6 +221,10 @@ export function createTestnet(o: TestnetOptions): Manifest {
     // Kestrel homes: node0's genesis (accounts, time) is the one every node uses; keys stay per node.
     for (const n of nodes) initHome(join(out, n.appHome), { chainId: o.chainId, dev: o.dev });
     const kestrelGenesis = homePaths(join(out, nodes[0]!.appHome)).genesis;
+    // Each validator's fees go to its operator: the Ethereum account of its Kestrel home's validator key.
+    const doc = JSON.parse(readFileSync(kestrelGenesis, 'utf8')) as GenesisDoc;
+    doc.app_state.fee_recipients = nodes.map((n) => feeRecipientEntry(join(out, n.cometHome), join(out, n.appHome)));
+    writeFileSync(kestrelGenesis, JSON.stringify(doc, null, 2) + '\n');
     for (const n of nodes.slice(1)) copyFileSync(kestrelGenesis, homePaths(join(out, n.appHome)).genesis);
     for (const n of nodes) {
       for (const [s, k, v] of appConfigValues(n.ports)) setTomlValue(homePaths(join(out, n.appHome)).appToml, s, k, v);

@@ -3,7 +3,8 @@
 // validator, halts without a two-thirds majority, resumes, and a validator that missed blocks replays and catches up.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { nodeFiles } from '../../src/testnet/manifest.ts';
 import { isAlive, readPid } from '../../src/testnet/processes.ts';
@@ -109,6 +110,21 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
       assert.equal(b.hash, block.hash, `block hash on ${n.name}`);
       assert.equal(b.stateRoot, block.stateRoot, `state root on ${n.name}`);
     }
+    // The fee goes to the proposer's operator (genesis app_state.fee_recipients), not to its consensus address.
+    const proposer = (await cometRpc(n0!.rpc, 'block', { height: String(Number(receipt.blockNumber)) })).block.header
+      .proposer_address;
+    const recipients = (await cometRpc(n0!.rpc, 'genesis')).genesis.app_state.fee_recipients as Array<{
+      validator: string;
+      recipient: string;
+    }>;
+    assert.equal(recipients.length, 4);
+    const operator = recipients.find((r) => r.validator === proposer)!.recipient;
+    assert.equal(block.miner, operator);
+    const prev = '0x' + (BigInt(receipt.blockNumber) - 1n).toString(16);
+    const gained =
+      BigInt(await rpcResult(n0!.eth, 'eth_getBalance', [operator, receipt.blockNumber])) -
+      BigInt(await rpcResult(n0!.eth, 'eth_getBalance', [operator, prev]));
+    assert.equal(gained, BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice));
   });
 
   it('eth_ queries agree across all four validators', async () => {
@@ -133,6 +149,19 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     await agree(nodes(), 'eth_getLogs', [{ fromBlock: '0x1', toBlock: num }]);
     const prev = '0x' + (BigInt(num) - 1n).toString(16);
     await agree(nodes(), 'eth_getBalance', [to.address, prev]);
+  });
+
+  it('miner_setEtherbase says it has no effect: the coinbase comes from genesis', async () => {
+    const n0 = nodes()[0]!;
+    const token = readFileSync(join(net!.dir, n0.spec.appHome, 'config', 'auth.token'), 'utf8').trim();
+    const res = await fetch(n0.eth, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'miner_setEtherbase', params: [DEV_ACCOUNTS[5]!.address] }),
+    });
+    const body = (await res.json()) as { error?: { code: number; message: string } };
+    assert.equal(body.error?.code, -32004);
+    assert.match(body.error!.message, /no effect under --consensus cometbft.*fee_recipients/);
   });
 
   // The outage scenario runs as one sequence: each step depends on the validators the previous one left running.
@@ -166,7 +195,34 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     const [n0, , , n3] = nodes();
     await n3!.start();
     const target = (await n0!.height())!;
+    // eth_syncing while it catches up: geth's progress object (when the poll catches it), false once caught up.
+    const seen: Array<{ startingBlock: string; currentBlock: string; highestBlock: string }> = [];
+    let polling = true;
+    const poller = (async () => {
+      while (polling) {
+        const r = await rpcResult(n3!.eth, 'eth_syncing', []).catch(() => undefined);
+        if (r) seen.push(r);
+        await sleep(50);
+      }
+    })();
     await waitSynced(n3!, target, 180_000);
+    polling = false;
+    await poller;
+    for (const p of seen) {
+      assert.ok(
+        BigInt(p.startingBlock) <= BigInt(p.currentBlock) && BigInt(p.currentBlock) <= BigInt(p.highestBlock),
+        JSON.stringify(p),
+      );
+      assert.ok(
+        BigInt(p.startingBlock) >= BigInt(killedAt - 1) && BigInt(p.highestBlock) <= BigInt(target + 20),
+        JSON.stringify(p),
+      );
+    }
+    await waitFor(
+      'eth_syncing false',
+      async () => ((await rpcResult(n3!.eth, 'eth_syncing', [])) === false ? true : undefined),
+      10_000,
+    );
     // Heights it missed (killed → halted → resumed) and the ones before: same CometBFT block and app hash.
     for (let h = Math.max(1, killedAt - 2); h <= target; h++) {
       assert.deepEqual(await cometBlock(n3!, h), await cometBlock(n0!, h), `block ${h}`);

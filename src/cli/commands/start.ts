@@ -1,9 +1,13 @@
 // `kestreld start`: runs the node until SIGINT/SIGTERM (graceful: finish the block, flush, exit 0).
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import type { NodeConfig } from '../../config/schema.ts';
 import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
 import { exposureWarnings } from '../../config/exposure.ts';
 import { loadConfig, type FlagOverrides } from '../../config/load.ts';
-import { defaultHome, initHome, isInitialized } from '../../node/home.ts';
+import { routeConsole } from '../../log/console.ts';
+import { LogSink, parseLogFormat, parseLogLevel } from '../../log/logger.ts';
+import { defaultHome, homePaths, initHome, isInitialized, readAuthTokenFile } from '../../node/home.ts';
 
 const FLAG_MAP: Record<string, string> = {
   blockTime: 'block-time',
@@ -21,6 +25,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.httpTimeout': 'json-rpc.http-timeout',
   'jsonRpc.maxOpenConnections': 'json-rpc.max-open-connections',
   'jsonRpc.allowedHosts': 'json-rpc.allowed-hosts',
+  'jsonRpc.transport': 'json-rpc.transport',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -29,7 +34,26 @@ const FLAG_MAP: Record<string, string> = {
   'abci.laddr': 'abci.laddr',
   'comet.rpc': 'comet.rpc',
   chainId: 'chain-id',
+  'log.level': 'log.level',
+  'log.format': 'log.format',
 };
+
+/** What the logs must never show: the bearer token and the validator's private key. */
+function nodeSecrets(config: NodeConfig): string[] {
+  const out: string[] = [];
+  try {
+    out.push(readAuthTokenFile(config.jsonRpc.authTokenFile));
+  } catch {
+    // startNode reports a missing token file with its own message.
+  }
+  try {
+    const key = JSON.parse(readFileSync(homePaths(config.home).validatorKey, 'utf8')) as { priv_key?: unknown };
+    if (typeof key.priv_key === 'string') out.push(key.priv_key);
+  } catch {
+    // No validator key file: nothing to hide.
+  }
+  return out;
+}
 
 /** Registers `start`. */
 export function registerStartCommand(program: Command): void {
@@ -63,6 +87,10 @@ export function registerStartCommand(program: Command): void {
       'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)',
     )
     .option(
+      '--json-rpc.transport <kind>',
+      'HTTP/WS back end: auto (uWebSockets.js where its binary loads), uws or node',
+    )
+    .option(
       '--json-rpc.auth-token-file <path>',
       'bearer token file for personal_/miner_ (default <home>/config/auth.token)',
     )
@@ -76,7 +104,15 @@ export function registerStartCommand(program: Command): void {
       '--comet.rpc <url>',
       "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)",
     )
+    .option('--log.level <level>', 'debug, info (default), warn or error')
+    .option('--log.format <format>', 'text (default) or json; every line has a level, a time and a module')
     .action(async (opts: Record<string, unknown>) => {
+      // Until app.toml is read, the flags (or the defaults) decide; every later console line goes through the logger.
+      const sink = new LogSink(
+        parseLogLevel((opts['log.level'] as string | undefined) ?? 'info'),
+        parseLogFormat((opts['log.format'] as string | undefined) ?? 'text'),
+      );
+      routeConsole(sink);
       const dev = opts.dev === true;
       const home = (opts.home as string | undefined) ?? defaultHome(dev);
       const flags: FlagOverrides = { dev };
@@ -91,10 +127,13 @@ export function registerStartCommand(program: Command): void {
         console.log(`created dev home ${home}`);
       }
       const config = loadConfig(home, flags, DEFAULT_CHAIN_ID);
+      sink.setLevel(config.log.level);
+      sink.format = config.log.format;
+      for (const secret of nodeSecrets(config)) sink.redact(secret);
       for (const w of exposureWarnings(config.jsonRpc)) console.warn(w);
       // Loaded here so client commands (query, debug) do not pay for the node's modules at startup.
       const { startNode } = await import('../../main.ts');
-      const node = await startNode(config);
+      const node = await startNode(config, { log: sink });
       const h = node.app.head;
       console.log(`kestreld started: chain-id ${config.chainId} (EIP-155 ${config.evmChainId}), head #${h.number}`);
       console.log(`JSON-RPC HTTP listening on http://${config.jsonRpc.address.replace(/:\d+$/, '')}:${node.httpPort}`);

@@ -17,7 +17,7 @@ import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../../keys/devAcc
 import { bytesToHex } from '../../primitives/hex.ts';
 import { ChainStore } from '../../store/chainStore.ts';
 import { KvStore } from '../../store/kv.ts';
-import { CometApplication } from './application.ts';
+import { CometApplication, consensusAddress } from './application.ts';
 
 const common = createChainCommon(9000n);
 const genesisDoc = makeGenesisDoc({
@@ -35,7 +35,7 @@ after(() => {
 });
 
 async function node(
-  local: { etherbase: number; minGasPrice: bigint },
+  local: { etherbase: number; minGasPrice: bigint; feeRecipients?: Map<string, Uint8Array>; log?: (l: string) => void },
   dir = mkdtempSync(join(tmpdir(), 'kestrel-abci-')),
 ) {
   if (!dirs.includes(dir)) dirs.push(dir);
@@ -60,7 +60,8 @@ async function node(
     appHash: (b) => bank.appHash(b),
     genesisDoc,
     version: 'test',
-    log: () => {},
+    log: local.log ?? (() => {}),
+    feeRecipients: local.feeRecipients,
   });
   return { kv, app, abci, dir };
 }
@@ -256,6 +257,56 @@ describe('CometBFT application', () => {
     );
     const same = Buffer.from(JSON.stringify(genesisDoc.app_state));
     assert.equal(n.abci.initChain({ ...req, chainId: 'kestrel_9000-1', appStateBytes: same }).validators.length, 0);
+    await n.kv.close();
+  });
+
+  it("credits the fees to the proposer's fee recipient from genesis; an unmapped proposer keeps its address, with one warning", async () => {
+    const operator = new Uint8Array(20).fill(0x77);
+    const doc = {
+      ...genesisDoc,
+      app_state: {
+        ...genesisDoc.app_state,
+        fee_recipients: [{ validator: 'ab'.repeat(20), recipient: bytesToHex(operator) }],
+      },
+    };
+    const recipients = parseGenesis(doc, 'kestrel').feeRecipients;
+    assert.deepEqual([...recipients.keys()], ['AB'.repeat(20)]);
+    assert.throws(
+      () =>
+        parseGenesis(
+          {
+            ...doc,
+            app_state: { ...doc.app_state, fee_recipients: [{ validator: 'xyz', recipient: bytesToHex(operator) }] },
+          },
+          'kestrel',
+        ),
+      /20-byte hex consensus address/,
+    );
+    const lines: string[] = [];
+    const n = await node({ etherbase: 1, minGasPrice: 0n, feeRecipients: recipients, log: (l) => lines.push(l) });
+    const edKey = new Uint8Array(32).fill(5);
+    n.abci.initChain({
+      chainId: 'kestrel_9000-1',
+      validators: [{ pubKey: { ed25519: edKey }, power: 10n }],
+      appStateBytes: new Uint8Array(0),
+      initialHeight: 1n,
+      time: { seconds: 0n, nanos: 0 },
+    });
+    assert.equal(lines.length, 1); // the genesis validator without a mapping
+    assert.match(lines[0]!, new RegExp(`validator ${consensusAddress(edKey)} has no fee recipient`));
+    const before = (await n.app.headAccount(operator)).balance;
+    await n.abci.finalizeBlock(block(1n, [tx(alice, 0n)], 1_800_000_000n)); // proposer 0xab…: mapped
+    await n.abci.commit();
+    assert.equal(bytesToHex(n.app.head.header.coinbase.bytes), bytesToHex(operator));
+    const fee = (await n.app.headAccount(operator)).balance - before;
+    assert.equal(fee, 21000n * n.app.head.header.baseFeePerGas! + 21000n * GWEI);
+    const unmapped = new Uint8Array(20).fill(0xcd);
+    for (const h of [2n, 3n]) {
+      await n.abci.finalizeBlock({ ...block(h, [], 1_800_000_000n + h), proposerAddress: unmapped });
+      await n.abci.commit();
+    }
+    assert.equal(bytesToHex(n.app.head.header.coinbase.bytes), bytesToHex(unmapped));
+    assert.equal(lines.filter((l) => l.includes('CD'.repeat(20))).length, 1);
     await n.kv.close();
   });
 });

@@ -2,6 +2,7 @@
 // for a block is a function of the block (its txs, BFT time, proposer) and the committed state — never of
 // node-local settings — so every validator seals the same Ethereum header and returns the same app hash.
 // Only Commit persists; after a crash before it, Info reports the previous height and CometBFT replays the block.
+import { createHash } from 'node:crypto';
 import {
   ResponseProcessProposal_ProposalStatus,
   type RequestCheckTx,
@@ -45,7 +46,14 @@ export interface CometAppOptions {
   onChecked?(tx: CheckedTx): void;
   /** A block was committed, with the txs execution could not include (after the state is persisted). */
   onCommitted?(c: CommittedBlock, rejected: FinalizeResult['rejected']): void;
+  /** Fee recipient per proposer consensus address (upper-case hex), from genesis: the same on every validator. */
+  feeRecipients?: ReadonlyMap<string, Uint8Array>;
   log?(line: string): void;
+}
+
+/** CometBFT's address of an ed25519 or secp256k1 validator key: the first 20 bytes of its SHA-256. */
+export function consensusAddress(pubKey: Uint8Array): string {
+  return createHash('sha256').update(pubKey).digest().subarray(0, 20).toString('hex').toUpperCase();
 }
 
 /** Bytes a tx takes in a block's Data protobuf (field tag, length prefix, bytes), as CometBFT counts max_tx_bytes. */
@@ -76,6 +84,8 @@ export class CometApplication implements AbciApplication {
   private readonly checkState: CheckState;
   private pendingRejected: FinalizeResult['rejected'] = [];
   private readonly log: (line: string) => void;
+  /** Proposers already warned about (no fee recipient in genesis): one warning each, not one per block. */
+  private readonly unmapped = new Set<string>();
 
   constructor(private readonly opts: CometAppOptions) {
     this.decoded = new DecodeCache((raw) => opts.app.decode(raw));
@@ -128,6 +138,10 @@ export class CometApplication implements AbciApplication {
           "CometBFT genesis app_state differs from Kestrel's genesis.json app_state (copy it over, or leave it empty)",
         );
       }
+    }
+    for (const v of req.validators) {
+      const key = v.pubKey?.ed25519 ?? v.pubKey?.secp256k1;
+      if (key) this.coinbaseOf(Buffer.from(consensusAddress(key), 'hex'));
     }
     // Empty validators: CometBFT's genesis validator set stands.
     return { validators: [], appHash: this.opts.appHash(app.head) };
@@ -224,7 +238,7 @@ export class CometApplication implements AbciApplication {
         return { error: e as Error };
       }
     });
-    const coinbase = req.proposerAddress.length === 20 ? req.proposerAddress : new Uint8Array(20);
+    const coinbase = this.coinbaseOf(req.proposerAddress);
     const res = await app.finalizeBlock({
       txs: txs.flatMap((t) => ('item' in t ? [t.item] : [])),
       time: req.time?.seconds ?? 0n,
@@ -239,6 +253,24 @@ export class CometApplication implements AbciApplication {
       consensusParamUpdates: undefined,
       appHash: this.opts.appHash(res.block),
     };
+  }
+
+  /**
+   * Who receives a block's fees: the proposer's fee recipient from genesis, else (as before the mapping existed)
+   * its raw 20-byte consensus address, whose key nobody holds — with one warning per such validator.
+   */
+  private coinbaseOf(proposer: Uint8Array): Uint8Array {
+    if (proposer.length !== 20) return new Uint8Array(20);
+    const hex = Buffer.from(proposer).toString('hex').toUpperCase();
+    const recipient = this.opts.feeRecipients?.get(hex);
+    if (recipient) return recipient;
+    if (!this.unmapped.has(hex)) {
+      this.unmapped.add(hex);
+      this.log(
+        `warning: validator ${hex} has no fee recipient in genesis app_state.fee_recipients: the fees of its blocks go to its consensus address, whose key nobody holds`,
+      );
+    }
+    return proposer;
   }
 
   /** Commit: persists the finalized block in one batch, then resets the check state for CometBFT's rechecks. */

@@ -58,6 +58,17 @@ export class SoloEngine {
     this.pool.onCommitted(committed, res.rejected);
   }
 
+  /**
+   * Instant mode: resolves once `hash` has left the pool (mined, or dropped as invalid) or sealing has gone idle
+   * (the tx waits behind a nonce gap or under the base fee); resolves at once otherwise. The send methods await
+   * it, so a client finds the receipt as soon as the hash comes back (ethers' wait() otherwise waits for a next
+   * block that instant mode makes only when another tx arrives). Concurrent sends still share blocks.
+   */
+  async settled(hash: Uint8Array): Promise<void> {
+    if (this.blockTimeMs !== 0) return;
+    while (this.producing && this.pool.get(hash)) await this.producing;
+  }
+
   /** Stops sealing and waits for a block in progress to finish committing. */
   async stop(): Promise<void> {
     this.stopped = true;

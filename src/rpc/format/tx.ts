@@ -59,11 +59,12 @@ export function formatTx(tx: TypedTransaction, sender: Uint8Array, hash: Uint8Ar
     }));
   }
   const chainId = (t.common as { chainId(): bigint }).chainId();
-  if (tx.type >= 1 || (t.v as bigint) >= 35n) out.chainId = toQuantity(chainId);
-  const v = t.v as bigint;
+  if (tx.type >= 1 || ((t.v as bigint | undefined) ?? 0n) >= 35n) out.chainId = toQuantity(chainId);
+  // An unsigned tx (eth_fillTransaction) shows zeros, as geth does.
+  const v = (t.v as bigint | undefined) ?? 0n;
   out.v = toQuantity(v);
-  out.r = toQuantity(t.r as bigint);
-  out.s = toQuantity(t.s as bigint);
+  out.r = toQuantity((t.r as bigint | undefined) ?? 0n);
+  out.s = toQuantity((t.s as bigint | undefined) ?? 0n);
   if (tx.type >= 1) out.yParity = toQuantity(v);
   return out;
 }

@@ -6,3 +6,4 @@ export * from './block.ts';
 export * from './callRequest.ts';
 export * from './filter.ts';
 export * from './proof.ts';
+export * from './storage.ts';

@@ -6,6 +6,7 @@ import { defineMethod, type RpcMethod } from '../../method.ts';
 import { blockNumberOrTag, callRequest, hash32, optionalBlockSelector } from '../../params/index.ts';
 import { traceCallConfig, traceConfig } from '../../params/traceConfig.ts';
 import { formatBlockTrace, formatTrace } from './format.ts';
+import { rawMethods } from './raw.ts';
 
 /** Handler for debug_traceTransaction. */
 export const traceTransaction = defineMethod({
@@ -52,4 +53,5 @@ export const debugNamespace: RpcMethod<RpcContext>[] = [
   traceBlockByNumber,
   traceBlockByHash,
   traceCall,
+  ...rawMethods,
 ];

@@ -4,7 +4,14 @@ import type { RpcContext } from '../../context.ts';
 import { formatBlock } from '../../format/block.ts';
 import { formatBlockReceipts } from '../../format/receipt.ts';
 import { defineMethod } from '../../method.ts';
-import { blockNumberOrTag, blockSelector, bool, hash32, uintIndex } from '../../params/index.ts';
+import {
+  blockNumberOrTag,
+  blockSelector,
+  bool,
+  hash32,
+  optionalBlockNumberOrTag,
+  uintIndex,
+} from '../../params/index.ts';
 
 /** Handler for eth_getBlockByNumber. */
 export const getBlockByNumber = defineMethod({
@@ -29,7 +36,7 @@ export const getBlockByHash = defineMethod({
 /** Handler for eth_getBlockTransactionCountByNumber (a QUANTITY count). */
 export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
-  params: [blockNumberOrTag],
+  params: [optionalBlockNumberOrTag],
   handler: (ctx: RpcContext, [sel]) => {
     const b = ctx.chain.findBlock(sel);
     return b ? toQuantity(b.txs.length) : null;

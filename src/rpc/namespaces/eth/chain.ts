@@ -20,8 +20,20 @@ export const blockNumber = defineMethod({
 /** Handler for eth_protocolVersion (0x41 = eth/65, as Ethermint answers). */
 export const protocolVersion = defineMethod({ name: 'eth_protocolVersion', params: [], handler: () => '0x41' });
 
-/** Handler for eth_syncing: a solo node is always in sync. */
-export const syncing = defineMethod({ name: 'eth_syncing', params: [], handler: () => false });
+/** Handler for eth_syncing: false when caught up (a solo node always is); under CometBFT its catch-up progress. */
+export const syncing = defineMethod({
+  name: 'eth_syncing',
+  params: [],
+  handler: async (ctx: RpcContext) => {
+    const p = ctx.syncStatus ? await ctx.syncStatus.progress() : false;
+    if (p === false) return false;
+    return {
+      startingBlock: toQuantity(p.startingBlock),
+      currentBlock: toQuantity(p.currentBlock),
+      highestBlock: toQuantity(p.highestBlock),
+    };
+  },
+});
 
 /** Handler for eth_coinbase: the etherbase that receives fees. */
 export const coinbase = defineMethod({

@@ -4,7 +4,9 @@ import type { RpcMethod } from '../../method.ts';
 import { blockMethods } from './blocks.ts';
 import { callMethods } from './call.ts';
 import { chainMethods } from './chain.ts';
+import { configMethods } from './config.ts';
 import { feeMethods } from './fees.ts';
+import { fillMethods } from './fill.ts';
 import { filterMethods } from './filters.ts';
 import { logMethods } from './logs.ts';
 import { proofMethods } from './proof.ts';
@@ -26,4 +28,6 @@ export const ethNamespace: RpcMethod<RpcContext>[] = [
   ...filterMethods,
   ...subscribeMethods,
   ...proofMethods,
+  ...configMethods,
+  ...fillMethods,
 ];

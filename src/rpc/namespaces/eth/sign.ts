@@ -20,7 +20,7 @@ import { suggestTip } from './fees.ts';
 const ZERO_ADDRESS = new Uint8Array(20);
 
 /** Where transaction defaults come from on this node. */
-function defaultsSource(ctx: RpcContext): TxDefaultsSource {
+export function defaultsSource(ctx: RpcContext): TxDefaultsSource {
   return {
     chainId: ctx.config.evmChainId,
     pendingNonce: (a) => ctx.txs.pendingNonce(a),
@@ -51,7 +51,7 @@ async function withKey<T>(
 /** Fills defaults, signs with the account's key and submits; returns the tx hash (eth_ and personal_sendTransaction). */
 export async function sendFromKeyStore(ctx: RpcContext, req: CallRequest, passphrase?: string): Promise<Uint8Array> {
   const from = req.from ?? ZERO_ADDRESS;
-  return withKey(ctx, from, passphrase, (key) =>
+  const hash = await withKey(ctx, from, passphrase, (key) =>
     // The nonce is read and the tx pooled under the account's lock, so concurrent sends get consecutive nonces.
     ctx.keystore.exclusive(from, async () => {
       const filled = await fillTxDefaults(req, from, defaultsSource(ctx));
@@ -59,6 +59,9 @@ export async function sendFromKeyStore(ctx: RpcContext, req: CallRequest, passph
       return ctx.txs.submitRaw(signed.serialize());
     }),
   );
+  // Outside the account's lock: the sender's next send must not wait for this block.
+  await ctx.txs.inclusion(hash);
+  return hash;
 }
 
 /** geth's SignTransactionResult: the RLP/typed encoding and the transaction object. */

@@ -56,11 +56,15 @@ export const getTransactionReceipt = defineMethod({
   },
 });
 
-/** Handler for eth_sendRawTransaction. */
+/** Handler for eth_sendRawTransaction (in instant mode it answers once the tx's block is committed). */
 export const sendRawTransaction = defineMethod({
   name: 'eth_sendRawTransaction',
   params: [rawTx],
-  handler: async (ctx: RpcContext, [raw]) => bytesToHex(await ctx.txs.submitRaw(raw)),
+  handler: async (ctx: RpcContext, [raw]) => {
+    const hash = await ctx.txs.submitRaw(raw);
+    await ctx.txs.inclusion(hash);
+    return bytesToHex(hash);
+  },
 });
 
 export const transactionMethods = [

@@ -50,11 +50,15 @@ export const stop = defineMethod({ name: 'miner_stop', params: [], handler: () =
 /** Handler for miner_setGasLimit: false (the block gas limit is a chain parameter, not a producer's choice). */
 export const setGasLimit = defineMethod({ name: 'miner_setGasLimit', params: [uint256], handler: () => false });
 
-/** Handler for miner_setEtherbase: fees of the next blocks go to the address; persisted in app.toml [miner]. */
+/**
+ * Handler for miner_setEtherbase: fees of the next blocks go to the address; persisted in app.toml [miner]. Under
+ * CometBFT the coinbase comes from genesis (it must be the same on every validator): -32004 with that reason.
+ */
 export const setEtherbase = defineMethod({
   name: 'miner_setEtherbase',
   params: [address],
   handler: (ctx: RpcContext, [addr]) => {
+    if (ctx.config.consensus === 'cometbft') throw unsupported('miner_setEtherbase');
     ctx.miner.setEtherbase(addr);
     return true;
   },

@@ -8,6 +8,8 @@ export const UNSUPPORTED_MINER_METHODS = {
     'Kestrel is proof of stake: blocks are produced by the consensus engine whenever the node runs (see --block-time), there is nothing to start',
   miner_setExtra:
     'Kestrel block headers carry no producer-chosen extra data (it is always empty, so every validator builds the same header)',
+  miner_setEtherbase:
+    "it has no effect under --consensus cometbft: each block's fees go to its proposer's fee recipient in genesis (app_state.fee_recipients), the same on every validator",
 } as const;
 
 /** The error an unsupported miner_ method answers with. */

@@ -1,0 +1,91 @@
+// debug_getRaw*: the consensus encodings of what Kestrel stores (header, block, receipts, transaction), and
+// debug_getBadBlocks, which is always empty: a block is only ever stored after this node executed it, so no block
+// is ever rejected after import.
+import { RLP } from '@ethereumjs/rlp';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { encodeReceipt } from '@ethereumjs/vm';
+import type { BlockRecord, ReceiptRecord } from '../../../store/records.ts';
+import { NotFoundError } from '../../../errors/index.ts';
+import { bytesToHex } from '../../../primitives/hex.ts';
+import type { BlockSelector } from '../../../primitives/blockSelector.ts';
+import type { RpcContext } from '../../context.ts';
+import { defineMethod } from '../../method.ts';
+import { blockSelector, hash32 } from '../../params/index.ts';
+
+/** The block a raw method names; unknown blocks are errors, worded as geth words them. */
+function blockOf(ctx: RpcContext, sel: BlockSelector, what: string): BlockRecord {
+  const b = ctx.chain.findBlock(sel);
+  if (b) return b;
+  if (sel.kind === 'hash') throw new NotFoundError(`${what} ${bytesToHex(sel.hash)} not found`);
+  if (sel.kind === 'number') throw new NotFoundError(`${what} #${sel.number} not found`);
+  throw new NotFoundError(`${what} not found`);
+}
+
+/** A transaction as it sits inside a block body: a legacy tx is an RLP list, a typed tx an opaque byte string. */
+function bodyItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
+  return tx.type === 0 ? (tx.raw() as Uint8Array[]) : tx.serialize();
+}
+
+/** rlp([header, transactions, uncles, withdrawals?]): the block as Ethereum peers exchange it. */
+export function encodeBlock(b: BlockRecord): Uint8Array {
+  const h = b.header;
+  const body: unknown[] = [h.raw(), b.txs.map(bodyItem), []];
+  if (h.withdrawalsRoot !== undefined) body.push([]);
+  return RLP.encode(body as never);
+}
+
+/** The consensus encoding of a receipt (typed receipts carry their type byte). */
+export function encodeReceiptRecord(r: ReceiptRecord): Uint8Array {
+  return encodeReceipt(
+    {
+      status: r.status,
+      cumulativeBlockGasUsed: r.cumulativeGasUsed,
+      bitvector: r.bloom,
+      logs: r.logs.map((l) => [l.address, l.topics, l.data]),
+    },
+    r.type as never,
+  );
+}
+
+/** Handler for debug_getRawHeader: RLP of the header, whose keccak256 is the block hash. */
+export const getRawHeader = defineMethod({
+  name: 'debug_getRawHeader',
+  params: [blockSelector],
+  handler: (ctx: RpcContext, [sel]) => bytesToHex(blockOf(ctx, sel, 'header').header.serialize()),
+});
+
+/** Handler for debug_getRawBlock. */
+export const getRawBlock = defineMethod({
+  name: 'debug_getRawBlock',
+  params: [blockSelector],
+  handler: (ctx: RpcContext, [sel]) => bytesToHex(encodeBlock(blockOf(ctx, sel, 'block'))),
+});
+
+/** Handler for debug_getRawReceipts: each receipt's consensus encoding, in block order. */
+export const getRawReceipts = defineMethod({
+  name: 'debug_getRawReceipts',
+  params: [blockSelector],
+  handler: (ctx: RpcContext, [sel]) =>
+    ctx.chain.receipts(blockOf(ctx, sel, 'block')).map((r) => bytesToHex(encodeReceiptRecord(r))),
+});
+
+/** Handler for debug_getRawTransaction: the signed encoding of a mined or pooled tx; null when unknown. */
+export const getRawTransaction = defineMethod({
+  name: 'debug_getRawTransaction',
+  params: [hash32],
+  handler: (ctx: RpcContext, [hash]) => {
+    const mined = ctx.chain.minedTx(hash);
+    if (mined) return bytesToHex(mined.block.txs[mined.index]!.serialize());
+    const pooled = ctx.pool.get(hash);
+    return pooled ? bytesToHex(pooled.tx.serialize()) : null;
+  },
+});
+
+/** Handler for debug_getBadBlocks: Kestrel executes every block before storing it, so none was ever refused. */
+export const getBadBlocks = defineMethod({
+  name: 'debug_getBadBlocks',
+  params: [],
+  handler: () => [],
+});
+
+export const rawMethods = [getRawHeader, getRawBlock, getRawReceipts, getRawTransaction, getBadBlocks];

@@ -1,0 +1,69 @@
+// What the node runs and holds: the next block's fees, the fork configuration (EIP-7910) and the data ranges it
+// serves (eth_capabilities).
+import { blobBaseFee, currentFork, type ForkConfig } from '../../../app/evm/forkConfig.ts';
+import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
+import type { RpcContext } from '../../context.ts';
+import { defineMethod } from '../../method.ts';
+
+/** Handler for eth_baseFee: the base fee of the next block. */
+export const baseFee = defineMethod({
+  name: 'eth_baseFee',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(ctx.app.nextBaseFee()),
+});
+
+/**
+ * Handler for eth_blobBaseFee: the blob base fee from the head's excess blob gas, as geth answers. Kestrel's
+ * blocks carry no blobs, so the excess stays 0 and the fee is the 1-wei minimum.
+ */
+export const blobBaseFeeMethod = defineMethod({
+  name: 'eth_blobBaseFee',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(blobBaseFee(ctx.chain.head().header.excessBlobGas ?? 0n)),
+});
+
+function formatFork(f: ForkConfig): Record<string, unknown> {
+  return {
+    activationTime: Number(f.activationTime),
+    blobSchedule: {
+      target: f.blobSchedule.target,
+      max: f.blobSchedule.max,
+      baseFeeUpdateFraction: Number(f.blobSchedule.baseFeeUpdateFraction),
+    },
+    chainId: toQuantity(f.chainId),
+    forkId: bytesToHex(f.forkHash),
+    precompiles: Object.fromEntries(f.precompiles.map(([name, a]) => [name, bytesToHex(a)])),
+    systemContracts: Object.fromEntries(f.systemContracts.map(([name, a]) => [name, bytesToHex(a)])),
+  };
+}
+
+/** Handler for eth_config (EIP-7910): the fork in force; no later fork is scheduled. */
+export const config = defineMethod({
+  name: 'eth_config',
+  params: [],
+  handler: (ctx: RpcContext) => {
+    const genesis = ctx.chain.blockByNumber(0n)!;
+    return { current: formatFork(currentFork(ctx.config.evmChainId, genesis.hash)), next: null, last: null };
+  },
+});
+
+/** Handler for eth_capabilities: Kestrel is an archive that prunes nothing, so every range starts at genesis. */
+export const capabilities = defineMethod({
+  name: 'eth_capabilities',
+  params: [],
+  handler: (ctx: RpcContext) => {
+    const head = ctx.chain.head();
+    const all = { disabled: false, oldestBlock: '0x0' };
+    return {
+      head: { number: toQuantity(head.number), hash: bytesToHex(head.hash) },
+      state: all,
+      tx: all,
+      logs: all,
+      receipts: all,
+      blocks: all,
+      stateproofs: all,
+    };
+  },
+});
+
+export const configMethods = [baseFee, blobBaseFeeMethod, config, capabilities];
