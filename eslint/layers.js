@@ -32,7 +32,20 @@ export const LAYERS = {
   abci: ['log', 'primitives', 'errors'],
   consensus: ['abci', 'app', 'mempool', 'store', 'config', 'log', 'primitives', 'errors'],
   // Servers: thin adapters over the services. cometrpc shares the JSON-RPC transport only.
-  rpc: ['app', 'mempool', 'keystore', 'tracing', 'filters', 'config', 'store', 'evm', 'log', 'primitives', 'errors'],
+  rpc: [
+    'consensus',
+    'app',
+    'mempool',
+    'keystore',
+    'tracing',
+    'filters',
+    'config',
+    'store',
+    'evm',
+    'log',
+    'primitives',
+    'errors',
+  ],
   grpc: ['app', 'store', 'log', 'primitives', 'errors'],
   cometrpc: ['rpc/server', 'abci', 'app', 'store', 'log', 'primitives', 'errors'],
   // The home on disk, local testnets, and the CLI: `start` runs the composition root; every other command reaches

@@ -15,6 +15,7 @@ import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
+import { DevToolkit } from './consensus/solo/devToolkit.ts';
 import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
@@ -34,6 +35,7 @@ import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
 import { debugNamespace } from './rpc/namespaces/debug/index.ts';
+import { devNamespaces } from './rpc/namespaces/dev/index.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
 import { minerNamespace } from './rpc/namespaces/miner/index.ts';
 import { netNamespace } from './rpc/namespaces/net/index.ts';
@@ -73,9 +75,13 @@ function splitHostPort(addr: string): { host: string; port: number } {
   return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
 }
 
-/** The client version string, in geth's layout. */
-export function clientVersion(): string {
-  return `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+/**
+ * The client version string, in geth's layout. With the dev toolkit it starts with "anvil-compatible ": dev tools
+ * (hardhat-network-helpers) serve their helpers only to a node whose version names Hardhat or Anvil.
+ */
+export function clientVersion(devToolkit = false): string {
+  const v = `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+  return devToolkit ? `anvil-compatible ${v}` : v;
 }
 
 /** miner_setGasPrice writes app.toml, but a --minimum-gas-prices flag wins: say so at start when they differ. */
@@ -198,6 +204,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
+    const dev = engine && config.devToolkit ? new DevToolkit(app, engine, pool, txs) : undefined;
     const ctx: RpcContext = {
       config,
       app,
@@ -206,7 +213,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       pool,
       txs,
       compat: config.jsonRpc.compat,
-      clientVersion: clientVersion(),
+      clientVersion: clientVersion(dev !== undefined),
+      dev,
       state: stateDb,
       common,
       vmCommon,
@@ -230,8 +238,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         txpool: txpoolNamespace,
         miner: minerNamespace,
         debug: debugNamespace,
+        ...devNamespaces,
       },
-      config.jsonRpc.api,
+      dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
     );
     const dispatcher = createDispatcher(ctx, table);
     const limits = {

@@ -136,6 +136,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   return {
     home,
     dev: flags['dev'] === true,
+    devToolkit: flags['dev'] === true || section(toml, 'dev')['toolkit'] === true,
     chainId,
     evmChainId: parseEvmChainId(chainId),
     evmDenom: DEFAULT_EVM_DENOM,

@@ -63,6 +63,8 @@ export interface MempoolConfig {
 export interface NodeConfig {
   home: string;
   dev: boolean;
+  /** The dev toolkit methods (evm_*, anvil_*, hardhat_*): --dev, or app.toml [dev] toolkit = true. */
+  devToolkit: boolean;
   chainId: string;
   evmChainId: bigint;
   evmDenom: string;

@@ -139,3 +139,49 @@ export class NotEnabledError extends KestrelError {
 export class KeyStoreError extends KestrelError {
   override name = 'KeyStoreError';
 }
+
+/** Why a set of state or block overrides cannot be applied (geth's wording in the message). */
+export type OverrideFailure =
+  | 'NOT_PRECOMPILE'
+  | 'MOVE_TARGET_OVERRIDDEN'
+  | 'OVERRIDDEN_BY_PRECOMPILE'
+  | 'STATE_AND_STATE_DIFF'
+  | 'BLOCK_FIELD_UNSUPPORTED';
+
+/** State or block overrides that cannot be applied. */
+export class OverrideError extends KestrelError {
+  override name = 'OverrideError';
+  constructor(
+    readonly reason: OverrideFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Why eth_simulateV1 refused a request or a simulated transaction (each has its own JSON-RPC code). */
+export type SimulateFailure =
+  | 'NONCE_TOO_LOW'
+  | 'NONCE_TOO_HIGH'
+  | 'BASE_FEE_TOO_LOW'
+  | 'INTRINSIC_GAS'
+  | 'INSUFFICIENT_FUNDS'
+  | 'BLOCK_GAS_LIMIT_REACHED'
+  | 'BLOCK_NUMBER_INVALID'
+  | 'BLOCK_TIMESTAMP_INVALID'
+  | 'SENDER_NOT_EOA'
+  | 'INIT_CODE_TOO_LARGE'
+  | 'CLIENT_LIMIT_EXCEEDED'
+  | 'INVALID_PARAMS'
+  | 'INTERNAL';
+
+/** eth_simulateV1 refused the request, or one of its transactions is invalid (geth's message). */
+export class SimulateError extends KestrelError {
+  override name = 'SimulateError';
+  constructor(
+    readonly reason: SimulateFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -12,10 +12,12 @@ import {
   NotFoundError,
   ParseError,
   RevertError,
+  SimulateError,
   TxRejectedError,
   UnauthorizedError,
   UnsupportedError,
 } from '../errors/index.ts';
+import type { SimulateFailure } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 
 /** A JSON-RPC error object as it goes on the wire. */
@@ -55,11 +57,29 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [KeyStoreError, SERVER_ERROR],
 ];
 
+/** eth_simulateV1's codes (geth's internal/ethapi/errors.go and the execution-apis spec). */
+const SIMULATE_CODES: Record<SimulateFailure, number> = {
+  NONCE_TOO_LOW: -38010,
+  NONCE_TOO_HIGH: -38011,
+  BASE_FEE_TOO_LOW: -38012,
+  INTRINSIC_GAS: -38013,
+  INSUFFICIENT_FUNDS: -38014,
+  BLOCK_GAS_LIMIT_REACHED: -38015,
+  BLOCK_NUMBER_INVALID: -38020,
+  BLOCK_TIMESTAMP_INVALID: -38021,
+  SENDER_NOT_EOA: -38024,
+  INIT_CODE_TOO_LARGE: -38025,
+  CLIENT_LIMIT_EXCEEDED: -38026,
+  INVALID_PARAMS: INVALID_PARAMS,
+  INTERNAL: INTERNAL_ERROR,
+};
+
 /** Maps any thrown value to the JSON-RPC error object the client sees. */
 export function toRpcError(err: unknown): RpcErrorObject {
   if (err instanceof RevertError) {
     return { code: EXECUTION_REVERTED, message: err.message, data: bytesToHex(err.data) };
   }
+  if (err instanceof SimulateError) return { code: SIMULATE_CODES[err.reason], message: err.message };
   if (err instanceof KestrelError) {
     for (const [cls, code] of table) if (err instanceof cls) return { code, message: err.message };
     return { code: SERVER_ERROR, message: err.message };

@@ -3,6 +3,7 @@ import type { BlockRecord } from '../store/records.ts';
 import type { CallHook, CallService } from '../app/evm/call.ts';
 import { installStepFeed } from '../app/evm/stepFeed.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
+import type { CallOverrides } from '../primitives/overrides.ts';
 import { TraceDriver } from './driver.ts';
 import { TraceAbort } from './errors.ts';
 import { evmOf, outcomeOf, txEnv, type TracerFactory } from './replay.ts';
@@ -16,7 +17,7 @@ function effectivePrice(req: CallRequest, baseFee: bigint): bigint {
   return cap < baseFee + tip ? cap : baseFee + tip;
 }
 
-/** Traces `req` on `block`'s state with the tracer `make` builds; the deadline starts now. */
+/** Traces `req` (with its overrides) on `block`'s state with the tracer `make` builds; the deadline starts now. */
 export async function traceCallWith(
   calls: CallService,
   readNode: NodeReader,
@@ -24,6 +25,7 @@ export async function traceCallWith(
   block: BlockRecord,
   make: TracerFactory,
   timeoutMs: number,
+  overrides?: CallOverrides,
 ): Promise<TraceResult> {
   const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
   const handle = await make(deadline);
@@ -54,7 +56,7 @@ export async function traceCallWith(
     },
   };
   try {
-    await calls.traceCall(req, block, hook);
+    await calls.traceCall(req, block, hook, overrides);
   } finally {
     handle.close();
   }

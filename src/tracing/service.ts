@@ -7,6 +7,7 @@ import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { ExecutionError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
+import type { CallOverrides } from '../primitives/overrides.ts';
 import { Semaphore } from '../primitives/semaphore.ts';
 import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
@@ -211,15 +212,22 @@ export class TraceService {
   }
 
   /** debug_traceCall: traces a call on a block's state, as eth_call would run it. */
-  async traceCall(req: CallRequest, block: BlockRecord, asked: TraceConfig): Promise<TraceResult> {
+  async traceCall(
+    req: CallRequest,
+    block: BlockRecord,
+    asked: TraceConfig,
+    overrides?: CallOverrides,
+  ): Promise<TraceResult> {
     const cfg = this.bounded(asked);
     const budget = new OutputBudget(this.limits.maxOutputBytes);
     const make = this.factory(cfg, budget);
     if (typeof make !== 'function') {
-      const job = { type: 'call' as const, req, block: toWire(block), spec: make };
+      const job = { type: 'call' as const, req, block: toWire(block), spec: make, overrides };
       return this.gate.run(async () => json(await this.workers.session((w) => w.run(job))));
     }
-    return this.gate.run(() => traceCallWith(this.deps.calls, this.deps.readNode, req, block, make, cfg.timeoutMs));
+    return this.gate.run(() =>
+      traceCallWith(this.deps.calls, this.deps.readNode, req, block, make, cfg.timeoutMs, overrides),
+    );
   }
 }
 

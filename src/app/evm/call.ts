@@ -9,13 +9,24 @@ import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
-import { bareHex } from '../../primitives/hex.ts';
+import { bareHex, hexToBytes } from '../../primitives/hex.ts';
+import type { BlockOverrides, CallOverrides } from '../../primitives/overrides.ts';
 import { contextHeader, contextOf } from '../block.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
 import { CallTimeout, isCallTimeout, runTxRefusalOf } from './ethereumjs.ts';
+import {
+  livePrecompiles,
+  movePrecompiles,
+  overrideContext,
+  planOverrides,
+  writeAccountOverrides,
+  type OverridePlan,
+} from './overrides.ts';
+import { buildAccessList, type AccessListResult } from './accessList.ts';
+import { simulate, type SimBlockResult, type SimulateOptions } from './simulate/simulator.ts';
 import { decodeRevertReason } from './revert.ts';
 
 /** Limits applied to every call. */
@@ -39,7 +50,7 @@ export interface CallHook {
 type OpEntry = { opHandler: (runState: unknown, common: unknown) => unknown };
 
 /** The deadline of the call a context is running (0 = none); set before each call, read by the armed checks. */
-interface CallClock {
+export interface CallClock {
   deadline: number;
 }
 
@@ -50,7 +61,7 @@ interface CallClock {
  * getOpcodesForHF for each EVM), so wrapping its entries touches no other VM. Armed once per VM; each call sets
  * `clock.deadline`.
  */
-function armDeadline(vm: VM, clock: CallClock): void {
+export function armDeadline(vm: VM, clock: CallClock): void {
   const check = (): void => {
     if (clock.deadline !== 0 && Date.now() > clock.deadline) throw new CallTimeout();
   };
@@ -90,6 +101,10 @@ interface CallContext {
   broken: boolean;
   /** The context block of the last call, with what it was built from. */
   lastBlock?: { record: BlockRecord; gas: bigint; priced: boolean; block: Block };
+  /** State overrides of the request this (unpooled) context serves; its VM's precompiles are already moved. */
+  plan?: OverridePlan;
+  /** Block overrides of that request. */
+  blockOverrides?: BlockOverrides;
 }
 
 /** What the call service keeps for one state root. */
@@ -159,7 +174,7 @@ export class CallService {
     return tx;
   }
 
-  private async newContext(root: string, reads: RootReads): Promise<CallContext> {
+  private async newContext(root: string, reads: RootReads, overrides?: CallOverrides): Promise<CallContext> {
     const state = this.state.callState(reads);
     const vm = await createVM({
       common: this.vmCommon(),
@@ -168,7 +183,23 @@ export class CallService {
     });
     const clock = { deadline: 0 };
     armDeadline(vm, clock);
-    return { root, reads, state, vm, clock, broken: false };
+    const ctx: CallContext = { root, reads, state, vm, clock, broken: false };
+    if (overrides) {
+      // The VM's own precompile table (a fresh Map per EVM), keyed by address hex without 0x.
+      const table = livePrecompiles(vm.evm);
+      ctx.plan = planOverrides(
+        overrides.state,
+        [...table.keys()].map((k) => hexToBytes('0x' + k)),
+      );
+      movePrecompiles(table, ctx.plan.precompiles);
+      ctx.blockOverrides = overrides.block;
+    }
+    return ctx;
+  }
+
+  /** True when a request changes state or block: it then runs on a context of its own, never pooled. */
+  private static overridden(o: CallOverrides | undefined): o is CallOverrides {
+    return o !== undefined && (o.state !== undefined || o.block !== undefined);
   }
 
   /** The pool entry of a state root (created, and the least recently used root dropped, as needed). */
@@ -195,8 +226,19 @@ export class CallService {
     if (entry && entry.idle.length < IDLE_CONTEXTS_PER_ROOT) entry.idle.push(ctx);
   }
 
-  /** Runs `fn` with a pooled context at the block's state; it goes back to the pool unless a runTx threw. */
-  private async withContext<T>(block: BlockRecord, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` with a pooled context at the block's state; it goes back to the pool unless a runTx threw. A request
+   * with overrides gets a context of its own (its VM's precompiles may have moved), sharing the root's reads.
+   */
+  private async withContext<T>(
+    block: BlockRecord,
+    overrides: CallOverrides | undefined,
+    fn: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> {
+    if (CallService.overridden(overrides)) {
+      const { root, entry } = this.pooled(block);
+      return fn(await this.newContext(root, entry.reads, overrides));
+    }
     const ctx = await this.acquire(block);
     try {
       return await fn(ctx);
@@ -214,16 +256,17 @@ export class CallService {
   private contextBlock(ctx: CallContext, block: BlockRecord, gas: bigint, priced: boolean): Block {
     const last = ctx.lastBlock;
     if (last !== undefined && last.record === block && last.gas === gas && last.priced === priced) return last.block;
-    const h = block.header;
+    const o = ctx.blockOverrides;
+    const base = overrideContext(contextOf(block.header), o);
     const header = contextHeader(
-      {
-        ...contextOf(h),
-        gasLimit: h.gasLimit > gas ? h.gasLimit : gas,
-        baseFeePerGas: priced ? (h.baseFeePerGas ?? 0n) : 0n,
-      },
+      { ...base, gasLimit: base.gasLimit > gas ? base.gasLimit : gas, baseFeePerGas: priced ? base.baseFeePerGas : 0n },
       this.common,
     );
-    const built = createBlock({ header }, { common: this.common, setHardfork: false });
+    const blobFee = o?.blobBaseFee;
+    // createBlock copies the header; an unfrozen copy lets the blob base fee override in (see below).
+    const built = createBlock({ header }, { common: this.common, setHardfork: false, freeze: blobFee === undefined });
+    // The header has no blob base fee field: BLOBBASEFEE reads it through this method (0 for an unpriced call).
+    if (blobFee !== undefined) built.header.getBlobGasPrice = () => (priced ? blobFee : 0n);
     ctx.lastBlock = { record: block, gas, priced, block: built };
     return built;
   }
@@ -235,22 +278,32 @@ export class CallService {
     gas: bigint,
     ctx: CallContext,
     hook?: CallHook,
+    reportAccessList = false,
   ): Promise<RunTxResult> {
-    // An estimation goes on after a probe that threw; it continues on a fresh VM and state.
-    if (ctx.broken) Object.assign(ctx, await this.newContext(ctx.root, ctx.reads));
+    // An estimation goes on after a probe that threw; it continues on a fresh VM and state (same overrides).
+    if (ctx.broken) {
+      // The fresh context has no plan of its own: the request's plan and block overrides stay on `ctx`.
+      Object.assign(ctx, await this.newContext(ctx.root, ctx.reads));
+      if (ctx.plan) movePrecompiles(livePrecompiles(ctx.vm.evm), ctx.plan.precompiles);
+    }
     const { state, vm } = ctx;
     const from = req.from ? new Address(req.from) : createZeroAddress();
     // Reads made before the checkpoint stay in the state's caches after the revert, so a pooled context answers
     // them from memory next time; the sender, the callee and the coinbase are read by every call.
-    const nonce = (await state.getAccount(from))?.nonce ?? 0n;
+    let nonce = (await state.getAccount(from))?.nonce ?? 0n;
     if (req.to) await state.getAccount(new Address(req.to));
     await state.getAccount(block.header.coinbase);
-    const tx = this.buildTx(req, gas, nonce);
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
     const ctxBlock = this.contextBlock(ctx, block, gas, priced);
     // With a hook the tracer enforces its own deadline.
     ctx.clock.deadline = this.limits.timeoutMs > 0 && !hook ? Date.now() + this.limits.timeoutMs : 0;
     await state.checkpoint();
+    // Overrides are written inside the call's checkpoint, so its revert takes them away with the call's writes.
+    if (ctx.plan) {
+      await writeAccountOverrides(state, ctx.plan.accounts);
+      nonce = (await state.getAccount(from))?.nonce ?? 0n;
+    }
+    const tx = this.buildTx(req, gas, nonce);
     hook?.attach(vm, state, tx, ctxBlock);
     try {
       const r = await runTx(vm, {
@@ -260,6 +313,7 @@ export class CallService {
         skipBalance: !priced,
         skipBlockGasLimitValidation: true,
         skipHardForkValidation: true,
+        reportAccessList,
       });
       hook?.finish(r);
       return r;
@@ -283,31 +337,65 @@ export class CallService {
   }
 
   /** debug_traceCall: runs the call under `hook`; a failing call is a result here, not an error. */
-  async traceCall(req: CallRequest, block: BlockRecord, hook: CallHook): Promise<RunTxResult> {
+  async traceCall(
+    req: CallRequest,
+    block: BlockRecord,
+    hook: CallHook,
+    overrides?: CallOverrides,
+  ): Promise<RunTxResult> {
     // A context of its own: the tracer attaches listeners to the VM.
-    const ctx = await this.newContext('', new RootReads(block.header.stateRoot));
+    const ctx = await this.newContext(
+      '',
+      new RootReads(block.header.stateRoot),
+      CallService.overridden(overrides) ? overrides : undefined,
+    );
     return this.execute(req, block, this.capGas(req), ctx, hook);
   }
 
   /** eth_call: the return data, or RevertError / ExecutionError. */
-  async call(req: CallRequest, block: BlockRecord): Promise<Uint8Array> {
-    const r = await this.withContext(block, (ctx) => this.execute(req, block, this.capGas(req), ctx));
+  async call(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<Uint8Array> {
+    const r = await this.withContext(block, overrides, (ctx) => this.execute(req, block, this.capGas(req), ctx));
     const err = r.execResult.exceptionError;
     if (err) throw failure(err.error, r.execResult.returnValue);
     return r.execResult.returnValue;
   }
 
+  /** eth_simulateV1: simulated blocks on top of `base` (the gas cap bounds all calls together). */
+  async simulate(opts: SimulateOptions, base: BlockRecord): Promise<SimBlockResult[]> {
+    const deps = { common: this.common, vmCommon: this.vmCommon, state: this.state, hashOf: this.hashOf };
+    return simulate({ ...deps, gasCap: this.limits.gasCap, timeoutMs: this.limits.timeoutMs }, opts, base);
+  }
+
+  /** eth_createAccessList: the list the call touches (run until stable), its gas, and its failure if any. */
+  async createAccessList(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<AccessListResult> {
+    return this.withContext(block, overrides, (ctx) =>
+      buildAccessList(req, {
+        run: (r) => this.execute(r, block, this.capGas(r), ctx, undefined, true),
+        precompiles: () =>
+          [...(ctx.vm.evm.precompiles as Map<string, unknown>).keys()].map((k) => hexToBytes('0x' + k)),
+        nonce: async () => {
+          const from = req.from ?? new Uint8Array(20);
+          const over = ctx.plan?.accounts.find((a) => a.address.every((b, i) => b === from[i]))?.nonce;
+          return over ?? (await ctx.state.getAccount(new Address(from)))?.nonce ?? 0n;
+        },
+      }),
+    );
+  }
+
   /** eth_estimateGas: the smallest gas limit with which the message succeeds (binary search, as geth). */
-  async estimateGas(req: CallRequest, block: BlockRecord): Promise<bigint> {
-    return this.withContext(block, (ctx) => this.search(req, block, ctx));
+  async estimateGas(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<bigint> {
+    return this.withContext(block, overrides, (ctx) => this.search(req, block, ctx));
   }
 
   private async search(req: CallRequest, block: BlockRecord, ctx: CallContext): Promise<bigint> {
-    let hi = req.gas !== undefined && req.gas >= 21000n ? req.gas : block.header.gasLimit;
+    let hi =
+      req.gas !== undefined && req.gas >= 21000n ? req.gas : (ctx.blockOverrides?.gasLimit ?? block.header.gasLimit);
     if (this.limits.gasCap > 0n && hi > this.limits.gasCap) hi = this.limits.gasCap;
     // A plain value transfer to an account without code costs exactly 21000 (geth's shortcut).
+    // (A success at 21000 is the answer whatever the code: no call costs less. With overrides the code read
+    // here would predate them, so the probe alone decides.)
     if (req.to && (req.data === undefined || req.data.length === 0) && !req.accessList?.length) {
-      const code = await ctx.state.getCode(new Address(req.to));
+      const code = ctx.plan?.accounts.length ? new Uint8Array(0) : await ctx.state.getCode(new Address(req.to));
       if (code.length === 0) {
         const probe = await this.execute(req, block, 21000n, ctx);
         if (!probe.execResult.exceptionError) return 21000n;

@@ -7,3 +7,5 @@ export * from './callRequest.ts';
 export * from './filter.ts';
 export * from './proof.ts';
 export * from './storage.ts';
+export * from './overrides.ts';
+export * from './simulate.ts';

@@ -75,11 +75,19 @@ describe('traceConfig codec', () => {
     );
   });
 
-  it('TraceCallConfig reports state/block overrides', () => {
+  it('TraceCallConfig decodes state/block overrides', () => {
     const d = (raw: unknown) => decodeParams([raw], [traceCallConfig])[0] as ReturnType<typeof traceCallConfig.decode>;
-    assert.equal(d({}).overrides, false);
-    assert.equal(d({ stateOverrides: {} }).overrides, false);
-    assert.equal(d({ stateOverrides: { '0x00': {} } }).overrides, true);
-    assert.equal(d({ blockOverrides: { number: '0x1' } }).overrides, true);
+    const A = '0x' + '11'.repeat(20);
+    assert.equal(d({}).overrides, undefined);
+    assert.deepEqual(d({ stateOverrides: {} }).overrides, { state: [] });
+    const st = d({
+      stateOverrides: {
+        [A]: { balance: '0x5', stateDiff: { ['0x' + '00'.repeat(31) + '01']: '0x' + '00'.repeat(31) + '02' } },
+      },
+    }).overrides!;
+    assert.equal(st.state![0]!.balance, 5n);
+    assert.equal(st.state![0]!.stateDiff![0]![1][31], 2);
+    assert.equal(d({ blockOverrides: { number: '0x1' } }).overrides!.block!.number, 1n);
+    assert.throws(() => d({ stateOverrides: { '0x00': {} } }), /invalid argument 0: .*TraceCallConfig.stateOverrides/);
   });
 });

@@ -1,10 +1,12 @@
 // The debug_trace* config codec (geth's TraceConfig / TraceCallConfig): unknown fields are ignored, absent and
 // null fields take geth's defaults, wrong JSON types fail with encoding/json's wording.
 import { parseDurationMs } from '../../config/durations.ts';
+import type { CallOverrides } from '../../primitives/overrides.ts';
 import type { TraceConfig } from '../../tracing/types.ts';
 import type { Codec } from './codec.ts';
 import { ParamError, codec, optional } from './codec.ts';
-import { UnmarshalTypeError, jsonKind } from './data.ts';
+import { UnmarshalTypeError, atField, jsonKind } from './data.ts';
+import { blockOverrides, stateOverrides } from './overrides.ts';
 
 /** geth's default per-transaction trace timeout. */
 export const DEFAULT_TRACE_TIMEOUT_MS = 5000;
@@ -68,17 +70,30 @@ function limit(obj: Obj, struct: string): number {
 }
 
 /** Decodes a trace config object for `struct` ("TraceConfig" or "TraceCallConfig"). */
-function decodeConfig(raw: unknown, struct: string): TraceConfig & { overrides: boolean } {
+/** TraceCallConfig's stateOverrides and blockOverrides, decoded (undefined when neither is given). */
+function callOverrides(obj: Obj, struct: string): CallOverrides | undefined {
+  const decode = <T>(k: string, c: Codec<T>): T | undefined => {
+    const v = present(obj, k);
+    if (v === undefined) return undefined;
+    try {
+      return c.decode(v);
+    } catch (e) {
+      throw atField(e, `${struct}.${k}`);
+    }
+  };
+  const state = decode('stateOverrides', stateOverrides);
+  const block = decode('blockOverrides', blockOverrides);
+  if (state === undefined && block === undefined) return undefined;
+  return { ...(state !== undefined && { state }), ...(block !== undefined && { block }) };
+}
+
+function decodeConfig(raw: unknown, struct: string): TraceConfig & { overrides?: CallOverrides } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
     throw new UnmarshalTypeError(jsonKind(raw), `tracers.${struct}`);
   const obj = raw as Obj;
   const tracer = present(obj, 'tracer');
   if (tracer !== undefined && typeof tracer !== 'string')
     throw new UnmarshalTypeError(jsonKind(tracer), 'string', `${struct}.tracer`);
-  const nonEmpty = (k: string) => {
-    const v = present(obj, k);
-    return v !== undefined && (typeof v !== 'object' || Object.keys(v as Obj).length > 0);
-  };
   return {
     tracer: tracer === '' ? undefined : (tracer as string | undefined),
     tracerConfig: tracerConfig(obj, struct),
@@ -88,7 +103,7 @@ function decodeConfig(raw: unknown, struct: string): TraceConfig & { overrides: 
     enableMemory: boolField(obj, 'enableMemory', struct),
     enableReturnData: boolField(obj, 'enableReturnData', struct),
     limit: limit(obj, struct),
-    overrides: nonEmpty('stateOverrides') || nonEmpty('blockOverrides'),
+    ...(struct === 'TraceCallConfig' && { overrides: callOverrides(obj, struct) }),
   };
 }
 
@@ -114,8 +129,8 @@ export const traceConfig: Codec<TraceConfig> = optional(
   defaultTraceConfig,
 );
 
-/** Optional TraceCallConfig (debug_traceCall); `overrides` tells whether state/block overrides were asked for. */
-export const traceCallConfig: Codec<TraceConfig & { overrides: boolean }> = optional(
+/** Optional TraceCallConfig (debug_traceCall), with its state and block overrides decoded. */
+export const traceCallConfig: Codec<TraceConfig & { overrides?: CallOverrides }> = optional(
   codec((raw) => decodeConfig(raw, 'TraceCallConfig')),
-  () => ({ ...defaultTraceConfig(), overrides: false }),
+  defaultTraceConfig,
 );

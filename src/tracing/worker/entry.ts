@@ -51,8 +51,17 @@ function tracerFactory(id: number, spec: JsTraceSpec): TracerFactory {
 async function run(job: Job): Promise<unknown> {
   const make = tracerFactory(job.id, job.spec);
   if (job.type === 'call') {
-    return (await traceCallWith(calls, deps.readNode, job.req, fromWire(job.block, common), make, job.spec.timeoutMs))
-      .value;
+    return (
+      await traceCallWith(
+        calls,
+        deps.readNode,
+        job.req,
+        fromWire(job.block, common),
+        make,
+        job.spec.timeoutMs,
+        job.overrides,
+      )
+    ).value;
   }
   const key = bareHex(job.block.hash);
   if (current?.hash !== key)

@@ -6,6 +6,7 @@ import { createTxFromRLP } from '@ethereumjs/tx';
 import type { MessagePort } from 'node:worker_threads';
 import type { BlockRecord } from '../../store/records.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
+import type { CallOverrides } from '../../primitives/overrides.ts';
 import type { SandboxLimits } from '../js/sandbox.ts';
 
 /** A block as it crosses to a worker. */
@@ -55,7 +56,7 @@ export interface JsTraceSpec {
 /** Trace one mined transaction (replaying its block's earlier ones first), or one call on a block's state. */
 export type JobBody =
   | { type: 'tx'; block: WireBlock; parentRoot: Uint8Array; index: number; spec: JsTraceSpec }
-  | { type: 'call'; req: CallRequest; block: WireBlock; spec: JsTraceSpec };
+  | { type: 'call'; req: CallRequest; block: WireBlock; spec: JsTraceSpec; overrides?: CallOverrides };
 
 /** A job as sent: the body plus its id. */
 export type Job = JobBody & { id: number };

@@ -1,5 +1,5 @@
 // The debug namespace: transaction, block and call tracing (public, bounded by the tracing service's limits).
-import { NotFoundError, UnsupportedError } from '../../../errors/index.ts';
+import { NotFoundError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
@@ -37,13 +37,13 @@ export const traceBlockByHash = defineMethod({
   },
 });
 
-/** Handler for debug_traceCall: the call runs as eth_call would, under the tracer. */
+/** Handler for debug_traceCall: the call runs as eth_call would (with its state and block overrides), under the tracer. */
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
   params: [callRequest, optionalBlockSelector, traceCallConfig],
   handler: async (ctx: RpcContext, [req, sel, cfg]) => {
-    if (cfg.overrides) throw new UnsupportedError('state and block overrides are not supported');
-    return formatTrace(await ctx.tracing.traceCall(req, ctx.chain.resolveBlock(sel), cfg));
+    const { overrides, ...config } = cfg;
+    return formatTrace(await ctx.tracing.traceCall(req, ctx.chain.resolveBlock(sel), config, overrides));
   },
 });
 

@@ -1,10 +1,8 @@
 // debug_getRaw*: the consensus encodings of what Kestrel stores (header, block, receipts, transaction), and
 // debug_getBadBlocks, which is always empty: a block is only ever stored after this node executed it, so no block
 // is ever rejected after import.
-import { RLP } from '@ethereumjs/rlp';
-import type { TypedTransaction } from '@ethereumjs/tx';
-import { encodeReceipt } from '@ethereumjs/vm';
-import type { BlockRecord, ReceiptRecord } from '../../../store/records.ts';
+import { encodeBlock, encodeReceiptRecord } from '../../../store/encoding.ts';
+import type { BlockRecord } from '../../../store/records.ts';
 import { NotFoundError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { BlockSelector } from '../../../primitives/blockSelector.ts';
@@ -19,32 +17,6 @@ function blockOf(ctx: RpcContext, sel: BlockSelector, what: string): BlockRecord
   if (sel.kind === 'hash') throw new NotFoundError(`${what} ${bytesToHex(sel.hash)} not found`);
   if (sel.kind === 'number') throw new NotFoundError(`${what} #${sel.number} not found`);
   throw new NotFoundError(`${what} not found`);
-}
-
-/** A transaction as it sits inside a block body: a legacy tx is an RLP list, a typed tx an opaque byte string. */
-function bodyItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
-  return tx.type === 0 ? (tx.raw() as Uint8Array[]) : tx.serialize();
-}
-
-/** rlp([header, transactions, uncles, withdrawals?]): the block as Ethereum peers exchange it. */
-export function encodeBlock(b: BlockRecord): Uint8Array {
-  const h = b.header;
-  const body: unknown[] = [h.raw(), b.txs.map(bodyItem), []];
-  if (h.withdrawalsRoot !== undefined) body.push([]);
-  return RLP.encode(body as never);
-}
-
-/** The consensus encoding of a receipt (typed receipts carry their type byte). */
-export function encodeReceiptRecord(r: ReceiptRecord): Uint8Array {
-  return encodeReceipt(
-    {
-      status: r.status,
-      cumulativeBlockGasUsed: r.cumulativeGasUsed,
-      bitvector: r.bloom,
-      logs: r.logs.map((l) => [l.address, l.topics, l.data]),
-    },
-    r.type as never,
-  );
 }
 
 /** Handler for debug_getRawHeader: RLP of the header, whose keccak256 is the block hash. */

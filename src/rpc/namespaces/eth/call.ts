@@ -1,27 +1,51 @@
-// eth_call and eth_estimateGas.
-import { LATEST } from '../../../primitives/blockSelector.ts';
+// eth_call and eth_estimateGas, with geth's state overrides (3rd param) and block overrides (4th param).
+import type { CallOverrides } from '../../../primitives/overrides.ts';
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
-import { callRequest, jsonObject, optional, optionalBlockSelector } from '../../params/index.ts';
-import { UnsupportedError } from '../../../errors/index.ts';
+import { blockOverrides, callRequest, optional, optionalBlockSelector, stateOverrides } from '../../params/index.ts';
+import type { BlockOverrides, StateOverrides } from '../../../primitives/overrides.ts';
 
-/** Handler for eth_call. State overrides (3rd param) are refused clearly rather than silently ignored. */
+/** The overrides of a request, or undefined when it has none. */
+export function overridesOf(
+  state: StateOverrides | undefined,
+  block: BlockOverrides | undefined,
+): CallOverrides | undefined {
+  if (state === undefined && block === undefined) return undefined;
+  return { ...(state !== undefined && { state }), ...(block !== undefined && { block }) };
+}
+
+/** Handler for eth_call. */
 export const call = defineMethod({
   name: 'eth_call',
-  params: [callRequest, optionalBlockSelector, optional(jsonObject)],
-  handler: async (ctx: RpcContext, [req, sel, overrides]) => {
-    if (overrides && Object.keys(overrides).length > 0) throw new UnsupportedError('state overrides are not supported');
-    return bytesToHex(await ctx.calls.call(req, ctx.chain.resolveBlock(sel)));
-  },
+  params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
+  handler: async (ctx: RpcContext, [req, sel, state, block]) =>
+    bytesToHex(await ctx.calls.call(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
 });
 
 /** Handler for eth_estimateGas. */
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
-  params: [callRequest, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [req, sel]) =>
-    toQuantity(await ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel ?? LATEST))),
+  params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
+  handler: async (ctx: RpcContext, [req, sel, state, block]) =>
+    toQuantity(await ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
 });
 
-export const callMethods = [call, estimateGas];
+/** Handler for eth_createAccessList: {accessList, gasUsed} plus `error` when the call fails. */
+export const createAccessList = defineMethod({
+  name: 'eth_createAccessList',
+  params: [callRequest, optionalBlockSelector, optional(stateOverrides)],
+  handler: async (ctx: RpcContext, [req, sel, state]) => {
+    const r = await ctx.calls.createAccessList(req, ctx.chain.resolveBlock(sel), overridesOf(state, undefined));
+    return {
+      accessList: r.accessList.map((a) => ({
+        address: bytesToHex(a.address),
+        storageKeys: a.storageKeys.map((k) => bytesToHex(k)),
+      })),
+      ...(r.error !== undefined && { error: r.error }),
+      gasUsed: toQuantity(r.gasUsed),
+    };
+  },
+});
+
+export const callMethods = [call, estimateGas, createAccessList];

@@ -11,6 +11,7 @@ import { filterMethods } from './filters.ts';
 import { logMethods } from './logs.ts';
 import { proofMethods } from './proof.ts';
 import { signMethods } from './sign.ts';
+import { simulateMethods } from './simulate.ts';
 import { stateMethods } from './state.ts';
 import { subscribeMethods } from './subscribe.ts';
 import { transactionMethods } from './transactions.ts';
@@ -30,4 +31,5 @@ export const ethNamespace: RpcMethod<RpcContext>[] = [
   ...proofMethods,
   ...configMethods,
   ...fillMethods,
+  ...simulateMethods,
 ];

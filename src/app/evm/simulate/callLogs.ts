@@ -1,0 +1,116 @@
+// The logs of one simulated call in emission order, with ERC-7528 transfer logs for ether moved by calls when
+// traceTransfers is on: each frame collects its own logs, a frame that fails drops them, one that succeeds hands
+// them to its parent (geth's simulate tracer). Regular logs come from the LOG opcodes as they run, so transfers and
+// events interleave as they happened.
+import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
+import type { LogRecord } from '../../../store/records.ts';
+import type { StepFeed } from '../stepFeed.ts';
+
+/** ERC-7528's pseudo-address for the native currency. */
+export const NATIVE_TOKEN = Uint8Array.from(Buffer.from('eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', 'hex'));
+/** keccak256("Transfer(address,address,uint256)"). */
+export const TRANSFER_TOPIC = Uint8Array.from(
+  Buffer.from('ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', 'hex'),
+);
+
+const LOG0 = 0xa0;
+const LOG4 = 0xa4;
+
+function word(b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(32);
+  out.set(b, 32 - b.length);
+  return out;
+}
+
+function wordOf(n: bigint): Uint8Array {
+  return word(Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex')));
+}
+
+/** A log of an open frame; a creation's address is filled in when its frame ends. */
+interface PendingLog {
+  log: LogRecord;
+  /** The log's address is the contract being created (a LOG in init code). */
+  atCreated: boolean;
+  /** The transfer's recipient is the contract being created. */
+  toCreated: boolean;
+}
+
+/** One open call frame: its logs so far and the address its code runs as (undefined while creating). */
+interface Frame {
+  logs: PendingLog[];
+  address: Uint8Array | undefined;
+}
+
+/** Collects one call's logs at a time on one EVM. */
+export class CallLogCollector {
+  private frames: Frame[] = [];
+  private result: LogRecord[] = [];
+
+  constructor(
+    evm: EVM,
+    feed: StepFeed,
+    private readonly traceTransfers: boolean,
+  ) {
+    evm.events!.on('beforeMessage', (m: Message) => this.enter(m));
+    evm.events!.on('afterMessage', (r: EVMResult) => this.exit(r));
+    feed.listener = (step) => {
+      const frame = this.frames[this.frames.length - 1];
+      if (step.op < LOG0 || step.op > LOG4 || frame === undefined) return;
+      const topics: Uint8Array[] = [];
+      for (let i = 0; i < step.op - LOG0; i++) topics.push(wordOf(step.peek(2 + i)));
+      const offset = step.peek(0);
+      const size = step.peek(1);
+      // A LOG whose memory range cannot be paid for fails before it runs (and takes its frame with it).
+      const fits = offset + size <= BigInt(step.memoryLength) + 0x1000000n;
+      const data = fits ? step.memorySlice(Number(offset), Number(size)) : new Uint8Array(0);
+      const address = frame.address ?? new Uint8Array(20);
+      frame.logs.push({ log: { address, topics, data }, atCreated: frame.address === undefined, toCreated: false });
+    };
+  }
+
+  /** Starts a new call (clears what the previous one left). */
+  reset(): void {
+    this.frames = [];
+    this.result = [];
+  }
+
+  private enter(m: Message): void {
+    const frame: Frame = { logs: [], address: m.to?.bytes };
+    this.frames.push(frame);
+    const callcode =
+      m.to !== undefined &&
+      m.codeAddress !== undefined &&
+      !m.delegatecall &&
+      m.caller.equals(m.to) &&
+      !m.codeAddress.equals(m.to);
+    if (!this.traceTransfers || m.value === 0n || m.delegatecall || callcode) return;
+    const log: LogRecord = {
+      address: NATIVE_TOKEN,
+      topics: [TRANSFER_TOPIC, word(m.caller.bytes), word(m.to?.bytes ?? new Uint8Array(20))],
+      data: wordOf(m.value),
+    };
+    frame.logs.push({ log, atCreated: false, toCreated: m.to === undefined });
+  }
+
+  private exit(r: EVMResult): void {
+    const frame = this.frames.pop();
+    if (!frame) return;
+    const created = r.createdAddress?.bytes;
+    if (frame.address === undefined && created) {
+      for (const p of frame.logs) {
+        if (p.atCreated) p.log.address = created;
+        if (p.toCreated) p.log.topics[2] = word(created);
+        p.atCreated = p.toCreated = false;
+      }
+    }
+    if (r.execResult.exceptionError !== undefined) return;
+    const parent = this.frames[this.frames.length - 1];
+    if (parent) parent.logs.push(...frame.logs);
+    else this.result = frame.logs.map((p) => p.log);
+  }
+
+  /** The logs of the call that just ran (empty when it failed). */
+  logs(): LogRecord[] {
+    return this.result;
+  }
+}
