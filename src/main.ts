@@ -248,6 +248,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
+    await engine?.sealFirstBlock(genesis.time);
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
@@ -304,6 +305,13 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
               appHash: (b) => bank.appHash(b),
               query,
               submitTx: async (raw) => void (await txs.submitRaw(raw)),
+              txByCometHash: (sha) => {
+                const hash = chainStore.txHashByCometHash(sha);
+                const mined = hash && chain.minedTx(hash);
+                return mined ? { block: mined.block, index: mined.index } : undefined;
+              },
+              receipts: (b) => chain.receipts(b),
+              onBlock: (fn) => app.onCommit((c) => fn(c.block, c.receipts)),
             }),
           );
       httpServer = track(
