@@ -11,6 +11,7 @@ import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
 import { parseMinGasPrice } from './config/load.ts';
+import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
@@ -42,8 +43,7 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
-import { startHttpServer } from './rpc/server/http.ts';
-import { startWsServer } from './rpc/server/ws.ts';
+import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
@@ -227,6 +227,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       syncStatus: cometApp
         ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
         : undefined,
+      miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
     const table = buildMethodTable(
       {
@@ -248,6 +249,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
+    const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
+    console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
     await engine?.sealFirstBlock(genesis.time);
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
@@ -256,14 +259,14 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     // other listener must already accept connections by then. A failure closes what was already started.
     const started: { close(): Promise<void> }[] = [];
     const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-    let httpServer: Awaited<ReturnType<typeof startHttpServer>>;
-    let wsServer: Awaited<ReturnType<typeof startWsServer>>;
+    let httpServer: RunningServer;
+    let wsServer: RunningServer;
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
     try {
       wsServer = track(
-        await startWsServer({
+        await startWsTransport(transport, {
           host: ws.host,
           port: ws.port,
           dispatcher,
@@ -271,6 +274,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           authToken,
           corsOrigins: config.jsonRpc.corsOrigins,
           maxOpenConnections,
+          // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
+          maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * config.jsonRpc.wsSubscriptionBufferBytes),
           log: lineLogger(logs.logger('rpc'), 'error'),
         }),
       );
@@ -315,7 +320,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             }),
           );
       httpServer = track(
-        await startHttpServer({
+        await startHttpTransport(transport, {
           host: http.host,
           port: http.port,
           dispatcher,

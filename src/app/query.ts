@@ -4,10 +4,11 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address } from '@ethereumjs/util';
 import { NotFoundError } from '../errors/index.ts';
 import type { BlockSelector } from '../primitives/blockSelector.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import type { KestrelApp } from './app.ts';
-import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import type { StateDb } from './state/stateDb.ts';
 
 /** A mined transaction with its block and position. */
@@ -102,9 +103,10 @@ export class ChainQuery {
 
   /**
    * Account fields at a block (zero account when absent). Reads at the head are cached until the next block:
-   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode.
+   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode, and a
+   * cached answer comes back without a promise (the RPC envelope then stays synchronous).
    */
-  async account(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
+  account(addr: Uint8Array, block: BlockRecord): AccountView | Promise<AccountView> {
     if (block !== this.app.head) return this.readAccount(addr, block);
     let cache = this.headAccounts;
     if (cache?.head !== block) {
@@ -114,13 +116,15 @@ export class ChainQuery {
     const key = Buffer.from(addr.buffer, addr.byteOffset, addr.byteLength).toString('latin1');
     const hit = cache.byAddress.get(key);
     if (hit) return hit;
-    const view = await this.readAccount(addr, block);
-    // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
-    if (this.headAccounts === cache) {
-      if (cache.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) cache.byAddress.clear();
-      cache.byAddress.set(key, view);
-    }
-    return view;
+    const filling = cache;
+    return this.readAccount(addr, block).then((view) => {
+      // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
+      if (this.headAccounts === filling) {
+        if (filling.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) filling.byAddress.clear();
+        filling.byAddress.set(key, view);
+      }
+      return view;
+    });
   }
 
   private async readAccount(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
@@ -151,8 +155,6 @@ export class ChainQuery {
   }
 }
 
-export const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex');
-export const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex');
 const ZERO_ACCOUNT: AccountView = Object.freeze({
   nonce: 0n,
   balance: 0n,

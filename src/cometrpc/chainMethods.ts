@@ -1,7 +1,7 @@
 // CometBFT v0.38 RPC methods over the chain's history: validators, blockchain, tx and tx_search. A tx's result is
 // its Ethereum receipt in CometBFT's shape: code 0 (an included tx is valid; a revert shows as the
 // `ethereumTxFailed` attribute, as Ethermint reports it), gas wanted/used, and an `ethereum_tx` event.
-import type { BlockRecord, ReceiptRecord } from '../app/chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { InvalidParamsError } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 import { base64, formatBlockMeta, hexUpper, txHash } from './format.ts';

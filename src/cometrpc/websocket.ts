@@ -5,7 +5,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { BlockRecord, ReceiptRecord } from '../app/chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { txResultOf } from './chainMethods.ts';
 import { parseConditions } from './chainMethods.ts';
 import { base64, formatBlockResult, txHash } from './format.ts';

@@ -113,6 +113,10 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   if (compat !== 'none' && compat !== 'ethermint') {
     throw new Error(`invalid json-rpc.compat "${compat}" (use none or ethermint)`);
   }
+  const transport = str(pick('json-rpc', 'transport'), 'json-rpc.transport');
+  if (transport !== 'auto' && transport !== 'uws' && transport !== 'node') {
+    throw new Error(`invalid json-rpc.transport "${transport}" (use auto, uws or node)`);
+  }
   const consensus = str(flags['consensus'] ?? section(toml, 'consensus')['engine'] ?? 'solo', 'consensus');
   if (consensus !== 'solo' && consensus !== 'cometbft') {
     throw new Error(`invalid consensus "${consensus}" (use solo or cometbft)`);
@@ -187,6 +191,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       corsOrigins,
       allowedHosts,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
+      transport,
       compat,
       authTokenFile: authTokenFile(home, pick('json-rpc', 'auth-token-file')),
     },

@@ -31,6 +31,8 @@ export interface JsonRpcConfig {
   /** Host header names the HTTP server accepts (IP literals always pass; '*' = any). */
   allowedHosts: string[];
   httpTimeoutMs: number;
+  /** HTTP/WS back end: uWebSockets.js where its binary loads ('auto'), or forced. */
+  transport: 'auto' | 'uws' | 'node';
   compat: 'none' | 'ethermint';
   /** File holding the bearer token of the private namespaces (default <home>/config/auth.token). */
   authTokenFile: string;

@@ -25,6 +25,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.httpTimeout': 'json-rpc.http-timeout',
   'jsonRpc.maxOpenConnections': 'json-rpc.max-open-connections',
   'jsonRpc.allowedHosts': 'json-rpc.allowed-hosts',
+  'jsonRpc.transport': 'json-rpc.transport',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -84,6 +85,10 @@ export function registerStartCommand(program: Command): void {
     .option(
       '--json-rpc.allowed-hosts <list>',
       'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)',
+    )
+    .option(
+      '--json-rpc.transport <kind>',
+      'HTTP/WS back end: auto (uWebSockets.js where its binary loads), uws or node',
     )
     .option(
       '--json-rpc.auth-token-file <path>',

@@ -4,7 +4,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { encodeReceipt } from '@ethereumjs/vm';
-import type { BlockRecord, ReceiptRecord } from '../../../app/chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../../../store/records.ts';
 import { NotFoundError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { BlockSelector } from '../../../primitives/blockSelector.ts';

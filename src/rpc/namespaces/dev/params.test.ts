@@ -32,8 +32,11 @@ describe('dev toolkit registration', () => {
   it('without the toolkit the methods answer -32601', async () => {
     const table = buildMethodTable({ ...devNamespaces }, ['eth']);
     const d = createDispatcher({} as RpcContext, table);
-    await assert.rejects(d.call('evm_snapshot', [], { authorized: false } as never), MethodNotFoundError);
-    await assert.rejects(d.call('hardhat_getAutomine', [], { authorized: false } as never), MethodNotFoundError);
+    await assert.rejects(async () => d.call('evm_snapshot', [], { authorized: false } as never), MethodNotFoundError);
+    await assert.rejects(
+      async () => d.call('hardhat_getAutomine', [], { authorized: false } as never),
+      MethodNotFoundError,
+    );
   });
   it('both prefixes exist where Anvil and Hardhat both have the method', () => {
     const names = new Set([...devNamespaces.anvil, ...devNamespaces.hardhat, ...devNamespaces.evm].map((m) => m.name));
