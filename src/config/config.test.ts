@@ -122,6 +122,15 @@ describe('loadConfig', () => {
     assert.equal(c.jsonRpc.gasCap, 25_000_000n);
   });
 
+  test('the dev toolkit: on with --dev or [dev] toolkit = true, off otherwise', () => {
+    withToml((t) => t);
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).devToolkit, false);
+    assert.equal(loadConfig(home, { dev: true }, DEFAULT_CHAIN_ID).devToolkit, true);
+    withToml((t) => `${t}\n[dev]\ntoolkit = true\n`);
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).devToolkit, true);
+    withToml((t) => t);
+  });
+
   test('precedence: defaults < app.toml < flags', () => {
     withToml((t) =>
       t
