@@ -11,7 +11,7 @@ import { ensureWrk } from './lib/wrk.ts';
 import { STARTERS } from './nodes/index.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 import { rssMiB } from './nodes/process.ts';
-import type { NodeName, RunningNode } from './nodes/types.ts';
+import type { NodeName } from './nodes/types.ts';
 import { isCompleteRun, parseArgs, USAGE, type Options } from './options.ts';
 import { aggregate, formatTable, rowsToJson, type Row, type RowSpec, type Sample } from './report.ts';
 import { deploy, openChain, type Chain } from './workloads/chain.ts';

@@ -11,6 +11,7 @@ import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
 import { parseMinGasPrice } from './config/load.ts';
+import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
@@ -219,6 +220,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       syncStatus: cometApp
         ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
         : undefined,
+      miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
     const table = buildMethodTable(
       {

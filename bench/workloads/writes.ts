@@ -4,7 +4,7 @@ import { recipientAddress, transferData } from '../lib/contracts.ts';
 import { signLegacy, type Account, type SignedTx } from '../lib/tx.ts';
 import type { RowSpec, Sample } from '../report.ts';
 import { nonces, type Chain } from './chain.ts';
-import { sendAll, type SendMode, type SendOutcome } from './send.ts';
+import type { SendMode, SendOutcome } from './send.ts';
 
 /** One write workload: which transactions, sent how. */
 export interface WriteKind {

@@ -14,9 +14,10 @@ import { bytesToHex, hexToBytes } from '../primitives/hex.ts';
 import { ChainStore } from '../store/chainStore.ts';
 import { KvStore } from '../store/kv.ts';
 import { KestrelApp } from './app.ts';
-import { ChainQuery, EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from './query.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
+import { ChainQuery } from './query.ts';
 import { receiptsRoot } from './block.ts';
-import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { createChainCommon } from './evm/common.ts';
 import type { ExecTx } from './evm/executor.ts';
 import { DEV_BALANCE, makeGenesisDoc, parseGenesis } from './genesis.ts';
@@ -168,7 +169,7 @@ describe('KestrelApp over LevelDB', () => {
       res.rejected.map((r) => bytesToHex(r.hash)),
       [bytesToHex(gapped.hash)],
     );
-    assert.match(res.rejected[0]!.error, /nonce/);
+    assert.match(res.rejected[0]!.error.message, /nonce/);
     assert.ok(res.receipts.every((r) => r.status === 1));
     assert.deepEqual(res.block.senders, [alice.address, alice.address, bob.address, dave.address]);
     assert.deepEqual(res.receipts[3]!.effectiveGasPrice, 3n * GWEI);

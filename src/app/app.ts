@@ -10,9 +10,9 @@ import { blockSize } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
-import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { blockHashSource } from './evm/blockHashes.ts';
-import { executeTxs, type ExecTx } from './evm/executor.ts';
+import { executeTxs, type ExecTx, type Rejection } from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
@@ -31,7 +31,7 @@ export interface CommittedBlock {
 
 /** The result of FinalizeBlock: the sealed (not yet committed) block and the txs that could not be included. */
 export interface FinalizeResult extends CommittedBlock {
-  rejected: Array<{ hash: Uint8Array; error: string }>;
+  rejected: Rejection[];
 }
 
 /** Everything the app is built from. */

@@ -5,7 +5,7 @@ import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
 import { indexedTrieRoot, type Hash } from './chain/orderedTrie.ts';
-import type { ReceiptRecord } from './chain/types.ts';
+import type { ReceiptRecord } from '../store/records.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */
 export interface BlockContext {

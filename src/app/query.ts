@@ -4,10 +4,11 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address } from '@ethereumjs/util';
 import { NotFoundError } from '../errors/index.ts';
 import type { BlockSelector } from '../primitives/blockSelector.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import type { KestrelApp } from './app.ts';
-import type { BlockRecord, ReceiptRecord } from './chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import type { StateDb } from './state/stateDb.ts';
 
 /** A mined transaction with its block and position. */
@@ -151,8 +152,6 @@ export class ChainQuery {
   }
 }
 
-export const EMPTY_CODE_HASH = Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex');
-export const EMPTY_TRIE_ROOT = Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex');
 const ZERO_ACCOUNT: AccountView = Object.freeze({
   nonce: 0n,
   balance: 0n,

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAuthCommands } from './commands/auth.ts';
 import { registerDebugCommands } from './commands/debug.ts';
+import { registerEvmCommands } from './commands/evm.ts';
 import { registerInitCommand } from './commands/init.ts';
 import { registerKeysCommands } from './commands/keys.ts';
 import { registerQueryCommands } from './commands/query.ts';
@@ -21,6 +22,8 @@ export function buildProgram(): Command {
   registerQueryCommands(program);
   registerDebugCommands(program);
   registerTestnetCommand(program);
+  // The engine loads only when an `evm` command runs, so other commands start no slower.
+  registerEvmCommands(program, async () => (await import('../evm/statetest/kestrelEngine.ts')).kestrelEngine);
   return program;
 }
 

@@ -2,14 +2,15 @@
 // without 0x, byte payloads as base64. Kestrel's blocks are Ethereum blocks: the block id is the Ethereum block
 // hash, data_hash the transactions root, last_results_hash the receipts root, proposer the block's coinbase.
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
+import { bareHex } from '../primitives/hex.ts';
 
 /** CometBFT's block protocol version (v0.38). */
 export const BLOCK_PROTOCOL = '11';
 
 /** Upper-case hex without 0x, as CometBFT prints HexBytes. */
 export function hexUpper(b: Uint8Array): string {
-  return Buffer.from(b).toString('hex').toUpperCase();
+  return bareHex(b).toUpperCase();
 }
 
 /** Base64, as CometBFT prints []byte. */

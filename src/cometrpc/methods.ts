@@ -1,7 +1,8 @@
 // The CometBFT RPC methods Kestrel serves in solo mode (CometBFT v0.38 rpc/core): status, health, abci_info,
 // abci_query, block, broadcast_tx_sync. Thin adapters: decode args, call the node, format.
-import type { BlockRecord } from '../app/chain/types.ts';
-import { InvalidParamsError, KestrelError, NotFoundError, TxRejectedError } from '../errors/index.ts';
+import type { BlockRecord } from '../store/records.ts';
+import { abciCode } from '../abci/codes.ts';
+import { InvalidParamsError, KestrelError, TxRejectedError } from '../errors/index.ts';
 import { base64, BLOCK_PROTOCOL, blockTime, formatBlockResult, hexUpper, txHash } from './format.ts';
 import type { ArgSpec, Args } from './params.ts';
 
@@ -34,28 +35,6 @@ export interface CometMethod {
 /** Error with CometBFT's JSON-RPC code -32603 and the reason in `data` (how CometBFT reports handler errors). */
 export class CometInternalError extends KestrelError {
   override name = 'CometInternalError';
-}
-
-/** ABCI (codespace, code) for a failed query or CheckTx, following the Cosmos SDK's registered errors. */
-export function abciCode(err: unknown): { codespace: string; code: number; log: string } {
-  const msg = err instanceof Error ? err.message : String(err);
-  if (err instanceof TxRejectedError) {
-    if (/^nonce too (low|high)/.test(msg)) return { codespace: 'sdk', code: 32, log: msg };
-    if (msg.startsWith('insufficient funds')) return { codespace: 'sdk', code: 5, log: msg };
-    if (/underpriced|fee cap less than block base fee|max fee per gas less than/.test(msg))
-      return { codespace: 'sdk', code: 13, log: msg };
-    if (/gas too low|insufficient gas|exceeds block gas limit/.test(msg))
-      return { codespace: 'sdk', code: 11, log: msg };
-    if (/^rlp:|too short|not supported|invalid sender|invalid chain id|replay-protected|oversized/.test(msg))
-      return { codespace: 'sdk', code: 2, log: msg };
-    return { codespace: 'sdk', code: 18, log: msg };
-  }
-  // Queries: the SDK wraps gRPC handler errors as "rpc error: code = … desc = …" with its ABCI error.
-  if (err instanceof InvalidParamsError)
-    return { codespace: 'sdk', code: 18, log: `rpc error: code = InvalidArgument desc = ${msg}: invalid request` };
-  if (err instanceof NotFoundError)
-    return { codespace: 'sdk', code: 22, log: `rpc error: code = NotFound desc = ${msg}: key not found` };
-  return { codespace: 'sdk', code: 1, log: 'internal error' };
 }
 
 function block(deps: CometDeps, height: bigint | undefined): BlockRecord {
@@ -201,7 +180,7 @@ export const cometMethods: Record<string, CometMethod> = {
         return { code: 0, data: '', log: '', codespace: '', hash };
       } catch (e) {
         // CometBFT's mempool cache answers a duplicate with an RPC error, not a CheckTx code.
-        if (e instanceof TxRejectedError && e.message === 'already known')
+        if (e instanceof TxRejectedError && e.reason === 'alreadyKnown')
           throw new CometInternalError('tx already exists in cache');
         if (!(e instanceof TxRejectedError)) throw e;
         const { codespace, code, log } = abciCode(e);

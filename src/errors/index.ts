@@ -41,9 +41,49 @@ export class ParseError extends KestrelError {
   override name = 'ParseError';
 }
 
-/** A transaction was refused at admission (nonce too low, already known, insufficient funds, …). */
+/**
+ * Why a transaction was refused. The pool, the journal, the ABCI code table and the CometBFT RPC branch on this;
+ * the message is for the client only (geth's wording, which viem and ethers match on).
+ */
+export type TxRejectReason =
+  // Undecodable or not acceptable as such (ABCI code 2).
+  | 'malformed'
+  | 'unsupportedType'
+  | 'oversized'
+  | 'notReplayProtected'
+  | 'invalidChainId'
+  | 'invalidSender'
+  // Gas (code 11).
+  | 'gasLimitAboveBlock'
+  | 'intrinsicGas'
+  | 'floorDataGas'
+  // Price (code 13).
+  | 'underpriced'
+  | 'replacementUnderpriced'
+  | 'feeCapBelowBaseFee'
+  // Nonce (code 32) and funds (code 5).
+  | 'nonceTooLow'
+  | 'nonceTooHigh'
+  | 'insufficientFunds'
+  // Everything else (code 18).
+  | 'tipAboveFeeCap'
+  | 'alreadyKnown'
+  | 'poolFull'
+  | 'accountLimit'
+  | 'journalFailed'
+  | 'consensusRefused'
+  | 'consensusUnreachable'
+  | 'other';
+
+/** A transaction was refused at admission or by block execution; `reason` says why, the message in geth's words. */
 export class TxRejectedError extends KestrelError {
   override name = 'TxRejectedError';
+  constructor(
+    readonly reason: TxRejectReason,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** EVM execution reverted; `data` holds the revert bytes. */

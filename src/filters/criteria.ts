@@ -1,5 +1,5 @@
 // Log filter criteria after decoding, and the exact match rule every log query and stream applies.
-import type { LogRecord } from '../app/chain/types.ts';
+import type { LogRecord } from '../store/records.ts';
 import type { BlockSelector } from '../primitives/blockSelector.ts';
 
 /** A block number or tag (the filter object has no hash form for its bounds). */

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ReceiptRecord } from '../app/chain/types.ts';
+import type { ReceiptRecord } from '../store/records.ts';
 import { KvStore } from '../store/kv.ts';
 import { matchesLog, type LogMatch } from './criteria.ts';
 import { LogIndex } from './logIndex.ts';

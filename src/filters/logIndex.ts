@@ -2,7 +2,7 @@
 // blocks holding it, in buckets of 4096 blocks (see postings.ts). A range query ORs the sets of a filter's
 // alternatives and ANDs its positions, so it reads only the receipts of blocks that can match instead of
 // walking every block. Index writes ride in the block's own atomic batch, so the index never lags the chain.
-import type { ReceiptRecord } from '../app/chain/types.ts';
+import type { ReceiptRecord } from '../store/records.ts';
 import { readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import { logIndexKey, metaKey } from '../store/schema.ts';

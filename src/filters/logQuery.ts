@@ -1,7 +1,7 @@
 // eth_getLogs: resolves a filter's block range, asks the log index which blocks can match, and reads only those
 // blocks' receipts. Ranges and result sizes are capped by app.toml (block-range-cap, logs-cap).
 import type { CommittedBlock } from '../app/app.ts';
-import type { LogRecord } from '../app/chain/types.ts';
+import type { LogRecord } from '../store/records.ts';
 import { InvalidParamsError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import type { LogCriteria, LogMatch, RangeBound } from './criteria.ts';

@@ -3,7 +3,7 @@
 // maxBufferedBytes of unsent data, the subscription being fed is dropped with an error notification, so one
 // slow client cannot grow the node's memory. Pending txs are pushed when they enter the pool.
 import type { CheckedTx, CommittedBlock } from '../app/app.ts';
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 import { LimitExceededError } from '../errors/index.ts';
 import type { LogCriteria } from './criteria.ts';
 import { inBounds, matchesLog } from './criteria.ts';

@@ -13,7 +13,7 @@ describe('toGrpcStatus', () => {
       status.NOT_FOUND,
       'height 9 must be less than or equal to the current blockchain height 2',
     ],
-    ['other domain error', new TxRejectedError('nonce too low'), status.INTERNAL, 'nonce too low'],
+    ['other domain error', new TxRejectedError('nonceTooLow', 'nonce too low'), status.INTERNAL, 'nonce too low'],
     ['plain domain error', new KestrelError('store corrupt'), status.INTERNAL, 'store corrupt'],
     ['crash', new TypeError('x is undefined'), status.INTERNAL, 'internal error'],
   ];

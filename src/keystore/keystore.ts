@@ -21,6 +21,7 @@ import { Semaphore } from '../primitives/semaphore.ts';
 import { KeyedMutex } from './keyedMutex.ts';
 import { UnlockedKeys } from './unlocked.ts';
 import { decryptKey, encryptKey, kdfMemory, keyFileAddress, scryptMemory, type ScryptParams } from './v3.ts';
+import { bareHex } from '../primitives/hex.ts';
 
 /** geth's accounts.ErrUnknownAccount: signing or sending from an address the store does not hold. */
 export const ERR_UNKNOWN_ACCOUNT = 'unknown account';
@@ -68,7 +69,7 @@ interface Cached {
 }
 
 function idOf(addr: Uint8Array): string {
-  return Buffer.from(addr).toString('hex');
+  return bareHex(addr);
 }
 
 // Go's "2006-01-02T15-04-05.999999999Z" as geth writes it in file names (nanoseconds, always 9 digits).

@@ -15,6 +15,7 @@ import secp256k1 from 'secp256k1';
 import { KeyStoreError } from '../errors/index.ts';
 import { privateKeyToAddress } from '../keys/secp.ts';
 import { keccak256 } from '../primitives/hash.ts';
+import { bareHex } from '../primitives/hex.ts';
 
 /** scrypt cost parameters of new key files. */
 export interface ScryptParams {
@@ -135,14 +136,14 @@ export async function encryptKey(
   const derived = await deriveScrypt(Buffer.from(passphrase, 'utf8'), salt, params, 32);
   const ciphertext = aes128ctr(derived.subarray(0, 16), iv, privateKey, false);
   const out: KeyFileJson = {
-    address: Buffer.from(privateKeyToAddress(privateKey)).toString('hex'),
+    address: bareHex(privateKeyToAddress(privateKey)),
     crypto: {
       cipher: 'aes-128-ctr',
-      ciphertext: Buffer.from(ciphertext).toString('hex'),
-      cipherparams: { iv: Buffer.from(iv).toString('hex') },
+      ciphertext: bareHex(ciphertext),
+      cipherparams: { iv: bareHex(iv) },
       kdf: 'scrypt',
-      kdfparams: { dklen: 32, n: params.n, p: params.p, r: params.r, salt: Buffer.from(salt).toString('hex') },
-      mac: Buffer.from(mac(derived, ciphertext)).toString('hex'),
+      kdfparams: { dklen: 32, n: params.n, p: params.p, r: params.r, salt: bareHex(salt) },
+      mac: bareHex(mac(derived, ciphertext)),
     },
     id: fixed.id ?? randomUUID(),
     version: 3,
@@ -237,9 +238,7 @@ export async function decryptKey(json: unknown, passphrase: string): Promise<Uin
   const actual = privateKeyToAddress(key);
   if (claimed && !Buffer.from(actual).equals(Buffer.from(claimed))) {
     key.fill(0);
-    throw new KeyStoreError(
-      `key content mismatch: have account ${Buffer.from(actual).toString('hex')}, want ${Buffer.from(claimed).toString('hex')}`,
-    );
+    throw new KeyStoreError(`key content mismatch: have account ${bareHex(actual)}, want ${bareHex(claimed)}`);
   }
   return key;
 }

@@ -122,15 +122,14 @@ export class LogSink {
 
   /** The logger of `module`. */
   logger(module: string): Logger {
-    const sink = this;
     return {
       module,
-      debug: (msg, fields) => sink.emit('debug', module, msg, fields),
-      info: (msg, fields) => sink.emit('info', module, msg, fields),
-      warn: (msg, fields) => sink.emit('warn', module, msg, fields),
-      error: (msg, fields) => sink.emit('error', module, msg, fields),
-      enabled: (level) => sink.enabled(level),
-      child: (m) => sink.logger(m),
+      debug: (msg, fields) => this.emit('debug', module, msg, fields),
+      info: (msg, fields) => this.emit('info', module, msg, fields),
+      warn: (msg, fields) => this.emit('warn', module, msg, fields),
+      error: (msg, fields) => this.emit('error', module, msg, fields),
+      enabled: (level) => this.enabled(level),
+      child: (m) => this.logger(m),
     };
   }
 }

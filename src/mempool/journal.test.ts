@@ -57,7 +57,7 @@ describe('TxJournal', () => {
     appendFileSync(path, Buffer.from([0, 0, 0, 200, 1, 2, 3])); // the same past the padding (an old, unpadded file)
     assert.equal(readJournal(path).entries.length, 2);
     // flip one byte of the second record's payload: its checksum fails, the first one stays
-    buf[whole - 1] ^= 0xff;
+    buf.writeUInt8(buf.readUInt8(whole - 1) ^ 0xff, whole - 1);
     writeFileSync(path, buf);
     got = readJournal(path);
     assert.deepEqual(got.entries, [entry(1)]);

@@ -3,10 +3,11 @@
 // (pending and queued slots per account and in total); when a bound is reached the cheapest tx of another
 // sender is evicted, or the newcomer is refused. It owns no I/O: the journal and the expiry timer sit beside it.
 import type { CommittedBlock } from '../app/app.ts';
-import type { ExecTx } from '../app/evm/executor.ts';
+import type { ExecTx, Rejection } from '../app/evm/executor.ts';
 import { TxRejectedError } from '../errors/index.ts';
 import { comparePrice, DEFAULT_POOL_LIMITS, isEnoughBump, type PoolLimits } from './limits.ts';
 import { selectForBlock, type SelectRules } from './select.ts';
+import { bareHex } from '../primitives/hex.ts';
 
 export { DEFAULT_POOL_LIMITS, type PoolLimits } from './limits.ts';
 
@@ -35,8 +36,7 @@ interface SenderQueue {
 /** Why a tx left the pool other than by being mined. */
 export type DropReason = 'evicted' | 'expired' | 'invalid' | 'replaced' | 'removed';
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
-const short = (t: PoolTx) => `0x${hex(t.hash)}`;
+const short = (t: PoolTx) => `0x${bareHex(t.hash)}`;
 
 /** In-memory transaction pool keyed by sender and nonce, with a hash index and running pending/queued counts. */
 export class TxPool {
@@ -63,20 +63,20 @@ export class TxPool {
    * transaction underpriced / txpool is full at a bound, account limit exceeded).
    */
   add(item: ExecTx, stateNonce: bigint, addedAt = Date.now()): 'pending' | 'queued' {
-    const h = hex(item.hash);
-    if (this.byHash.has(h)) throw new TxRejectedError('already known');
-    const key = hex(item.sender);
+    const h = bareHex(item.hash);
+    if (this.byHash.has(h)) throw new TxRejectedError('alreadyKnown', 'already known');
+    const key = bareHex(item.sender);
     const q = this.senders.get(key) ?? { sender: item.sender, stateNonce, run: 0, txs: new Map<bigint, PoolTx>() };
     if (stateNonce > q.stateNonce) this.advance(q, stateNonce);
     const nonce = item.tx.nonce;
-    if (nonce < q.stateNonce) throw new TxRejectedError('nonce too low');
+    if (nonce < q.stateNonce) throw new TxRejectedError('nonceTooLow', 'nonce too low');
     const pooled: PoolTx = { ...item, addedAt };
     const existing = q.txs.get(nonce);
     if (existing) {
       if (!isEnoughBump(existing.tx, item.tx, this.limits.priceBumpPercent)) {
-        throw new TxRejectedError('replacement transaction underpriced');
+        throw new TxRejectedError('replacementUnderpriced', 'replacement transaction underpriced');
       }
-      this.byHash.delete(hex(existing.hash));
+      this.byHash.delete(bareHex(existing.hash));
       q.txs.set(nonce, pooled);
       this.byHash.set(h, pooled);
       return nonce < q.stateNonce + BigInt(q.run) ? 'pending' : 'queued';
@@ -118,8 +118,9 @@ export class TxPool {
       let cheapest: SenderQueue | undefined;
       for (const s of others)
         if (runs.get(s)! > 0 && (!cheapest || comparePrice(tail(s).tx, tail(cheapest).tx) < 0)) cheapest = s;
-      if (!cheapest) throw new TxRejectedError('txpool is full');
-      if (comparePrice(item.tx, tail(cheapest).tx) <= 0) throw new TxRejectedError('transaction underpriced');
+      if (!cheapest) throw new TxRejectedError('poolFull', 'txpool is full');
+      if (comparePrice(item.tx, tail(cheapest).tx) <= 0)
+        throw new TxRejectedError('underpriced', 'transaction underpriced');
       victims.push(tail(cheapest));
       runs.set(cheapest, runs.get(cheapest)! - 1);
       need--;
@@ -129,7 +130,8 @@ export class TxPool {
 
   /** Txs to evict so that a queued `item` fits under the queued bounds (it never displaces pending txs). */
   private planQueued(q: SenderQueue, item: ExecTx): PoolTx[] {
-    if (q.txs.size - q.run >= this.limits.accountQueue) throw new TxRejectedError('account limit exceeded');
+    if (q.txs.size - q.run >= this.limits.accountQueue)
+      throw new TxRejectedError('accountLimit', 'account limit exceeded');
     if (this.queuedTotal() < this.limits.globalQueue) return [];
     let victim: PoolTx | undefined;
     for (const s of this.senders.values()) {
@@ -137,8 +139,8 @@ export class TxPool {
       const last = this.lastQueued(s);
       if (!victim || comparePrice(last.tx, victim.tx) < 0) victim = last;
     }
-    if (!victim) throw new TxRejectedError('txpool is full');
-    if (comparePrice(item.tx, victim.tx) <= 0) throw new TxRejectedError('transaction underpriced');
+    if (!victim) throw new TxRejectedError('poolFull', 'txpool is full');
+    if (comparePrice(item.tx, victim.tx) <= 0) throw new TxRejectedError('underpriced', 'transaction underpriced');
     return [victim];
   }
 
@@ -150,7 +152,7 @@ export class TxPool {
 
   /** A pooled tx by hash. */
   get(hash: Uint8Array): PoolTx | undefined {
-    return this.byHash.get(hex(hash));
+    return this.byHash.get(bareHex(hash));
   }
 
   /** Number of pooled txs. */
@@ -160,7 +162,7 @@ export class TxPool {
 
   /** The next nonce the sender can use: the first gap at or above its state nonce. */
   pendingNonce(sender: Uint8Array, stateNonce: bigint): bigint {
-    const q = this.senders.get(hex(sender));
+    const q = this.senders.get(bareHex(sender));
     let n = q && q.stateNonce > stateNonce ? q.stateNonce : stateNonce;
     if (!q) return n;
     while (q.txs.has(n)) n++;
@@ -188,7 +190,7 @@ export class TxPool {
 
   /** One sender's txs (txpool_contentFrom); empty lists when it has none. */
   contentFrom(sender: Uint8Array): SenderTxs {
-    const q = this.senders.get(hex(sender));
+    const q = this.senders.get(bareHex(sender));
     return q ? this.split(q) : { sender, pending: [], queued: [] };
   }
 
@@ -218,10 +220,10 @@ export class TxPool {
    * and drops, with a log line, each sender's first tx the block builder found invalid; that sender's later txs
    * stay, queued behind the gap, until a valid tx fills it.
    */
-  onCommitted(c: CommittedBlock, rejected: Array<{ hash: Uint8Array; error: string }>): void {
+  onCommitted(c: CommittedBlock, rejected: Rejection[]): void {
     const next = new Map<string, bigint>();
     c.block.txs.forEach((tx, i) => {
-      const key = hex(c.block.senders[i]!);
+      const key = bareHex(c.block.senders[i]!);
       const n = tx.nonce + 1n;
       if ((next.get(key) ?? 0n) < n) next.set(key, n);
     });
@@ -231,11 +233,12 @@ export class TxPool {
     }
     const firstBad = new Map<string, { t: PoolTx; error: string }>();
     for (const r of rejected) {
-      const t = this.byHash.get(hex(r.hash));
-      if (!t || r.error === 'exceeds block gas limit') continue;
-      const key = hex(t.sender);
+      const t = this.byHash.get(bareHex(r.hash));
+      // Not this tx's fault: the block was full; it stays pooled for the next one.
+      if (!t || r.error.reason === 'gasLimitAboveBlock') continue;
+      const key = bareHex(t.sender);
       const seen = firstBad.get(key);
-      if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error });
+      if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error.message });
     }
     for (const { t, error } of firstBad.values()) {
       // ethereumjs appends a dump of the VM, block and tx to its messages: keep the reason only.
@@ -263,16 +266,16 @@ export class TxPool {
 
   /** Removes one tx by hash (e.g. when its journal record could not be written); later nonces become queued. */
   remove(hash: Uint8Array): boolean {
-    const t = this.byHash.get(hex(hash));
+    const t = this.byHash.get(bareHex(hash));
     if (!t) return false;
     this.removeTx(t);
     return true;
   }
 
   private removeTx(t: PoolTx): void {
-    const key = hex(t.sender);
+    const key = bareHex(t.sender);
     const q = this.senders.get(key);
-    this.byHash.delete(hex(t.hash));
+    this.byHash.delete(bareHex(t.hash));
     if (!q || q.txs.get(t.tx.nonce) !== t) return;
     q.txs.delete(t.tx.nonce);
     const idx = Number(t.tx.nonce - q.stateNonce);
@@ -289,14 +292,14 @@ export class TxPool {
     for (const [n, t] of q.txs) {
       if (n < stateNonce) {
         q.txs.delete(n);
-        this.byHash.delete(hex(t.hash));
+        this.byHash.delete(bareHex(t.hash));
       }
     }
     this.pendingTotal -= q.run;
     q.run = 0;
     q.stateNonce = stateNonce;
     this.extendRun(q);
-    if (q.txs.size === 0) this.senders.delete(hex(q.sender));
+    if (q.txs.size === 0) this.senders.delete(bareHex(q.sender));
   }
 
   private extendRun(q: SenderQueue): void {

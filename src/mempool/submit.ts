@@ -81,7 +81,7 @@ export class TxSubmitter {
       } catch (e) {
         this.pool.remove(item.hash);
         console.error('txpool journal write failed:', e);
-        throw new TxRejectedError('transaction not accepted: the pool journal could not be written');
+        throw new TxRejectedError('journalFailed', 'transaction not accepted: the pool journal could not be written');
       }
     }
     if (this.forward) {
@@ -135,12 +135,11 @@ export class TxSubmitter {
         this.pool.add(item, item.stateNonce, e.addedAt);
         restored++;
       } catch (err) {
-        const why = err instanceof Error ? err.message : String(err);
         // Mined txs and superseded records are the normal case after a restart; no need to list each.
-        if (why === 'nonce too low' || why === 'already known') {
+        if (err instanceof TxRejectedError && (err.reason === 'nonceTooLow' || err.reason === 'alreadyKnown')) {
           settled++;
         } else {
-          console.warn(`txpool: journaled tx not restored: ${why}`);
+          console.warn(`txpool: journaled tx not restored: ${err instanceof Error ? err.message : String(err)}`);
           dropped++;
         }
       }

@@ -5,10 +5,15 @@ export type Hex = `0x${string}`;
 
 /** Encodes bytes as 0x-prefixed lower-case hex. */
 export function bytesToHex(bytes: Uint8Array): Hex {
-  // Node's native encoder returns one flat string. A per-byte `+=` loop (noble's, behind @ethereumjs/util) builds a
-  // rope of one cons-string per byte; a large reply holds millions of them until JSON.stringify flattens them, and
-  // eth_getLogs of 20k logs spent 58% of its time in GC because of it.
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}` as Hex;
+  return `0x${bareHex(bytes)}` as Hex;
+}
+
+/** Lower-case hex without a prefix: map keys, log lines, file names. */
+export function bareHex(bytes: Uint8Array): string {
+  // Node's native encoder over a view (no copy) returns one flat string. A per-byte `+=` loop (noble's, behind
+  // @ethereumjs/util) builds a rope of one cons-string per byte; a large reply holds millions of them until
+  // JSON.stringify flattens them, and eth_getLogs of 20k logs spent 58% of its time in GC because of it.
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
 
 /** Decodes 0x-prefixed hex (even length) into bytes; the caller validates the format first. */
@@ -32,7 +37,7 @@ export function bigintToBytes(n: bigint): Uint8Array {
 /** Big-endian bytes → bigint (empty → 0). */
 export function bytesToBigint(b: Uint8Array): bigint {
   if (b.length === 0) return 0n;
-  return BigInt('0x' + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'));
+  return BigInt('0x' + bareHex(b));
 }
 
 /** Left-pads bytes with zeros to `len` bytes. */

@@ -4,6 +4,7 @@ import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
 import type { StateDb } from '../app/state/stateDb.ts';
 import type { Common } from '@ethereumjs/common';
+import type { MinerSettings } from '../config/minerSettings.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import type { FilterManager } from '../filters/filterManager.ts';
 import type { LogQuery } from '../filters/logQuery.ts';
@@ -12,7 +13,6 @@ import type { KeyStore } from '../keystore/keystore.ts';
 import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
 import type { TraceService } from '../tracing/service.ts';
-import type { SyncProgress } from '../consensus/cometbft/syncStatus.ts';
 import type { Compat } from './format/block.ts';
 
 /** Service context handed to every RPC method. */
@@ -41,5 +41,7 @@ export interface RpcContext {
   /** The node's key store: key files, unlocked keys, per-account send locks. */
   keystore: KeyStore;
   /** Catch-up progress under CometBFT (absent: a solo node, always in sync). */
-  syncStatus?: { progress(): Promise<SyncProgress | false> };
+  syncStatus?: { progress(): Promise<{ startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | false> };
+  /** miner_*: the producer settings kept in app.toml. */
+  miner: MinerSettings;
 }

@@ -3,9 +3,9 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from '../app/chain/types.ts';
-import { keccak256 } from '../primitives/hash.ts';
-import { bigintToBytes, bytesToBigint, concatBytes, readU64be, u64be } from '../primitives/hex.ts';
+import { LRUCache } from 'lru-cache';
+import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './records.ts';
+import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 
@@ -105,9 +105,8 @@ function blockLogsOf(block: BlockRecord, receipts: ReceiptRecord[]): BlockLogs {
 
 /** Reads and writes the chain's block-level records. */
 export class ChainStore {
-  private readonly blockCache = new Map<bigint, BlockRecord>();
-  private readonly receiptCache = new Map<bigint, ReceiptRecord[]>();
-  private static readonly CACHE = 512;
+  private readonly blockCache = new LRUCache<bigint, BlockRecord>({ max: 512 });
+  private readonly receiptCache = new LRUCache<bigint, ReceiptRecord[]>({ max: 512 });
 
   constructor(
     private readonly kv: KvStore,
@@ -150,16 +149,8 @@ export class ChainStore {
 
   /** Records a freshly committed block in the caches (it is immutable from now on). */
   remember(block: BlockRecord, receipts: ReceiptRecord[]): void {
-    this.put(this.blockCache, block.number, block);
-    this.put(this.receiptCache, block.number, receipts);
-  }
-
-  private put<V>(m: Map<bigint, V>, k: bigint, v: V): void {
-    if (m.size >= ChainStore.CACHE) {
-      const first = m.keys().next().value;
-      if (first !== undefined) m.delete(first);
-    }
-    m.set(k, v);
+    this.blockCache.set(block.number, block);
+    this.receiptCache.set(block.number, receipts);
   }
 
   /** The block at a height, or undefined. */
@@ -181,7 +172,7 @@ export class ChainStore {
       senders,
       size: blockSize(header.raw(), txs),
     };
-    this.put(this.blockCache, n, block);
+    this.blockCache.set(n, block);
     return block;
   }
 
@@ -229,7 +220,7 @@ export class ChainStore {
     const raw = this.kv.get(receiptsKey(n));
     if (!raw) return undefined;
     const rs = decodeReceipts(raw);
-    this.put(this.receiptCache, n, rs);
+    this.receiptCache.set(n, rs);
     return rs;
   }
 

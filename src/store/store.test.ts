@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createBlockHeader } from '@ethereumjs/block';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import type { BlockRecord, ReceiptRecord } from '../app/chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from './records.ts';
 import { createChainCommon } from '../app/evm/common.ts';
 import { bytesToHex, u64be } from '../primitives/hex.ts';
 import { blockSize, ChainStore } from './chainStore.ts';

@@ -1,6 +1,8 @@
 // Adapters between ethereumjs' trie DB interface and the KvStore. The trie addresses nodes by hash, so nodes are
 // immutable: a shared LRU of them is always valid, and writes can be buffered until the block's atomic batch.
 import type { BatchDBOp, DB } from '@ethereumjs/util';
+import { LRUCache } from 'lru-cache';
+import { bareHex } from '../primitives/hex.ts';
 import { KvStore, type KvOp } from './kv.ts';
 import { trieKey } from './schema.ts';
 
@@ -15,42 +17,26 @@ type Value = string | Uint8Array;
 const ENTRY_OVERHEAD_BYTES = 384;
 
 /**
- * An LRU of immutable trie nodes bounded by an estimate of the memory it holds (Map keeps insertion order). A count
- * bound would let a long-running node's cache grow with the chain: every block adds new nodes of varying size.
+ * An LRU of immutable trie nodes bounded by an estimate of the memory it holds. A count bound would let a
+ * long-running node's cache grow with the chain: every block adds new nodes of varying size.
  */
 export class NodeCache {
-  private readonly map = new Map<string, Uint8Array>();
-  private bytes = 0;
-  constructor(private readonly maxBytes: number) {}
+  private readonly lru: LRUCache<string, Uint8Array>;
+  constructor(maxBytes: number) {
+    this.lru = new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => cost(k, v) });
+  }
   /** Estimated bytes held (keys, values and per-entry overhead). */
   get size(): number {
-    return this.bytes;
+    return this.lru.calculatedSize;
   }
   /** Looks a node up, refreshing its recency. */
   get(k: string): Uint8Array | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
+    return this.lru.get(k);
   }
   /** Inserts a node, evicting the least recently used until the budget holds. */
   set(k: string, v: Uint8Array): void {
-    const old = this.map.get(k);
-    if (old !== undefined) {
-      this.map.delete(k);
-      this.bytes -= cost(k, old);
-    }
     // A view into a larger buffer (a pooled Buffer slab) would pin the whole slab: keep a tight copy instead.
-    const own = v.byteOffset === 0 && v.buffer.byteLength === v.byteLength ? v : v.slice();
-    this.map.set(k, own);
-    this.bytes += cost(k, own);
-    while (this.bytes > this.maxBytes && this.map.size > 1) {
-      const [oldestKey, oldestValue] = this.map.entries().next().value as [string, Uint8Array];
-      this.map.delete(oldestKey);
-      this.bytes -= cost(oldestKey, oldestValue);
-    }
+    this.lru.set(k, v.byteOffset === 0 && v.buffer.byteLength === v.byteLength ? v : v.slice());
   }
 }
 
@@ -62,7 +48,7 @@ function keyBytes(k: Key | Uint8Array): Uint8Array {
   return typeof k === 'string' ? Buffer.from(k, 'hex') : k;
 }
 function keyString(k: Key | Uint8Array): string {
-  return typeof k === 'string' ? k : Buffer.from(k).toString('hex');
+  return typeof k === 'string' ? k : bareHex(k);
 }
 function valueBytes(v: Value): Uint8Array {
   return typeof v === 'string' ? Buffer.from(v, 'hex') : v;

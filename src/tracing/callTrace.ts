@@ -1,5 +1,5 @@
 // debug_traceCall: a call run exactly as eth_call runs it (CallService), with a tracer attached through its hook.
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 import type { CallHook, CallService } from '../app/evm/call.ts';
 import { installStepFeed } from '../app/evm/stepFeed.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';

@@ -2,7 +2,7 @@
 // changed after), following geth's native prestateTracer.
 import { generateAddress, generateAddress2 } from '@ethereumjs/util';
 import { keccak256 } from '../primitives/hash.ts';
-import { bigintToBytes, bytesEqual } from '../primitives/hex.ts';
+import { bareHex, bigintToBytes, bytesEqual } from '../primitives/hex.ts';
 import type { SyncState } from './syncState.ts';
 import type { PrestateAccount, PrestateMap, StepEvent, Tracer, TraceResult, TxEnv } from './types.ts';
 
@@ -30,9 +30,6 @@ const OP = {
 };
 const ZERO32 = new Uint8Array(32);
 
-function hex(b: Uint8Array): string {
-  return Buffer.from(b).toString('hex');
-}
 function addrOf(n: bigint): Uint8Array {
   const b = bigintToBytes(n & ((1n << 160n) - 1n));
   const out = new Uint8Array(20);
@@ -64,7 +61,7 @@ export class PrestateTracer implements Tracer {
   constructor(private readonly cfg: PrestateConfig) {}
 
   private lookupAccount(addr: Uint8Array): Entry {
-    const key = hex(addr);
+    const key = bareHex(addr);
     const seen = this.pre.get(key);
     if (seen) return seen;
     const a = this.state!.account(addr);
@@ -84,7 +81,7 @@ export class PrestateTracer implements Tracer {
   private lookupSlot(addr: Uint8Array, slot: Uint8Array): void {
     if (this.cfg.disableStorage) return;
     const entry = this.lookupAccount(addr);
-    const k = hex(slot);
+    const k = bareHex(slot);
     if (!entry.storage.has(k)) entry.storage.set(k, [slot, this.state!.storage(addr, slot)]);
   }
 
@@ -98,7 +95,7 @@ export class PrestateTracer implements Tracer {
     } else {
       const nonce = env.state.account(env.from)?.nonce ?? 0n;
       const created = generateAddress(env.from, bigintToBytes(nonce));
-      this.created.add(hex(created));
+      this.created.add(bareHex(created));
       this.lookupAccount(created);
     }
   }
@@ -128,7 +125,7 @@ export class PrestateTracer implements Tracer {
       case OP.CREATE: {
         const nonce = this.state!.account(self)?.nonce ?? 0n;
         const addr = generateAddress(self, bigintToBytes(nonce));
-        this.created.add(hex(addr));
+        this.created.add(bareHex(addr));
         this.lookupAccount(addr);
         break;
       }
@@ -139,7 +136,7 @@ export class PrestateTracer implements Tracer {
         if (offset + size > BigInt(s.memoryLength)) break; // would fail: memory expansion is not paid yet
         const init = s.memorySlice(Number(offset), Number(size));
         const addr = generateAddress2(self, word(s.peek(3)), init);
-        this.created.add(hex(addr));
+        this.created.add(bareHex(addr));
         this.lookupAccount(addr);
         break;
       }
@@ -197,7 +194,7 @@ export class PrestateTracer implements Tracer {
     }
     if (!modified) return false;
     if (postSlots.size) changed.storage = postSlots;
-    post.set(hex(e.addr), [e.addr, changed]);
+    post.set(bareHex(e.addr), [e.addr, changed]);
     return true;
   }
 

@@ -8,7 +8,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { contextHeader, contextOf } from '../app/block.ts';
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 import { blockHashSource } from '../app/evm/blockHashes.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
 import { installStepFeed, type StepFeed } from '../app/evm/stepFeed.ts';

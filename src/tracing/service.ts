@@ -2,7 +2,7 @@
 // for a config, replays, and bounds the work (per-transaction deadline, output budget, concurrent traces).
 // Built-in tracers run on the node's thread (trusted code, yielding to the event loop as they go); JavaScript
 // tracers run with their replay in a worker thread that is terminated at the deadline.
-import type { BlockRecord } from '../app/chain/types.ts';
+import type { BlockRecord } from '../store/records.ts';
 import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { ExecutionError, LimitExceededError, NotFoundError } from '../errors/index.ts';

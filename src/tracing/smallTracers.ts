@@ -1,5 +1,6 @@
 // The two small built-ins: 4byteTracer (selector-and-size counts of every call) and noopTracer ({}).
 import type { FrameEnter, Tracer, TraceResult, TxEnv } from './types.ts';
+import { bareHex } from '../primitives/hex.ts';
 
 const CALL_TYPES = new Set(['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL']);
 
@@ -19,7 +20,7 @@ export class FourByteTracer implements Tracer {
     if (f.input.length < 4 || !CALL_TYPES.has(f.type) || this.env?.isPrecompile(f.to)) return;
     const selector = f.input.subarray(0, 4);
     const size = f.input.length - 4;
-    const key = `${Buffer.from(selector).toString('hex')}-${size}`;
+    const key = `${bareHex(selector)}-${size}`;
     const hit = this.counts.get(key);
     if (hit) hit.count++;
     else this.counts.set(key, { selector: selector.slice(), size, count: 1 });

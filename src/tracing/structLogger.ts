@@ -1,5 +1,5 @@
 // The default tracer: one entry per executed opcode, as geth's struct logger records it.
-import { bigintToBytes } from '../primitives/hex.ts';
+import { bareHex, bigintToBytes } from '../primitives/hex.ts';
 import { TraceAbort } from './errors.ts';
 import type {
   FrameEnter,
@@ -93,10 +93,10 @@ export class StructLogger implements Tracer {
     if (!this.opts.disableStorage && (s.op === SLOAD || s.op === SSTORE) && s.stackLength >= (s.op === SLOAD ? 1 : 2)) {
       const slot = word(bigintToBytes(s.peek(0)));
       const value = s.op === SLOAD ? this.env!.state.storage(s.frame.self, slot) : word(bigintToBytes(s.peek(1)));
-      const key = Buffer.from(s.frame.self).toString('hex');
+      const key = bareHex(s.frame.self);
       let slots = this.storage.get(key);
       if (!slots) this.storage.set(key, (slots = new Map()));
-      slots.set(Buffer.from(slot).toString('hex'), [slot, value]);
+      slots.set(bareHex(slot), [slot, value]);
       log.storage = new Map(slots);
       size += slots.size * 140;
     }

@@ -5,8 +5,8 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, createAccountFromRLP, type Account } from '@ethereumjs/util';
-import { keccak256 } from '../primitives/hash.ts';
-import { bytesEqual, concatBytes } from '../primitives/hex.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT, keccak256 } from '../primitives/hash.ts';
+import { bareHex, bytesEqual, concatBytes } from '../primitives/hex.ts';
 
 /** A synchronous node/code lookup by database key (content-addressed, so always consistent). */
 export type NodeReader = (key: Uint8Array) => Uint8Array | undefined;
@@ -27,8 +27,6 @@ export interface SyncState {
   storage(addr: Uint8Array, slot: Uint8Array): Uint8Array;
 }
 
-const EMPTY_ROOT = keccak256(RLP.encode(new Uint8Array(0)));
-const EMPTY_CODE_HASH = keccak256(new Uint8Array(0));
 const CODE_PREFIX = new TextEncoder().encode('c');
 
 type Node = Uint8Array | Node[];
@@ -52,7 +50,7 @@ function hexPrefix(encoded: Uint8Array): [number[], boolean] {
 
 /** Reads one value from a trie rooted at `root` with a synchronous node source (undefined when absent). */
 export function trieGet(readNode: NodeReader, root: Uint8Array, key: Uint8Array): Uint8Array | undefined {
-  if (bytesEqual(root, EMPTY_ROOT)) return undefined;
+  if (bytesEqual(root, EMPTY_TRIE_ROOT)) return undefined;
   const path = nibbles(keccak256(key));
   let ref: Node = root;
   let i = 0;
@@ -64,7 +62,7 @@ export function trieGet(readNode: NodeReader, root: Uint8Array, key: Uint8Array)
         node = RLP.decode(ref) as Node;
       } else {
         const raw = readNode(ref);
-        if (raw === undefined) throw new Error(`state node ${Buffer.from(ref).toString('hex')} missing`);
+        if (raw === undefined) throw new Error(`state node ${bareHex(ref)} missing`);
         node = RLP.decode(raw) as Node;
       }
     } else {

@@ -6,7 +6,6 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Wallet, hexlify, toUtf8Bytes, verifyMessage } from 'ethers';
 import { HttpProvider, Web3 } from 'web3';
@@ -22,8 +21,6 @@ import {
   waitFor,
   waitForReceipt,
 } from '../helpers/node.ts';
-
-const run = promisify(execFile);
 
 /** One JSON-RPC request over HTTP with the bearer token. */
 const call = (n: KestrelNode, method: string, params: unknown[] = []): Promise<RpcResponse<any>> =>
@@ -153,7 +150,7 @@ describe('key files: interop with ethers, corrupt files, CLI', { timeout: 120_00
       );
       assert.ok(listed.some((x) => x.address === added) && listed.some((x) => x.address === imported));
       const text = await cli(['keys', 'list', '--home', node.home]);
-      assert.match(text, /^#0  0x[0-9a-f]{40}  keystore:\/\/\/.*\/keystore\/UTC--/m);
+      assert.match(text, /^#0 {2}0x[0-9a-f]{40} {2}keystore:\/\/\/.*\/keystore\/UTC--/m);
       assert.equal(text.split('\n').length, listed.length);
       // The running node sees both and unlocks them with the passphrases given to the CLI.
       await waitFor(

@@ -158,7 +158,9 @@ describe('structured logs', { timeout: 180_000 }, () => {
     for (const l of lines) assert.match(l, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (WARN |ERROR) \[[\w.-]+\] /, l);
     assert.ok(!/Please RESTART/.test(out));
     assert.ok(
-      lines.some((l) => / WARN  \[miner\] miner_setGasPrice: this node was started with --minimum-gas-prices/.test(l)),
+      lines.some((l) =>
+        / WARN {2}\[miner\] miner_setGasPrice: this node was started with --minimum-gas-prices/.test(l),
+      ),
       out,
     );
   });

@@ -4,7 +4,7 @@
 import { Address } from '@ethereumjs/util';
 import { keccak256 } from '../../primitives/hash.ts';
 import { concatBytes } from '../../primitives/hex.ts';
-import type { BlockRecord } from '../chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import type { Genesis } from '../genesis.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import type { Coin } from './proto.ts';

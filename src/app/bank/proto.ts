@@ -1,6 +1,8 @@
-// Protobuf wire codec for the cosmos.bank.v1beta1 query messages, field numbers as in proto/ (checked against the
-// .proto files by proto.test.ts). Hand-written because the messages are few and flat, and it keeps bigint amounts
-// and Uint8Array keys without a Long/Buffer layer in between.
+// Protobuf for the cosmos.bank.v1beta1 query messages (checked against the .proto files in proto/ by proto.test.ts).
+// Responses are encoded by cosmjs-types, the node's one protobuf codec (also ABCI's). Requests come from anyone, so
+// a strict reader decodes them: it names the field that is wrong, refuses invalid UTF-8 and wrong wire types with
+// InvalidParams, which cosmjs-types' permissive reader would let through or report as a plain Error.
+import { QueryAllBalancesResponse, QueryBalanceResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { InvalidParamsError } from '../../errors/index.ts';
 
 /** cosmos.base.query.v1beta1.PageRequest */
@@ -29,71 +31,6 @@ const WT_I64 = 1;
 const WT_LEN = 2;
 const WT_I32 = 5;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-const utf8enc = new TextEncoder();
-
-/** Appends protobuf fields to a growing byte list. */
-export class ProtoWriter {
-  private readonly bytes: number[] = [];
-
-  private varint(v: bigint): void {
-    while (v > 0x7fn) {
-      this.bytes.push(Number(v & 0x7fn) | 0x80);
-      v >>= 7n;
-    }
-    this.bytes.push(Number(v));
-  }
-
-  private tag(field: number, wt: number): void {
-    this.varint(BigInt((field << 3) | wt));
-  }
-
-  /** A uint64 field (omitted when 0, as proto3 does). */
-  uint64(field: number, v: bigint): this {
-    if (v !== 0n) {
-      this.tag(field, WT_VARINT);
-      this.varint(v);
-    }
-    return this;
-  }
-
-  /** A bool field (omitted when false). */
-  bool(field: number, v: boolean): this {
-    if (v) {
-      this.tag(field, WT_VARINT);
-      this.bytes.push(1);
-    }
-    return this;
-  }
-
-  /** A bytes field (omitted when empty). */
-  bytesField(field: number, v: Uint8Array | undefined): this {
-    if (v !== undefined && v.length > 0) this.len(field, v);
-    return this;
-  }
-
-  /** A string field (omitted when empty). */
-  string(field: number, v: string): this {
-    if (v !== '') this.len(field, utf8enc.encode(v));
-    return this;
-  }
-
-  /** An embedded message, always written (even when empty): the SDK sets these pointers. */
-  message(field: number, inner: ProtoWriter): this {
-    return this.len(field, inner.finish());
-  }
-
-  private len(field: number, v: Uint8Array): this {
-    this.tag(field, WT_LEN);
-    this.varint(BigInt(v.length));
-    for (const b of v) this.bytes.push(b);
-    return this;
-  }
-
-  /** The encoded bytes. */
-  finish(): Uint8Array {
-    return Uint8Array.from(this.bytes);
-  }
-}
 
 /** One decoded field: varints as bigint, length-delimited as bytes. */
 type Field = { no: number; wt: number; int: bigint; data: Uint8Array };
@@ -154,11 +91,22 @@ export function decodePageRequest(buf: Uint8Array | undefined): PageRequest {
   const r: PageRequest = { key: new Uint8Array(0), offset: 0n, limit: 0n, countTotal: false, reverse: false };
   if (!buf) return r;
   for (const f of readFields(buf)) {
-    if (f.no === 1) (expectWt(f, WT_LEN, 'key'), (r.key = Uint8Array.from(f.data)));
-    else if (f.no === 2) (expectWt(f, WT_VARINT, 'offset'), (r.offset = f.int));
-    else if (f.no === 3) (expectWt(f, WT_VARINT, 'limit'), (r.limit = f.int));
-    else if (f.no === 4) (expectWt(f, WT_VARINT, 'count_total'), (r.countTotal = f.int !== 0n));
-    else if (f.no === 5) (expectWt(f, WT_VARINT, 'reverse'), (r.reverse = f.int !== 0n));
+    if (f.no === 1) {
+      expectWt(f, WT_LEN, 'key');
+      r.key = Uint8Array.from(f.data);
+    } else if (f.no === 2) {
+      expectWt(f, WT_VARINT, 'offset');
+      r.offset = f.int;
+    } else if (f.no === 3) {
+      expectWt(f, WT_VARINT, 'limit');
+      r.limit = f.int;
+    } else if (f.no === 4) {
+      expectWt(f, WT_VARINT, 'count_total');
+      r.countTotal = f.int !== 0n;
+    } else if (f.no === 5) {
+      expectWt(f, WT_VARINT, 'reverse');
+      r.reverse = f.int !== 0n;
+    }
   }
   return r;
 }
@@ -178,74 +126,28 @@ export function decodeRequest(
   for (const f of readFields(buf)) {
     const name = strings[f.no];
     if (name !== undefined) out[name] = str(f, name);
-    else if (f.no === pageField) (expectWt(f, WT_LEN, 'pagination'), (page = f.data));
+    else if (f.no === pageField) {
+      expectWt(f, WT_LEN, 'pagination');
+      page = f.data;
+    }
   }
   return { strings: out, page: decodePageRequest(page) };
 }
 
-/** Encodes a Coin. */
-export function coinWriter(c: Coin): ProtoWriter {
-  return new ProtoWriter().string(1, c.denom).string(2, c.amount.toString());
-}
-
-/** Encodes a PageResponse. */
-export function pageResponseWriter(p: PageResponse): ProtoWriter {
-  return new ProtoWriter().bytesField(1, p.nextKey).uint64(2, p.total);
-}
-
 /** Encodes `{repeated Coin = 1; PageResponse = 2}` (AllBalances, SpendableBalances, TotalSupply responses). */
 export function encodeCoinsPage(coins: Coin[], page: PageResponse): Uint8Array {
-  const w = new ProtoWriter();
-  for (const c of coins) w.message(1, coinWriter(c));
-  return w.message(2, pageResponseWriter(page)).finish();
+  return QueryAllBalancesResponse.encode({
+    balances: coins.map(wireCoin),
+    // Always present (even when empty): the SDK sets this pointer.
+    pagination: { nextKey: page.nextKey ?? new Uint8Array(0), total: page.total },
+  }).finish();
 }
 
 /** Encodes `{Coin = 1}` (Balance, SupplyOf responses). */
 export function encodeSingleCoin(c: Coin): Uint8Array {
-  return new ProtoWriter().message(1, coinWriter(c)).finish();
+  return QueryBalanceResponse.encode({ balance: wireCoin(c) }).finish();
 }
 
-/** Encodes a request of the same shapes (used by clients: the CLI and tests). */
-export function encodeRequest(strings: Array<[number, string]>, page?: [number, Partial<PageRequest>]): Uint8Array {
-  const w = new ProtoWriter();
-  for (const [no, v] of strings) w.string(no, v);
-  if (page) {
-    const p = page[1];
-    w.message(
-      page[0],
-      new ProtoWriter()
-        .bytesField(1, p.key)
-        .uint64(2, p.offset ?? 0n)
-        .uint64(3, p.limit ?? 0n)
-        .bool(4, p.countTotal ?? false)
-        .bool(5, p.reverse ?? false),
-    );
-  }
-  return w.finish();
-}
-
-/** Decodes a `{repeated Coin = 1; PageResponse = 2}` or `{Coin = 1}` response (clients). */
-export function decodeCoinsResponse(buf: Uint8Array): { coins: Coin[]; page: PageResponse | undefined } {
-  const coins: Coin[] = [];
-  let page: PageResponse | undefined;
-  for (const f of readFields(buf)) {
-    if (f.no === 1) {
-      expectWt(f, WT_LEN, 'coin');
-      const c: Coin = { denom: '', amount: 0n };
-      for (const g of readFields(f.data)) {
-        if (g.no === 1) c.denom = str(g, 'denom');
-        else if (g.no === 2) c.amount = BigInt(str(g, 'amount') || '0');
-      }
-      coins.push(c);
-    } else if (f.no === 2) {
-      expectWt(f, WT_LEN, 'pagination');
-      page = { nextKey: undefined, total: 0n };
-      for (const g of readFields(f.data)) {
-        if (g.no === 1)
-          (expectWt(g, WT_LEN, 'next_key'), (page.nextKey = g.data.length ? Uint8Array.from(g.data) : undefined));
-        else if (g.no === 2) (expectWt(g, WT_VARINT, 'total'), (page.total = g.int));
-      }
-    }
-  }
-  return { coins, page };
+function wireCoin(c: Coin): { denom: string; amount: string } {
+  return { denom: c.denom, amount: c.amount.toString() };
 }

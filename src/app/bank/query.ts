@@ -3,7 +3,7 @@
 // Checks and messages follow the SDK keeper (x/bank/keeper/grpc_query.go).
 import { InvalidParamsError } from '../../errors/index.ts';
 import { decodeAccAddress } from '../../primitives/bech32.ts';
-import type { BlockRecord } from '../chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import { DENOM_REGEX } from '../genesis.ts';
 import type { Bank } from './bank.ts';
 import { paginate } from './pagination.ts';

@@ -7,8 +7,7 @@ import { keccak256 as jsKeccak256 } from '../../primitives/hash.ts';
 /** A keccak-256 implementation (the node passes its WebAssembly one; the JS one is 10-25x slower on trie nodes). */
 export type Hash = (data: Uint8Array) => Uint8Array;
 
-type Node = Uint8Array | NestedList;
-interface NestedList extends Array<Node> {}
+type Node = Uint8Array | Node[];
 
 const EMPTY = new Uint8Array(0);
 
@@ -37,12 +36,12 @@ function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
 }
 
 /** A child reference: nodes whose encoding is under 32 bytes are embedded, others referenced by hash. */
-function ref(node: NestedList, keccak256: Hash): Node {
+function ref(node: Node[], keccak256: Hash): Node {
   const enc = RLP.encode(node);
   return enc.length < 32 ? node : keccak256(enc);
 }
 
-function build(items: Array<[Uint8Array, Uint8Array]>, depth: number, keccak256: Hash): NestedList {
+function build(items: Array<[Uint8Array, Uint8Array]>, depth: number, keccak256: Hash): Node[] {
   if (items.length === 1) return [hexPrefix(items[0]![0].subarray(depth), true), items[0]![1]];
   // Longest common prefix below `depth` across the (sorted) keys: compare the first and the last.
   const first = items[0]![0];
@@ -51,7 +50,7 @@ function build(items: Array<[Uint8Array, Uint8Array]>, depth: number, keccak256:
   while (depth + cp < first.length && depth + cp < last.length && first[depth + cp] === last[depth + cp]) cp++;
   if (cp > 0)
     return [hexPrefix(first.subarray(depth, depth + cp), false), ref(build(items, depth + cp, keccak256), keccak256)];
-  const branch: NestedList = new Array(17).fill(EMPTY);
+  const branch: Node[] = new Array(17).fill(EMPTY);
   let i = 0;
   if (items[0]![0].length === depth) {
     branch[16] = items[0]![1];

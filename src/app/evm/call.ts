@@ -6,12 +6,14 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, createZeroAddress } from '@ethereumjs/util';
 import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import { LRUCache } from 'lru-cache';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import { hexToBytes } from '../../primitives/hex.ts';
 import type { BlockOverrides, CallOverrides } from '../../primitives/overrides.ts';
+import { bareHex } from '../../primitives/hex.ts';
 import { contextHeader, contextOf } from '../block.ts';
-import type { BlockRecord } from '../chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
@@ -25,6 +27,7 @@ import {
 } from './overrides.ts';
 import { buildAccessList, type AccessListResult } from './accessList.ts';
 import { simulate, type SimBlockResult, type SimulateOptions } from './simulate/simulator.ts';
+import { CallTimeout, isCallTimeout, runTxRefusalOf } from './ethereumjs.ts';
 import { decodeRevertReason } from './revert.ts';
 
 /** Limits applied to every call. */
@@ -45,9 +48,6 @@ export interface CallHook {
   readonly failure: Error | undefined;
 }
 
-/** Thrown inside the EVM when a call's wall-clock deadline passes. */
-export class Timeout extends Error {}
-
 type OpEntry = { opHandler: (runState: unknown, common: unknown) => unknown };
 
 /** The deadline of the call a context is running (0 = none); set before each call, read by the armed checks. */
@@ -64,7 +64,7 @@ export interface CallClock {
  */
 export function armDeadline(vm: VM, clock: CallClock): void {
   const check = (): void => {
-    if (clock.deadline !== 0 && Date.now() > clock.deadline) throw new Timeout();
+    if (clock.deadline !== 0 && Date.now() > clock.deadline) throw new CallTimeout();
   };
   vm.evm.events!.on('beforeMessage', check);
   const map = (vm.evm as unknown as { _opcodeMap?: OpEntry[] })._opcodeMap;
@@ -126,7 +126,7 @@ export class CallService {
    * (opcode tables, a Common) and warming a state manager's caches cost far more than a typical eth_call, so
    * contexts are reused across calls.
    */
-  private readonly roots = new Map<string, PooledRoot>();
+  private readonly roots = new LRUCache<string, PooledRoot>({ max: POOLED_ROOTS });
 
   constructor(
     private readonly common: Common,
@@ -205,15 +205,12 @@ export class CallService {
 
   /** The pool entry of a state root (created, and the least recently used root dropped, as needed). */
   private pooled(block: BlockRecord): { root: string; entry: PooledRoot } {
-    const root = Buffer.from(block.header.stateRoot).toString('hex');
+    const root = bareHex(block.header.stateRoot);
     let entry = this.roots.get(root);
-    if (entry) {
-      this.roots.delete(root);
-    } else {
+    if (!entry) {
       entry = { idle: [], reads: new RootReads(block.header.stateRoot) };
-      if (this.roots.size >= POOLED_ROOTS) this.roots.delete(this.roots.keys().next().value!);
+      this.roots.set(root, entry);
     }
-    this.roots.set(root, entry);
     return { root, entry };
   }
 
@@ -324,7 +321,7 @@ export class CallService {
     } catch (e) {
       ctx.broken = true;
       if (hook?.failure) throw hook.failure;
-      if (e instanceof Timeout || (e as Error)?.message?.includes('Timeout')) {
+      if (isCallTimeout(e)) {
         throw new ExecutionError(`execution aborted (timeout = ${this.limits.timeoutMs / 1000}s)`);
       }
       throw translateRunTxError(e);
@@ -360,7 +357,7 @@ export class CallService {
   async call(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<Uint8Array> {
     const r = await this.withContext(block, overrides, (ctx) => this.execute(req, block, this.capGas(req), ctx));
     const err = r.execResult.exceptionError;
-    if (err) throw failure(err.error, r.execResult.returnValue, r);
+    if (err) throw failure(err.error, r.execResult.returnValue);
     return r.execResult.returnValue;
   }
 
@@ -408,7 +405,7 @@ export class CallService {
     const first = await this.execute(req, block, hi, ctx);
     if (first.execResult.exceptionError) {
       const e = first.execResult.exceptionError.error;
-      if (e === 'revert') throw failure(e, first.execResult.returnValue, first);
+      if (e === 'revert') throw failure(e, first.execResult.returnValue);
       throw new ExecutionError(e.includes('out of gas') ? `gas required exceeds allowance (${hi})` : e);
     }
     const ok = async (gas: bigint): Promise<boolean> => {
@@ -433,18 +430,22 @@ export class CallService {
   }
 }
 
-function failure(error: string, data: Uint8Array, _r: RunTxResult): Error {
+function failure(error: string, data: Uint8Array): Error {
   if (error === 'revert') return new RevertError(data, decodeRevertReason(data));
   return new ExecutionError(error);
 }
 
 /** Maps runTx's pre-execution errors to geth's wording. */
 function translateRunTxError(e: unknown): Error {
-  const msg = e instanceof Error ? e.message : String(e);
-  if (/gas limit/i.test(msg) && /intrinsic|upfront|too low/i.test(msg))
-    return new ExecutionError(`intrinsic gas too low: ${msg.split(' (')[0]}`);
-  if (/balance/i.test(msg) && /sender|enough|insufficient/i.test(msg))
-    return new ExecutionError('insufficient funds for gas * price + value');
-  if (/base fee/i.test(msg)) return new ExecutionError('max fee per gas less than block base fee');
-  return new ExecutionError(msg.split('\n')[0]!.slice(0, 300));
+  const refusal = runTxRefusalOf(e);
+  switch (refusal.reason) {
+    case 'intrinsicGas':
+      return new ExecutionError(`intrinsic gas too low: ${refusal.text}`);
+    case 'insufficientFunds':
+      return new ExecutionError('insufficient funds for gas * price + value');
+    case 'feeCapBelowBaseFee':
+      return new ExecutionError('max fee per gas less than block base fee');
+    case 'other':
+      return new ExecutionError(refusal.text);
+  }
 }

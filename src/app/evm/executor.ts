@@ -5,8 +5,10 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, createContractAddress } from '@ethereumjs/util';
 import { createBlock } from '@ethereumjs/block';
 import { runTx, type VM } from '@ethereumjs/vm';
-import type { ReceiptRecord } from '../chain/types.ts';
+import { TxRejectedError } from '../../errors/index.ts';
+import type { ReceiptRecord } from '../../store/records.ts';
 import { contextHeader, type BlockContext } from '../block.ts';
+import { rejectReasonOf } from './ethereumjs.ts';
 
 /** A transaction handed to the executor with its already-recovered sender. */
 export interface ExecTx {
@@ -15,13 +17,19 @@ export interface ExecTx {
   hash: Uint8Array;
 }
 
+/** A transaction block execution could not include, and why. */
+export interface Rejection {
+  hash: Uint8Array;
+  error: TxRejectedError;
+}
+
 /** What executing a block's transaction list produced. */
 export interface BlockExecution {
   included: ExecTx[];
   receipts: ReceiptRecord[];
   gasUsed: bigint;
   /** Transactions that could not be included (invalid against the state they met), with the reason. */
-  rejected: Array<{ hash: Uint8Array; error: string }>;
+  rejected: Rejection[];
 }
 
 /** The effective gas price a transaction pays at a base fee. */
@@ -55,14 +63,15 @@ export async function executeTxs(
   for (const item of txs) {
     const { tx } = item;
     if (gasUsed + tx.gasLimit > ctx.gasLimit) {
-      rejected.push({ hash: item.hash, error: 'exceeds block gas limit' });
+      rejected.push({ hash: item.hash, error: new TxRejectedError('gasLimitAboveBlock', 'exceeds block gas limit') });
       continue;
     }
     let r;
     try {
       r = await runTx(vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
     } catch (e) {
-      rejected.push({ hash: item.hash, error: (e as Error).message });
+      const message = (e as Error).message;
+      rejected.push({ hash: item.hash, error: new TxRejectedError(rejectReasonOf(message), message) });
       continue;
     }
     gasUsed = r.receipt.cumulativeBlockGasUsed;

@@ -1,5 +1,5 @@
 // Decoding revert data into geth's "execution reverted: <reason>" text (Error(string) and Panic(uint256)).
-import { bytesToBigint } from '../../primitives/hex.ts';
+import { bareHex, bytesToBigint } from '../../primitives/hex.ts';
 
 const ERROR_SELECTOR = '08c379a0';
 const PANIC_SELECTOR = '4e487b71';
@@ -20,7 +20,7 @@ const PANIC_REASONS: Record<string, string> = {
 /** The human reason inside revert data, or undefined when the data is not Error(string)/Panic(uint256). */
 export function decodeRevertReason(data: Uint8Array): string | undefined {
   if (data.length < 4) return undefined;
-  const sel = Buffer.from(data.subarray(0, 4)).toString('hex');
+  const sel = bareHex(data.subarray(0, 4));
   if (sel === ERROR_SELECTOR && data.length >= 4 + 64) {
     const offset = Number(bytesToBigint(data.subarray(4, 36)));
     const start = 4 + offset;

@@ -4,6 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { ExecTx } from './executor.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 /** Largest accepted serialized transaction (geth's txMaxSize, 4 slots of 32 KiB). */
 export const MAX_TX_BYTES = 128 * 1024;
@@ -25,27 +26,31 @@ export interface AdmissionRules {
 
 /** Decodes raw tx bytes and recovers the sender; stateless checks only. */
 export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules): ExecTx {
-  if (raw.length === 0) throw new TxRejectedError('typed transaction too short');
-  if (raw.length > MAX_TX_BYTES) throw new TxRejectedError('oversized data');
-  if (raw[0]! <= 0x7f && !SUPPORTED_TYPES.has(raw[0]!)) throw new TxRejectedError('transaction type not supported');
+  if (raw.length === 0) throw new TxRejectedError('malformed', 'typed transaction too short');
+  if (raw.length > MAX_TX_BYTES) throw new TxRejectedError('oversized', 'oversized data');
+  if (raw[0]! <= 0x7f && !SUPPORTED_TYPES.has(raw[0]!))
+    throw new TxRejectedError('unsupportedType', 'transaction type not supported');
   let tx: TypedTransaction;
   try {
     tx = createTxFromRLP(raw, { common });
   } catch (e) {
-    throw new TxRejectedError(`rlp: invalid transaction: ${shortReason(e)}`);
+    throw new TxRejectedError('malformed', `rlp: invalid transaction: ${shortReason(e)}`);
   }
   if (tx.type === 0 && !(tx as unknown as { supports(eip: number): boolean }).supports(155)) {
-    throw new TxRejectedError('only replay-protected (EIP-155) transactions allowed over RPC');
+    throw new TxRejectedError('notReplayProtected', 'only replay-protected (EIP-155) transactions allowed over RPC');
   }
   const txChainId = (tx as unknown as { common: Common }).common.chainId();
   if (txChainId !== rules.evmChainId) {
-    throw new TxRejectedError(`invalid chain id for signer: have ${txChainId} want ${rules.evmChainId}`);
+    throw new TxRejectedError(
+      'invalidChainId',
+      `invalid chain id for signer: have ${txChainId} want ${rules.evmChainId}`,
+    );
   }
   let sender: Uint8Array;
   try {
     sender = tx.getSenderAddress().bytes;
   } catch {
-    throw new TxRejectedError('invalid sender');
+    throw new TxRejectedError('invalidSender', 'invalid sender');
   }
   return { tx, sender, hash: tx.hash() };
 }
@@ -74,21 +79,24 @@ export function tipCap(tx: TypedTransaction): bigint {
  */
 export function checkAgainstState(item: ExecTx, account: AccountState, rules: AdmissionRules): void {
   const { tx } = item;
-  if (tx.gasLimit > rules.blockGasLimit) throw new TxRejectedError('exceeds block gas limit');
+  if (tx.gasLimit > rules.blockGasLimit) throw new TxRejectedError('gasLimitAboveBlock', 'exceeds block gas limit');
   const cap = feeCap(tx);
-  if (tipCap(tx) > cap) throw new TxRejectedError('max priority fee per gas higher than max fee per gas');
+  if (tipCap(tx) > cap)
+    throw new TxRejectedError('tipAboveFeeCap', 'max priority fee per gas higher than max fee per gas');
   const intrinsic = tx.getIntrinsicGas();
-  if (tx.gasLimit < intrinsic) throw new TxRejectedError('intrinsic gas too low');
+  if (tx.gasLimit < intrinsic) throw new TxRejectedError('intrinsicGas', 'intrinsic gas too low');
   // EIP-7623 (Prague): calldata-heavy txs must also cover the calldata floor, or execution would refuse them.
-  if (tx.gasLimit < tx.getMinimumGasLimit()) throw new TxRejectedError('insufficient gas for floor data gas cost');
-  if (cap < rules.minGasPrice) throw new TxRejectedError('transaction underpriced');
+  if (tx.gasLimit < tx.getMinimumGasLimit())
+    throw new TxRejectedError('floorDataGas', 'insufficient gas for floor data gas cost');
+  if (cap < rules.minGasPrice) throw new TxRejectedError('underpriced', 'transaction underpriced');
   if (cap < rules.baseFee) {
     throw new TxRejectedError(
-      `max fee per gas less than block base fee: address ${'0x' + Buffer.from(item.sender).toString('hex')}, maxFeePerGas: ${cap}, baseFee: ${rules.baseFee}`,
+      'feeCapBelowBaseFee',
+      `max fee per gas less than block base fee: address ${'0x' + bareHex(item.sender)}, maxFeePerGas: ${cap}, baseFee: ${rules.baseFee}`,
     );
   }
-  if (tx.nonce < account.nonce) throw new TxRejectedError('nonce too low');
+  if (tx.nonce < account.nonce) throw new TxRejectedError('nonceTooLow', 'nonce too low');
   if (account.balance < tx.value + tx.gasLimit * cap) {
-    throw new TxRejectedError('insufficient funds for gas * price + value');
+    throw new TxRejectedError('insufficientFunds', 'insufficient funds for gas * price + value');
   }
 }

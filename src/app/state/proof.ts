@@ -4,7 +4,7 @@ import { createMerkleProof, type MerklePatriciaTrie } from '@ethereumjs/mpt';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, type Account } from '@ethereumjs/util';
 import { bytesToBigint } from '../../primitives/hex.ts';
-import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../query.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 
 /** One storage slot's value and its proof nodes (RLP-encoded, root first). */
 export interface StorageProofRecord {

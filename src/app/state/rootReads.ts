@@ -4,6 +4,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
 import { Account, type Address, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';
+import { bareHex } from '../../primitives/hex.ts';
 
 /**
  * Entries kept per root before the reads start over: about 300 bytes each (hex key, value), so some 6 MiB per
@@ -12,10 +13,6 @@ import { Account, type Address, createAccountFromRLP, equalsBytes } from '@ether
 const MAX_ENTRIES = 20_000;
 
 const EMPTY_SLOT_RLP = Uint8Array.of(0x80);
-
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
-}
 
 /**
  * Values read from the archive under one state root. Accounts are keyed by address and only used while the
@@ -36,35 +33,35 @@ export class RootReads {
 
   /** The account RLP at the root (null: no account), or undefined when not read yet. */
   account(address: Uint8Array): Uint8Array | null | undefined {
-    return this.accounts.get(hex(address));
+    return this.accounts.get(bareHex(address));
   }
 
   /** Records an account read from the trie at the root. */
   setAccount(address: Uint8Array, rlp: Uint8Array | null): void {
     this.count();
-    this.accounts.set(hex(address), rlp);
+    this.accounts.set(bareHex(address), rlp);
   }
 
   /** The RLP-encoded word (0x80 = empty) at `slot` of the storage trie rooted at `storageRoot`, if read. */
   slot(storageRoot: Uint8Array, slot: Uint8Array): Uint8Array | undefined {
-    return this.storage.get(hex(storageRoot) + hex(slot));
+    return this.storage.get(bareHex(storageRoot) + bareHex(slot));
   }
 
   /** Records a storage word read from the trie. */
   setSlot(storageRoot: Uint8Array, slot: Uint8Array, rlp: Uint8Array): void {
     this.count();
-    this.storage.set(hex(storageRoot) + hex(slot), rlp);
+    this.storage.set(bareHex(storageRoot) + bareHex(slot), rlp);
   }
 
   /** The code with this hash, if read. */
   codeOf(codeHash: Uint8Array): Uint8Array | undefined {
-    return this.code.get(hex(codeHash));
+    return this.code.get(bareHex(codeHash));
   }
 
   /** Records code read from the archive. */
   setCode(codeHash: Uint8Array, code: Uint8Array): void {
     this.count();
-    this.code.set(hex(codeHash), code);
+    this.code.set(bareHex(codeHash), code);
   }
 
   private count(): void {

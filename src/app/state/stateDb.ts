@@ -4,8 +4,10 @@ import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
+import { LRUCache } from 'lru-cache';
 import type { KvStore } from '../../store/kv.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
+import { bareHex } from '../../primitives/hex.ts';
 import { type RootReads, RootReadsStateManager } from './rootReads.ts';
 
 /** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
@@ -14,7 +16,8 @@ const NODE_CACHE_BYTES = 32 * 1024 * 1024;
 /** Creates state managers at historical roots, sharing one cache of immutable trie nodes. */
 export class StateDb {
   private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
-  private readonly views = new Map<string, MerkleStateManager>();
+  /** Read views of recent roots, so their caches stay warm across requests. */
+  private readonly views = new LRUCache<string, MerkleStateManager>({ max: 16 });
 
   constructor(
     private readonly kv: KvStore,
@@ -56,19 +59,12 @@ export class StateDb {
    * Callers must not write through it.
    */
   readView(root: Uint8Array): MerkleStateManager {
-    const key = Buffer.from(root).toString('hex');
+    const key = bareHex(root);
     let view = this.views.get(key);
-    if (view) {
-      this.views.delete(key);
+    if (!view) {
+      view = this.executionState(root);
       this.views.set(key, view);
-      return view;
     }
-    view = this.executionState(root);
-    if (this.views.size >= 16) {
-      const oldest = this.views.keys().next().value;
-      if (oldest !== undefined) this.views.delete(oldest);
-    }
-    this.views.set(key, view);
     return view;
   }
 }

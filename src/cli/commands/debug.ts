@@ -4,6 +4,7 @@ import { toChecksumAddress } from '@ethereumjs/util';
 import type { Command } from 'commander';
 import { DEFAULT_BECH32_PREFIX } from '../../config/defaults.ts';
 import { decodeAccAddress, toBech32 } from '../../primitives/bech32.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 /** Parses a 0x-hex, bare hex or bech32 (acc or valoper) address into its 20 bytes. */
 export function parseAnyAddress(text: string, prefix: string): Uint8Array {
@@ -20,7 +21,7 @@ export function parseAnyAddress(text: string, prefix: string): Uint8Array {
 
 /** The lines `debug addr` prints. */
 export function describeAddress(addr: Uint8Array, prefix: string): string[] {
-  const hex = Buffer.from(addr).toString('hex');
+  const hex = bareHex(addr);
   return [
     `Address bytes: [${[...addr].join(' ')}]`,
     `Address (hex): ${hex.toUpperCase()}`,

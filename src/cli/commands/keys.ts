@@ -6,6 +6,7 @@ import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
 import { loadConfig } from '../../config/load.ts';
 import { KeyStore } from '../../keystore/keystore.ts';
 import { defaultHome, homePaths } from '../../node/home.ts';
+import { bytesToHex } from '../../primitives/hex.ts';
 
 interface KeyOpts {
   home?: string;
@@ -77,8 +78,6 @@ function parseKeyFile(path: string): Uint8Array {
   return Uint8Array.from(Buffer.from(text, 'hex'));
 }
 
-const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
-
 function common(cmd: Command): Command {
   return cmd
     .option('--home <dir>', 'node home directory (default ~/.kestrel, or ~/.kestrel-dev with --dev)')
@@ -96,17 +95,17 @@ export function registerKeysCommands(program: Command): void {
     .action((opts: KeyOpts) => {
       const files = openStore(opts).files();
       if (opts.output === 'json') {
-        console.log(JSON.stringify(files.map((f) => ({ address: hex(f.address), file: f.path }))));
+        console.log(JSON.stringify(files.map((f) => ({ address: bytesToHex(f.address), file: f.path }))));
         return;
       }
-      files.forEach((f, i) => console.log(`#${i}  ${hex(f.address)}  keystore://${f.path}`));
+      files.forEach((f, i) => console.log(`#${i}  ${bytesToHex(f.address)}  keystore://${f.path}`));
     });
   common(keys.command('add'))
     .description('create a new random key, encrypted with a passphrase, and print its address')
     .option('--password-file <path>', 'read the passphrase from the first line of this file')
     .action(async (opts: KeyOpts) => {
       const ks = openStore(opts);
-      console.log(hex(await ks.newAccount(await passphrase(opts))));
+      console.log(bytesToHex(await ks.newAccount(await passphrase(opts))));
     });
   common(keys.command('import <keyfile>'))
     .description('import the hex private key held in <keyfile>, encrypted with a passphrase, and print its address')
@@ -115,7 +114,7 @@ export function registerKeysCommands(program: Command): void {
       const key = parseKeyFile(keyfile);
       try {
         const ks = openStore(opts);
-        console.log(hex(await ks.importKey(key, await passphrase(opts))));
+        console.log(bytesToHex(await ks.importKey(key, await passphrase(opts))));
       } finally {
         key.fill(0);
       }

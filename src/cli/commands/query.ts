@@ -1,14 +1,17 @@
 // `kestreld query bank balances <address>`: asks a node over its CometBFT-style RPC (--node, abci_query with the
 // protobuf request, as the Cosmos SDK CLI does) and prints the SDK's proto-JSON (--output json) or its YAML (text).
-// Talks to the node over the network only; the messages come from proto/, independent of the node's own codec.
-import { fileURLToPath } from 'node:url';
+// Talks to the node over the network only; the messages are cosmjs-types', generated from the Cosmos SDK's protos.
 import type { Command } from 'commander';
-import protobuf from 'protobufjs';
+import {
+  QueryAllBalancesRequest,
+  QueryAllBalancesResponse,
+  QueryBalanceRequest,
+  QueryBalanceResponse,
+} from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { DEFAULT_BECH32_PREFIX } from '../../config/defaults.ts';
 import { decodeAccAddress, toBech32 } from '../../primitives/bech32.ts';
 import { toYaml } from '../output/yaml.ts';
-
-const PROTO_DIR = fileURLToPath(new URL('../../../proto/', import.meta.url));
+import { bareHex } from '../../primitives/hex.ts';
 
 interface BalancesOptions {
   denom?: string;
@@ -23,17 +26,11 @@ interface BalancesOptions {
   bech32Prefix?: string;
 }
 
-function loadTypes() {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => PROTO_DIR + target;
-  root.loadSync('cosmos/bank/v1beta1/query.proto', { keepCase: true });
-  return (name: string) => root.lookupType(`cosmos.bank.v1beta1.${name}`);
-}
-
-function uint(name: string, text: string): string {
+function uint64(name: string, text: string): bigint {
   if (!/^\d+$/.test(text))
     throw new Error(`invalid argument "${text}" for "--${name}" flag: must be a non-negative integer`);
-  return text;
+  // Wraps past 2^64 as the Long-based encoder before it did.
+  return BigInt.asUintN(64, BigInt(text));
 }
 
 /** The account as bech32: a hex address is converted, a bech32 one checked (SDK wording on failure). */
@@ -65,7 +62,7 @@ export async function abciQuery(node: string, path: string, data: Uint8Array, he
         jsonrpc: '2.0',
         id: 1,
         method: 'abci_query',
-        params: { path, data: Buffer.from(data).toString('hex'), height, prove: false },
+        params: { path, data: bareHex(data), height, prove: false },
       }),
       signal: AbortSignal.timeout(30_000),
     });
@@ -89,44 +86,37 @@ async function balances(address: string, opts: BalancesOptions): Promise<string>
   const height = opts.height;
   if (!/^\d+$/.test(height)) throw new Error(`invalid height ${height}: must be a non-negative integer (0 = latest)`);
   const account = accountArg(address, opts.bech32Prefix ?? DEFAULT_BECH32_PREFIX);
-  const type = loadTypes();
-  let path: string;
-  let req: Uint8Array;
-  let resType: protobuf.Type;
-  if (opts.denom !== undefined) {
-    path = '/cosmos.bank.v1beta1.Query/Balance';
-    req = type('QueryBalanceRequest').encode({ address: account, denom: opts.denom }).finish();
-    resType = type('QueryBalanceResponse');
-  } else {
-    path = '/cosmos.bank.v1beta1.Query/AllBalances';
-    const pagination = {
-      key: opts.pageKey !== undefined ? Buffer.from(opts.pageKey) : undefined,
-      offset: uint('offset', opts.offset),
-      limit: uint('limit', opts.limit),
-      count_total: opts.countTotal,
-      reverse: opts.reverse,
-    };
-    req = type('QueryAllBalancesRequest').encode({ address: account, pagination }).finish();
-    resType = type('QueryAllBalancesResponse');
-  }
-  const decoded = resType.decode(await abciQuery(opts.node, path, req, height));
-  // Proto-JSON with original field names, defaults emitted, uint64 as strings, bytes as base64 or null.
-  const json = resType.toObject(decoded, { longs: String, bytes: String, defaults: true, arrays: true }) as Record<
-    string,
-    any
-  >;
   let out: Record<string, unknown>;
   if (opts.denom !== undefined) {
-    const c = json.balance ?? { denom: opts.denom, amount: '0' };
+    const req = QueryBalanceRequest.encode({ address: account, denom: opts.denom }).finish();
+    const res = QueryBalanceResponse.decode(
+      await abciQuery(opts.node, '/cosmos.bank.v1beta1.Query/Balance', req, height),
+    );
+    const c = res.balance ?? { denom: opts.denom, amount: '0' };
     out = { denom: c.denom, amount: c.amount };
   } else {
-    const p = json.pagination ?? {};
+    const req = QueryAllBalancesRequest.encode({
+      address: account,
+      pagination: {
+        key: opts.pageKey !== undefined ? new TextEncoder().encode(opts.pageKey) : new Uint8Array(0),
+        offset: uint64('offset', opts.offset),
+        limit: uint64('limit', opts.limit),
+        countTotal: opts.countTotal,
+        reverse: opts.reverse,
+      },
+      resolveDenom: false,
+    }).finish();
+    const res = QueryAllBalancesResponse.decode(
+      await abciQuery(opts.node, '/cosmos.bank.v1beta1.Query/AllBalances', req, height),
+    );
+    // The SDK's proto-JSON: uint64 as a string, bytes as base64 (an empty next_key is null).
+    const nextKey = res.pagination?.nextKey;
     out = {
-      balances: (json.balances as Array<{ denom: string; amount: string }>).map((c) => ({
-        denom: c.denom,
-        amount: c.amount,
-      })),
-      pagination: { next_key: p.next_key ? p.next_key : null, total: p.total ?? '0' },
+      balances: res.balances.map((c) => ({ denom: c.denom, amount: c.amount })),
+      pagination: {
+        next_key: nextKey && nextKey.length > 0 ? Buffer.from(nextKey).toString('base64') : null,
+        total: (res.pagination?.total ?? 0n).toString(),
+      },
     };
   }
   return opts.output === 'json' ? JSON.stringify(out) + '\n' : toYaml(out as never);

@@ -21,14 +21,15 @@ import {
 } from 'cosmjs-types/tendermint/abci/types';
 import type { AbciApplication } from '../../abci/server.ts';
 import type { CheckedTx, CommittedBlock, FinalizeResult, KestrelApp } from '../../app/app.ts';
-import type { BlockRecord } from '../../app/chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import type { GenesisDoc } from '../../app/genesis.ts';
 import { MAX_TX_BYTES } from '../../app/evm/validate.ts';
-import { abciCode } from '../../cometrpc/methods.ts';
+import { abciCode } from '../../abci/codes.ts';
 import { KestrelError } from '../../errors/index.ts';
 import { CheckState } from './checkState.ts';
 import { DecodeCache } from './decodeCache.ts';
 import { execTxResults, type BlockTx } from './txResults.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 /** Goes into every CometBFT block header (Header.Version.App); bump only with a coordinated upgrade. */
 export const APP_VERSION = 1n;
@@ -193,7 +194,7 @@ export class CometApplication implements AbciApplication {
       } catch {
         continue;
       }
-      const sender = Buffer.from(item.sender).toString('hex');
+      const sender = bareHex(item.sender);
       if (skipped.has(sender)) continue;
       if (gas + item.tx.gasLimit > gasLimit) {
         skipped.add(sender);

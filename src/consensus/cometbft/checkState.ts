@@ -6,6 +6,7 @@ import type { CheckedTx, KestrelApp } from '../../app/app.ts';
 import { checkAgainstState, feeCap } from '../../app/evm/validate.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { DecodeCache } from './decodeCache.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 interface SenderView {
   nonce: bigint;
@@ -24,13 +25,14 @@ export class CheckState {
   /** CheckTx (NEW or RECHECK): decodes (cached), checks, and on success records the tx's nonce and spend. */
   async check(raw: Uint8Array): Promise<CheckedTx> {
     const item = this.decoded.get(raw);
-    const key = Buffer.from(item.sender).toString('hex');
+    const key = bareHex(item.sender);
     const committed = await this.app.headAccount(item.sender);
     const view = this.senders.get(key) ?? { nonce: committed.nonce, spent: 0n };
     const { tx } = item;
     checkAgainstState(item, { nonce: view.nonce, balance: committed.balance - view.spent }, this.app.rules());
     if (tx.nonce > view.nonce) {
       throw new TxRejectedError(
+        'nonceTooHigh',
         `nonce too high: address 0x${key}, tx: ${tx.nonce} state: ${view.nonce} (CometBFT's mempool takes each sender's nonces in order)`,
       );
     }
@@ -40,7 +42,7 @@ export class CheckState {
 
   /** The next nonce the mempool expects from `sender` (undefined: none of its txs is pending). */
   pendingNonce(sender: Uint8Array): bigint | undefined {
-    return this.senders.get(Buffer.from(sender).toString('hex'))?.nonce;
+    return this.senders.get(bareHex(sender))?.nonce;
   }
 
   /** Back to the committed state (at Commit, before CometBFT's rechecks). */

@@ -2,31 +2,34 @@
 // after every block, ProcessProposal, FinalizeBlock); decoding and sender recovery are deterministic functions
 // of those bytes, so each tx pays for its signature recovery once.
 import type { ExecTx } from '../../app/evm/executor.ts';
+import { LRUCache } from 'lru-cache';
 import { keccak256 } from '../../primitives/hash.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
-/** Bounded map raw-tx hash → decoded tx (oldest entries go first). */
+/** Bounded map raw-tx hash → decoded tx (the least recently used go first). */
 export class DecodeCache {
-  private readonly entries = new Map<string, ExecTx>();
+  private readonly entries: LRUCache<string, ExecTx>;
 
   constructor(
     private readonly decode: (raw: Uint8Array) => ExecTx,
-    private readonly capacity = 50_000,
-  ) {}
+    capacity = 50_000,
+  ) {
+    this.entries = new LRUCache({ max: capacity });
+  }
 
   /** The decoded tx; throws the decoder's error (TxRejectedError) for undecodable bytes, which are not cached. */
   get(raw: Uint8Array): ExecTx {
-    const key = Buffer.from(keccak256(raw)).toString('hex');
+    const key = bareHex(keccak256(raw));
     const hit = this.entries.get(key);
     if (hit) return hit;
     const item = this.decode(raw);
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, item);
     return item;
   }
 
   /** Forgets txs that can no longer come back (mined). Keys are Ethereum tx hashes: keccak of the raw bytes. */
   forget(txHashes: Uint8Array[]): void {
-    for (const h of txHashes) this.entries.delete(Buffer.from(h).toString('hex'));
+    for (const h of txHashes) this.entries.delete(bareHex(h));
   }
 
   /** Number of cached txs. */

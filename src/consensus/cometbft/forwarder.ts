@@ -12,6 +12,9 @@ import { bytesToHex } from '../../primitives/hex.ts';
 /** CometBFT could not be reached: the tx stays pooled and is offered again later. */
 export class CometUnreachableError extends TxRejectedError {
   override name = 'CometUnreachableError';
+  constructor(message: string) {
+    super('consensusUnreachable', message);
+  }
 }
 
 /** What CometBFT's broadcast_tx_sync answered. */
@@ -47,7 +50,7 @@ export async function broadcastTxSync(rpcUrl: string, raw: Uint8Array, timeoutMs
     const data = body.error.data ?? '';
     // A tx CometBFT already holds (e.g. it came back from a peer first) is in its mempool: that is success.
     if (/tx already exists in cache/.test(data)) return { code: 0, log: '', codespace: '' };
-    throw new TxRejectedError(`CometBFT refused the transaction: ${data || body.error.message}`);
+    throw new TxRejectedError('consensusRefused', `CometBFT refused the transaction: ${data || body.error.message}`);
   }
   const r = body.result ?? {};
   return { code: r.code ?? 0, log: r.log ?? '', codespace: r.codespace ?? '' };
@@ -163,7 +166,7 @@ export class CometForwarder {
       throw e;
     }
     if (r.code !== 0) {
-      const err = new TxRejectedError(r.log || `CometBFT CheckTx failed with code ${r.code}`);
+      const err = new TxRejectedError('consensusRefused', r.log || `CometBFT CheckTx failed with code ${r.code}`);
       this.drop(item, err);
       throw err;
     }

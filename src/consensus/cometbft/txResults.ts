@@ -4,8 +4,9 @@
 // (bad nonce, no funds, undecodable) gets a non-zero code, no gas, and no Ethereum receipt.
 import type { ExecTxResult, Event } from 'cosmjs-types/tendermint/abci/types';
 import type { FinalizeResult } from '../../app/app.ts';
+import { rejectReasonOf } from '../../app/evm/ethereumjs.ts';
 import type { ExecTx } from '../../app/evm/executor.ts';
-import { abciCode } from '../../cometrpc/methods.ts';
+import { abciCode } from '../../abci/codes.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { bytesEqual, bytesToHex } from '../../primitives/hex.ts';
 
@@ -13,7 +14,9 @@ import { bytesEqual, bytesToHex } from '../../primitives/hex.ts';
 export type BlockTx = { item: ExecTx } | { error: Error };
 
 function failed(err: Error, gasWanted: bigint): ExecTxResult {
-  const { code, codespace, log } = abciCode(err instanceof TxRejectedError ? err : new TxRejectedError(err.message));
+  const rejection =
+    err instanceof TxRejectedError ? err : new TxRejectedError(rejectReasonOf(err.message), err.message);
+  const { code, codespace, log } = abciCode(rejection);
   // ethereumjs appends a dump of the VM state to its messages: keep the reason only.
   return {
     code,
@@ -64,6 +67,6 @@ export function execTxResults(txs: BlockTx[], res: FinalizeResult): ExecTxResult
     const r = rejected[rej];
     if (!r || !bytesEqual(r.hash, item.hash)) throw new Error(`execution lost track of tx ${bytesToHex(item.hash)}`);
     rej++;
-    return failed(new TxRejectedError(r.error), item.tx.gasLimit);
+    return failed(r.error, item.tx.gasLimit);
   });
 }

@@ -1,5 +1,5 @@
 // Block objects in geth's post-merge JSON shape, or Ethermint's observed values under --json-rpc.compat ethermint.
-import type { BlockRecord } from '../../app/chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts';
 import { formatTx } from './tx.ts';
 

@@ -1,6 +1,6 @@
 // Log objects of eth_getLogs, eth_getFilterChanges and "logs" notifications, and newHeads headers, in geth's shape.
 import type { CheckedTx } from '../../app/app.ts';
-import type { BlockRecord } from '../../app/chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import type { LogEntry } from '../../filters/logQuery.ts';
 import type { NotificationFormat } from '../../filters/subscriptions.ts';
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts';

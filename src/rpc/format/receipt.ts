@@ -1,5 +1,5 @@
 // Receipt objects in geth's JSON shape (their logs use the same formatter as eth_getLogs).
-import type { BlockRecord, ReceiptRecord } from '../../app/chain/types.ts';
+import type { BlockRecord, ReceiptRecord } from '../../store/records.ts';
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts';
 import type { Compat } from './block.ts';
 import { formatLogEntry } from './log.ts';

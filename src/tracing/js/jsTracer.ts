@@ -3,13 +3,12 @@
 // so a tracer pays only for what it reads.
 import { generateAddress, generateAddress2 } from '@ethereumjs/util';
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
-import { bigintToBytes, bytesToBigint } from '../../primitives/hex.ts';
+import { bareHex, bigintToBytes, bytesToBigint } from '../../primitives/hex.ts';
 import { TIMEOUT_MESSAGE, TraceAbort } from '../errors.ts';
 import type { FrameEnter, FrameExit, StepEvent, Tracer, TraceResult, TxEnv, TxOutcome } from '../types.ts';
 import { PRELUDE } from './prelude.ts';
 import type { Sandbox, SandboxHost } from './sandbox.ts';
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 const unhex = (s: string): Uint8Array => Buffer.from(s.length % 2 ? `0${s}` : s, 'hex');
 
 /** Go's time.Duration text for a span in milliseconds (e.g. "1.5ms", "2.01s"). */
@@ -143,10 +142,10 @@ export class JsTracer implements Tracer {
         return ctx.newBigInt(bytesToBigint(s.memorySlice(off, 32)));
       },
       memoryLength: () => ctx.newNumber(step().memoryLength),
-      address: () => ctx.newString(hex(step().frame.self)),
-      caller: () => ctx.newString(hex(step().frame.caller)),
+      address: () => ctx.newString(bareHex(step().frame.self)),
+      caller: () => ctx.newString(bareHex(step().frame.caller)),
       value: () => ctx.newBigInt(step().frame.value ?? 0n),
-      input: () => ctx.newString(hex(step().frame.input)),
+      input: () => ctx.newString(bareHex(step().frame.input)),
       pc: () => ctx.newNumber(step().pc),
       gas: () => ctx.newNumber(Number(step().gas)),
       cost: () => ctx.newNumber(Number(step().cost)),
@@ -154,11 +153,11 @@ export class JsTracer implements Tracer {
       refund: () => ctx.newNumber(Number(step().refund)),
       balance: (a) => ctx.newBigInt(state().account(unhex(str(a)))?.balance ?? 0n),
       nonce: (a) => ctx.newNumber(Number(state().account(unhex(str(a)))?.nonce ?? 0n)),
-      code: (a) => ctx.newString(hex(state().code(unhex(str(a))))),
-      state: (a, s) => ctx.newString(hex(state().storage(unhex(str(a)), unhex(str(s))))),
+      code: (a) => ctx.newString(bareHex(state().code(unhex(str(a))))),
+      state: (a, s) => ctx.newString(bareHex(state().storage(unhex(str(a)), unhex(str(s))))),
       exists: (a) => (state().account(unhex(str(a))) ? ctx.true : ctx.false),
-      toContract: (a, n) => ctx.newString(hex(generateAddress(unhex(str(a)), bigintToBytes(BigInt(num(n)))))),
-      toContract2: (a, s, c) => ctx.newString(hex(generateAddress2(unhex(str(a)), unhex(str(s)), unhex(str(c))))),
+      toContract: (a, n) => ctx.newString(bareHex(generateAddress(unhex(str(a)), bigintToBytes(BigInt(num(n)))))),
+      toContract2: (a, s, c) => ctx.newString(bareHex(generateAddress2(unhex(str(a)), unhex(str(s)), unhex(str(c))))),
       isPrecompiled: (a) => (this.env?.isPrecompile(unhex(str(a))) ? ctx.true : ctx.false),
     };
     const obj = ctx.newObject();
@@ -228,9 +227,9 @@ export class JsTracer implements Tracer {
     if (!this.hasFrames || f.depth === 0) return;
     this.json('__enter', 'enter', {
       type: f.type,
-      from: hex(f.from),
-      to: hex(f.to),
-      input: hex(f.input),
+      from: bareHex(f.from),
+      to: bareHex(f.to),
+      input: bareHex(f.input),
       gas: Number(f.gas),
       value: f.value === undefined ? undefined : f.value.toString(),
     });
@@ -239,7 +238,7 @@ export class JsTracer implements Tracer {
   /** Calls exit(result) for nested frames. */
   exit(x: FrameExit): void {
     if (!this.hasFrames || x.depth === 0) return;
-    this.json('__exit', 'exit', { gasUsed: Number(x.gasUsed), output: hex(x.output), error: x.error });
+    this.json('__exit', 'exit', { gasUsed: Number(x.gasUsed), output: bareHex(x.output), error: x.error });
   }
 
   private json(name: string, fn: Entry, value: unknown): QuickJSHandle | void {
@@ -266,21 +265,21 @@ export class JsTracer implements Tracer {
     const to = env.to ?? o?.createdAddress;
     const ctxJson = {
       type: env.to ? 'CALL' : 'CREATE',
-      from: hex(env.from),
-      to: to && hex(to),
-      input: hex(env.input),
+      from: bareHex(env.from),
+      to: to && bareHex(to),
+      input: bareHex(env.input),
       gas: Number(env.gasLimit),
       gasPrice: Number(env.gasPrice),
       value: env.value.toString(),
       block: Number(env.blockNumber),
-      output: hex(o?.returnValue ?? new Uint8Array(0)),
+      output: bareHex(o?.returnValue ?? new Uint8Array(0)),
       gasUsed: Number(o?.gasUsed ?? 0n),
       time: goDuration(performance.now() - this.started),
       intrinsicGas: Number(env.intrinsicGas),
       error: o?.error,
-      blockHash: env.blockHash && hex(env.blockHash),
+      blockHash: env.blockHash && bareHex(env.blockHash),
       txIndex: env.txIndex,
-      txHash: env.txHash && hex(env.txHash),
+      txHash: env.txHash && bareHex(env.txHash),
     };
     const out = this.json('__result', 'result', ctxJson) as QuickJSHandle;
     const text = this.ctx.getString(out);

@@ -64,17 +64,16 @@ export class SandboxHost {
     runtime.setMaxStackSize(this.limits.stackBytes);
     runtime.setInterruptHandler(() => deadline > 0 && Date.now() > deadline);
     const context = runtime.newContext();
-    const host = this;
     return {
       runtime,
       context,
-      dispose() {
+      dispose: () => {
         // A leaked handle makes QuickJS abort inside WASM; never let that reach the caller's result.
         try {
           context.dispose();
           runtime.dispose();
         } catch {
-          host.discard();
+          this.discard();
         }
       },
     };

@@ -16,6 +16,7 @@ import { SandboxHost } from '../js/sandbox.ts';
 import { BlockReplay, type ReplayDeps, type TracerFactory } from '../replay.ts';
 import { fromWire, type FailureKind, type Job, type JsTraceSpec, type Reply, type WorkerInit } from './protocol.ts';
 import { ReadBridge } from './readBridge.ts';
+import { bareHex } from '../../primitives/hex.ts';
 
 const init = workerData as WorkerInit;
 const port = parentPort!;
@@ -62,7 +63,7 @@ async function run(job: Job): Promise<unknown> {
       )
     ).value;
   }
-  const key = Buffer.from(job.block.hash).toString('hex');
+  const key = bareHex(job.block.hash);
   if (current?.hash !== key)
     current = { hash: key, replay: new BlockReplay(deps, fromWire(job.block, common), job.parentRoot) };
   return (await current.replay.trace(job.index, make, job.spec.timeoutMs)).value;

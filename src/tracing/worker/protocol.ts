@@ -4,7 +4,7 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { MessagePort } from 'node:worker_threads';
-import type { BlockRecord } from '../../app/chain/types.ts';
+import type { BlockRecord } from '../../store/records.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import type { CallOverrides } from '../../primitives/overrides.ts';
 import type { SandboxLimits } from '../js/sandbox.ts';

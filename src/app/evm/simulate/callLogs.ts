@@ -3,7 +3,7 @@
 // them to its parent (geth's simulate tracer). Regular logs come from the LOG opcodes as they run, so transfers and
 // events interleave as they happened.
 import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
-import type { LogRecord } from '../../chain/types.ts';
+import type { LogRecord } from '../../../store/records.ts';
 import type { StepFeed } from '../stepFeed.ts';
 
 /** ERC-7528's pseudo-address for the native currency. */

@@ -16,16 +16,16 @@ import {
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { RLP } from '@ethereumjs/rlp';
 import { ExecutionError, SimulateError } from '../../../errors/index.ts';
-import type { CallRequest } from '../../../primitives/callRequest.ts';
 import type { Withdrawal } from '../../../primitives/overrides.ts';
 import { blockBloom, keccakOf, receiptsRoot, transactionsRoot } from '../../block.ts';
-import { encodeBlock } from '../../chain/encoding.ts';
+import { encodeBlock } from '../../encoding.ts';
 import { indexedTrieRoot } from '../../chain/orderedTrie.ts';
-import type { BlockRecord, LogRecord, ReceiptRecord } from '../../chain/types.ts';
+import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
 import type { StateDb } from '../../state/stateDb.ts';
 import { vmErrorText } from '../accessList.ts';
 import { blockHashSource } from '../blockHashes.ts';
-import { Timeout, armDeadline } from '../call.ts';
+import { armDeadline } from '../call.ts';
+import { isCallTimeout } from '../ethereumjs.ts';
 import { livePrecompiles, movePrecompiles, planOverrides, writeAccountOverrides } from '../overrides.ts';
 import { decodeRevertReason } from '../revert.ts';
 import { installStepFeed } from '../stepFeed.ts';
@@ -136,8 +136,7 @@ class Simulation {
         out.push(result);
       }
     } catch (e) {
-      if (e instanceof Timeout)
-        throw new ExecutionError(`execution aborted (timeout = ${this.deps.timeoutMs / 1000}s)`);
+      if (isCallTimeout(e)) throw new ExecutionError(`execution aborted (timeout = ${this.deps.timeoutMs / 1000}s)`);
       throw e;
     } finally {
       this.clock.deadline = 0;
@@ -374,7 +373,7 @@ class Simulation {
 
 /** A transaction the engine refused before running it (a rule the pre-checks above do not cover). */
 function rejectedByEngine(e: unknown): never {
-  if (e instanceof Timeout) throw e;
+  if (isCallTimeout(e)) throw e;
   const msg = (e instanceof Error ? e.message : String(e)).split(' (')[0]!.split('\n')[0]!;
   if (/initcode/i.test(msg)) throw new SimulateError('INIT_CODE_TOO_LARGE', `err: max initcode size exceeded: ${msg}`);
   throw new SimulateError('INVALID_PARAMS', `err: ${msg}`);

@@ -1,5 +1,5 @@
 // Fee market methods: gas price suggestion, priority fee, fee history (EIP-1559).
-import type { BlockRecord } from '../../../app/chain/types.ts';
+import type { BlockRecord } from '../../../store/records.ts';
 import { effectiveGasPrice } from '../../../app/evm/executor.ts';
 import { toQuantity } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';

@@ -1,5 +1,5 @@
 // eth_ transaction lookups, receipts and raw submission. Pending txs are visible with null block fields.
-import type { BlockRecord } from '../../../app/chain/types.ts';
+import type { BlockRecord } from '../../../store/records.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
 import { formatReceipt, firstLogIndexes } from '../../format/receipt.ts';

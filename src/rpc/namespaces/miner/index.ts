@@ -1,11 +1,7 @@
 // The miner namespace (private: the registry wants the bearer token). Kestrel is proof of stake, so only the
 // settings that mean something here work: the gas price floor (app.toml, at restart) and the etherbase.
 // https://geth.ethereum.org/docs/interacting-with-geth/rpc/ns-miner
-import { toChecksumAddress } from '@ethereumjs/util';
-import { persistEtherbase, persistMinGasPrice } from '../../../config/appToml.ts';
 import { KestrelError } from '../../../errors/index.ts';
-import { homePaths } from '../../../node/home.ts';
-import { bytesToHex } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { address, codec, optional, string, uint256 } from '../../params/index.ts';
@@ -34,15 +30,7 @@ export const setGasPrice = defineMethod({
   name: 'miner_setGasPrice',
   params: [uint256],
   handler: (ctx: RpcContext, [price]) => {
-    const text = persistMinGasPrice(homePaths(ctx.config.home).appToml, price, ctx.config.evmDenom);
-    console.log(
-      `miner_setGasPrice: app.toml minimum-gas-prices = "${text}". Your configuration file was modified. Please RESTART your node.`,
-    );
-    if (ctx.config.minGasPriceFromFlag) {
-      console.warn(
-        'miner_setGasPrice: this node was started with --minimum-gas-prices, which overrides app.toml; restart without the flag for the new price to apply',
-      );
-    }
+    ctx.miner.setGasPrice(price);
     return true;
   },
 });
@@ -71,8 +59,7 @@ export const setEtherbase = defineMethod({
   params: [address],
   handler: (ctx: RpcContext, [addr]) => {
     if (ctx.config.consensus === 'cometbft') throw unsupported('miner_setEtherbase');
-    persistEtherbase(homePaths(ctx.config.home).appToml, toChecksumAddress(bytesToHex(addr)));
-    ctx.app.etherbase = addr;
+    ctx.miner.setEtherbase(addr);
     return true;
   },
 });

@@ -1,0 +1,45 @@
+// Lint: typescript-eslint's recommended rules plus the import-boundary rule of DESIGN.md §2 (eslint/layers.js).
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+import { kestrelPlugin } from './eslint/layers.js';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', '.tools/', 'bin/bundle.mjs.cache/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: globals.node },
+    rules: {
+      // A leading underscore marks a parameter or binding kept on purpose (an interface's shape, a dropped field).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
+    },
+  },
+  {
+    // Tests read untyped JSON answers from the wire; fixture-extraction scripts read untyped fixture JSON.
+    files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'src/**/fixtures/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { kestrel: kestrelPlugin },
+    rules: { 'kestrel/layers': 'error' },
+  },
+  {
+    // The engine is born free of ethereumjs: it replaces it.
+    // (Tests may use @ethereumjs as the differential oracle.)
+    files: ['src/evm/**/*.ts'],
+    ignores: ['src/evm/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['@ethereumjs/*'], message: 'src/evm/ imports no @ethereumjs package (DESIGN.md §2).' }],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,95 @@
+// Conversions between the engine's representations: 256-bit words and addresses as bigint, bytes as Uint8Array.
+
+/** 2^256 - 1. */
+export const MASK256 = (1n << 256n) - 1n;
+/** 2^160 - 1. */
+export const MASK160 = (1n << 160n) - 1n;
+/** 2^255: the sign bit of a word. */
+export const SIGN_BIT = 1n << 255n;
+
+/** keccak256 of the empty string. */
+export const KECCAK_EMPTY = hexToBytes('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+
+/** The empty byte string (shared; never written). */
+export const EMPTY_BYTES = new Uint8Array(0);
+
+/** Decodes hex (with or without 0x) into bytes. */
+export function hexToBytes(hex: string): Uint8Array {
+  const s = hex.startsWith('0x') ? hex.slice(2) : hex;
+  if (s.length % 2 !== 0) throw new Error(`odd-length hex: ${hex.slice(0, 20)}`);
+  return Uint8Array.from(Buffer.from(s, 'hex'));
+}
+
+/** Encodes bytes as 0x-prefixed lowercase hex. */
+export function bytesToHex(b: Uint8Array): string {
+  return '0x' + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
+}
+
+/** Big-endian unsigned integer of any length. */
+export function bytesToBigint(b: Uint8Array): bigint {
+  const n = b.length;
+  if (n === 0) return 0n;
+  if (n === 32) return wordAt(b, 0);
+  if (n <= 6) {
+    let v = 0;
+    for (let i = 0; i < n; i++) v = v * 256 + b[i]!;
+    return BigInt(v);
+  }
+  return BigInt('0x' + Buffer.from(b.buffer, b.byteOffset, n).toString('hex'));
+}
+
+/** Reads a 32-byte word from `b` at `off`, zero-padding past the end. */
+export function wordAt(b: Uint8Array, off: number): bigint {
+  const end = off + 32;
+  if (end <= b.length) {
+    // Four 64-bit lanes: faster than one hex parse for a hot path (CALLDATALOAD, MLOAD).
+    const dv = new DataView(b.buffer, b.byteOffset + off, 32);
+    return (
+      (dv.getBigUint64(0) << 192n) | (dv.getBigUint64(8) << 128n) | (dv.getBigUint64(16) << 64n) | dv.getBigUint64(24)
+    );
+  }
+  const tmp = new Uint8Array(32);
+  if (off < b.length) tmp.set(b.subarray(off), 0);
+  return wordAt(tmp, 0);
+}
+
+/** Writes `v` (< 2^256) as 32 big-endian bytes into `b` at `off`. */
+export function writeWord(b: Uint8Array, off: number, v: bigint): void {
+  const dv = new DataView(b.buffer, b.byteOffset + off, 32);
+  dv.setBigUint64(0, v >> 192n);
+  dv.setBigUint64(8, (v >> 128n) & 0xffffffffffffffffn);
+  dv.setBigUint64(16, (v >> 64n) & 0xffffffffffffffffn);
+  dv.setBigUint64(24, v & 0xffffffffffffffffn);
+}
+
+/** A word as 32 big-endian bytes. */
+export function wordToBytes(v: bigint): Uint8Array {
+  const b = new Uint8Array(32);
+  writeWord(b, 0, v);
+  return b;
+}
+
+/** An address as 20 big-endian bytes. */
+export function addressToBytes(a: bigint): Uint8Array {
+  const b = new Uint8Array(20);
+  const dv = new DataView(b.buffer);
+  dv.setUint32(0, Number(a >> 128n));
+  dv.setBigUint64(4, (a >> 64n) & 0xffffffffffffffffn);
+  dv.setBigUint64(12, a & 0xffffffffffffffffn);
+  return b;
+}
+
+/** Equality of two byte strings. */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Minimal big-endian bytes of a non-negative integer (empty for 0), as RLP wants. */
+export function bigintToMinBytes(v: bigint): Uint8Array {
+  if (v === 0n) return EMPTY_BYTES;
+  let hex = v.toString(16);
+  if (hex.length % 2 !== 0) hex = '0' + hex;
+  return Uint8Array.from(Buffer.from(hex, 'hex'));
+}

@@ -1,0 +1,207 @@
+// Running one message: a call (with value transfer, precompiles and EIP-7702 delegation) or a create (with the
+// EIP-170/3541 deposit rules). A failed frame reverts the state journal, the logs and the refund counter.
+import type { Precompile } from './types.ts';
+import { addressToBytes, bytesToBigint, EMPTY_BYTES, MASK160 } from './bytes.ts';
+import { keccak256 } from './keccak.ts';
+import { bigintToBytes, rlpEncode } from './trie/rlp.ts';
+import {
+  CALL_KINDS,
+  Evm,
+  Frame,
+  isSuccess,
+  S_CODE_PREFIX,
+  S_CODE_SIZE,
+  S_OOG,
+  K_CREATE,
+  S_CALL,
+  S_PRECOMPILE,
+  S_RETURN,
+  S_REVERT,
+  S_RUNNING,
+  S_STOP,
+  STATUS_NAMES,
+} from './interpreter/context.ts';
+import { run } from './interpreter/interpreter.ts';
+import { completeCall, completeCreate } from './interpreter/ops-system.ts';
+
+/** EIP-170: the largest deployed code. */
+export const MAX_CODE_SIZE = 24576;
+/** EIP-3860: the largest initcode. */
+export const MAX_INITCODE_SIZE = 2 * MAX_CODE_SIZE;
+const CODE_DEPOSIT_GAS = 200;
+
+/** The address an EIP-7702 delegation designator (0xef0100 ‖ address) points to, or -1n when not one. */
+export function delegationTarget(code: Uint8Array): bigint {
+  if (code.length !== 23 || code[0] !== 0xef || code[1] !== 0x01 || code[2] !== 0x00) return -1n;
+  return bytesToBigint(code.subarray(3));
+}
+
+/** CREATE's address: keccak(rlp([sender, nonce]))[12:]. */
+export function createAddress(sender: bigint, nonce: bigint): bigint {
+  return bytesToBigint(keccak256(rlpEncode([addressToBytes(sender), bigintToBytes(nonce)])).subarray(12));
+}
+
+/** CREATE2's address: keccak(0xff ‖ sender ‖ salt ‖ keccak(initcode))[12:]. */
+export function create2Address(sender: bigint, salt: bigint, initcode: Uint8Array): bigint {
+  const buf = new Uint8Array(85);
+  buf[0] = 0xff;
+  buf.set(addressToBytes(sender), 1);
+  const dv = new DataView(buf.buffer);
+  for (let i = 0; i < 4; i++) dv.setBigUint64(21 + 8 * i, (salt >> BigInt(192 - 64 * i)) & 0xffffffffffffffffn);
+  buf.set(keccak256(initcode), 53);
+  return bytesToBigint(keccak256(buf).subarray(12)) & MASK160;
+}
+
+function enter(ev: Evm, c: Frame): void {
+  ev.tracer!.enter?.({
+    kind: CALL_KINDS[c.kind]!,
+    depth: c.depth,
+    from: c.caller,
+    to: c.address,
+    codeAddress: c.codeAddress,
+    input: c.kind >= 4 ? c.code : c.input,
+    gas: c.gas,
+    value: c.value,
+  });
+}
+
+function exit(ev: Evm, c: Frame, gasStart: number): void {
+  ev.tracer!.exit?.({
+    depth: c.depth,
+    status: STATUS_NAMES[c.status]!,
+    gasUsed: gasStart - c.gas,
+    output: c.output,
+  });
+}
+
+function runPrecompile(ev: Evm, c: Frame, p: Precompile): void {
+  const cost = p.gas(c.input, ev.fork);
+  if (cost > BigInt(c.gas) + c.gasExtra) {
+    c.status = S_OOG;
+    c.gas = 0;
+    return;
+  }
+  const out = p.run(c.input, ev.fork);
+  if (out === undefined) {
+    c.status = S_PRECOMPILE;
+    c.gas = 0;
+    return;
+  }
+  c.gas -= Number(cost);
+  c.output = out;
+  c.status = S_RETURN;
+}
+
+function saveSnapshot(ev: Evm, c: Frame): void {
+  c.snap = ev.world.snapshot();
+  c.logsLen = ev.logs.length;
+  c.refundSnap = ev.refund;
+  c.gasStart = c.gas;
+}
+
+/**
+ * Begins a prepared call frame (kind/caller/address/codeAddress/value/input/code/analysis/isStatic/gas set):
+ * snapshot, value transfer (`transfer`: CALL and the top-level tx), EIP-161 touch. A precompile or empty code
+ * finishes at once (returns false); otherwise the frame needs the interpreter (returns true).
+ */
+export function beginCall(ev: Evm, c: Frame, transfer: boolean, precompile: Precompile | undefined): boolean {
+  const world = ev.world;
+  saveSnapshot(ev, c);
+  const acc = world.account(c.address);
+  c.acc = acc;
+  if (transfer && c.value !== 0n) {
+    const from = world.account(c.caller);
+    world.setBalance(from, from.balance - c.value);
+    world.setBalance(acc, acc.balance + c.value);
+  }
+  world.touch(acc);
+  if (ev.tracer !== undefined) enter(ev, c);
+  if (precompile !== undefined) runPrecompile(ev, c, precompile);
+  else if (c.code.length === 0) c.status = S_STOP;
+  else return true;
+  finishFrame(ev, c);
+  return false;
+}
+
+/**
+ * Begins a prepared create frame (c.address is the new account, c.code the initcode; the caller has checked
+ * collision, depth and balance, and incremented the creator's nonce). Returns false when it finished at once.
+ */
+export function beginCreate(ev: Evm, c: Frame): boolean {
+  const world = ev.world;
+  saveSnapshot(ev, c);
+  const acc = world.account(c.address);
+  c.acc = acc;
+  world.resetForCreate(acc);
+  world.setNonce(acc, 1n);
+  if (c.value !== 0n) {
+    const from = world.account(c.caller);
+    world.setBalance(from, from.balance - c.value);
+    world.setBalance(acc, acc.balance + c.value);
+  }
+  if (ev.tracer !== undefined) enter(ev, c);
+  if (c.code.length !== 0) return true;
+  c.status = S_STOP;
+  finishFrame(ev, c);
+  return false;
+}
+
+/** Ends a frame: code deposit for a create (EIP-170/3541), revert of everything on failure, tracer exit. */
+export function finishFrame(ev: Evm, c: Frame): void {
+  const world = ev.world;
+  if (c.kind >= K_CREATE && isSuccess(c.status)) {
+    const code = c.output;
+    const cost = code.length * CODE_DEPOSIT_GAS;
+    if (code.length > 0 && code[0] === 0xef) c.status = S_CODE_PREFIX;
+    else if (code.length > MAX_CODE_SIZE) c.status = S_CODE_SIZE;
+    else if (c.gas < cost) c.status = S_OOG;
+    else {
+      c.gas -= cost;
+      world.setCode(c.acc, code, code.length === 0 ? EMPTY_BYTES : keccak256(code));
+      c.status = S_RETURN;
+    }
+    if (!isSuccess(c.status)) {
+      c.gas = 0;
+      c.output = EMPTY_BYTES;
+    }
+  }
+  if (!isSuccess(c.status)) {
+    if (c.status !== S_REVERT) c.gasExtra = 0n;
+    world.revertTo(c.snap);
+    ev.logs.length = c.logsLen;
+    ev.refund = c.refundSnap;
+  }
+  if (ev.tracer !== undefined) exit(ev, c, c.gasStart);
+}
+
+/**
+ * Runs a begun frame and every frame it starts, without JS recursion: a CALL or CREATE opcode suspends its frame
+ * (S_CALL) and the loop continues with the child; a finished child completes its parent's opcode.
+ */
+export function runFrames(ev: Evm, root: Frame): void {
+  let f = root;
+  for (;;) {
+    run(ev, f);
+    if (f.status === S_CALL) {
+      f = ev.frameAt(f.depth + 1);
+      continue;
+    }
+    finishFrame(ev, f);
+    if (f === root) return;
+    const parent = ev.frameAt(f.depth - 1);
+    if (f.kind >= K_CREATE) completeCreate(parent, f);
+    else completeCall(parent, f);
+    parent.status = S_RUNNING;
+    f = parent;
+  }
+}
+
+/** Runs a prepared call frame to its end. */
+export function execCall(ev: Evm, c: Frame, transfer: boolean, precompile: Precompile | undefined): void {
+  if (beginCall(ev, c, transfer, precompile)) runFrames(ev, c);
+}
+
+/** Runs a prepared create frame to its end. */
+export function execCreate(ev: Evm, c: Frame): void {
+  if (beginCreate(ev, c)) runFrames(ev, c);
+}

@@ -1,0 +1,36 @@
+// Intrinsic gas of a transaction (EIP-2028 calldata, EIP-2930 access lists, EIP-3860 initcode words,
+// EIP-7702 authorizations) and the EIP-7623 calldata floor (Prague).
+import type { Fork, Tx } from '../types.ts';
+
+export const TX_BASE = 21000n;
+const TX_CREATE = 32000n;
+const INITCODE_WORD = 2n;
+const ACCESS_LIST_ADDRESS = 2400n;
+const ACCESS_LIST_KEY = 1900n;
+/** EIP-7702 PER_EMPTY_ACCOUNT_COST: charged per authorization tuple. */
+export const PER_EMPTY_ACCOUNT_COST = 25000n;
+const TOKEN_COST = 4n;
+const FLOOR_TOKEN_COST = 10n;
+
+/** The gas a tx pays before its first opcode, and the EIP-7623 floor its gas used cannot go below. */
+export interface IntrinsicGas {
+  gas: bigint;
+  /** 0n before Prague. */
+  floor: bigint;
+}
+
+/** Intrinsic gas and calldata floor of `tx` under `fork`. */
+export function intrinsicGas(tx: Tx, fork: Fork): IntrinsicGas {
+  const data = tx.data;
+  let zeros = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+  const tokens = BigInt(zeros + (data.length - zeros) * 4);
+  let gas = TX_BASE + tokens * TOKEN_COST;
+  if (tx.to === undefined) gas += TX_CREATE + INITCODE_WORD * BigInt(Math.ceil(data.length / 32));
+  for (const item of tx.accessList) {
+    gas += ACCESS_LIST_ADDRESS + ACCESS_LIST_KEY * BigInt(item.storageKeys.length);
+  }
+  gas += PER_EMPTY_ACCOUNT_COST * BigInt(tx.authorizationList.length);
+  const floor = fork === 'Prague' ? TX_BASE + tokens * FLOOR_TOKEN_COST : 0n;
+  return { gas, floor };
+}

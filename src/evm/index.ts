@@ -1,0 +1,28 @@
+// Kestrel's EVM: the entry points the app, the state-test runner and the fuzzer call. Synchronous after
+// initEngine(). See types.ts for the contract.
+import type { Address, BlockEnv, ExecOptions, Fork, Tx, TxOutcome, TxResult } from './types.ts';
+import { WorldState } from './state/world.ts';
+import { initKeccak } from './keccak.ts';
+import { runTransaction } from './handler/execute.ts';
+import { runSystemCall } from './handler/system.ts';
+import { initPrecompiles, precompilesFor } from './precompiles/index.ts';
+
+export type * from './types.ts';
+export { WorldState } from './state/world.ts';
+export { blobBaseFee } from './handler/fees.ts';
+export { BEACON_ROOTS_ADDRESS, HISTORY_STORAGE_ADDRESS, SYSTEM_ADDRESS } from './handler/system.ts';
+
+/** One-time async setup (the WebAssembly keccak, the precompiles' libraries). */
+export async function initEngine(): Promise<void> {
+  await Promise.all([initKeccak(), initPrecompiles()]);
+}
+
+/** Runs one transaction on `world` (see types.ts for the rules applied). */
+export function executeTransaction(world: WorldState, block: BlockEnv, tx: Tx, opts: ExecOptions): TxOutcome {
+  return runTransaction(world, block, tx, opts, precompilesFor(opts.fork));
+}
+
+/** A block-level system call (EIP-4788 beacon root, EIP-2935 history storage) from SYSTEM_ADDRESS. */
+export function systemCall(world: WorldState, block: BlockEnv, to: Address, input: Uint8Array, fork: Fork): TxResult {
+  return runSystemCall(world, block, to, input, fork, precompilesFor(fork));
+}

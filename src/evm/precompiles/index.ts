@@ -1,0 +1,188 @@
+// The precompiled contracts of Cancun (0x01–0x0a) and Prague (adds 0x0b–0x11, EIP-2537).
+//
+// Libraries (measured in REFERENCE-ENGINE.md), each with a pure-JS fallback used when it cannot load:
+// - 0x01 ecrecover: native libsecp256k1 (`secp256k1`), else @noble/curves.
+// - 0x02/0x03: node:crypto (RIPEMD-160 falls back to @noble/hashes); 0x05 modexp and 0x09 blake2f: own code.
+// - 0x06–0x08 bn254 and 0x0b–0x11 BLS12-381: mcl-wasm, one instance per curve; else @noble/curves.
+// - 0x0a KZG: c-kzg, else micro-eth-signer; loaded on the first 0x0a call (c-kzg's setup takes 3–5 s) or by
+//   initPrecompiles({ kzg: true }).
+// Startup: initPrecompiles() instantiates the two mcl wasm instances, hash-wasm and the secp256k1 add-on
+// (0.3–0.6 s on the shared 2-core machine). Nothing needs it before the first EVM execution, so a node can start
+// it at once, answer its first requests, and await it before executing anything.
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { createKeccak } from 'hash-wasm';
+import type { Address, Fork, Precompile } from '../types.ts';
+import { blake2fPrecompile } from './blake2f.ts';
+import { type Bls12381Backend, bls12381Precompiles } from './bls12381.ts';
+import { loadMclBls12381 } from './bls12381-mcl.ts';
+import { type Bn254Backend, bn254AddPrecompile, bn254MulPrecompile, bn254PairingPrecompile } from './bn254.ts';
+import { loadMclBn254 } from './bn254-mcl.ts';
+import { ecrecoverPrecompile, loadNativeRecover, type RecoverFn } from './ecrecover.ts';
+import {
+  type HashFn,
+  identityPrecompile,
+  jsRipemd160,
+  loadOpensslRipemd160,
+  ripemd160Precompile,
+  sha256Precompile,
+} from './hashes.ts';
+import { type KzgVerifier, kzgPointEvaluationPrecompile, loadCKzg, loadMicroKzg } from './kzg.ts';
+import { modexpPrecompile } from './modexp.ts';
+
+/** The libraries behind the precompiles. */
+export interface PrecompileBackends {
+  recover: RecoverFn;
+  keccak256: HashFn;
+  ripemd160: HashFn;
+  bn254: Bn254Backend;
+  bls12381: Bls12381Backend;
+  /** Called on the first 0x0a call. */
+  kzg: () => KzgVerifier;
+  /** Which library serves each role, e.g. { ecrecover: 'secp256k1 (native)', kzg: 'c-kzg' }. */
+  names: Record<string, string>;
+}
+
+/** Loaders of the native and wasm libraries: each throws or returns undefined when its library cannot load. */
+export interface NativeLoaders {
+  recover(): RecoverFn | undefined;
+  keccak256(): Promise<HashFn>;
+  ripemd160(): HashFn | undefined;
+  bn254(): Promise<Bn254Backend>;
+  bls12381(): Promise<Bls12381Backend>;
+  /** Synchronous: it runs on the first 0x0a call. */
+  kzg(): KzgVerifier | undefined;
+}
+
+/** The real loaders. */
+export const NATIVE_LOADERS: NativeLoaders = {
+  recover: loadNativeRecover,
+  async keccak256() {
+    const hasher = await createKeccak(256);
+    // hash-wasm's hasher is reused: one hash at a time, always synchronous, so calls never interleave.
+    return (data) => hasher.init().update(data).digest('binary');
+  },
+  ripemd160: loadOpensslRipemd160,
+  bn254: loadMclBn254,
+  bls12381: loadMclBls12381,
+  kzg: loadCKzg,
+};
+
+/** Loaders that load nothing: every role takes its pure-JS fallback (tests force the fallbacks with it). */
+export const NO_NATIVE_LOADERS: NativeLoaders = {
+  recover: () => undefined,
+  keccak256: () => Promise.reject(new Error('native libraries disabled')),
+  ripemd160: () => undefined,
+  bn254: () => Promise.reject(new Error('native libraries disabled')),
+  bls12381: () => Promise.reject(new Error('native libraries disabled')),
+  kzg: () => undefined,
+};
+
+// The pure-JS backends are imported only when used: @noble/curves' secp256k1, bn254 and BLS12-381 modules
+// add ~100 ms to the import of this module, which the native path does not need.
+const nobleRecover = async () => (await import('./ecrecover-noble.ts')).nobleRecover;
+const nobleBn254 = async () => (await import('./bn254-noble.ts')).nobleBn254;
+const nobleBls12381 = async () => (await import('./bls12381-noble.ts')).nobleBls12381;
+
+/** Loads the backends; each library that fails to load is replaced by its pure-JS fallback. */
+export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Promise<PrecompileBackends> {
+  const names: Record<string, string> = {};
+  const settle = async <T>(
+    role: string,
+    native: () => Promise<T | undefined>,
+    nativeName: string,
+    fallback: () => Promise<T>,
+    fallbackName: string,
+  ): Promise<T> => {
+    const value = await native().catch(() => undefined);
+    names[role] = value === undefined ? fallbackName : nativeName;
+    return value ?? fallback();
+  };
+  const [recover, keccak256, ripemd160, bn254, bls12381] = await Promise.all([
+    settle('ecrecover', async () => loaders.recover(), 'secp256k1 (native)', nobleRecover, '@noble/curves'),
+    settle(
+      'keccak256',
+      () => loaders.keccak256(),
+      'hash-wasm',
+      async () => (data: Uint8Array) => keccak_256(data),
+      '@noble/hashes',
+    ),
+    settle(
+      'ripemd160',
+      async () => loaders.ripemd160(),
+      'node:crypto',
+      async () => jsRipemd160,
+      '@noble/hashes',
+    ),
+    settle('bn254', () => loaders.bn254(), 'mcl-wasm', nobleBn254, '@noble/curves'),
+    settle('bls12381', () => loaders.bls12381(), 'mcl-wasm', nobleBls12381, '@noble/curves'),
+  ]);
+  const kzg = () => {
+    const verifier = loaders.kzg() ?? loadMicroKzg();
+    names.kzg = verifier.name;
+    return verifier;
+  };
+  names.kzg = 'not loaded yet (first 0x0a call)';
+  return { recover, keccak256, ripemd160, bn254, bls12381, kzg, names };
+}
+
+/** The precompile maps of both forks over one set of backends. */
+export function buildPrecompiles(b: PrecompileBackends): Record<Fork, ReadonlyMap<Address, Precompile>> {
+  const cancun: [Address, Precompile][] = [
+    [0x01n, ecrecoverPrecompile(b.recover, b.keccak256)],
+    [0x02n, sha256Precompile],
+    [0x03n, ripemd160Precompile(b.ripemd160)],
+    [0x04n, identityPrecompile],
+    [0x05n, modexpPrecompile],
+    [0x06n, bn254AddPrecompile(b.bn254)],
+    [0x07n, bn254MulPrecompile(b.bn254)],
+    [0x08n, bn254PairingPrecompile(b.bn254)],
+    [0x09n, blake2fPrecompile],
+    [0x0an, kzgPointEvaluationPrecompile(b.kzg)],
+  ];
+  return {
+    Cancun: new Map(cancun),
+    Prague: new Map([...cancun, ...bls12381Precompiles(b.bls12381)]),
+  };
+}
+
+/** Options of {@link initPrecompiles}. */
+export interface InitOptions {
+  /** Load the KZG library and trusted setup now (3–5 s with c-kzg) instead of on the first 0x0a call. */
+  kzg?: boolean;
+}
+
+// The process-wide default set: the libraries are process-wide themselves (wasm instances, c-kzg's setup).
+interface Defaults {
+  maps: Record<Fork, ReadonlyMap<Address, Precompile>>;
+  loadKzg: () => KzgVerifier;
+  names: Record<string, string>;
+}
+let loading: Promise<Defaults> | undefined;
+let ready: Defaults | undefined;
+
+/** One-time async setup of the default precompiles (wasm libraries; KZG when asked); idempotent. */
+export async function initPrecompiles(options: InitOptions = {}): Promise<void> {
+  loading ??= loadBackends().then((b) => {
+    const loadKzg = once(b.kzg);
+    return { maps: buildPrecompiles({ ...b, kzg: loadKzg }), loadKzg, names: b.names };
+  });
+  ready = await loading;
+  if (options.kzg) ready.loadKzg();
+}
+
+/** The active precompiles of a fork; {@link initPrecompiles} must have completed. */
+export function precompilesFor(fork: Fork): ReadonlyMap<Address, Precompile> {
+  if (ready === undefined) throw new Error('precompiles used before initPrecompiles() completed');
+  return ready.maps[fork];
+}
+
+/** Which library serves each role in the default set (for the startup log: a fallback shows here). */
+export function precompileLibraries(): Readonly<Record<string, string>> {
+  if (ready === undefined) throw new Error('precompiles used before initPrecompiles() completed');
+  return { ...ready.names };
+}
+
+function once<T>(load: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= load());
+}

@@ -1,0 +1,152 @@
+// Recursive Length Prefix encoding (Ethereum Yellow Paper, appendix B): encoding in two passes (sizes, then one
+// write into a single buffer) and a strict decoder that rejects every non-canonical form, as geth's does.
+
+/** An RLP item: a byte string or a list of items. */
+export type RlpItem = Uint8Array | RlpItem[];
+
+/** Why an RLP input was refused (typed, so callers never match on text). */
+export type RlpErrorKind = 'truncated' | 'trailing' | 'non_canonical_size' | 'non_canonical_byte' | 'oversized';
+
+/** A malformed RLP input. */
+export class RlpError extends Error {
+  constructor(
+    readonly kind: RlpErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RlpError';
+  }
+}
+
+function lengthOfLength(n: number): number {
+  let bytes = 0;
+  while (n > 0) {
+    bytes++;
+    n = Math.floor(n / 256);
+  }
+  return bytes;
+}
+
+// Payload sizes of the lists, in the order the writer meets them (depth-first), so each list is sized once.
+function measure(item: RlpItem, listSizes: number[]): number {
+  if (item instanceof Uint8Array) {
+    const n = item.length;
+    if (n === 1 && item[0]! < 0x80) return 1;
+    return n < 56 ? 1 + n : 1 + lengthOfLength(n) + n;
+  }
+  const slot = listSizes.length;
+  listSizes.push(0);
+  let payload = 0;
+  for (const child of item) payload += measure(child, listSizes);
+  listSizes[slot] = payload;
+  return payload < 56 ? 1 + payload : 1 + lengthOfLength(payload) + payload;
+}
+
+function writeHeader(out: Uint8Array, pos: number, length: number, shortBase: number): number {
+  if (length < 56) {
+    out[pos] = shortBase + length;
+    return pos + 1;
+  }
+  const lol = lengthOfLength(length);
+  out[pos] = shortBase + 55 + lol;
+  for (let i = lol; i > 0; i--) {
+    out[pos + i] = length & 0xff;
+    length = Math.floor(length / 256);
+  }
+  return pos + 1 + lol;
+}
+
+function write(item: RlpItem, out: Uint8Array, pos: number, listSizes: number[], cursor: { i: number }): number {
+  if (item instanceof Uint8Array) {
+    if (item.length === 1 && item[0]! < 0x80) {
+      out[pos] = item[0]!;
+      return pos + 1;
+    }
+    pos = writeHeader(out, pos, item.length, 0x80);
+    out.set(item, pos);
+    return pos + item.length;
+  }
+  pos = writeHeader(out, pos, listSizes[cursor.i++]!, 0xc0);
+  for (const child of item) pos = write(child, out, pos, listSizes, cursor);
+  return pos;
+}
+
+/** The RLP encoding of an item. */
+export function rlpEncode(item: RlpItem): Uint8Array {
+  const listSizes: number[] = [];
+  const out = new Uint8Array(measure(item, listSizes));
+  write(item, out, 0, listSizes, { i: 0 });
+  return out;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The minimal big-endian bytes of a non-negative integer (empty for zero), as RLP encodes integers. */
+export function bigintToBytes(value: bigint): Uint8Array {
+  if (value < 0n) throw new RangeError('negative integer has no RLP encoding');
+  if (value === 0n) return EMPTY;
+  let hex = value.toString(16);
+  if (hex.length % 2 === 1) hex = '0' + hex;
+  return Uint8Array.from(Buffer.from(hex, 'hex'));
+}
+
+/** A big-endian byte string as an unsigned integer. */
+export function bytesToBigint(bytes: Uint8Array): bigint {
+  if (bytes.length === 0) return 0n;
+  return BigInt('0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex'));
+}
+
+interface Header {
+  isList: boolean;
+  /** Offset of the payload. */
+  start: number;
+  /** Offset just past the payload. */
+  end: number;
+}
+
+function readHeader(data: Uint8Array, pos: number, limit: number): Header {
+  if (pos >= limit) throw new RlpError('truncated', 'rlp: value size exceeds available input length');
+  const b = data[pos]!;
+  if (b < 0x80) return { isList: false, start: pos, end: pos + 1 };
+  const isList = b >= 0xc0;
+  const base = isList ? 0xc0 : 0x80;
+  const short = b - base;
+  if (short <= 55) {
+    const end = pos + 1 + short;
+    if (end > limit) throw new RlpError('truncated', 'rlp: value size exceeds available input length');
+    if (!isList && short === 1 && data[pos + 1]! < 0x80) {
+      throw new RlpError('non_canonical_byte', 'rlp: non-canonical size information');
+    }
+    return { isList, start: pos + 1, end };
+  }
+  const lol = short - 55;
+  if (pos + 1 + lol > limit) throw new RlpError('truncated', 'rlp: value size exceeds available input length');
+  if (data[pos + 1] === 0) throw new RlpError('non_canonical_size', 'rlp: non-canonical size information');
+  let length = 0;
+  for (let i = 0; i < lol; i++) length = length * 256 + data[pos + 1 + i]!;
+  if (length < 56) throw new RlpError('non_canonical_size', 'rlp: non-canonical size information');
+  if (length > Number.MAX_SAFE_INTEGER) throw new RlpError('oversized', 'rlp: value too large');
+  const start = pos + 1 + lol;
+  if (start + length > limit) throw new RlpError('truncated', 'rlp: value size exceeds available input length');
+  return { isList, start, end: start + length };
+}
+
+function decodeAt(data: Uint8Array, pos: number, limit: number): { item: RlpItem; next: number } {
+  const h = readHeader(data, pos, limit);
+  if (!h.isList) return { item: data.subarray(h.start, h.end), next: h.end };
+  const items: RlpItem[] = [];
+  let p = h.start;
+  while (p < h.end) {
+    const child = decodeAt(data, p, h.end);
+    items.push(child.item);
+    p = child.next;
+  }
+  return { item: items, next: h.end };
+}
+
+/** Decodes exactly one RLP item spanning all of `data` (byte strings are views into `data`). */
+export function rlpDecode(data: Uint8Array): RlpItem {
+  const { item, next } = decodeAt(data, 0, data.length);
+  if (next !== data.length) throw new RlpError('trailing', 'rlp: input contains more than one value');
+  return item;
+}

@@ -1,0 +1,79 @@
+// Runs one generated case on Kestrel's engine and on @ethereumjs/vm and lists where they differ: validity,
+// status (success / revert / exceptional halt), gas used, refund, output, logs and the post-state root.
+import type { StateTestEngine } from '../../../src/evm/statetest/engine.ts';
+import { applyDiff, logsHash, PreStateReader, RootCache } from '../../../src/evm/statetest/poststate.ts';
+import type { BlockEnv, ExecStatus, Fork } from '../../../src/evm/types.ts';
+import type { FuzzCase } from './generate.ts';
+
+/** One field on which the engines disagree. */
+export interface Divergence {
+  seed: number;
+  field: string;
+  kestrel: string;
+  ethereumjs: string;
+}
+
+const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
+const statusClass = (s: ExecStatus) => (s === 'success' ? 'success' : s === 'revert' ? 'revert' : 'halt');
+
+function blockOf(c: FuzzCase, engine: StateTestEngine, fork: Fork): BlockEnv {
+  const e = c.env;
+  return {
+    number: e.number,
+    timestamp: e.timestamp,
+    coinbase: e.coinbase,
+    gasLimit: e.gasLimit,
+    baseFee: e.baseFee,
+    prevRandao: e.prevRandao,
+    blobBaseFee: engine.blobBaseFee(e.excessBlobGas, fork),
+    chainId: e.chainId,
+  };
+}
+
+/** Compares the engines on one case (both initialised). */
+export async function compareCase(
+  c: FuzzCase,
+  kestrel: StateTestEngine,
+  oracle: StateTestEngine,
+  fork: Fork = 'Prague',
+): Promise<Divergence[]> {
+  const reader = new PreStateReader(c.pre);
+  const extras = { excessBlobGas: c.env.excessBlobGas };
+  const out: Divergence[] = [];
+  const differ = (field: string, k: string, e: string) => {
+    if (k !== e) out.push({ seed: c.seed, field, kestrel: k, ethereumjs: e });
+  };
+  let ours;
+  try {
+    ours = await kestrel.execute(reader, blockOf(c, kestrel, fork), c.tx, fork, extras);
+  } catch (e) {
+    return [{ seed: c.seed, field: 'crash', kestrel: String((e as Error).stack ?? e).slice(0, 400), ethereumjs: '' }];
+  }
+  const theirs = await oracle.execute(reader, blockOf(c, oracle, fork), c.tx, fork, extras);
+  if (!ours.outcome.ok || !theirs.outcome.ok) {
+    const describe = (o: typeof ours.outcome) => (o.ok ? 'valid' : `invalid (${o.reason}: ${o.message.slice(0, 120)})`);
+    // Both invalid agrees whatever the reasons (ethereumjs's are only mapped from its messages).
+    if (ours.outcome.ok !== theirs.outcome.ok) differ('validity', describe(ours.outcome), describe(theirs.outcome));
+    return out;
+  }
+  const a = ours.outcome.result;
+  const b = theirs.outcome.result;
+  differ('status', statusClass(a.status), statusClass(b.status));
+  differ('gasUsed', String(a.gasUsed), String(b.gasUsed));
+  differ('gasRefund', String(a.gasRefund), String(b.gasRefund));
+  differ('output', hex(a.output), hex(b.output));
+  differ('logs', hex(logsHash(a.logs)), hex(logsHash(b.logs)));
+  const roots = new RootCache();
+  const ourRoot = hex(roots.stateRoot(applyDiff(c.pre, ours.diff)));
+  differ('stateRoot', ourRoot, hex(theirs.root!));
+  // The oracle's diff must give its own root, or the comparison above proves nothing about the diff path.
+  const oracleDiffRoot = hex(roots.stateRoot(applyDiff(c.pre, theirs.diff)));
+  if (oracleDiffRoot !== hex(theirs.root!))
+    out.push({
+      seed: c.seed,
+      field: 'oracle-diff',
+      kestrel: '',
+      ethereumjs: `${oracleDiffRoot} vs ${hex(theirs.root!)}`,
+    });
+  return out;
+}

@@ -1,0 +1,119 @@
+// Runs the repo's state-test bundles in a pool of worker threads (one shard of every bundle's files each) and
+// sums the results per set. Used by the CI test and by the manual runner script.
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+/** The repo's fixture bundles, in the order they are reported. */
+export const FIXTURE_DIR = path.join(import.meta.dirname, '..', 'fixtures', 'ethereum-tests');
+export const SETS = [
+  'GeneralStateTests',
+  'eest-prague',
+  'eest-cancun-for-prague',
+  'eest-older-for-prague',
+  'eest-osaka-for-prague',
+  'eest-cancun',
+] as const;
+
+// Node 20 cannot start a worker from a .ts file even with tsx imported; the worker registers tsx, then loads it.
+const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => {
+  tsx.register();
+  return import(${JSON.stringify(new URL('./statetestWorker.ts', import.meta.url).href)});
+});`;
+
+/** Which engine the workers load. */
+export type EngineName = 'kestrel' | 'ethereumjs';
+
+/** One failed case. */
+export interface Failure {
+  set: string;
+  /** The fixture file inside its set. */
+  file: string;
+  name: string;
+  fork: string;
+  error: string;
+}
+
+/** Counts of one set. */
+export interface SetCounts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/** What a pool run found. */
+export interface PoolSummary {
+  counts: Record<string, SetCounts>;
+  failures: Failure[];
+  ms: number;
+}
+
+/** A worker's job. */
+export interface WorkerJob {
+  engine: EngineName;
+  sets: string[];
+  shard: { index: number; count: number };
+  run?: string;
+}
+
+/** A worker's messages: a failure as it happens, then its counts. */
+export type WorkerMessage = { kind: 'failure'; failure: Failure } | { kind: 'done'; counts: Record<string, SetCounts> };
+
+/** Runs `sets` (bundle names) on `engine` with `workers` threads. */
+export async function runPool(
+  engine: EngineName,
+  opts: { sets?: readonly string[]; workers?: number; run?: string } = {},
+): Promise<PoolSummary> {
+  const started = performance.now();
+  const sets = [...(opts.sets ?? SETS)];
+  const count = opts.workers ?? Math.min(2, os.availableParallelism());
+  const counts: Record<string, SetCounts> = Object.fromEntries(
+    sets.map((s) => [s, { passed: 0, failed: 0, skipped: 0 }]),
+  );
+  const failures: Failure[] = [];
+  await Promise.all(
+    Array.from({ length: count }, (_, index) => {
+      const job: WorkerJob = { engine, sets, shard: { index, count }, run: opts.run };
+      const worker = new Worker(WORKER_BOOT, { eval: true, workerData: job });
+      return new Promise<void>((resolve, reject) => {
+        let done = false;
+        worker.on('message', (m: WorkerMessage) => {
+          if (m.kind === 'failure') failures.push(m.failure);
+          else {
+            for (const [set, c] of Object.entries(m.counts)) {
+              counts[set]!.passed += c.passed;
+              counts[set]!.failed += c.failed;
+              counts[set]!.skipped += c.skipped;
+            }
+            done = true;
+          }
+        });
+        worker.on('error', reject);
+        worker.on('exit', (code) =>
+          done ? resolve() : reject(new Error(`state-test worker ${index} exited with code ${code} before finishing`)),
+        );
+      });
+    }),
+  );
+  return { counts, failures, ms: performance.now() - started };
+}
+
+/** Groups failures by set, directory of the fixture file and the error's kind, largest group first. */
+export function failureCategories(
+  failures: readonly Failure[],
+): Array<{ key: string; count: number; example: Failure }> {
+  const groups = new Map<string, { key: string; count: number; example: Failure }>();
+  for (const f of failures) {
+    const kind = f.error
+      .replace(/0x[0-9a-f]+/gi, '…')
+      .replace(/\(.*$/, '')
+      .replace(/: .*$/, '')
+      .slice(0, 60);
+    const dir = f.file.includes('/') ? f.file.slice(0, f.file.lastIndexOf('/')) : f.file;
+    const key = `${f.set}/${dir}: ${kind}`;
+    const g = groups.get(key);
+    if (g) g.count++;
+    else groups.set(key, { key, count: 1, example: f });
+  }
+  return [...groups.values()].sort((a, b) => b.count - a.count);
+}
