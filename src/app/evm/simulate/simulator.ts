@@ -120,7 +120,12 @@ class Simulation {
     if (this.opts.traceTransfers) {
       const feed = installStepFeed(vm.evm as never);
       if (!feed) throw new ExecutionError('traceTransfers is not available on this engine build');
-      logs = new CallLogCollector(vm.evm as never, feed, true);
+      logs = new CallLogCollector(
+        vm.evm as never,
+        feed,
+        true,
+        async (a) => (await this.state.getAccount(new Address(a)))?.balance ?? 0n,
+      );
     }
     this.clock.deadline = this.deps.timeoutMs > 0 ? Date.now() + this.deps.timeoutMs : 0;
     const out: SimBlockResult[] = [];
