@@ -17,6 +17,7 @@ import { aggregate, formatTable, rowsToJson, type Row, type RowSpec, type Sample
 import { deploy, openChain, type Chain } from './workloads/chain.ts';
 import { logSpecs, runLogs } from './workloads/logs.ts';
 import { readSpecs, runReads } from './workloads/reads.ts';
+import { runTransport, transportSpecs } from './workloads/transport.ts';
 import { sendAll } from './workloads/send.ts';
 import { outcomeToSample, RSS_ROW, WRITE_KINDS, writeSpecs, writeTxs } from './workloads/writes.ts';
 
@@ -25,7 +26,7 @@ const STARTUP_ROW: RowSpec = {
   label: 'startup to first eth_blockNumber',
   unit: 'ms',
   better: 'lower',
-  target: { kind: 'max', limit: 500 },
+  target: { kind: 'max', limit: 300 },
 };
 const TOKEN_SUPPLY = 10n ** 30n;
 
@@ -84,8 +85,10 @@ async function readWriteSession(
     log(`  startup ${chain.node.startupMs.toFixed(0)} ms`);
     if (!o.workloads.includes('reads') && !o.workloads.includes('writes')) return out;
     let token = await deployToken(chain, code, senders);
-    if (o.workloads.includes('reads'))
+    if (o.workloads.includes('reads')) {
       for (const [id, s] of await runReads(chain, token, senders, o.readSeconds, log)) out.set(id, s);
+      if (name === 'kestrel') for (const [id, s] of await runTransport(chain, o.readSeconds, log)) out.set(id, s);
+    }
     if (!o.workloads.includes('writes')) return out;
     let restarted = '';
     for (const w of WRITE_KINDS) {
@@ -174,7 +177,7 @@ function peerVersions(): Record<string, string> {
 function specsFor(o: Options, senders: number): RowSpec[] {
   return [
     ...(o.workloads.some((w) => w !== 'logs') ? [STARTUP_ROW] : []),
-    ...(o.workloads.includes('reads') ? readSpecs() : []),
+    ...(o.workloads.includes('reads') ? [...readSpecs(), ...transportSpecs()] : []),
     ...(o.workloads.includes('writes')
       ? writeSpecs({ transfers: o.transfers, erc20: o.erc20Transfers, inflight: o.inflight, senders })
       : []),

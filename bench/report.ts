@@ -22,7 +22,8 @@ export interface Figure extends Sample {
 export type Better = 'higher' | 'lower';
 
 /** The issue's target for a workload. */
-export type Target = { kind: 'vsBest'; factor: number } | { kind: 'max'; limit: number };
+export type Target =
+  { kind: 'vsBest'; factor: number } | { kind: 'max'; limit: number } | { kind: 'min'; limit: number };
 
 /** A workload's identity and target. */
 export interface RowSpec {
@@ -99,6 +100,7 @@ export function verdict(row: Row): Verdict {
   if (k === undefined || k.status === 'skipped' || k.status === 'unsupported') return 'n/a';
   if (!usable(k)) return 'missed';
   if (row.target.kind === 'max') return k.value < row.target.limit ? 'met' : 'missed';
+  if (row.target.kind === 'min') return k.value >= row.target.limit ? 'met' : 'missed';
   const best = bestPeer(row);
   if (best === null) return 'n/a';
   const r = ratio(k.value, best.value, row.better);
@@ -109,6 +111,7 @@ export function verdict(row: Row): Verdict {
 export function targetText(row: RowSpec): string {
   if (!row.target) return '';
   if (row.target.kind === 'max') return `< ${row.target.limit} ${row.unit}`;
+  if (row.target.kind === 'min') return `≥ ${row.target.limit} ${row.unit}`;
   return row.target.factor === 1
     ? row.better === 'lower'
       ? '≤ best peer'

@@ -32,11 +32,28 @@ export const LAYERS = {
   abci: ['log', 'primitives', 'errors'],
   consensus: ['abci', 'app', 'mempool', 'store', 'config', 'log', 'primitives', 'errors'],
   // Servers: thin adapters over the services. cometrpc shares the JSON-RPC transport only.
-  rpc: ['app', 'mempool', 'keystore', 'tracing', 'filters', 'config', 'store', 'evm', 'log', 'primitives', 'errors'],
+  rpc: [
+    'consensus',
+    'app',
+    'mempool',
+    'keystore',
+    'tracing',
+    'filters',
+    'config',
+    'store',
+    'evm',
+    'log',
+    'primitives',
+    'errors',
+  ],
   grpc: ['app', 'store', 'log', 'primitives', 'errors'],
   cometrpc: ['rpc/server', 'abci', 'app', 'store', 'log', 'primitives', 'errors'],
   // The home on disk, local testnets, and the CLI: `start` runs the composition root; every other command reaches
   // a running node over the network only.
+  // Prometheus series: instruments the JSON-RPC dispatcher and the ABCI application (their types only).
+  metrics: ['rpc/server', 'abci', 'app', 'log', 'primitives', 'errors'],
+  // State-sync snapshots: written from and restored into the app's store.
+  snapshots: ['app', 'store', 'log', 'primitives', 'errors'],
   node: ['app', 'config', 'keys', 'log', 'primitives', 'errors'],
   testnet: ['app', 'node', 'config', 'keys', 'log', 'primitives', 'errors'],
   cli: ['main.ts', 'evm', 'testnet', 'node', 'keystore', 'config', 'keys', 'log', 'primitives', 'errors'],

@@ -10,11 +10,15 @@ import { createChainCommon, createFastKeccak, createSharedCommon } from './app/e
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
+import { SnapshotRestore } from './snapshots/restore.ts';
+import { SnapshotStore } from './snapshots/store.ts';
+import { StatePruner, statePruned } from './app/state/pruner.ts';
 import { parseMinGasPrice } from './config/load.ts';
 import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { readValidatorIdentity } from './cometrpc/identity.ts';
 import { startCometRpcServer } from './cometrpc/server.ts';
+import { DevToolkit } from './consensus/solo/devToolkit.ts';
 import { SoloEngine } from './consensus/solo/engine.ts';
 import { startAbciServer, type AbciServer } from './abci/server.ts';
 import { CometApplication } from './consensus/cometbft/application.ts';
@@ -34,6 +38,7 @@ import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
 import { debugNamespace } from './rpc/namespaces/debug/index.ts';
+import { devNamespaces } from './rpc/namespaces/dev/index.ts';
 import { ethNamespace } from './rpc/namespaces/eth/index.ts';
 import { minerNamespace } from './rpc/namespaces/miner/index.ts';
 import { netNamespace } from './rpc/namespaces/net/index.ts';
@@ -41,16 +46,22 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
-import { startHttpServer } from './rpc/server/http.ts';
-import { startWsServer } from './rpc/server/ws.ts';
+import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
 import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
+import { instrumentAbci } from './metrics/abci.ts';
+import { NodeMetrics } from './metrics/nodeMetrics.ts';
+import { rejectReason } from './metrics/rejectReason.ts';
+import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
 export const VERSION = '0.1.0';
+
+/** The methods whose failures are admission refusals (counted by reason in the metrics). */
+const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction', 'personal_sendTransaction']);
 
 /** A running node. */
 export interface RunningNode {
@@ -61,6 +72,8 @@ export interface RunningNode {
   cometPort: number;
   /** Where the ABCI server listens (--consensus cometbft only). */
   abciAddress?: string;
+  /** Port of the Prometheus metrics (--metrics only). */
+  metricsPort?: number;
   app: KestrelApp;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
@@ -74,9 +87,13 @@ function splitHostPort(addr: string): { host: string; port: number } {
   return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
 }
 
-/** The client version string, in geth's layout. */
-export function clientVersion(): string {
-  return `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+/**
+ * The client version string, in geth's layout. With the dev toolkit it starts with "anvil-compatible ": dev tools
+ * (hardhat-network-helpers) serve their helpers only to a node whose version names Hardhat or Anvil.
+ */
+export function clientVersion(devToolkit = false): string {
+  const v = `kestrel/v${VERSION}/${process.platform}-${process.arch}/node${process.versions.node}`;
+  return devToolkit ? `anvil-compatible ${v}` : v;
 }
 
 /** miner_setGasPrice writes app.toml, but a --minimum-gas-prices flag wins: say so at start when they differ. */
@@ -105,6 +122,20 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     const chainStore = new ChainStore(kv, common);
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
+    const pruner =
+      config.pruning.mode === 'archive'
+        ? undefined
+        : new StatePruner(
+            kv,
+            config.pruning,
+            (n) => chainStore.blockByNumber(n)?.header.stateRoot,
+            lineLogger(logs.logger('pruning')),
+          );
+    stateDb.checkRoots = pruner !== undefined || statePruned(kv);
+    const snapshots =
+      config.consensus === 'cometbft'
+        ? new SnapshotStore(join(paths.data, 'snapshots'), kv, config.stateSync, lineLogger(logs.logger('snapshots')))
+        : undefined;
     const app = await KestrelApp.open({
       kv,
       chain: chainStore,
@@ -116,6 +147,14 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       minGasPrice: config.minGasPrice,
       etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
+      afterCommit:
+        pruner || snapshots
+          ? async (c) => {
+              // The snapshot first: a sweep could remove state the snapshot still has to read.
+              snapshots?.afterCommit(c.block.number, c.block.header.stateRoot);
+              await pruner?.afterCommit(c.block.number);
+            }
+          : undefined,
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
@@ -141,6 +180,17 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         genesisDoc,
         version: VERSION,
         feeRecipients: genesis.feeRecipients,
+        snapshots,
+        restore: new SnapshotRestore({
+          kv,
+          height: () => app.head.number,
+          appHashOf: (root) => bank.appHashOf(root),
+          restored: async () => {
+            stateDb.checkRoots = true;
+            await app.reload();
+          },
+          log: lineLogger(logs.logger('statesync')),
+        }),
         log: lineLogger(logs.logger('abci')),
         onChecked: (tx) => {
           fwd.markKnown(tx.hash);
@@ -199,6 +249,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
+    const dev = engine && config.devToolkit ? new DevToolkit(app, engine, pool, txs) : undefined;
     const ctx: RpcContext = {
       config,
       app,
@@ -207,7 +258,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       pool,
       txs,
       compat: config.jsonRpc.compat,
-      clientVersion: clientVersion(),
+      clientVersion: clientVersion(dev !== undefined),
+      dev,
       state: stateDb,
       common,
       vmCommon,
@@ -231,16 +283,35 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         txpool: txpoolNamespace,
         miner: minerNamespace,
         debug: debugNamespace,
+        ...devNamespaces,
       },
-      config.jsonRpc.api,
+      dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
     );
-    const dispatcher = createDispatcher(ctx, table);
+    const metrics = config.metrics.enabled
+      ? new NodeMetrics({
+          poolCounts: () => pool.counts(),
+          wsSubscriptions: () => events.subscriptions.size,
+          dataDir: paths.data,
+          knownMethod: (m) => table.has(m),
+        })
+      : undefined;
+    if (metrics) {
+      metrics.setHead(app.head.number);
+      app.onCommit((c) => metrics.blockCommitted(c, app.lastCommitSeconds));
+    }
+    const dispatcher = metrics
+      ? metrics.rpc.instrument(createDispatcher(ctx, table), (method, e) => {
+          if (SUBMIT_METHODS.has(method)) metrics.txRejected(rejectReason(e));
+        })
+      : createDispatcher(ctx, table);
     const limits = {
       maxBodyBytes: config.jsonRpc.maxBodyBytes,
       maxBatchItems: config.jsonRpc.maxBatchItems,
       maxResponseBytes: config.jsonRpc.maxResponseBytes,
     };
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
+    const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
+    console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
@@ -248,14 +319,21 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     // other listener must already accept connections by then. A failure closes what was already started.
     const started: { close(): Promise<void> }[] = [];
     const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-    let httpServer: Awaited<ReturnType<typeof startHttpServer>>;
-    let wsServer: Awaited<ReturnType<typeof startWsServer>>;
+    let httpServer: RunningServer;
+    let wsServer: RunningServer;
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
     let abciServer: AbciServer | undefined;
     let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
+    let metricsServer: MetricsServer | undefined;
     try {
+      if (metrics) {
+        const at = splitHostPort(config.metrics.address);
+        metricsServer = track(
+          await startMetricsServer(at.host, at.port, () => metrics.page(), lineLogger(logs.logger('metrics'), 'error')),
+        );
+      }
       wsServer = track(
-        await startWsServer({
+        await startWsTransport(transport, {
           host: ws.host,
           port: ws.port,
           dispatcher,
@@ -263,6 +341,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           authToken,
           corsOrigins: config.jsonRpc.corsOrigins,
           maxOpenConnections,
+          // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
+          maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * config.jsonRpc.wsSubscriptionBufferBytes),
           log: lineLogger(logs.logger('rpc'), 'error'),
         }),
       );
@@ -274,7 +354,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         abciServer = track(
           await startAbciServer({
             laddr: config.abciLaddr,
-            app: cometApp,
+            app: metrics ? instrumentAbci(cometApp, metrics) : cometApp,
             onConnection,
             log: lineLogger(logs.logger('abci'), 'warn'),
           }),
@@ -300,7 +380,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             }),
           );
       httpServer = track(
-        await startHttpServer({
+        await startHttpTransport(transport, {
           host: http.host,
           port: http.port,
           dispatcher,
@@ -326,6 +406,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       grpcPort: grpcServer.port,
       cometPort: cometServer?.port ?? 0,
       abciAddress: abciServer?.address,
+      metricsPort: metricsServer?.port,
       app,
       async close() {
         if (closed) return;
@@ -336,6 +417,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           grpcServer.close(),
           cometServer?.close(),
           abciServer?.close(),
+          metricsServer?.close(),
         ]);
         await forwarder?.stop();
         await engine?.stop();

@@ -10,7 +10,14 @@ import {
   ResponseApplySnapshotChunk_Result,
   ResponseOfferSnapshot_Result,
   ResponseVerifyVoteExtension_VerifyStatus,
+  type RequestApplySnapshotChunk,
   type RequestCheckTx,
+  type RequestLoadSnapshotChunk,
+  type RequestOfferSnapshot,
+  type ResponseApplySnapshotChunk,
+  type ResponseListSnapshots,
+  type ResponseLoadSnapshotChunk,
+  type ResponseOfferSnapshot,
   type RequestFinalizeBlock,
   type RequestInfo,
   type RequestInitChain,
@@ -28,10 +35,7 @@ import {
 } from 'cosmjs-types/tendermint/abci/types';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeFrame, FrameDecoder } from './framing.ts';
 
-/**
- * The application behind the socket. Snapshots and vote extensions are answered by the server (no snapshots,
- * empty extensions): Kestrel neither serves state sync nor enables vote extensions.
- */
+/** The application behind the socket. Vote extensions are answered by the server (empty: Kestrel has none). */
 export interface AbciApplication {
   info(req: RequestInfo): Promise<ResponseInfo> | ResponseInfo;
   initChain(req: RequestInitChain): Promise<ResponseInitChain> | ResponseInitChain;
@@ -41,6 +45,11 @@ export interface AbciApplication {
   processProposal(req: RequestProcessProposal): Promise<ResponseProcessProposal> | ResponseProcessProposal;
   finalizeBlock(req: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> | ResponseFinalizeBlock;
   commit(): Promise<ResponseCommit> | ResponseCommit;
+  /** State sync (optional): without these the server offers no snapshots and refuses offered ones. */
+  listSnapshots?(): ResponseListSnapshots;
+  loadSnapshotChunk?(req: RequestLoadSnapshotChunk): ResponseLoadSnapshotChunk;
+  offerSnapshot?(req: RequestOfferSnapshot): Promise<ResponseOfferSnapshot> | ResponseOfferSnapshot;
+  applySnapshotChunk?(req: RequestApplySnapshotChunk): Promise<ResponseApplySnapshotChunk> | ResponseApplySnapshotChunk;
 }
 
 /** Server options. */
@@ -128,15 +137,28 @@ async function handle(req: Request, app: AbciApplication, appLock: SerialQueue):
     return { response: Response.fromPartial({ finalizeBlock: await locked(() => app.finalizeBlock(r)) }) };
   }
   if (req.commit) return { response: Response.fromPartial({ commit: await locked(() => app.commit()) }) };
-  if (req.listSnapshots) return { response: Response.fromPartial({ listSnapshots: { snapshots: [] } }) };
-  if (req.offerSnapshot)
-    return { response: Response.fromPartial({ offerSnapshot: { result: ResponseOfferSnapshot_Result.ABORT } }) };
-  if (req.loadSnapshotChunk)
-    return { response: Response.fromPartial({ loadSnapshotChunk: { chunk: new Uint8Array(0) } }) };
+  if (req.listSnapshots) {
+    const list = app.listSnapshots ? await locked(() => app.listSnapshots!()) : { snapshots: [] };
+    return { response: Response.fromPartial({ listSnapshots: list }) };
+  }
+  if (req.offerSnapshot) {
+    const r = req.offerSnapshot;
+    const res = app.offerSnapshot
+      ? await locked(() => app.offerSnapshot!(r))
+      : { result: ResponseOfferSnapshot_Result.ABORT };
+    return { response: Response.fromPartial({ offerSnapshot: res }) };
+  }
+  if (req.loadSnapshotChunk) {
+    const r = req.loadSnapshotChunk;
+    const res = app.loadSnapshotChunk ? await locked(() => app.loadSnapshotChunk!(r)) : { chunk: new Uint8Array(0) };
+    return { response: Response.fromPartial({ loadSnapshotChunk: res }) };
+  }
   if (req.applySnapshotChunk) {
-    return {
-      response: Response.fromPartial({ applySnapshotChunk: { result: ResponseApplySnapshotChunk_Result.ABORT } }),
-    };
+    const r = req.applySnapshotChunk;
+    const res = app.applySnapshotChunk
+      ? await locked(() => app.applySnapshotChunk!(r))
+      : { result: ResponseApplySnapshotChunk_Result.ABORT, refetchChunks: [], rejectSenders: [] };
+    return { response: Response.fromPartial({ applySnapshotChunk: res }) };
   }
   if (req.extendVote) return { response: Response.fromPartial({ extendVote: { voteExtension: new Uint8Array(0) } }) };
   if (req.verifyVoteExtension) {

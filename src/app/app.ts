@@ -47,6 +47,8 @@ export interface AppDeps {
   evmChainId: bigint;
   minGasPrice: bigint;
   etherbase: Uint8Array;
+  /** Awaited after each commit, before the next block can start (state pruning). */
+  afterCommit?: (c: CommittedBlock) => Promise<unknown>;
   /** Modules answering query() paths under their prefix (the bank's /cosmos.bank.v1beta1.Query/…). */
   queryModules?: QueryModule[];
 }
@@ -61,6 +63,10 @@ export class KestrelApp {
   private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
+  private readonly rewinders: Array<(keep: bigint, head: bigint) => KvOp[]> = [];
+  private readonly rewindListeners: Array<(keep: bigint, forgotten: BlockRecord[]) => void> = [];
+  /** How long the last Commit took to build and write its batch (metrics). */
+  lastCommitSeconds = 0;
   /** Coinbase for the next blocks (miner_setEtherbase changes it). */
   etherbase: Uint8Array;
   minGasPrice: bigint;
@@ -124,6 +130,13 @@ export class KestrelApp {
     });
   }
 
+  /** Re-reads the head from the store (after a state-sync restore wrote a new one underneath the app). */
+  async reload(): Promise<void> {
+    this.sealed = undefined;
+    this.headDb.discard();
+    await this.init();
+  }
+
   /** The latest committed block. */
   get head(): BlockRecord {
     return this.headBlock;
@@ -181,6 +194,8 @@ export class KestrelApp {
     time: bigint;
     coinbase?: Uint8Array;
     sameSecond?: boolean;
+    /** Dev toolkit (anvil_setBalance, …): state edits applied before the block's txs, so they get a block of their own. */
+    prepare?: (state: MerkleStateManager) => Promise<void>;
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     const parent = this.headBlock;
@@ -196,6 +211,7 @@ export class KestrelApp {
     };
     await this.headState.checkpoint();
     try {
+      await req.prepare?.(this.headState);
       const exec = await executeTxs(this.vm, this.headState, this.deps.common, ctx, req.txs);
       await this.headState.commit();
       const stateRoot = await this.headState.getStateRoot();
@@ -225,6 +241,54 @@ export class KestrelApp {
   }
 
   /**
+   * The block `txs` would make on top of the head at `time`, executed on a throwaway copy of the head state
+   * (eth_getBlockByNumber("pending")); nothing is written and the head is untouched.
+   */
+  async previewBlock(txs: ExecTx[], time: bigint): Promise<CommittedBlock> {
+    const parent = this.headBlock;
+    const number = parent.number + 1n;
+    const ctx: BlockContext = {
+      number,
+      parentHash: parent.hash,
+      timestamp: time > parent.header.timestamp ? time : parent.header.timestamp + 1n,
+      coinbase: this.etherbase,
+      gasLimit: parent.header.gasLimit,
+      baseFeePerGas: parent.header.calcNextBaseFee(),
+      mixHash: deriveMixHash(parent.hash, number, keccakOf(this.deps.common)),
+    };
+    const db = this.deps.state.bufferedDb();
+    const st = this.deps.state.executionState(parent.header.stateRoot, db);
+    const vm = await createVM({
+      common: this.deps.vmCommon(),
+      stateManager: st,
+      blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
+    });
+    await st.checkpoint();
+    const exec = await executeTxs(vm, st, this.deps.common, ctx, txs);
+    await st.commit();
+    const stateRoot = await st.getStateRoot();
+    db.discard();
+    const included = exec.included.map((t) => t.tx);
+    const encodedTxs = included.map((t) => t.serialize());
+    const header = await sealHeader(ctx, this.deps.common, {
+      stateRoot,
+      encodedTxs,
+      receipts: exec.receipts,
+      gasUsed: exec.gasUsed,
+    });
+    const block: BlockRecord = {
+      header,
+      hash: header.hash(),
+      number,
+      txs: included,
+      txHashes: exec.included.map((t) => t.hash),
+      senders: exec.included.map((t) => t.sender),
+      size: blockSize(header.raw(), included),
+    };
+    return { block, receipts: exec.receipts };
+  }
+
+  /**
    * Drops a block finalized but never committed (the consensus engine restarted between FinalizeBlock and
    * Commit and is replaying that height); returns whether there was one.
    */
@@ -250,6 +314,7 @@ export class KestrelApp {
   async commit(): Promise<CommittedBlock> {
     const s = this.sealed;
     if (!s) throw new KestrelError('commit called without a finalized block');
+    const t0 = performance.now();
     const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts, s.encodedTxs)];
     try {
       for (const index of this.indexers) ops.push(...index(s));
@@ -259,6 +324,7 @@ export class KestrelApp {
       throw e;
     }
     this.deps.chain.remember(s.block, s.receipts);
+    this.lastCommitSeconds = (performance.now() - t0) / 1000;
     this.headBlock = s.block;
     this.sealed = undefined;
     const committed = { block: s.block, receipts: s.receipts };
@@ -269,7 +335,48 @@ export class KestrelApp {
         console.error('commit listener failed:', e);
       }
     }
+    if (this.deps.afterCommit) {
+      try {
+        await this.deps.afterCommit(committed);
+      } catch (e) {
+        console.error('after-commit task failed:', e);
+      }
+    }
     return committed;
+  }
+
+  /**
+   * Forgets every block above `keep` (evm_revert): blocks, receipts, logs and index entries go in one atomic batch
+   * with the head's move, so a crash leaves the old or the new head; trie nodes stay (content-addressed). Only
+   * while no block is being produced.
+   */
+  async rewind(keep: bigint): Promise<BlockRecord[]> {
+    if (this.sealed) throw new KestrelError('rewind while a block is being produced');
+    const head = this.headBlock.number;
+    const target = this.deps.chain.blockByNumber(keep);
+    if (!target || keep > head) throw new NotFoundError(`block ${keep} not found`);
+    if (keep === head) return [];
+    const forgotten: BlockRecord[] = [];
+    for (let n = keep + 1n; n <= head; n++) forgotten.push(this.deps.chain.blockByNumber(n)!);
+    const ops: KvOp[] = [];
+    for (const fn of this.rewinders) ops.push(...fn(keep, head));
+    ops.push(...this.deps.chain.rewindOps(keep, head));
+    await this.deps.kv.write(ops);
+    this.deps.chain.forgetAbove(keep);
+    this.headBlock = target;
+    await this.abandon();
+    for (const fn of this.rewindListeners) fn(keep, forgotten);
+    return forgotten;
+  }
+
+  /** Registers the batch ops that undo an index's entries for the blocks a rewind forgets. */
+  addRewinder(fn: (keep: bigint, head: bigint) => KvOp[]): void {
+    this.rewinders.push(fn);
+  }
+
+  /** Registers a listener called after a rewind with the forgotten blocks. */
+  onRewind(fn: (keep: bigint, forgotten: BlockRecord[]) => void): void {
+    this.rewindListeners.push(fn);
   }
 
   /** Registers an index whose writes for each block join that block's atomic batch (the log index). */

@@ -2,7 +2,7 @@
 // height (archive).
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address } from '@ethereumjs/util';
-import { NotFoundError } from '../errors/index.ts';
+import { NotFoundError, PrunedHistoryError } from '../errors/index.ts';
 import type { BlockSelector } from '../primitives/blockSelector.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { bytesToHex } from '../primitives/hex.ts';
@@ -52,7 +52,10 @@ export class ChainQuery {
   /** The block at a height, or undefined. */
   blockByNumber(n: bigint): BlockRecord | undefined {
     if (n > this.app.head.number) return undefined;
-    return this.chain.blockByNumber(n);
+    const b = this.chain.blockByNumber(n);
+    // A node that joined by state sync has no blocks before its snapshot's: say so, as geth does for expired history.
+    if (!b && n < this.chain.earliestBlock()) throw new PrunedHistoryError();
+    return b;
   }
 
   /** The block with a hash, or undefined. */
@@ -103,9 +106,10 @@ export class ChainQuery {
 
   /**
    * Account fields at a block (zero account when absent). Reads at the head are cached until the next block:
-   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode.
+   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode, and a
+   * cached answer comes back without a promise (the RPC envelope then stays synchronous).
    */
-  async account(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
+  account(addr: Uint8Array, block: BlockRecord): AccountView | Promise<AccountView> {
     if (block !== this.app.head) return this.readAccount(addr, block);
     let cache = this.headAccounts;
     if (cache?.head !== block) {
@@ -115,13 +119,15 @@ export class ChainQuery {
     const key = Buffer.from(addr.buffer, addr.byteOffset, addr.byteLength).toString('latin1');
     const hit = cache.byAddress.get(key);
     if (hit) return hit;
-    const view = await this.readAccount(addr, block);
-    // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
-    if (this.headAccounts === cache) {
-      if (cache.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) cache.byAddress.clear();
-      cache.byAddress.set(key, view);
-    }
-    return view;
+    const filling = cache;
+    return this.readAccount(addr, block).then((view) => {
+      // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
+      if (this.headAccounts === filling) {
+        if (filling.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) filling.byAddress.clear();
+        filling.byAddress.set(key, view);
+      }
+      return view;
+    });
   }
 
   private async readAccount(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {

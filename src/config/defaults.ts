@@ -68,6 +68,9 @@ ws-subscriptions-per-connection = 1000
 ws-subscription-buffer-bytes = 16777216
 feehistory-cap = 100
 http-timeout = "30s"
+# HTTP and WebSocket back end: "auto" runs uWebSockets.js where its binary loads (Linux/macOS/Windows on Node 16,
+# 18, 20) and node:http + ws elsewhere; "uws" or "node" forces one. The node logs which one runs and why.
+transport = "auto"
 max-body-bytes = 5242880
 batch-request-limit = 1000
 # Largest reply to one request or batch, in bytes; a bigger one is answered with -32003 "response too large".

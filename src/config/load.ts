@@ -5,8 +5,12 @@ import { parse as parseToml } from 'smol-toml';
 import { parseEvmChainId } from './chainId.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml, ALL_NAMESPACES } from './defaults.ts';
 import { parseDurationMs } from './durations.ts';
+import { pruningConfig } from './pruning.ts';
 import { parseLogFormat, parseLogLevel } from '../log/logger.ts';
 import type { NodeConfig } from './schema.ts';
+
+/** Where the metrics are served when on (Ethermint's default). */
+export const DEFAULT_METRICS_ADDRESS = '127.0.0.1:6065';
 
 /** Command-line overrides, keyed by flag name without dashes (e.g. "json-rpc.address"). */
 export type FlagOverrides = Record<string, string | boolean | undefined>;
@@ -29,6 +33,10 @@ function int(v: unknown, key: string): number {
     throw new Error(`config: ${key} must be a non-negative integer`);
   }
   return n;
+}
+
+function optionalInt(v: unknown, key: string): number | undefined {
+  return v === undefined || v === '' ? undefined : int(v, key);
 }
 
 function positive(n: number, key: string): number {
@@ -113,6 +121,10 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   if (compat !== 'none' && compat !== 'ethermint') {
     throw new Error(`invalid json-rpc.compat "${compat}" (use none or ethermint)`);
   }
+  const transport = str(pick('json-rpc', 'transport'), 'json-rpc.transport');
+  if (transport !== 'auto' && transport !== 'uws' && transport !== 'node') {
+    throw new Error(`invalid json-rpc.transport "${transport}" (use auto, uws or node)`);
+  }
   const consensus = str(flags['consensus'] ?? section(toml, 'consensus')['engine'] ?? 'solo', 'consensus');
   if (consensus !== 'solo' && consensus !== 'cometbft') {
     throw new Error(`invalid consensus "${consensus}" (use solo or cometbft)`);
@@ -132,6 +144,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
   return {
     home,
     dev: flags['dev'] === true,
+    devToolkit: flags['dev'] === true || section(toml, 'dev')['toolkit'] === true,
     chainId,
     evmChainId: parseEvmChainId(chainId),
     evmDenom: DEFAULT_EVM_DENOM,
@@ -186,6 +199,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       corsOrigins,
       allowedHosts,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
+      transport,
       compat,
       authTokenFile: authTokenFile(home, pick('json-rpc', 'auth-token-file')),
     },
@@ -194,6 +208,23 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     rpcLaddr: str(pick('rpc', 'laddr'), 'rpc.laddr'),
     abciLaddr: str(pick('abci', 'laddr'), 'abci.laddr'),
     cometRpc: str(pick('comet', 'rpc'), 'comet.rpc'),
+    pruning: pruningConfig(
+      str(pick(null, 'pruning') ?? 'archive', 'pruning'),
+      optionalInt(pick(null, 'pruning-keep-recent'), 'pruning-keep-recent'),
+      optionalInt(pick(null, 'pruning-interval'), 'pruning-interval'),
+    ),
+    stateSync: {
+      interval: optionalInt(pick('state-sync', 'snapshot-interval'), 'state-sync.snapshot-interval') ?? 0,
+      keepRecent: optionalInt(pick('state-sync', 'snapshot-keep-recent'), 'state-sync.snapshot-keep-recent') ?? 2,
+    },
+    metrics: {
+      // --metrics.address alone turns them on too: naming an address means wanting it served.
+      enabled:
+        flags['metrics'] === true ||
+        flags['metrics.address'] !== undefined ||
+        section(toml, 'metrics')['enable'] === true,
+      address: str(pick('metrics', 'address') ?? DEFAULT_METRICS_ADDRESS, 'metrics.address'),
+    },
     log: {
       level: parseLogLevel(str(pick('log', 'level') ?? 'info', 'log.level')),
       format: parseLogFormat(str(pick('log', 'format') ?? 'text', 'log.format')),

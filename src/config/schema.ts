@@ -1,4 +1,5 @@
 // The node's typed configuration. It is validated once in load.ts; nothing else reads app.toml or process.env.
+import type { PruningConfig } from './pruning.ts';
 import type { LogFormat, LogLevel } from '../log/logger.ts';
 
 /** JSON-RPC server settings (app.toml [json-rpc]). */
@@ -31,6 +32,8 @@ export interface JsonRpcConfig {
   /** Host header names the HTTP server accepts (IP literals always pass; '*' = any). */
   allowedHosts: string[];
   httpTimeoutMs: number;
+  /** HTTP/WS back end: uWebSockets.js where its binary loads ('auto'), or forced. */
+  transport: 'auto' | 'uws' | 'node';
   compat: 'none' | 'ethermint';
   /** File holding the bearer token of the private namespaces (default <home>/config/auth.token). */
   authTokenFile: string;
@@ -61,6 +64,8 @@ export interface MempoolConfig {
 export interface NodeConfig {
   home: string;
   dev: boolean;
+  /** The dev toolkit methods (evm_*, anvil_*, hardhat_*): --dev, or app.toml [dev] toolkit = true. */
+  devToolkit: boolean;
   chainId: string;
   evmChainId: bigint;
   evmDenom: string;
@@ -80,6 +85,12 @@ export interface NodeConfig {
   abciLaddr: string;
   /** CometBFT's RPC (--consensus cometbft): where eth_sendRawTransaction forwards txs (broadcast_tx_sync). */
   cometRpc: string;
+  /** State history kept (app.toml pruning / pruning-keep-recent / pruning-interval; archive by default). */
+  pruning: PruningConfig;
+  /** State-sync snapshots this node takes (app.toml [state-sync]; interval 0 = none). */
+  stateSync: { interval: number; keepRecent: number };
+  /** Prometheus metrics (app.toml [metrics], --metrics, --metrics.address); off by default. */
+  metrics: { enabled: boolean; address: string };
   /** Structured logs (app.toml [log], --log.level, --log.format). */
   log: { level: LogLevel; format: LogFormat };
   /** Addresses whose flags were passed explicitly (later features reject them until they exist). */

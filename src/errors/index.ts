@@ -97,6 +97,14 @@ export class RevertError extends KestrelError {
   }
 }
 
+/** Blocks below this node's first stored block (it joined by state sync): geth's EIP-4444 error, code 4444. */
+export class PrunedHistoryError extends KestrelError {
+  override name = 'PrunedHistoryError';
+  constructor() {
+    super('pruned history unavailable');
+  }
+}
+
 /** EVM execution failed for a reason other than revert (out of gas, invalid opcode, timeout, …). */
 export class ExecutionError extends KestrelError {
   override name = 'ExecutionError';

@@ -177,6 +177,15 @@ export class FilterManager {
     }
   }
 
+  /** The chain was rewound to `keep` (evm_revert): buffered changes from the forgotten blocks are dropped. */
+  onRewind(keep: bigint, forgotten: Set<string>): void {
+    for (const f of this.filters.values()) {
+      f.logs = f.logs.filter((e) => e.blockNumber <= keep);
+      f.hashes =
+        f.kind === 'blocks' ? f.hashes.filter((h) => !forgotten.has(Buffer.from(h).toString('hex'))) : f.hashes;
+    }
+  }
+
   /** Feeds a tx that entered the pool. */
   onPendingTx(tx: CheckedTx): void {
     for (const f of this.filters.values()) {

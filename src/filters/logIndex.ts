@@ -7,7 +7,7 @@ import { readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import { logIndexKey, metaKey } from '../store/schema.ts';
 import type { LogMatch } from './criteria.ts';
-import { BITMAP_BYTES, BUCKET, appendOffset, orInto, setBits } from './postings.ts';
+import { BITMAP_BYTES, BUCKET, appendOffset, orInto, setBits, truncateSet } from './postings.ts';
 
 const HEAD = metaKey('logindex-head');
 /** Item of "the block has at least one log" (wildcard queries skip log-less blocks with it). */
@@ -95,6 +95,33 @@ export class LogIndex {
     const w = new PostingWriter(this.kv);
     w.add(n, receipts);
     return w.ops();
+  }
+
+  /**
+   * Batch ops that remove blocks above `keep` from every posting set they were added to (`receiptsOf` gives the
+   * receipts of each forgotten block), for a rewind of the chain written in the same batch.
+   */
+  rewindOps(keep: bigint, head: bigint, receiptsOf: (n: bigint) => ReceiptRecord[] | undefined): KvOp[] {
+    const touched = new Map<string, { key: Uint8Array; bucket: bigint }>();
+    for (let n = keep + 1n; n <= head; n++) {
+      const rs = receiptsOf(n);
+      if (!rs) throw new Error(`log index: receipts of block ${n} missing`);
+      const bucket = n / BigInt(BUCKET);
+      for (const item of blockItems(rs)) {
+        const key = logIndexKey(item, Number(bucket));
+        touched.set(keyString(key), { key, bucket });
+      }
+    }
+    const ops: KvOp[] = [];
+    for (const { key, bucket } of touched.values()) {
+      const current = this.kv.get(key);
+      if (current === undefined) continue;
+      const keepOffset = keep < bucket * BigInt(BUCKET) ? -1 : Number(keep - bucket * BigInt(BUCKET));
+      const next = truncateSet(current, Math.min(keepOffset, BUCKET - 1));
+      ops.push(next === undefined ? { type: 'del', key } : { type: 'put', key, value: next });
+    }
+    if (this.head() !== undefined) ops.push({ type: 'put', key: HEAD, value: u64be(keep) });
+    return ops;
   }
 
   /**

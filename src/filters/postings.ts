@@ -60,3 +60,12 @@ export function* setBits(bitmap: Uint8Array, lo: number, hi: number): Generator<
     }
   }
 }
+
+/** The set without its offsets above `keep` (-1 keeps none); undefined when nothing is left. */
+export function truncateSet(encoded: Uint8Array, keep: number): Uint8Array | undefined {
+  const bitmap = new Uint8Array(BITMAP_BYTES);
+  orInto(bitmap, encoded);
+  let out: Uint8Array | undefined;
+  for (const off of setBits(bitmap, 0, keep)) out = appendOffset(out, off);
+  return out;
+}

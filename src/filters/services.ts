@@ -46,6 +46,7 @@ export async function startFilterServices(deps: {
   if (behind > 1000n) deps.log?.(`log index: indexing ${behind} stored blocks`);
   await index.catchUp(app.head.number, (n) => chainStore.receipts(n));
   app.addIndexer((c) => index.blockOps(c.block.number, c.receipts));
+  app.addRewinder((keep, head) => index.rewindOps(keep, head, (n) => chainStore.receipts(n)));
   const logs = new LogQuery(chainStore, index, () => app.head.number, limits);
   const filters = new FilterManager(logs, {
     cap: limits.filterCap,
@@ -61,6 +62,9 @@ export async function startFilterServices(deps: {
     filters.onBlock(c.block.hash, entries);
     subscriptions.onBlock(c, entries);
   });
+  app.onRewind((keep, forgotten) =>
+    filters.onRewind(keep, new Set(forgotten.map((b) => Buffer.from(b.hash).toString('hex')))),
+  );
   txs.onAcceptedTx((tx) => {
     filters.onPendingTx(tx);
     subscriptions.onPendingTx(tx);

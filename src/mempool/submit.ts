@@ -2,6 +2,7 @@
 // the tx is on disk), then a nudge to the engine and the pending-tx listeners.
 import { Address } from '@ethereumjs/util';
 import type { CheckedTx, KestrelApp } from '../app/app.ts';
+import type { ExecTx } from '../app/evm/executor.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { TxRejectedError } from '../errors/index.ts';
 import type { JournalEntry, TxJournal } from './journal.ts';
@@ -95,6 +96,42 @@ export class TxSubmitter {
     this.onAccepted();
     this.notifyAccepted(item);
     return item.hash;
+  }
+
+  /**
+   * Pools a tx whose sender was not recovered from a signature (an impersonated account's, dev toolkit): the
+   * stateful checks only, and no journal record (its placeholder signature would not replay).
+   */
+  async submitUnsigned(item: ExecTx): Promise<Uint8Array> {
+    const checked = await this.app.checkDecoded(item);
+    this.pool.add(checked, checked.stateNonce);
+    this.onAccepted();
+    this.notifyAccepted(checked);
+    return checked.hash;
+  }
+
+  /** Removes a pooled tx and rewrites the journal without it (anvil_dropTransaction); whether it was pooled. */
+  async drop(hash: Uint8Array): Promise<boolean> {
+    if (!this.pool.remove(hash)) return false;
+    await this.journal?.compact();
+    return true;
+  }
+
+  /**
+   * Replaces the pool's content with `items` re-checked against the current head (evm_revert restores the pool of
+   * the snapshot), and rewrites the journal to match.
+   */
+  async replacePool(items: ExecTx[]): Promise<void> {
+    for (const s of this.pool.content()) for (const t of [...s.pending, ...s.queued]) this.pool.remove(t.hash);
+    for (const item of items) {
+      try {
+        const checked = await this.app.checkDecoded(item);
+        this.pool.add(checked, checked.stateNonce);
+      } catch (e) {
+        console.warn(`txpool: 0x${Buffer.from(item.hash).toString('hex')} not restored: ${(e as Error).message}`);
+      }
+    }
+    await this.journal?.compact();
   }
 
   private notifyAccepted(item: CheckedTx): void {

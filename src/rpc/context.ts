@@ -14,6 +14,7 @@ import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
 import type { TraceService } from '../tracing/service.ts';
 import type { Compat } from './format/block.ts';
+import type { DevToolkit } from '../consensus/solo/devToolkit.ts';
 
 /** Service context handed to every RPC method. */
 export interface RpcContext {
@@ -44,4 +45,6 @@ export interface RpcContext {
   syncStatus?: { progress(): Promise<{ startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | false> };
   /** miner_*: the producer settings kept in app.toml. */
   miner: MinerSettings;
+  /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
+  dev?: DevToolkit;
 }

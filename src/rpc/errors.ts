@@ -15,6 +15,7 @@ import {
   SimulateError,
   TxRejectedError,
   UnauthorizedError,
+  PrunedHistoryError,
   UnsupportedError,
 } from '../errors/index.ts';
 import type { SimulateFailure } from '../errors/index.ts';
@@ -39,6 +40,8 @@ export const METHOD_NOT_SUPPORTED = -32004;
 export const LIMIT_EXCEEDED = -32005;
 export const EXECUTION_REVERTED = 3;
 export const UNAUTHORIZED = 4100;
+/** geth's (and reth's) code for history this node does not have (EIP-4444). */
+export const PRUNED_HISTORY = 4444;
 
 const table: Array<[new (...args: never[]) => Error, number]> = [
   [ParseError, PARSE_ERROR],
@@ -47,6 +50,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [InvalidParamsError, INVALID_PARAMS],
   [RevertError, EXECUTION_REVERTED],
   [UnauthorizedError, UNAUTHORIZED],
+  [PrunedHistoryError, PRUNED_HISTORY],
   [LimitExceededError, LIMIT_EXCEEDED],
   [MethodNotSupportedError, METHOD_NOT_SUPPORTED],
   [TxRejectedError, SERVER_ERROR],

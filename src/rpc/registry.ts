@@ -27,7 +27,8 @@ export function buildMethodTable(
 /** A dispatcher that decodes params once and runs the method with the service context. */
 export function createDispatcher(ctx: RpcContext, table: Map<string, RpcMethod<RpcContext>>): Dispatcher {
   return {
-    async call(method: string, params: unknown[], meta: CallMeta): Promise<unknown> {
+    // Not async: a method with its answer at hand (eth_blockNumber, a cached balance) returns it without a promise.
+    call(method: string, params: unknown[], meta: CallMeta): unknown {
       const m = table.get(method);
       if (!m) throw new MethodNotFoundError(method);
       const ns = method.slice(0, method.indexOf('_'));

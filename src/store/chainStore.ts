@@ -2,14 +2,17 @@
 import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import { LRUCache } from 'lru-cache';
+import { withSender } from './txWithSender.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './records.ts';
 import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 
 const HEAD = metaKey('head');
+/** The first stored block of a node that joined by state sync (absent: every block from genesis is stored). */
+export const HISTORY_EARLIEST = metaKey('history-earliest');
 
 function txRlpItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
   return tx.type === 0 ? (tx.raw() as Uint8Array[]) : tx.serialize();
@@ -147,10 +150,38 @@ export class ChainStore {
     return ops;
   }
 
+  /**
+   * Batch ops that forget every block above `keep` (up to `head`): records, receipts, logs, hash and tx locations,
+   * and move the head back to `keep`. Written in one batch, a crash leaves either the old or the new head.
+   */
+  rewindOps(keep: bigint, head: bigint): KvOp[] {
+    const ops: KvOp[] = [];
+    for (let n = keep + 1n; n <= head; n++) {
+      const block = this.blockByNumber(n);
+      if (!block) throw new Error(`store: block ${n} missing while rewinding to ${keep}`);
+      for (const key of [blockKey(n), receiptsKey(n), blockLogsKey(n), canonKey(n), hashKey(block.hash)])
+        ops.push({ type: 'del', key });
+      for (const h of block.txHashes) ops.push({ type: 'del', key: txKey(h) });
+    }
+    ops.push({ type: 'put', key: HEAD, value: u64be(keep) });
+    return ops;
+  }
+
+  /** Drops cached blocks above `keep` (after a rewind was written). */
+  forgetAbove(keep: bigint): void {
+    for (const m of [this.blockCache, this.receiptCache]) for (const n of [...m.keys()]) if (n > keep) m.delete(n);
+  }
+
   /** Records a freshly committed block in the caches (it is immutable from now on). */
   remember(block: BlockRecord, receipts: ReceiptRecord[]): void {
     this.blockCache.set(block.number, block);
     this.receiptCache.set(block.number, receipts);
+  }
+
+  /** The lowest height whose block is stored (0 unless the node joined by state sync). */
+  earliestBlock(): bigint {
+    const v = this.kv.get(HISTORY_EARLIEST);
+    return v === undefined ? 0n : readU64be(v);
   }
 
   /** The block at a height, or undefined. */
@@ -162,7 +193,7 @@ export class ChainStore {
     if (!raw) return undefined;
     const [headerRlp, txList, senders] = RLP.decode(raw) as unknown as [Uint8Array, Uint8Array[], Uint8Array[]];
     const header = createBlockHeaderFromRLP(headerRlp, { common: this.common, setHardfork: false });
-    const txs = txList.map((t) => createTxFromRLP(t, { common: this.common }));
+    const txs = txList.map((t, i) => withSender(t, this.common, senders[i]!));
     const block: BlockRecord = {
       header,
       hash: header.hash(),

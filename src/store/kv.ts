@@ -26,6 +26,16 @@ export class KvStore {
     await this.db.batch(ops);
   }
 
+  /** Keys from `gte` (inclusive) to `lt` (exclusive), in key order, read in pages (safe to delete while iterating). */
+  async *keys(gte: Uint8Array, lt: Uint8Array): AsyncGenerator<Uint8Array> {
+    for await (const k of this.db.keys({ gte, lt })) yield k;
+  }
+
+  /** Compacts the key range (LevelDB then drops deleted entries from disk now rather than eventually). */
+  async compact(start: Uint8Array, end: Uint8Array): Promise<void> {
+    await this.db.compactRange(start, end);
+  }
+
   /** Closes the database (flushes LevelDB's log). */
   async close(): Promise<void> {
     await this.db.close();

@@ -135,6 +135,8 @@ export function appConfigValues(ports: NodePorts): Array<[string | null, string,
     ['json-rpc', 'ws-address', `127.0.0.1:${ports.ethWs}`],
     ['grpc', 'address', `127.0.0.1:${ports.grpc}`],
     ['rpc', 'laddr', `tcp://127.0.0.1:${ports.appRpc}`],
+    ['metrics', 'enable', true],
+    ['metrics', 'address', `127.0.0.1:${ports.metrics}`],
   ];
 }
 

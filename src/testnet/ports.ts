@@ -10,6 +10,8 @@ export interface NodePorts {
   grpc: number;
   /** Kestrel's own CometBFT-compatible RPC ([rpc] laddr): served by the solo engine only, reserved so a home switched to solo does not collide. */
   appRpc: number;
+  /** Kestrel's Prometheus metrics (--metrics.address). */
+  metrics: number;
   /** CometBFT peer-to-peer. */
   p2p: number;
   /** CometBFT RPC (status, validators, broadcast_tx_sync, …). */
@@ -22,7 +24,16 @@ export interface NodePorts {
 export const PORT_STRIDE = 10;
 
 /** Offsets inside a node's block: node 0 of the default base gets CometBFT's usual 26656/26657/26658. */
-export const PORT_OFFSETS: Readonly<NodePorts> = { ethHttp: 0, ethWs: 1, grpc: 2, appRpc: 3, p2p: 6, rpc: 7, abci: 8 };
+export const PORT_OFFSETS: Readonly<NodePorts> = {
+  ethHttp: 0,
+  ethWs: 1,
+  grpc: 2,
+  appRpc: 3,
+  metrics: 5,
+  p2p: 6,
+  rpc: 7,
+  abci: 8,
+};
 
 /** Default base port: node0 p2p/rpc/abci = 26656/26657/26658, eth HTTP/WS = 26650/26651. */
 export const DEFAULT_BASE_PORT = 26650;
@@ -49,6 +60,7 @@ export function planPorts(basePort: number, validators: number): NodePorts[] {
       ethWs: at + PORT_OFFSETS.ethWs,
       grpc: at + PORT_OFFSETS.grpc,
       appRpc: at + PORT_OFFSETS.appRpc,
+      metrics: at + PORT_OFFSETS.metrics,
       p2p: at + PORT_OFFSETS.p2p,
       rpc: at + PORT_OFFSETS.rpc,
       abci: at + PORT_OFFSETS.abci,

@@ -138,6 +138,14 @@ describe('targets', () => {
       figures: { kestrel: fig(499), anvil: fig(30) },
     });
     assert.equal(verdict(startup), 'met');
+    const share = row({
+      unit: '%',
+      better: 'higher',
+      target: { kind: 'min', limit: 90 },
+      figures: { kestrel: fig(90) },
+    });
+    assert.equal(verdict(share), 'met');
+    assert.equal(verdict({ ...share, figures: { kestrel: fig(89.9) } }), 'missed');
   });
   it('lets a peer still mining at the time bound be the best peer, but not Kestrel meet a target that way', () => {
     const r = row({ figures: { kestrel: fig(130), anvil: fig(100, 'timeout') } });

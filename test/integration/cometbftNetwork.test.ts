@@ -151,6 +151,24 @@ describe('four validators behind CometBFT', { skip: cometbftMissing(), timeout: 
     await agree(nodes(), 'eth_getBalance', [to.address, prev]);
   });
 
+  it('each validator serves Prometheus metrics: head, ABCI call durations, commit time (kestreld testnet turns them on)', async () => {
+    const n0 = nodes()[0]!;
+    const res = await fetch(`http://127.0.0.1:${n0.spec.ports.metrics}/metrics`);
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    if (process.env.KESTREL_PRINT_METRICS) process.stderr.write(text);
+    const head = Number(/^kestrel_chain_head_height (\d+)$/m.exec(text)?.[1]);
+    assert.ok(head >= 3, 'head height');
+    for (const m of ['finalize_block', 'commit', 'prepare_proposal', 'process_proposal', 'check_tx', 'info']) {
+      const count = Number(
+        new RegExp(`^kestrel_abci_request_duration_seconds_count\\{method="${m}"\\} (\\d+)$`, 'm').exec(text)?.[1],
+      );
+      assert.ok(count >= 1, `ABCI ${m} timed`);
+    }
+    assert.match(text, /^kestrel_chain_commit_duration_seconds_count \d+$/m);
+    assert.match(text, /^kestrel_db_size_bytes \d+$/m);
+  });
+
   it('miner_setEtherbase says it has no effect: the coinbase comes from genesis', async () => {
     const n0 = nodes()[0]!;
     const token = readFileSync(join(net!.dir, n0.spec.appHome, 'config', 'auth.token'), 'utf8').trim();

@@ -294,4 +294,17 @@ describe('eth_/debug_ surface (issue 18)', { timeout: 120_000 }, () => {
       else assert.notEqual(res.error?.code, -32601, `${name} must be served: ${JSON.stringify(res.error)}`);
     }
   });
+
+  it('eth_capabilities on a pruning node: state and proofs in a window, the rest from genesis', async () => {
+    const pruned = await startNode({ args: ['--pruning', 'custom', '--pruning-keep-recent', '5'] });
+    try {
+      const r = await rpcResult<any>(pruned.http, 'eth_capabilities');
+      assertConforms('eth_capabilities', r);
+      assert.deepEqual(r.state.deleteStrategy, { type: 'window', retentionBlocks: '0x5' });
+      assert.deepEqual(r.stateproofs, r.state);
+      assert.deepEqual(r.blocks, { disabled: false, oldestBlock: '0x0' });
+    } finally {
+      await pruned.dispose();
+    }
+  });
 });

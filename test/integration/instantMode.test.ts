@@ -17,7 +17,11 @@ describe('instant mode answers a send once its block is committed', { timeout: 3
 
   before(async () => {
     node = await startNode({ args: ['--block-time', '0'] });
-    provider = new JsonRpcProvider(node.http, CHAIN_ID, { staticNetwork: true, pollingInterval: 200 });
+    provider = new JsonRpcProvider(node.http, CHAIN_ID, {
+      staticNetwork: true,
+      pollingInterval: 200,
+      cacheTimeout: -1,
+    });
     const [a, b] = nonCoinbaseAccounts(await provider.send('eth_coinbase', []));
     alice = new Wallet(a!.privateKey, provider);
     bobAddress = b!.address;

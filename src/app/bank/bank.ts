@@ -34,7 +34,12 @@ export class Bank {
 
   /** The app hash after a block: keccak256(stateRoot ‖ bank root), committing to every denom's balances. */
   appHash(block: BlockRecord): Uint8Array {
-    return keccak256(concatBytes(block.header.stateRoot, this.store.root));
+    return this.appHashOf(block.header.stateRoot);
+  }
+
+  /** The app hash of a block whose EVM state root is `stateRoot` (a snapshot being restored has no block yet). */
+  appHashOf(stateRoot: Uint8Array): Uint8Array {
+    return keccak256(concatBytes(stateRoot, this.store.root));
   }
 
   /** The EVM denom balance of an account at a block. */

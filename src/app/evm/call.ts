@@ -9,14 +9,14 @@ import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
-import { hexToBytes } from '../../primitives/hex.ts';
+import { bareHex, hexToBytes } from '../../primitives/hex.ts';
 import type { BlockOverrides, CallOverrides } from '../../primitives/overrides.ts';
-import { bareHex } from '../../primitives/hex.ts';
 import { contextHeader, contextOf } from '../block.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
+import { CallTimeout, isCallTimeout, runTxRefusalOf } from './ethereumjs.ts';
 import {
   livePrecompiles,
   movePrecompiles,
@@ -27,7 +27,6 @@ import {
 } from './overrides.ts';
 import { buildAccessList, type AccessListResult } from './accessList.ts';
 import { simulate, type SimBlockResult, type SimulateOptions } from './simulate/simulator.ts';
-import { CallTimeout, isCallTimeout, runTxRefusalOf } from './ethereumjs.ts';
 import { decodeRevertReason } from './revert.ts';
 
 /** Limits applied to every call. */

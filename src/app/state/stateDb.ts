@@ -6,9 +6,11 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { ValueEncoding } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import type { KvStore } from '../../store/kv.ts';
+import { trieKey } from '../../store/schema.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
 import { bareHex } from '../../primitives/hex.ts';
 import { type RootReads, RootReadsStateManager } from './rootReads.ts';
+import { isEmptyRoot, MissingTrieNodeError } from './walk.ts';
 
 /** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
 const NODE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -18,6 +20,13 @@ export class StateDb {
   private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
   /** Read views of recent roots, so their caches stay warm across requests. */
   private readonly views = new LRUCache<string, MerkleStateManager>({ max: 16 });
+
+  /**
+   * Set when state can be missing (pruning, or a node restored from a snapshot): every view then checks that its
+   * root is stored, so a query for a deleted state fails with geth's error instead of reading half a trie (or an
+   * answer from the node cache). Archive nodes skip the read.
+   */
+  checkRoots = false;
 
   constructor(
     private readonly kv: KvStore,
@@ -44,7 +53,15 @@ export class StateDb {
   }
 
   /** The account trie at `root` (empty = the empty trie) over `db`. */
+  /** Throws geth's missing-trie-node error when roots are checked and `root`'s node is not stored. */
+  requireRoot(root: Uint8Array): void {
+    if (this.checkRoots && !isEmptyRoot(root) && this.kv.get(trieKey(root)) === undefined) {
+      throw new MissingTrieNodeError(root, root);
+    }
+  }
+
   private trieAt(root: Uint8Array, db: BufferedTrieDb): MerklePatriciaTrie {
+    this.requireRoot(root);
     return new MerklePatriciaTrie({
       db,
       root: root.length ? root : undefined,
@@ -59,6 +76,7 @@ export class StateDb {
    * Callers must not write through it.
    */
   readView(root: Uint8Array): MerkleStateManager {
+    this.requireRoot(root);
     const key = bareHex(root);
     let view = this.views.get(key);
     if (!view) {

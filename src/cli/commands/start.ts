@@ -25,6 +25,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.httpTimeout': 'json-rpc.http-timeout',
   'jsonRpc.maxOpenConnections': 'json-rpc.max-open-connections',
   'jsonRpc.allowedHosts': 'json-rpc.allowed-hosts',
+  'jsonRpc.transport': 'json-rpc.transport',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -33,6 +34,13 @@ const FLAG_MAP: Record<string, string> = {
   'abci.laddr': 'abci.laddr',
   'comet.rpc': 'comet.rpc',
   chainId: 'chain-id',
+  pruning: 'pruning',
+  pruningKeepRecent: 'pruning-keep-recent',
+  pruningInterval: 'pruning-interval',
+  'stateSync.snapshotInterval': 'state-sync.snapshot-interval',
+  'stateSync.snapshotKeepRecent': 'state-sync.snapshot-keep-recent',
+  metrics: 'metrics',
+  'metrics.address': 'metrics.address',
   'log.level': 'log.level',
   'log.format': 'log.format',
 };
@@ -86,6 +94,10 @@ export function registerStartCommand(program: Command): void {
       'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)',
     )
     .option(
+      '--json-rpc.transport <kind>',
+      'HTTP/WS back end: auto (uWebSockets.js where its binary loads), uws or node',
+    )
+    .option(
       '--json-rpc.auth-token-file <path>',
       'bearer token file for personal_/miner_ (default <home>/config/auth.token)',
     )
@@ -99,6 +111,19 @@ export function registerStartCommand(program: Command): void {
       '--comet.rpc <url>',
       "CometBFT's RPC for --consensus cometbft: txs are forwarded there (default tcp://127.0.0.1:26657)",
     )
+    .option('--pruning <mode>', 'archive (default: every state kept), default (keep 362880 recent states) or custom')
+    .option('--pruning-keep-recent <n>', 'with --pruning custom: keep the states of the N most recent blocks')
+    .option(
+      '--pruning-interval <n>',
+      'with --pruning custom: delete older state every N blocks (default keep-recent/10, 10..1000)',
+    )
+    .option(
+      '--state-sync.snapshot-interval <n>',
+      'under CometBFT: take a state-sync snapshot every N blocks (default 0 = none)',
+    )
+    .option('--state-sync.snapshot-keep-recent <n>', 'snapshots kept (default 2)')
+    .option('--metrics', 'serve Prometheus metrics on --metrics.address (default 127.0.0.1:6065; off unless given)')
+    .option('--metrics.address <host:port>', 'Prometheus metrics listen address (implies --metrics)')
     .option('--log.level <level>', 'debug, info (default), warn or error')
     .option('--log.format <format>', 'text (default) or json; every line has a level, a time and a module')
     .action(async (opts: Record<string, unknown>) => {
@@ -136,6 +161,11 @@ export function registerStartCommand(program: Command): void {
         `JSON-RPC WebSocket listening on ws://${config.jsonRpc.wsAddress.replace(/:\d+$/, '')}:${node.wsPort}`,
       );
       console.log(`gRPC listening on ${config.grpcAddress.replace(/:\d+$/, '')}:${node.grpcPort}`);
+      if (node.metricsPort !== undefined) {
+        console.log(
+          `Prometheus metrics on http://${config.metrics.address.replace(/:\d+$/, '')}:${node.metricsPort}/metrics`,
+        );
+      }
       if (node.abciAddress) {
         console.log(`ABCI listening on ${node.abciAddress} (consensus: CometBFT, RPC ${config.cometRpc})`);
       } else {

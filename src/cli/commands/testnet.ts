@@ -60,10 +60,10 @@ export function registerTestnetCommand(program: Command): void {
           .map((c) => String(c).padEnd(9))
           .join('')
           .trimEnd();
-      console.log(row(['node', 'eth-http', 'eth-ws', 'grpc', 'p2p', 'rpc', 'abci', 'app-rpc']));
+      console.log(row(['node', 'eth-http', 'eth-ws', 'grpc', 'p2p', 'rpc', 'abci', 'app-rpc', 'metrics']));
       for (const n of m.nodes) {
         const p = n.ports;
-        console.log(row([n.name, p.ethHttp, p.ethWs, p.grpc, p.p2p, p.rpc, p.abci, p.appRpc]));
+        console.log(row([n.name, p.ethHttp, p.ethWs, p.grpc, p.p2p, p.rpc, p.abci, p.appRpc, p.metrics]));
       }
       console.log(`start: ${o.output}/start.sh   stop: ${o.output}/stop.sh`);
     });

@@ -4,7 +4,17 @@
 // Only Commit persists; after a crash before it, Info reports the previous height and CometBFT replays the block.
 import { createHash } from 'node:crypto';
 import {
+  ResponseApplySnapshotChunk_Result,
+  ResponseOfferSnapshot_Result,
   ResponseProcessProposal_ProposalStatus,
+  type RequestApplySnapshotChunk,
+  type RequestLoadSnapshotChunk,
+  type RequestOfferSnapshot,
+  type ResponseApplySnapshotChunk,
+  type ResponseListSnapshots,
+  type ResponseLoadSnapshotChunk,
+  type ResponseOfferSnapshot,
+  type Snapshot,
   type RequestCheckTx,
   type RequestFinalizeBlock,
   type RequestInitChain,
@@ -46,6 +56,13 @@ export interface CometAppOptions {
   onChecked?(tx: CheckedTx): void;
   /** A block was committed, with the txs execution could not include (after the state is persisted). */
   onCommitted?(c: CommittedBlock, rejected: FinalizeResult['rejected']): void;
+  /** Snapshots this node serves to peers that state-sync (absent: none); snapshots/store.ts. */
+  snapshots?: { list(): Snapshot[]; chunk(height: bigint, format: number, index: number): Uint8Array };
+  /** Restores an offered snapshot when this node state-syncs (absent: offers are refused); snapshots/restore.ts. */
+  restore?: {
+    offer(req: RequestOfferSnapshot): ResponseOfferSnapshot;
+    apply(req: RequestApplySnapshotChunk): Promise<ResponseApplySnapshotChunk>;
+  };
   /** Fee recipient per proposer consensus address (upper-case hex), from genesis: the same on every validator. */
   feeRecipients?: ReadonlyMap<string, Uint8Array>;
   log?(line: string): void;
@@ -253,6 +270,31 @@ export class CometApplication implements AbciApplication {
       consensusParamUpdates: undefined,
       appHash: this.opts.appHash(res.block),
     };
+  }
+
+  /** ListSnapshots: the snapshots on disk, newest first. */
+  listSnapshots(): ResponseListSnapshots {
+    return { snapshots: this.opts.snapshots?.list() ?? [] };
+  }
+
+  /** LoadSnapshotChunk: one chunk of a snapshot on disk (empty when unknown). */
+  loadSnapshotChunk(req: RequestLoadSnapshotChunk): ResponseLoadSnapshotChunk {
+    return { chunk: this.opts.snapshots?.chunk(req.height, req.format, req.chunk) ?? new Uint8Array(0) };
+  }
+
+  /** OfferSnapshot: accepted into an empty app when restoring is configured. */
+  offerSnapshot(req: RequestOfferSnapshot): ResponseOfferSnapshot {
+    if (!this.opts.restore) return { result: ResponseOfferSnapshot_Result.ABORT };
+    return this.opts.restore.offer(req);
+  }
+
+  /** ApplySnapshotChunk: verified and applied in order; the last chunk moves the app to the snapshot height. */
+  async applySnapshotChunk(req: RequestApplySnapshotChunk): Promise<ResponseApplySnapshotChunk> {
+    if (!this.opts.restore)
+      return { result: ResponseApplySnapshotChunk_Result.ABORT, refetchChunks: [], rejectSenders: [] };
+    const res = await this.opts.restore.apply(req);
+    if (res.result === ResponseApplySnapshotChunk_Result.ACCEPT) this.checkState.reset();
+    return res;
   }
 
   /**

@@ -1,7 +1,20 @@
 // The embedded single-validator engine. `blockTimeMs = 0` seals as soon as executable txs are pending (batching
 // everything that arrived meanwhile, never an empty block); otherwise it seals every interval, empty or not.
+// The dev toolkit switches between the two at run time (evm_setAutomine, evm_setIntervalMining), mines on
+// demand (evm_mine) and moves the clock (evm_increaseTime, evm_setNextBlockTimestamp).
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { KestrelApp } from '../../app/app.ts';
 import type { TxPool } from '../../mempool/pool.ts';
+
+/** How one block is made on demand. */
+export interface SealRequest {
+  /** Take the pool's executable txs (evm_mine does; a state edit's block does not). */
+  withTxs: boolean;
+  /** Exact timestamp of the block (evm_mine with a timestamp). */
+  timestamp?: bigint;
+  /** State edits applied before the txs (anvil_setBalance, …). */
+  prepare?: (state: MerkleStateManager) => Promise<void>;
+}
 
 /** Drives the app: decides when to make a block and which txs go in. */
 export class SoloEngine {
@@ -9,21 +22,90 @@ export class SoloEngine {
   private producing?: Promise<void>;
   private again = false;
   private stopped = false;
+  private automine: boolean;
+  private intervalMs: number;
+  /** Seconds added to the wall clock (evm_increaseTime, evm_setNextBlockTimestamp). */
+  private offsetSec = 0n;
+  /** The timestamp the next block must have (evm_setNextBlockTimestamp); consumed by that block. */
+  private nextTimestamp?: bigint;
 
   constructor(
     private readonly app: KestrelApp,
     private readonly pool: TxPool,
-    private readonly blockTimeMs: number,
-  ) {}
+    blockTimeMs: number,
+  ) {
+    this.automine = blockTimeMs === 0;
+    this.intervalMs = blockTimeMs;
+  }
 
   /** Starts interval sealing (instant mode needs no timer). */
   start(): void {
-    if (this.blockTimeMs > 0) this.timer = setInterval(() => this.trigger(true), this.blockTimeMs);
+    this.armTimer();
+  }
+
+  private armTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.intervalMs > 0 && !this.stopped) this.timer = setInterval(() => this.trigger(true), this.intervalMs);
   }
 
   /** Called when a tx entered the pool: in instant mode, seal soon (coalescing concurrent arrivals). */
   notify(): void {
-    if (this.blockTimeMs === 0) this.trigger(false);
+    if (this.automine) this.trigger(false);
+  }
+
+  /** Whether each tx is mined as it arrives (hardhat_getAutomine). */
+  get isAutomine(): boolean {
+    return this.automine;
+  }
+
+  /** evm_setAutomine: on, pending txs are sealed at once and every later send; off, they wait for evm_mine. */
+  setAutomine(on: boolean): void {
+    this.automine = on;
+    if (on && this.pool.hasPending()) this.trigger(false);
+  }
+
+  /** evm_setIntervalMining: seal every `ms` (empty or not); 0 stops interval sealing. */
+  setIntervalMining(ms: number): void {
+    this.intervalMs = ms;
+    this.armTimer();
+  }
+
+  /** evm_increaseTime: moves the clock of later blocks forward; returns the total offset in seconds. */
+  increaseTime(seconds: bigint): bigint {
+    this.offsetSec += seconds;
+    return this.offsetSec;
+  }
+
+  /** evm_setNextBlockTimestamp: the next block gets exactly `ts` (later blocks continue from it). */
+  setNextBlockTimestamp(ts: bigint): void {
+    this.nextTimestamp = ts;
+  }
+
+  /** The clock state, for evm_snapshot. */
+  clock(): { offsetSec: bigint; nextTimestamp?: bigint } {
+    return { offsetSec: this.offsetSec, nextTimestamp: this.nextTimestamp };
+  }
+
+  /** Restores a clock taken by clock() (evm_revert). */
+  restoreClock(c: { offsetSec: bigint; nextTimestamp?: bigint }): void {
+    this.offsetSec = c.offsetSec;
+    this.nextTimestamp = c.nextTimestamp;
+  }
+
+  private now(): bigint {
+    return BigInt(Math.floor(Date.now() / 1000)) + this.offsetSec;
+  }
+
+  /** The timestamp the next block takes unless told otherwise, and consumes a set next timestamp. */
+  private takeTimestamp(exact?: bigint): bigint {
+    const ts = exact ?? this.nextTimestamp ?? this.now();
+    if (exact !== undefined || this.nextTimestamp !== undefined) {
+      this.nextTimestamp = undefined;
+      // Time goes on from the chosen timestamp, as on Hardhat and Anvil.
+      this.offsetSec = ts - BigInt(Math.floor(Date.now() / 1000));
+    }
+    return ts;
   }
 
   private trigger(allowEmpty: boolean): void {
@@ -39,7 +121,7 @@ export class SoloEngine {
         this.producing = undefined;
         if (this.again && !this.stopped) {
           this.again = false;
-          if (this.pool.hasPending()) this.trigger(false);
+          if (this.automine && this.pool.hasPending()) this.trigger(false);
         }
       });
   }
@@ -52,8 +134,39 @@ export class SoloEngine {
       minGasPrice: this.app.minGasPrice,
     });
     if (txs.length === 0 && !allowEmpty) return;
-    const time = BigInt(Math.floor(Date.now() / 1000));
-    const res = await this.app.finalizeBlock({ txs, time });
+    const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp() });
+    const committed = await this.app.commit();
+    this.pool.onCommitted(committed, res.rejected);
+  }
+
+  /**
+   * Runs `fn` while no block is being produced and none starts (the dev toolkit's mining, state edits and
+   * rewinds); arrivals meanwhile are sealed after it, as usual.
+   */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.producing) await this.producing;
+    if (this.stopped) throw new Error('the node is stopping');
+    let result!: T;
+    const run = fn().then((r) => void (result = r));
+    this.producing = run
+      .catch(() => {})
+      .finally(() => {
+        this.producing = undefined;
+        if (this.automine && this.pool.hasPending()) this.trigger(false);
+      });
+    await run;
+    return result;
+  }
+
+  /** Makes one block now (evm_mine, or the block of a state edit); call inside exclusive(). */
+  async seal(req: SealRequest): Promise<void> {
+    const txs = req.withTxs
+      ? this.pool.executable(this.app.head.header.gasLimit, {
+          baseFee: this.app.nextBaseFee(),
+          minGasPrice: this.app.minGasPrice,
+        })
+      : [];
+    const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp(req.timestamp), prepare: req.prepare });
     const committed = await this.app.commit();
     this.pool.onCommitted(committed, res.rejected);
   }
@@ -65,7 +178,7 @@ export class SoloEngine {
    * block that instant mode makes only when another tx arrives). Concurrent sends still share blocks.
    */
   async settled(hash: Uint8Array): Promise<void> {
-    if (this.blockTimeMs !== 0) return;
+    if (!this.automine) return;
     while (this.producing && this.pool.get(hash)) await this.producing;
   }
 

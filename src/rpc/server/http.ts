@@ -1,46 +1,30 @@
-// JSON-RPC over HTTP on bare node:http: POST only, bounded bodies, optional CORS and bearer auth.
+// JSON-RPC over HTTP on node:http, the fallback back end (uwsHttp.ts is the native one): POST only, bounded bodies,
+// optional CORS and bearer auth.
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { INTERNAL_ERROR, INVALID_REQUEST } from '../errors.ts';
-import { corsAllowOrigin, hostAllowed, isAuthorized } from './auth.ts';
+import { INTERNAL_ERROR } from '../errors.ts';
+import { hostAllowed, isAuthorized } from './auth.ts';
 import { ConnectionCap } from './connections.ts';
-import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
-import type { CallMeta, Dispatcher, RpcLimits, RpcLogger } from './jsonrpc.ts';
+import { errorResponse, handleBody, stderrLogger, whenReady } from './jsonrpc.ts';
+import type { CallMeta } from './jsonrpc.ts';
 import { closeServer, listen } from './listen.ts';
+import {
+  allowHeader,
+  contentTypeOk,
+  corsHeaders,
+  LINGER_MS,
+  preflightHeaders,
+  refusalBody,
+  tooLargeMessage,
+} from './rules.ts';
+import type { HttpServerOptions, RunningServer } from './transport.ts';
 
-/** Options of the HTTP transport. */
-export interface HttpServerOptions {
-  host: string;
-  port: number;
-  dispatcher: Dispatcher;
-  limits: RpcLimits;
-  /** [] = no CORS headers at all; ['*'] = any origin; otherwise exact origins. */
-  corsOrigins: string[];
-  /** When set, `Authorization: Bearer <token>` marks the call as authorized. */
-  authToken?: string;
-  /** Time allowed to receive a whole request (headers and body); default 30 s. */
-  requestTimeoutMs?: number;
-  /** Open connections served at once; more are answered 503 and closed. Default 0 = no cap. */
-  maxOpenConnections?: number;
-  /** Host header names accepted (IP literals always are; '*' = any). Default: any. */
-  allowedHosts?: string[];
-  log?: RpcLogger;
-}
+/** Options of the HTTP transport (declared with the transport interface). */
+export type { HttpServerOptions } from './transport.ts';
 
-/** A running HTTP transport. */
-export interface RunningHttpServer {
+/** A running HTTP transport on node:http. */
+export interface RunningHttpServer extends RunningServer {
   server: http.Server;
-  port: number;
-  close(): Promise<void>;
-}
-
-// geth accepts these three; some older tooling still sends the -rpc variants.
-const ACCEPTED_CONTENT_TYPES = new Set(['application/json', 'application/json-rpc', 'application/jsonrequest']);
-
-function contentTypeOk(header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const media = header.split(';', 1)[0]!.trim().toLowerCase();
-  return ACCEPTED_CONTENT_TYPES.has(media);
 }
 
 function sendJson(res: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -59,11 +43,8 @@ function sendRejection(
   message: string,
   headers: Record<string, string> = {},
 ): void {
-  sendJson(res, status, errorResponse(null, { code: INVALID_REQUEST, message }), headers);
+  sendJson(res, status, refusalBody(message), headers);
 }
-
-/** How long the rest of a rejected upload is still read (and thrown away) after the answer went out. */
-const LINGER_MS = 2_000;
 
 /**
  * Answers 413 and closes the connection without buffering the body. The close lingers (as Go's server does): after
@@ -83,7 +64,7 @@ function rejectTooLarge(
   // answer is flushed, unread upload or not.
   socket.destroySoon = () => lingeringClose(socket);
   req.resume();
-  sendRejection(res, 413, `content length too large (${size}>${max})`, { ...headers, Connection: 'close' });
+  sendRejection(res, 413, tooLargeMessage(size, max), { ...headers, Connection: 'close' });
 }
 
 function lingeringClose(socket: Socket): void {
@@ -129,30 +110,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       }
 
       const origin = typeof req.headers.origin === 'string' ? req.headers.origin : undefined;
-      const allowOrigin = corsAllowOrigin(origin, corsOrigins);
-      const cors: Record<string, string> = {};
-      if (allowOrigin !== undefined) {
-        cors['Access-Control-Allow-Origin'] = allowOrigin;
-        if (allowOrigin !== '*') cors['Vary'] = 'Origin';
-      }
+      const cors = corsHeaders(origin, corsOrigins);
 
       if (req.method === 'OPTIONS' && corsOrigins.length > 0) {
-        if (allowOrigin !== undefined) {
-          cors['Access-Control-Allow-Methods'] = 'POST, OPTIONS';
-          const asked = req.headers['access-control-request-headers'];
-          cors['Access-Control-Allow-Headers'] =
-            typeof asked === 'string' && asked !== '' ? asked : 'Content-Type, Authorization';
-          cors['Access-Control-Max-Age'] = '600';
-        }
-        res.writeHead(204, cors);
+        const asked = req.headers['access-control-request-headers'];
+        res.writeHead(204, preflightHeaders(cors, typeof asked === 'string' ? asked : undefined));
         res.end();
         return;
       }
       if (req.method !== 'POST') {
-        sendRejection(res, 405, 'method not allowed', {
-          ...cors,
-          Allow: corsOrigins.length > 0 ? 'POST, OPTIONS' : 'POST',
-        });
+        sendRejection(res, 405, 'method not allowed', { ...cors, Allow: allowHeader(corsOrigins) });
         return;
       }
       const declared = req.headers['content-length'];
@@ -186,7 +153,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       req.on('end', () => {
         if (aborted) return;
         const meta: CallMeta = { transport: 'http', authorized: isAuthorized(req.headers.authorization, authToken) };
-        handleBody(Buffer.concat(chunks, received), dispatcher, meta, limits, log).then(
+        whenReady(
+          handleBody(Buffer.concat(chunks, received), dispatcher, meta, limits, log),
           (reply) => sendJson(res, 200, reply ?? '', cors),
           (e: unknown) => {
             // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
@@ -202,6 +170,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const port = await listen(server, opts.port, opts.host);
   server.on('error', (e) => log(`rpc: http server error: ${e.stack ?? e.message}`));
   return {
+    transport: 'node',
     server,
     port,
     close: () => closeServer(server),

@@ -30,9 +30,25 @@ export interface CallMeta {
   connection?: WsConnection;
 }
 
-/** Resolves a method call; throws KestrelError subclasses that toRpcError maps to wire errors. */
+/**
+ * Resolves a method call; throws (or rejects with) KestrelError subclasses that toRpcError maps to wire errors. A
+ * method that has its answer at hand returns it directly: the envelope then stays synchronous, with no promise.
+ */
 export interface Dispatcher {
-  call(method: string, params: unknown[], meta: CallMeta): Promise<unknown>;
+  call(method: string, params: unknown[], meta: CallMeta): unknown;
+}
+
+/** A reply (undefined: none is due), now or later. */
+export type MaybeReply = string | undefined | Promise<string | undefined>;
+
+/** Hands the reply to `done` at once when it is ready, else when it settles (a rejection goes to `failed`). */
+export function whenReady(
+  reply: MaybeReply,
+  done: (r: string | undefined) => void,
+  failed: (e: unknown) => void,
+): void {
+  if (reply instanceof Promise) reply.then(done, failed);
+  else done(reply);
 }
 
 /** Transport limits shared by HTTP and WS. */
@@ -116,13 +132,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Handles one (non-batch) message; resolves to the serialized response or undefined for a notification. */
-async function handleMessage(
-  msg: unknown,
-  dispatcher: Dispatcher,
-  meta: CallMeta,
-  log: RpcLogger,
-): Promise<string | undefined> {
+/** Handles one (non-batch) message: the serialized response, or undefined for a notification; sync when the method is. */
+function handleMessage(msg: unknown, dispatcher: Dispatcher, meta: CallMeta, log: RpcLogger): MaybeReply {
   if (!isPlainObject(msg)) return errorResponse(null, { code: INVALID_REQUEST, message: 'invalid request' });
   const hasId = Object.hasOwn(msg, 'id');
   const id = msg.id;
@@ -141,27 +152,77 @@ async function handleMessage(
   else if (Array.isArray(msg.params)) params = msg.params;
   else return notification ? NO_RESPONSE : errorResponse(echoId, { code: INVALID_PARAMS, message: 'non-array args' });
 
-  let result: unknown;
-  try {
-    result = await dispatcher.call(method, params, meta);
-  } catch (e) {
+  const failed = (e: unknown): string | undefined => {
     if (!(e instanceof KestrelError)) log(`rpc: method handler crashed: ${method}: ${describe(e)}`);
     return notification ? NO_RESPONSE : errorResponse(echoId, toRpcError(e));
+  };
+  let result: unknown;
+  try {
+    result = dispatcher.call(method, params, meta);
+  } catch (e) {
+    return failed(e);
+  }
+  if (result instanceof Promise) {
+    return result.then((r: unknown) => (notification ? NO_RESPONSE : resultResponse(echoId, r, log, method)), failed);
   }
   return notification ? NO_RESPONSE : resultResponse(echoId, result, log, method);
 }
 
-/** Parses a request body (single or batch), runs it and returns the serialized reply, or undefined if none is due. */
-export async function handleBody(
+function idOf(item: unknown): Id {
+  return isPlainObject(item) && isValidId(item.id) ? item.id : null;
+}
+
+/** A batch's replies joined into one array, with geth's response cap: once reached, later items are "too large". */
+function joinBatch(parsed: unknown[], replies: Array<string | undefined>, cap: number): string | undefined {
+  let out = '';
+  let count = 0;
+  // String length bounds the UTF-8 size (3 bytes per UTF-16 unit at most): exact sizes are only needed near the cap.
+  let upper = 2;
+  let exact = -1;
+  let over = false;
+  for (let i = 0; i < replies.length; i++) {
+    let r = replies[i];
+    if (r === undefined) continue;
+    if (over) {
+      r = tooLarge(idOf(parsed[i]));
+    } else if (exact < 0 && (upper += r.length * 3 + 1) <= cap) {
+      // far from the cap
+    } else {
+      // The exact size of what is already in: brackets, items, and one separator per item.
+      if (exact < 0) exact = 2 + (count > 0 ? Buffer.byteLength(out) + 1 : 0);
+      const size = Buffer.byteLength(r) + 1;
+      if (exact + size > cap) {
+        over = true;
+        r = tooLarge(idOf(parsed[i]));
+      } else {
+        exact += size;
+      }
+    }
+    out = count === 0 ? r : `${out},${r}`;
+    count++;
+  }
+  return count === 0 ? NO_RESPONSE : `[${out}]`;
+}
+
+/**
+ * Parses a request body (single or batch), runs it and returns the serialized reply, or undefined if none is due.
+ * The body is parsed once and the reply serialized once; when every method answers synchronously, so does this.
+ */
+export function handleBody(
   body: string | Buffer,
   dispatcher: Dispatcher,
   meta: CallMeta,
   limits: RpcLimits,
   log: RpcLogger = stderrLogger,
-): Promise<string | undefined> {
-  const size = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+): MaybeReply {
+  // Transports enforce this before buffering; repeated here so a new transport cannot forget it.
+  const size =
+    typeof body === 'string'
+      ? body.length > limits.maxBodyBytes / 3
+        ? Buffer.byteLength(body)
+        : body.length
+      : body.length;
   if (size > limits.maxBodyBytes) {
-    // Transports enforce this before buffering; repeated here so a new transport cannot forget it.
     return errorResponse(null, {
       code: INVALID_REQUEST,
       message: `content length too large (${size}>${limits.maxBodyBytes})`,
@@ -177,48 +238,40 @@ export async function handleBody(
   }
   const cap = limits.maxResponseBytes !== undefined && limits.maxResponseBytes > 0 ? limits.maxResponseBytes : Infinity;
   if (!Array.isArray(parsed)) {
-    try {
-      const reply = await handleMessage(parsed, dispatcher, meta, log);
+    const capped = (reply: string | undefined): string | undefined =>
       // String length bounds the UTF-8 size from below, so the exact count is only needed near the cap.
-      if (reply !== undefined && reply.length * 3 > cap && Buffer.byteLength(reply) > cap) {
-        return tooLarge(isPlainObject(parsed) && isValidId(parsed.id) ? parsed.id : null);
-      }
-      return reply;
-    } catch (e) {
+      reply !== undefined && reply.length * 3 > cap && Buffer.byteLength(reply) > cap ? tooLarge(idOf(parsed)) : reply;
+    const unexpected = (e: unknown): string => {
       log(`rpc: unexpected transport failure: ${describe(e)}`);
       return errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' });
+    };
+    try {
+      const reply = handleMessage(parsed, dispatcher, meta, log);
+      return reply instanceof Promise ? reply.then(capped, unexpected) : capped(reply);
+    } catch (e) {
+      return unexpected(e);
     }
   }
   if (parsed.length === 0) return errorResponse(null, { code: INVALID_REQUEST, message: 'empty batch' });
   if (parsed.length > limits.maxBatchItems) {
     return errorResponse(null, { code: INVALID_REQUEST, message: 'batch too large' });
   }
-  const replies = await Promise.all(
-    parsed.map(async (item) => {
-      try {
-        return await handleMessage(item, dispatcher, meta, log);
-      } catch (e) {
-        log(`rpc: unexpected transport failure: ${describe(e)}`);
-        const id = isPlainObject(item) && isValidId(item.id) ? item.id : null;
-        return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
-      }
-    }),
-  );
-  // Like geth, once the batch's reply reaches the cap every further item is answered "response too large".
-  let total = 2;
-  let over = false;
-  const sent: string[] = [];
-  replies.forEach((r, i) => {
-    if (r === undefined) return;
-    const size = cap === Infinity ? 0 : Buffer.byteLength(r) + 1;
-    if (over || total + size > cap) {
-      over = true;
-      const item = parsed[i];
-      r = tooLarge(isPlainObject(item) && isValidId(item.id) ? item.id : null);
-    } else {
-      total += size;
+  const replies: Array<string | undefined> = new Array(parsed.length);
+  let pending: Array<Promise<void>> | undefined;
+  for (let i = 0; i < parsed.length; i++) {
+    const item = parsed[i];
+    const unexpected = (e: unknown): void => {
+      log(`rpc: unexpected transport failure: ${describe(e)}`);
+      replies[i] = errorResponse(idOf(item), { code: INTERNAL_ERROR, message: 'internal error' });
+    };
+    try {
+      const r = handleMessage(item, dispatcher, meta, log);
+      if (r instanceof Promise) (pending ??= []).push(r.then((v) => void (replies[i] = v), unexpected));
+      else replies[i] = r;
+    } catch (e) {
+      unexpected(e);
     }
-    sent.push(r);
-  });
-  return sent.length === 0 ? NO_RESPONSE : `[${sent.join(',')}]`;
+  }
+  if (pending === undefined) return joinBatch(parsed, replies, cap);
+  return Promise.all(pending).then(() => joinBatch(parsed, replies, cap));
 }

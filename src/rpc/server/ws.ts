@@ -6,33 +6,19 @@ import type { RawData } from 'ws';
 import { INVALID_REQUEST } from '../errors.ts';
 import { isAuthorized, wsOriginAllowed } from './auth.ts';
 import { ConnectionCap } from './connections.ts';
-import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
-import type { CallMeta, Dispatcher, RpcLimits, RpcLogger, WsConnection } from './jsonrpc.ts';
+import { errorResponse, handleBody, stderrLogger, whenReady } from './jsonrpc.ts';
+import type { CallMeta, RpcLogger, WsConnection } from './jsonrpc.ts';
 import { closeServer, listen } from './listen.ts';
+import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './transport.ts';
+import type { RunningServer, WsServerOptions } from './transport.ts';
 
-/** Options of the WebSocket transport. */
-export interface WsServerOptions {
-  host: string;
-  port: number;
-  dispatcher: Dispatcher;
-  limits: RpcLimits;
-  /** Set at the handshake from `Authorization: Bearer <token>`; fixed for the connection's life. */
-  authToken?: string;
-  /** Allowed browser origins; undefined or [] = only localhost pages, ['*'] = any. */
-  corsOrigins?: string[];
-  /** Ping period; a client that has not ponged since the previous ping is dropped. Default 30 s. */
-  pingIntervalMs?: number;
-  /** Open connections (sockets, upgraded or not) served at once; more are refused with 503. Default 0 = no cap. */
-  maxOpenConnections?: number;
-  log?: RpcLogger;
-}
+/** Options of the WebSocket transport (declared with the transport interface). */
+export type { WsServerOptions } from './transport.ts';
 
-/** A running WebSocket transport. */
-export interface RunningWsServer {
+/** A running WebSocket transport on node:http + ws. */
+export interface RunningWsServer extends RunningServer {
   server: http.Server;
   wss: WebSocketServer;
-  port: number;
-  close(): Promise<void>;
 }
 
 interface ConnState {
@@ -56,8 +42,14 @@ function rejectUpgrade(socket: Duplex, status: number, reason: string, message?:
   socket.destroy();
 }
 
+/** Sends, then closes the connection when its unsent bytes pass the bound (the client has stopped reading). */
+function sendBounded(socket: WebSocket, data: string, maxBuffered: number): void {
+  socket.send(data);
+  if (socket.bufferedAmount > maxBuffered) socket.terminate();
+}
+
 /** Builds the handle a method keeps to push messages and learn about disconnects. */
-function makeConnection(id: number, socket: WebSocket, log: RpcLogger): WsConnection {
+function makeConnection(id: number, socket: WebSocket, maxBuffered: number, log: RpcLogger): WsConnection {
   const closeHooks: Array<() => void> = [];
   let closed = false;
   socket.once('close', () => {
@@ -77,7 +69,7 @@ function makeConnection(id: number, socket: WebSocket, log: RpcLogger): WsConnec
       if (socket.readyState !== WebSocket.OPEN) return;
       // Pushes usually run from timers or event handlers, where a throw would take the process down.
       try {
-        socket.send(JSON.stringify(message));
+        sendBounded(socket, JSON.stringify(message), maxBuffered);
       } catch (e) {
         log(`rpc: ws push on connection ${id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       }
@@ -95,6 +87,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
   const { dispatcher, limits, authToken } = opts;
   const log = opts.log ?? stderrLogger;
   const pingIntervalMs = opts.pingIntervalMs ?? 30_000;
+  const maxBuffered = opts.maxBufferedBytes ?? DEFAULT_WS_MAX_BUFFERED_BYTES;
   let nextConnectionId = 1;
   const states = new Map<WebSocket, ConnState>();
 
@@ -129,7 +122,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
   wss.on('connection', (socket: WebSocket, req: http.IncomingMessage) => {
     const state: ConnState = { alive: true };
     states.set(socket, state);
-    const connection = makeConnection(nextConnectionId++, socket, log);
+    const connection = makeConnection(nextConnectionId++, socket, maxBuffered, log);
     const meta: CallMeta = {
       transport: 'ws',
       authorized: isAuthorized(req.headers.authorization, authToken),
@@ -145,9 +138,10 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
     socket.on('message', (data: RawData) => {
       // Any inbound traffic proves the peer is alive, even if its pong is queued behind a large frame.
       state.alive = true;
-      handleBody(rawToBuffer(data), dispatcher, meta, limits, log).then(
+      whenReady(
+        handleBody(rawToBuffer(data), dispatcher, meta, limits, log),
         (reply) => {
-          if (reply !== undefined && socket.readyState === WebSocket.OPEN) socket.send(reply);
+          if (reply !== undefined && socket.readyState === WebSocket.OPEN) sendBounded(socket, reply, maxBuffered);
         },
         (e: unknown) => log(`rpc: ws handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
       );
@@ -179,6 +173,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
   }
   server.on('error', (e) => log(`rpc: ws server error: ${e.stack ?? e.message}`));
   return {
+    transport: 'node',
     server,
     wss,
     port,

@@ -18,7 +18,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { ExecutionError, SimulateError } from '../../../errors/index.ts';
 import type { Withdrawal } from '../../../primitives/overrides.ts';
 import { blockBloom, keccakOf, receiptsRoot, transactionsRoot } from '../../block.ts';
-import { encodeBlock } from '../../encoding.ts';
+import { encodeBlock } from '../../../store/encoding.ts';
 import { indexedTrieRoot } from '../../chain/orderedTrie.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
 import type { StateDb } from '../../state/stateDb.ts';

@@ -1,7 +1,7 @@
 // debug_getRaw*: the consensus encodings of what Kestrel stores (header, block, receipts, transaction), and
 // debug_getBadBlocks, which is always empty: a block is only ever stored after this node executed it, so no block
 // is ever rejected after import.
-import { encodeBlock, encodeReceiptRecord } from '../../../app/encoding.ts';
+import { encodeBlock, encodeReceiptRecord } from '../../../store/encoding.ts';
 import type { BlockRecord } from '../../../store/records.ts';
 import { NotFoundError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';

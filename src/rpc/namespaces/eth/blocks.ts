@@ -13,11 +13,24 @@ import {
   uintIndex,
 } from '../../params/index.ts';
 
-/** Handler for eth_getBlockByNumber. */
+/**
+ * The pending block: the block the pool's executable txs would make next, executed on a copy of the head state,
+ * so gasUsed and the roots are real. Its hash is that of the header as sealed now (as Anvil shows it; geth nulls
+ * hash, nonce and miner, which the execution-apis block schema does not allow).
+ */
+async function pendingBlock(ctx: RpcContext, full: boolean): Promise<Record<string, unknown>> {
+  const gasLimit = ctx.app.head.header.gasLimit;
+  const txs = ctx.pool.executable(gasLimit, { baseFee: ctx.app.nextBaseFee(), minGasPrice: ctx.app.minGasPrice });
+  const { block } = await ctx.app.previewBlock(txs, BigInt(Math.floor(Date.now() / 1000)));
+  return formatBlock(block, full, ctx.compat);
+}
+
+/** Handler for eth_getBlockByNumber ("pending": the block the next txs would make). */
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
   params: [blockNumberOrTag, bool],
   handler: (ctx: RpcContext, [sel, full]) => {
+    if (sel.kind === 'tag' && sel.tag === 'pending') return pendingBlock(ctx, full);
     const b = ctx.chain.findBlock(sel);
     return b ? formatBlock(b, full, ctx.compat) : null;
   },

@@ -2,7 +2,8 @@
 // They need the account unlocked (personal_unlockAccount, or --dev); the personal_ variants pass a passphrase and
 // reuse the helpers below. Signed transactions enter through ctx.txs.submitRaw, exactly as eth_sendRawTransaction.
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { signPersonalMessage, signTransaction } from '../../../keystore/signer.ts';
+import { signHash, signPersonalMessage, signTransaction } from '../../../keystore/signer.ts';
+import { parseTypedData, typedDataDigest } from '../../../keystore/typedData.ts';
 import {
   buildUnsignedTx,
   fillTxDefaults,
@@ -14,7 +15,7 @@ import { bytesToHex } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
 import { formatTx } from '../../format/tx.ts';
 import { defineMethod } from '../../method.ts';
-import { address, bytes, callRequest } from '../../params/index.ts';
+import { address, bytes, callRequest, codec } from '../../params/index.ts';
 import { suggestTip } from './fees.ts';
 
 const ZERO_ADDRESS = new Uint8Array(20);
@@ -51,6 +52,15 @@ async function withKey<T>(
 /** Fills defaults, signs with the account's key and submits; returns the tx hash (eth_ and personal_sendTransaction). */
 export async function sendFromKeyStore(ctx: RpcContext, req: CallRequest, passphrase?: string): Promise<Uint8Array> {
   const from = req.from ?? ZERO_ADDRESS;
+  if (passphrase === undefined && ctx.dev?.isImpersonated(from) && !ctx.keystore.isUnlocked(from)) {
+    const dev = ctx.dev;
+    const hash = await ctx.keystore.exclusive(from, async () => {
+      const filled = await fillTxDefaults(req, from, defaultsSource(ctx));
+      return ctx.txs.submitUnsigned(dev.impersonatedTx(buildUnsignedTx(filled, ctx.common), from));
+    });
+    await ctx.txs.inclusion(hash);
+    return hash;
+  }
   const hash = await withKey(ctx, from, passphrase, (key) =>
     // The nonce is read and the tx pooled under the account's lock, so concurrent sends get consecutive nonces.
     ctx.keystore.exclusive(from, async () => {
@@ -93,6 +103,22 @@ export const sign = defineMethod({
   handler: (ctx: RpcContext, [addr, data]) => bytesToHex(signPersonalMessage(data, ctx.keystore.unlockedKey(addr))),
 });
 
+/** eth_signTypedData_v4's document: an object, or a string holding one. */
+const typedData = codec((raw) => parseTypedData(raw));
+
+/** Handler for eth_signTypedData_v4: EIP-712 signature by an unlocked account (65 bytes, v = 27/28). */
+export const signTypedDataV4 = defineMethod({
+  name: 'eth_signTypedData_v4',
+  params: [address, typedData],
+  handler: (ctx: RpcContext, [addr, td]) => {
+    const { rs, recid } = signHash(typedDataDigest(td), ctx.keystore.unlockedKey(addr));
+    const out = new Uint8Array(65);
+    out.set(rs, 0);
+    out[64] = 27 + recid;
+    return bytesToHex(out);
+  },
+});
+
 /** Handler for eth_sendTransaction: defaults filled, signed by the unlocked `from` account, submitted. */
 export const sendTransaction = defineMethod({
   name: 'eth_sendTransaction',
@@ -108,4 +134,4 @@ export const signTransactionMethod = defineMethod({
 });
 
 /** The eth_ methods that sign with the node's keys. */
-export const signMethods = [sign, sendTransaction, signTransactionMethod];
+export const signMethods = [sign, signTypedDataV4, sendTransaction, signTransactionMethod];

@@ -1,5 +1,6 @@
 // eth_ account state at any block: balance, nonce, code, storage. The block parameter defaults to `latest`.
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
+import type { AccountView } from '../../../app/query.ts';
 import type { RpcContext } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 import { address, optionalBlockSelector, storageRequests, storageSlot } from '../../params/index.ts';
@@ -8,17 +9,29 @@ import { address, optionalBlockSelector, storageRequests, storageSlot } from '..
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
   params: [address, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [addr, sel]) =>
-    toQuantity((await ctx.chain.account(addr, ctx.chain.resolveBlock(sel))).balance),
+  handler: (ctx: RpcContext, [addr, sel]) => {
+    // Synchronous when the head cache has the account: no promise on the hot path.
+    const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
+    return acc instanceof Promise ? acc.then(balanceOf) : balanceOf(acc);
+  },
 });
+
+function balanceOf(acc: AccountView): string {
+  return toQuantity(acc.balance);
+}
+
+function nonceOf(acc: AccountView): string {
+  return toQuantity(acc.nonce);
+}
 
 /** Handler for eth_getTransactionCount ("pending" counts the account's pooled txs). */
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   params: [address, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [addr, sel]) => {
-    if (sel.kind === 'tag' && sel.tag === 'pending') return toQuantity(await ctx.txs.pendingNonce(addr));
-    return toQuantity((await ctx.chain.account(addr, ctx.chain.resolveBlock(sel))).nonce);
+  handler: (ctx: RpcContext, [addr, sel]) => {
+    if (sel.kind === 'tag' && sel.tag === 'pending') return ctx.txs.pendingNonce(addr).then(toQuantity);
+    const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
+    return acc instanceof Promise ? acc.then(nonceOf) : nonceOf(acc);
   },
 });
 

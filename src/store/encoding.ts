@@ -2,7 +2,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { encodeReceipt } from '@ethereumjs/vm';
-import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
+import type { BlockRecord, ReceiptRecord } from './records.ts';
 
 /** A transaction as it sits inside a block body: a legacy tx is an RLP list, a typed tx an opaque byte string. */
 function bodyItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {

@@ -1,0 +1,74 @@
+// The transport row: Kestrel's eth_blockNumber against a bare JSON-RPC handler (bench/bare/server.ts) on the same
+// back end Kestrel chose (uWebSockets.js or node:http), measured back to back, so Kestrel / bare is the share of the
+// transport's ceiling that Kestrel keeps: everything Kestrel does above the transport costs the rest.
+import { runWrk } from '../lib/wrk.ts';
+import { REPO_ROOT } from '../nodes/paths.ts';
+import { freePort, spawnNode } from '../nodes/process.ts';
+import type { RowSpec, Sample } from '../report.ts';
+import type { Chain } from './chain.ts';
+import { READ_CONNECTIONS } from './reads.ts';
+
+const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
+
+/** The rows: the bare handler's rate, and Kestrel's share of it (target ≥ 90%). */
+export function transportSpecs(): RowSpec[] {
+  return READ_CONNECTIONS.flatMap((c) => [
+    {
+      id: `transport.bare.c${c}`,
+      label: `bare handler on Kestrel's transport, eth_blockNumber, ${c} conn`,
+      unit: 'req/s',
+      better: 'higher' as const,
+    },
+    {
+      id: `transport.share.c${c}`,
+      label: `Kestrel eth_blockNumber / bare handler, ${c} conn`,
+      unit: '%',
+      better: 'higher' as const,
+      target: { kind: 'min' as const, limit: 90 },
+    },
+  ]);
+}
+
+/** The back end a Kestrel process logged at start ("JSON-RPC transport: uws: …"). */
+export function transportOf(log: string): 'uws' | 'node' | undefined {
+  const m = /JSON-RPC transport: (uws|node)\b/.exec(log);
+  return m ? (m[1] as 'uws' | 'node') : undefined;
+}
+
+/** Measures Kestrel and the bare handler back to back at each connection count. */
+export async function runTransport(
+  chain: Chain,
+  seconds: number,
+  log: (s: string) => void,
+): Promise<Map<string, Sample>> {
+  const out = new Map<string, Sample>();
+  const kind = transportOf(chain.node.logTail());
+  if (kind === undefined) {
+    for (const spec of transportSpecs())
+      out.set(spec.id, { value: null, status: 'error', note: 'Kestrel did not log its transport' });
+    return out;
+  }
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const bare = await spawnNode(
+    'bare',
+    process.execPath,
+    ['--import', 'tsx', 'bench/bare/server.ts', kind, String(port)],
+    url,
+    { cwd: REPO_ROOT },
+  );
+  try {
+    for (const c of READ_CONNECTIONS) {
+      const k = await runWrk(chain.node.url, BODY, c, seconds);
+      const b = await runWrk(url, BODY, c, seconds);
+      out.set(`transport.bare.c${c}`, { value: b.requestsPerSec, status: 'ok', note: `${kind} back end` });
+      out.set(`transport.share.c${c}`, { value: (100 * k.requestsPerSec) / b.requestsPerSec, status: 'ok' });
+      log(
+        `  transport ${kind} c${c}: Kestrel ${Math.round(k.requestsPerSec)} / bare ${Math.round(b.requestsPerSec)} req/s = ${((100 * k.requestsPerSec) / b.requestsPerSec).toFixed(0)}%`,
+      );
+    }
+  } finally {
+    await bare.stop();
+  }
+  return out;
+}

@@ -1,0 +1,92 @@
+// Walks everything a state root needs from the trie store: the account trie's nodes, each account's storage trie
+// and its contract code. Pruning marks what it finds as live; snapshots copy it. Nodes are addressed by their
+// hash (code by 'c' ‖ code hash, ethereumjs' layout), so a subtree met twice (shared between roots, or between
+// accounts with equal storage) is walked once when `enter` says it was seen.
+import { RLP } from '@ethereumjs/rlp';
+import { KestrelError } from '../../errors/index.ts';
+import { bytesToHex } from '../../primitives/hex.ts';
+
+/** keccak256(rlp('')): the root of an empty trie, which is never stored. */
+export const EMPTY_TRIE_ROOT = Uint8Array.from(
+  Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex'),
+);
+/** keccak256(''): the code hash of an account without code. */
+export const EMPTY_CODE_HASH = Uint8Array.from(
+  Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex'),
+);
+/** ethereumjs' prefix of code entries in the trie store. */
+export const CODE_PREFIX = 0x63;
+
+/** A trie node the walk needed is not in the store (geth's wording). */
+export class MissingTrieNodeError extends KestrelError {
+  constructor(hash: Uint8Array, root: Uint8Array) {
+    super(`missing trie node ${bytesToHex(hash).slice(2)} (path ) state ${bytesToHex(root)} is not available`);
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+/** True for the root of a trie with nothing in it. */
+export function isEmptyRoot(root: Uint8Array): boolean {
+  return root.length === 0 || sameBytes(root, EMPTY_TRIE_ROOT);
+}
+
+type Nested = Uint8Array | Nested[];
+
+/**
+ * Visits every store entry (trie node or code) reachable from `root`. `get` reads the store; `enter(key, value)`
+ * is called once per entry found and returns false to skip what lies below it (already visited). Throws
+ * MissingTrieNodeError when a node is absent.
+ */
+export function walkState(
+  root: Uint8Array,
+  get: (key: Uint8Array) => Uint8Array | undefined,
+  enter: (key: Uint8Array, value: Uint8Array) => boolean,
+): void {
+  if (isEmptyRoot(root)) return;
+  // Work list of [node reference, is it in the account trie].
+  const work: Array<[Nested, boolean]> = [[root, true]];
+  const leafValue = (value: Uint8Array, accountTrie: boolean) => {
+    if (!accountTrie) return;
+    const fields = RLP.decode(value) as Uint8Array[];
+    const storageRoot = fields[2]!;
+    const codeHash = fields[3]!;
+    if (!isEmptyRoot(storageRoot)) work.push([storageRoot, false]);
+    if (!sameBytes(codeHash, EMPTY_CODE_HASH)) {
+      const key = new Uint8Array(33);
+      key[0] = CODE_PREFIX;
+      key.set(codeHash, 1);
+      const code = get(key);
+      if (code === undefined) throw new MissingTrieNodeError(codeHash, root);
+      enter(key, code);
+    }
+  };
+  while (work.length > 0) {
+    const [ref, accountTrie] = work.pop()!;
+    let node: Nested;
+    if (ref instanceof Uint8Array) {
+      if (ref.length === 0) continue;
+      if (ref.length !== 32)
+        throw new KestrelError(`trie node reference of ${ref.length} bytes under ${bytesToHex(root)}`);
+      const raw = get(ref);
+      if (raw === undefined) throw new MissingTrieNodeError(ref, root);
+      if (!enter(ref, raw)) continue;
+      node = RLP.decode(raw) as Nested;
+    } else {
+      node = ref; // embedded node (< 32 bytes encoded)
+    }
+    if (!Array.isArray(node)) continue;
+    if (node.length === 17) {
+      for (let i = 0; i < 16; i++) work.push([node[i]!, accountTrie]);
+      const v = node[16] as Uint8Array;
+      if (v.length > 0) leafValue(v, accountTrie);
+    } else if (node.length === 2) {
+      const path = node[0] as Uint8Array;
+      const isLeaf = path.length > 0 && path[0]! >> 4 >= 2;
+      if (isLeaf) leafValue(node[1] as Uint8Array, accountTrie);
+      else work.push([node[1]!, accountTrie]);
+    }
+  }
+}

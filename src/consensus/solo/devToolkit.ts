@@ -1,0 +1,184 @@
+// The dev toolkit behind the evm_/anvil_/hardhat_ methods (only under --dev or app.toml [dev] toolkit = true):
+// mining on demand, the clock, snapshots that rewind the chain durably, state edits, impersonation. State edits
+// get a block of their own (an empty block whose state carries the edit), so every block's stateRoot stays the
+// root of its state and the archive stays consistent.
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Address } from '@ethereumjs/util';
+import { withSender } from '../../store/txWithSender.ts';
+import type { KestrelApp } from '../../app/app.ts';
+import type { ExecTx } from '../../app/evm/executor.ts';
+import { InvalidParamsError } from '../../errors/index.ts';
+import type { TxPool } from '../../mempool/pool.ts';
+import type { TxSubmitter } from '../../mempool/submit.ts';
+import { bytesToBigint } from '../../primitives/hex.ts';
+import type { SoloEngine } from './engine.ts';
+
+/** What evm_revert returns to. */
+interface Snapshot {
+  head: bigint;
+  clock: ReturnType<SoloEngine['clock']>;
+  pool: ExecTx[];
+}
+
+/** The most blocks one evm_mine / hardhat_mine call may make (a typo must not make a billion blocks). */
+export const MAX_MINE_BLOCKS = 100_000n;
+
+const key = (a: Uint8Array) => Buffer.from(a).toString('hex');
+
+/** Dev-chain controls over the solo engine, the app and the pool. */
+export class DevToolkit {
+  private readonly snapshots = new Map<bigint, Snapshot>();
+  private nextSnapshot = 1n;
+  private readonly impersonated = new Set<string>();
+
+  constructor(
+    private readonly app: KestrelApp,
+    private readonly engine: SoloEngine,
+    private readonly pool: TxPool,
+    private readonly txs: TxSubmitter,
+  ) {}
+
+  /** hardhat_getAutomine / anvil_getAutomine. */
+  get automine(): boolean {
+    return this.engine.isAutomine;
+  }
+
+  /** evm_setAutomine. */
+  setAutomine(on: boolean): void {
+    this.engine.setAutomine(on);
+  }
+
+  /** evm_setIntervalMining (milliseconds; 0 stops it). */
+  setIntervalMining(ms: number): void {
+    this.engine.setIntervalMining(ms);
+  }
+
+  /** evm_increaseTime: returns the total offset in seconds. */
+  increaseTime(seconds: bigint): bigint {
+    return this.engine.increaseTime(seconds);
+  }
+
+  /** evm_setNextBlockTimestamp: must be later than the head's timestamp. */
+  setNextBlockTimestamp(ts: bigint): void {
+    const latest = this.app.head.header.timestamp;
+    if (ts <= latest) {
+      throw new InvalidParamsError(`Timestamp ${ts} is lower than or equal to previous block's timestamp ${latest}`);
+    }
+    this.engine.setNextBlockTimestamp(ts);
+  }
+
+  /**
+   * evm_mine / hardhat_mine / anvil_mine: `blocks` blocks, the first taking the pending txs; `timestamp` fixes the
+   * first block's time, `interval` the seconds between the blocks after it (default: the clock decides, at least 1).
+   */
+  async mine(blocks: bigint, opts: { timestamp?: bigint; interval?: bigint } = {}): Promise<void> {
+    if (blocks < 0n || blocks > MAX_MINE_BLOCKS)
+      throw new InvalidParamsError(`blocks must be between 0 and ${MAX_MINE_BLOCKS}`);
+    if (opts.timestamp !== undefined && opts.timestamp <= this.app.head.header.timestamp) {
+      throw new InvalidParamsError(
+        `Timestamp ${opts.timestamp} is lower than or equal to previous block's timestamp ${this.app.head.header.timestamp}`,
+      );
+    }
+    await this.engine.exclusive(async () => {
+      for (let i = 0n; i < blocks; i++) {
+        let timestamp = i === 0n ? opts.timestamp : undefined;
+        if (i > 0n && opts.interval !== undefined) timestamp = this.app.head.header.timestamp + opts.interval;
+        await this.engine.seal({ withTxs: true, timestamp });
+      }
+    });
+  }
+
+  /** evm_snapshot: an id for evm_revert (hex quantity, from 0x1). */
+  snapshot(): bigint {
+    const id = this.nextSnapshot++;
+    const pool = this.pool
+      .content()
+      .flatMap((s) => [...s.pending, ...s.queued])
+      .map(({ tx, sender, hash }) => ({ tx, sender, hash }));
+    this.snapshots.set(id, { head: this.app.head.number, clock: this.engine.clock(), pool });
+    return id;
+  }
+
+  /**
+   * evm_revert: the chain goes back to the snapshot's head (durably: see KestrelApp.rewind), the pool and the
+   * clock to what they were; that snapshot and every later one are used up. False for an unknown id.
+   */
+  async revert(id: bigint): Promise<boolean> {
+    const snap = this.snapshots.get(id);
+    if (!snap) return false;
+    for (const k of [...this.snapshots.keys()]) if (k >= id) this.snapshots.delete(k);
+    await this.engine.exclusive(async () => {
+      await this.app.rewind(snap.head);
+      await this.txs.replacePool(snap.pool);
+      this.engine.restoreClock(snap.clock);
+    });
+    return true;
+  }
+
+  /** anvil_setBalance / hardhat_setBalance. */
+  setBalance(addr: Uint8Array, balance: bigint): Promise<void> {
+    return this.edit(async (st) => st.modifyAccountFields(new Address(addr), { balance }));
+  }
+
+  /** anvil_setNonce / hardhat_setNonce. */
+  setNonce(addr: Uint8Array, nonce: bigint): Promise<void> {
+    return this.edit(async (st) => st.modifyAccountFields(new Address(addr), { nonce }));
+  }
+
+  /** anvil_setCode / hardhat_setCode. */
+  setCode(addr: Uint8Array, code: Uint8Array): Promise<void> {
+    return this.edit(async (st) => {
+      const a = new Address(addr);
+      // putCode needs the account to exist.
+      if (!(await st.getAccount(a))) await st.modifyAccountFields(a, { nonce: 0n });
+      await st.putCode(a, code);
+    });
+  }
+
+  /** anvil_setStorageAt / hardhat_setStorageAt: `slot` and `value` are 32-byte words. */
+  setStorageAt(addr: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    return this.edit(async (st) => {
+      const a = new Address(addr);
+      if (!(await st.getAccount(a))) await st.modifyAccountFields(a, { nonce: 0n });
+      await st.putStorage(a, slot, value);
+    });
+  }
+
+  /** A state edit takes effect in a block of its own, as soon as it returns. */
+  private edit(prepare: (st: MerkleStateManager) => Promise<void>): Promise<void> {
+    return this.engine.exclusive(() => this.engine.seal({ withTxs: false, prepare }));
+  }
+
+  /** anvil_/hardhat_impersonateAccount: eth_sendTransaction from `addr` without its key. */
+  impersonate(addr: Uint8Array): void {
+    this.impersonated.add(key(addr));
+  }
+
+  /** anvil_/hardhat_stopImpersonatingAccount. */
+  stopImpersonating(addr: Uint8Array): void {
+    this.impersonated.delete(key(addr));
+  }
+
+  /** Whether eth_sendTransaction may send from `addr` without its key. */
+  isImpersonated(addr: Uint8Array): boolean {
+    return this.impersonated.has(key(addr));
+  }
+
+  /**
+   * An impersonated sender's tx: a placeholder signature (r = the sender's address + 1, s = 1) keeps each sender's
+   * hash distinct, and the sender is attached rather than recovered.
+   */
+  impersonatedTx(unsigned: TypedTransaction, sender: Uint8Array): ExecTx {
+    const r = bytesToBigint(sender) + 1n;
+    const placeholder = (
+      unsigned as unknown as { addSignature(v: bigint, r: bigint, s: bigint, convertV?: boolean): TypedTransaction }
+    ).addSignature(0n, r, 1n, true);
+    return { tx: withSender(placeholder.serialize(), placeholder.common, sender), sender, hash: placeholder.hash() };
+  }
+
+  /** anvil_/hardhat_dropTransaction: removes a pooled tx (and its journal record); whether it was there. */
+  dropTransaction(hash: Uint8Array): Promise<boolean> {
+    return this.txs.drop(hash);
+  }
+}

@@ -1,0 +1,174 @@
+// The dev toolkit's methods, with Anvil's and Hardhat's names and results: evm_* (Hardhat's and Ganache's),
+// anvil_* and hardhat_* (both prefixes where both exist; Hardhat answers `true` where Anvil answers null).
+// Registered only under --dev or app.toml [dev] toolkit = true; otherwise every one answers -32601.
+import type { DevToolkit } from '../../../consensus/solo/devToolkit.ts';
+import { MethodNotFoundError } from '../../../errors/index.ts';
+import { bytesToHex, toQuantity as quantity } from '../../../primitives/hex.ts';
+import type { RpcContext } from '../../context.ts';
+import { defineMethod, type RpcMethod } from '../../method.ts';
+import { optional, type Codec } from '../../params/codec.ts';
+import { address, bool, bytes, hash32, storageSlot } from '../../params/data.ts';
+import { mineParams, u256, u64, word32 } from './params.ts';
+
+function dev(ctx: RpcContext, method: string): DevToolkit {
+  if (!ctx.dev) throw new MethodNotFoundError(method);
+  return ctx.dev;
+}
+
+type Prefix = 'anvil' | 'hardhat';
+
+/** The value Hardhat returns where Anvil returns null. */
+const ack = (p: Prefix) => (p === 'hardhat' ? true : null);
+
+/** Defines `<prefix>_<name>` for both prefixes. */
+function both<const C extends readonly Codec<unknown>[]>(
+  name: string,
+  params: C,
+  run: (d: DevToolkit, args: never, p: Prefix, ctx: RpcContext) => unknown,
+): RpcMethod<RpcContext>[] {
+  return (['anvil', 'hardhat'] as const).map((p) =>
+    defineMethod({
+      name: `${p}_${name}`,
+      params,
+      handler: (ctx: RpcContext, args) => run(dev(ctx, `${p}_${name}`), args as never, p, ctx),
+    }),
+  );
+}
+
+const evm: RpcMethod<RpcContext>[] = [
+  defineMethod({
+    name: 'evm_mine',
+    params: [optional(mineParams)],
+    handler: async (ctx: RpcContext, [m]) => {
+      await dev(ctx, 'evm_mine').mine(m?.blocks ?? 1n, { timestamp: m?.timestamp });
+      return '0x0';
+    },
+  }),
+  defineMethod({
+    name: 'evm_snapshot',
+    params: [],
+    handler: (ctx: RpcContext) => quantity(dev(ctx, 'evm_snapshot').snapshot()),
+  }),
+  defineMethod({
+    name: 'evm_revert',
+    params: [u64],
+    handler: (ctx: RpcContext, [id]) => dev(ctx, 'evm_revert').revert(id),
+  }),
+  defineMethod({
+    name: 'evm_increaseTime',
+    params: [u64],
+    handler: (ctx: RpcContext, [seconds]) => dev(ctx, 'evm_increaseTime').increaseTime(seconds).toString(),
+  }),
+  defineMethod({
+    name: 'evm_setNextBlockTimestamp',
+    params: [u64],
+    handler: (ctx: RpcContext, [ts]) => {
+      dev(ctx, 'evm_setNextBlockTimestamp').setNextBlockTimestamp(ts);
+      return ts.toString();
+    },
+  }),
+  defineMethod({
+    name: 'evm_setAutomine',
+    params: [bool],
+    handler: (ctx: RpcContext, [on]) => {
+      dev(ctx, 'evm_setAutomine').setAutomine(on);
+      return true;
+    },
+  }),
+  defineMethod({
+    name: 'evm_setIntervalMining',
+    params: [u64],
+    handler: (ctx: RpcContext, [ms]) => {
+      dev(ctx, 'evm_setIntervalMining').setIntervalMining(Number(ms));
+      return true;
+    },
+  }),
+];
+
+const mining: RpcMethod<RpcContext>[] = [
+  ...both('mine', [optional(u64), optional(u64)], async (d, [blocks, interval]: [bigint?, bigint?], p) => {
+    await d.mine(blocks ?? 1n, { interval: interval ?? 1n });
+    return ack(p);
+  }),
+  ...both('getAutomine', [], (d) => d.automine),
+  ...both('dropTransaction', [hash32], async (d, [hash]: [Uint8Array], p) => {
+    const dropped = await d.dropTransaction(hash);
+    return p === 'hardhat' ? dropped : null;
+  }),
+];
+
+const state: RpcMethod<RpcContext>[] = [
+  ...both(
+    'setBalance',
+    [address, u256],
+    async (d, [a, v]: [Uint8Array, bigint], p) => (await d.setBalance(a, v), ack(p)),
+  ),
+  ...both('setNonce', [address, u64], async (d, [a, n]: [Uint8Array, bigint], p) => (await d.setNonce(a, n), ack(p))),
+  ...both(
+    'setCode',
+    [address, bytes],
+    async (d, [a, code]: [Uint8Array, Uint8Array], p) => (await d.setCode(a, code), ack(p)),
+  ),
+  ...both(
+    'setStorageAt',
+    [address, storageSlot, word32],
+    async (d, [a, slot, v]: [Uint8Array, Uint8Array, Uint8Array], p) => {
+      await d.setStorageAt(a, slot, v);
+      return ack(p);
+    },
+  ),
+  ...both('impersonateAccount', [address], (d, [a]: [Uint8Array], p) => (d.impersonate(a), ack(p))),
+  ...both('stopImpersonatingAccount', [address], (d, [a]: [Uint8Array], p) => (d.stopImpersonating(a), ack(p))),
+];
+
+/** anvil_nodeInfo: the head and the chain's environment, in Anvil's field names. */
+function nodeInfo(ctx: RpcContext): Record<string, unknown> {
+  const head = ctx.app.head;
+  return {
+    currentBlockNumber: quantity(head.number),
+    currentBlockTimestamp: Number(head.header.timestamp),
+    currentBlockHash: bytesToHex(head.hash),
+    hardFork: 'prague',
+    transactionOrder: 'fees',
+    environment: {
+      baseFee: quantity(ctx.app.nextBaseFee()),
+      chainId: quantity(ctx.config.evmChainId),
+      gasLimit: quantity(head.header.gasLimit),
+      gasPrice: quantity(ctx.app.minGasPrice),
+    },
+    forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+  };
+}
+
+const info: RpcMethod<RpcContext>[] = [
+  defineMethod({
+    name: 'anvil_nodeInfo',
+    params: [],
+    handler: (ctx: RpcContext) => (dev(ctx, 'anvil_nodeInfo'), nodeInfo(ctx)),
+  }),
+  defineMethod({
+    name: 'hardhat_metadata',
+    params: [],
+    handler: (ctx: RpcContext) => {
+      dev(ctx, 'hardhat_metadata');
+      return {
+        clientVersion: ctx.clientVersion,
+        chainId: Number(ctx.config.evmChainId),
+        instanceId: bytesToHex(
+          ctx.app.head.number === 0n ? ctx.app.head.hash : (ctx.chain.blockByNumber(0n)?.hash ?? ctx.app.head.hash),
+        ),
+        latestBlockNumber: Number(ctx.app.head.number),
+        latestBlockHash: bytesToHex(ctx.app.head.hash),
+      };
+    },
+  }),
+];
+
+const all = [...evm, ...mining, ...state, ...info];
+
+/** The dev toolkit's methods by namespace, for buildMethodTable. */
+export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<RpcContext>[]> = {
+  evm: all.filter((m) => m.name.startsWith('evm_')),
+  anvil: all.filter((m) => m.name.startsWith('anvil_')),
+  hardhat: all.filter((m) => m.name.startsWith('hardhat_')),
+};

@@ -1,0 +1,272 @@
+// JSON-RPC over HTTP on uWebSockets.js: the same rules as the node:http back end (http.ts), on a native server.
+// uWS hands the request's headers to one synchronous callback and its body to onData; the reply must be written
+// inside cork() once the handler has returned, and never after onAborted.
+import { INTERNAL_ERROR } from '../errors.ts';
+import { hostAllowed, isAuthorized } from './auth.ts';
+import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
+import type { CallMeta } from './jsonrpc.ts';
+import { ListenGate } from './openConnections.ts';
+import {
+  allowHeader,
+  contentTypeOk,
+  corsHeaders,
+  preflightHeaders,
+  refusalBody,
+  STATUS_LINE,
+  TIMEOUT_MESSAGE,
+  tooLargeMessage,
+} from './rules.ts';
+import type { HttpServerOptions, RunningServer } from './transport.ts';
+import type { HttpResponse, UwsModule, us_listen_socket } from './uws.ts';
+import { listenUws } from './uwsListen.ts';
+
+/** One request whose reply is still due. */
+interface Exchange {
+  readonly res: HttpResponse;
+  readonly cors: Record<string, string>;
+  readonly startedAt: number;
+  /** The connection went away: res must not be touched. */
+  aborted: boolean;
+  /** A reply (or refusal) has been written. */
+  answered: boolean;
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+/** Writes a whole reply; `close` asks uWS to end the connection after it. */
+function answer(x: Exchange, status: number, body: string, headers: Record<string, string>, close = false): void {
+  if (x.aborted || x.answered) return;
+  x.answered = true;
+  const { res } = x;
+  res.cork(() => writeReply(res, status, body, headers, close));
+}
+
+function writeReply(
+  res: HttpResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string>,
+  close: boolean,
+): void {
+  // uWS writes "200 OK" itself when no status was written.
+  if (status !== 200) res.writeStatus(STATUS_LINE[status]!);
+  if (headers !== NO_HEADERS) for (const k in headers) res.writeHeader(k, headers[k]!);
+  res.writeHeader('Content-Type', 'application/json');
+  res.end(body, close);
+}
+
+/** The call metadata of HTTP requests: one object per authorization, shared (methods only read it). */
+const OPEN_META: CallMeta = { transport: 'http', authorized: false };
+const AUTHORIZED_META: CallMeta = { transport: 'http', authorized: true };
+/** Distinct Host headers whose verdict is remembered (a client sends the same one on every request). */
+const HOST_VERDICTS_MAX = 64;
+
+/**
+ * Headers of a 413 whose close lingers. Ending the reply with uWS's close flag resets a connection whose upload is
+ * still arriving, and the reset can destroy the 413 before the client reads it. Without the flag uWS keeps reading
+ * (and discarding) the declared body; `Connection: close` tells the client to hang up, and uWS closes on its FIN or
+ * after its 10 s idle timeout.
+ */
+function lingering(headers: Record<string, string>): Record<string, string> {
+  return { ...headers, Connection: 'close' };
+}
+
+/**
+ * Headers of a refusal sent before the body was read (403, 405, 415). The connection is closed after it: uWS would
+ * otherwise keep reading a slowly dripped body for the finished request, with no timeout left to end it. A body
+ * that arrived with the headers is already read, so the close is clean.
+ */
+const CLOSING: Record<string, string> = Object.freeze({ Connection: 'close' }) as Record<string, string>;
+
+/** A refusal written from inside the request callback (uWS has corked the socket already). */
+function refuse(
+  res: HttpResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string>,
+  close = false,
+): void {
+  res.writeStatus(STATUS_LINE[status]!);
+  for (const k in headers) res.writeHeader(k, headers[k]!);
+  res.writeHeader('Content-Type', 'application/json');
+  res.end(refusalBody(message), close);
+}
+
+/** Starts the HTTP JSON-RPC server on uWebSockets.js; resolves once it listens (port 0 picks a free port). */
+export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions): Promise<RunningServer> {
+  const { dispatcher, limits, corsOrigins, authToken } = opts;
+  const log = opts.log ?? stderrLogger;
+  const requestTimeout = opts.requestTimeoutMs ?? 30_000;
+  const allowedHosts = opts.allowedHosts ?? ['*'];
+  const anyHost = allowedHosts.includes('*');
+  // The listen socket, undefined while the gate has paused it.
+  let listening: us_listen_socket | undefined;
+  const gate = new ListenGate(
+    opts.maxOpenConnections ?? 0,
+    {
+      pause() {
+        if (listening !== undefined) uws.us_listen_socket_close(listening);
+        listening = undefined;
+      },
+      async resume() {
+        try {
+          listening = (await listenUws(uws, app, opts.host, gatePort)).socket;
+          return true;
+        } catch {
+          return false;
+        }
+      },
+    },
+    log,
+  );
+  let gatePort = 0;
+  const maxBody = limits.maxBodyBytes;
+  // Requests whose body is still arriving, swept for the request timeout (one timer for all, as node:http does).
+  const receiving = new Set<Exchange>();
+
+  const app = uws.App();
+  const hostVerdicts = new Map<string, boolean>();
+  const hostOk = (host: string): boolean => {
+    let ok = hostVerdicts.get(host);
+    if (ok === undefined) {
+      ok = hostAllowed(host === '' ? undefined : host, allowedHosts);
+      if (hostVerdicts.size >= HOST_VERDICTS_MAX) hostVerdicts.clear();
+      hostVerdicts.set(host, ok);
+    }
+    return ok;
+  };
+  app.any('/*', (res, req) => {
+    // geth's answer to a Host outside --http.vhosts (a DNS-rebinding page reaching a local node).
+    if (!anyHost && !hostOk(req.getHeader('host'))) {
+      refuse(res, 403, 'invalid host specified', CLOSING, true);
+      return;
+    }
+    let cors = NO_HEADERS;
+    if (corsOrigins.length > 0) {
+      const origin = req.getHeader('origin');
+      if (origin !== '') cors = corsHeaders(origin, corsOrigins);
+    }
+    const method = req.getMethod();
+    if (method !== 'post') {
+      if (method === 'options' && corsOrigins.length > 0) {
+        res.writeStatus(STATUS_LINE[204]!);
+        const headers = preflightHeaders(cors, req.getHeader('access-control-request-headers'));
+        for (const k in headers) res.writeHeader(k, headers[k]!);
+        res.endWithoutBody();
+        return;
+      }
+      refuse(res, 405, 'method not allowed', { ...cors, Allow: allowHeader(corsOrigins), Connection: 'close' }, true);
+      return;
+    }
+    const declared = req.getHeader('content-length');
+    if (declared !== '') {
+      const n = Number(declared);
+      if (Number.isFinite(n) && n > maxBody) {
+        refuse(res, 413, tooLargeMessage(n, maxBody), lingering(cors));
+        return;
+      }
+    }
+    const type = req.getHeader('content-type');
+    if (type !== 'application/json' && !contentTypeOk(type)) {
+      refuse(
+        res,
+        415,
+        'invalid content type, only application/json is supported',
+        { ...cors, Connection: 'close' },
+        true,
+      );
+      return;
+    }
+    const meta =
+      authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken) ? AUTHORIZED_META : OPEN_META;
+    const x: Exchange = { res, cors, startedAt: performance.now(), aborted: false, answered: false };
+    res.onAborted(() => {
+      x.aborted = true;
+      receiving.delete(x);
+    });
+    receiving.add(x);
+    let chunks: Buffer[] | undefined;
+    let received = 0;
+    res.onData((chunk, isLast) => {
+      if (x.answered) return;
+      received += chunk.byteLength;
+      // Chunked uploads carry no Content-Length, so the limit must also hold while streaming.
+      if (received > maxBody) {
+        receiving.delete(x);
+        chunks = undefined;
+        answer(x, 413, refusalBody(tooLargeMessage(received, maxBody)), lingering(cors));
+        return;
+      }
+      if (!isLast) {
+        // The chunk's memory is reused once this callback returns.
+        (chunks ??= []).push(Buffer.from(chunk.slice(0)));
+        return;
+      }
+      receiving.delete(x);
+      // Decoded before returning, while uWS still owns the chunk; invalid UTF-8 becomes U+FFFD and a parse error.
+      const text =
+        chunks === undefined
+          ? Buffer.from(chunk).toString('utf8')
+          : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
+      chunks = undefined;
+      const reply = handleBody(text, dispatcher, meta, limits, log);
+      if (!(reply instanceof Promise)) {
+        // Answered at once, still inside uWS's data callback (the socket is corked there).
+        if (!x.aborted) {
+          x.answered = true;
+          writeReply(res, 200, reply ?? '', cors, false);
+        }
+        return;
+      }
+      reply.then(
+        (r) => answer(x, 200, r ?? '', cors),
+        (e: unknown) => {
+          // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
+          log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+          answer(x, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
+        },
+      );
+    });
+  });
+
+  const sweep = setInterval(
+    () => {
+      const now = performance.now();
+      for (const x of receiving) {
+        if (now - x.startedAt < requestTimeout) continue;
+        receiving.delete(x);
+        // A slow-drip (slowloris) or stalled upload: answer and drop the connection, as node:http's requestTimeout does.
+        answer(x, 408, refusalBody(TIMEOUT_MESSAGE), x.cors, true);
+      }
+    },
+    Math.max(50, Math.min(requestTimeout, 30_000) / 4),
+  );
+  sweep.unref();
+
+  let bound: Awaited<ReturnType<typeof listenUws>>;
+  try {
+    bound = await listenUws(uws, app, opts.host, opts.port);
+  } catch (e) {
+    clearInterval(sweep);
+    app.close();
+    throw e;
+  }
+  listening = bound.socket;
+  gatePort = bound.port;
+  gate.start(bound.port);
+  let closed = false;
+  return {
+    transport: 'uws',
+    port: bound.port,
+    async close() {
+      if (closed) return;
+      closed = true;
+      clearInterval(sweep);
+      gate.stop();
+      if (listening !== undefined) uws.us_listen_socket_close(listening);
+      listening = undefined;
+      // Closes every connection; requests still running see onAborted and their replies are dropped.
+      app.close();
+    },
+  };
+}
