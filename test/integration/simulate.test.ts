@@ -180,6 +180,8 @@ describe('eth_simulateV1', { timeout: 120_000 }, () => {
           },
         ]);
         assert.equal(gasLimit.error?.code, -38015);
+        const initcode = await call([{ blockStateCalls: [{ calls: [{ data: '0x' + '60'.repeat(49153) }] }] }]);
+        assert.equal(initcode.error?.code, -38025);
       });
     });
   }

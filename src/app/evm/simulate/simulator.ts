@@ -75,6 +75,8 @@ export interface SimBlockResult {
 
 const ZERO32 = new Uint8Array(32);
 const MAX_NONCE = 2n ** 64n - 1n;
+/** EIP-3860's limit on init code (2 × the 24576-byte code limit). */
+const MAX_INITCODE_SIZE = 49152;
 const GWEI = 1_000_000_000n;
 /** geth's code for a call that failed in the EVM (other than a revert). */
 const VM_ERROR_CODE = -32015;
@@ -214,7 +216,14 @@ class Simulation {
       const capped = gas < asked;
       const maxFeePerGas = req.gasPrice ?? req.maxFeePerGas ?? 0n;
       const maxPriorityFeePerGas = req.gasPrice ?? req.maxPriorityFeePerGas ?? 0n;
-      const tx = createTx(
+      const data = req.data ?? new Uint8Array(0);
+      if (req.to === undefined && data.length > MAX_INITCODE_SIZE) {
+        throw new SimulateError(
+          'INIT_CODE_TOO_LARGE',
+          `err: max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE} (supplied gas ${gas})`,
+        );
+      }
+      const tx = buildTx(
         {
           type: 2,
           chainId: common.chainId(),
@@ -225,10 +234,10 @@ class Simulation {
           maxPriorityFeePerGas,
           to: req.to,
           value: req.value ?? 0n,
-          data: req.data ?? new Uint8Array(0),
+          data,
           accessList: (req.accessList ?? []).map((a) => [a.address, a.storageKeys]) as never,
         },
-        { common, freeze: false },
+        common,
       );
       (tx as unknown as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
       const hash = keccakOf(common)(tx.serialize());
@@ -373,6 +382,15 @@ class Simulation {
     const acc = (await this.state.getAccount(a)) ?? new Account();
     acc.balance += amount;
     await this.state.putAccount(a, acc);
+  }
+}
+
+/** Builds the simulated transaction; a field ethereumjs refuses is the request's fault. */
+function buildTx(data: Parameters<typeof createTx>[0], common: Common): TypedTransaction {
+  try {
+    return createTx(data, { common, freeze: false });
+  } catch (e) {
+    throw new SimulateError('INVALID_PARAMS', `err: ${(e instanceof Error ? e.message : String(e)).split(' (')[0]}`);
   }
 }
 
