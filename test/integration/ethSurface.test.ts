@@ -9,6 +9,7 @@ import { indexedTrieRoot } from '../../src/app/chain/orderedTrie.ts';
 import { keccak256 as keccakBytes } from '../../src/primitives/hash.ts';
 import { nonCoinbaseAccounts, type DevAccount } from '../helpers/accounts.ts';
 import { assertConforms } from '../helpers/openrpc.ts';
+import { readFileSync } from 'node:fs';
 import { type KestrelNode, type RpcResponse, printLogsOnFailure, rpc, rpcResult, startNode } from '../helpers/node.ts';
 import { testContracts } from '../helpers/solc.ts';
 import { sendTx } from '../helpers/tx.ts';
@@ -279,4 +280,31 @@ describe('eth_/debug_ surface (issue 18)', { timeout: 120_000 }, () => {
       });
     });
   }
+
+  it('every eth_, debug_ and txpool_ method of the spec is served, but the three the README names', async () => {
+    const doc = JSON.parse(readFileSync(new URL('../fixtures/openrpc.json', import.meta.url), 'utf8')) as {
+      methods: Array<{ name: string }>;
+    };
+    const refused = new Set(['eth_getBlockAccessList', 'debug_getRawBlockAccessList', 'testing_buildBlockV1']);
+    const spec = doc.methods.map((m) => m.name).filter((n) => /^(eth|debug|txpool)_/.test(n));
+    assert.ok(spec.length > 40);
+    for (const name of spec) {
+      const res = await rpc(node.http, name, []);
+      if (refused.has(name)) assert.equal(res.error?.code, -32601, `${name} is refused`);
+      else assert.notEqual(res.error?.code, -32601, `${name} must be served: ${JSON.stringify(res.error)}`);
+    }
+  });
+
+  it('eth_capabilities on a pruning node: state and proofs in a window, the rest from genesis', async () => {
+    const pruned = await startNode({ args: ['--pruning', 'custom', '--pruning-keep-recent', '5'] });
+    try {
+      const r = await rpcResult<any>(pruned.http, 'eth_capabilities');
+      assertConforms('eth_capabilities', r);
+      assert.deepEqual(r.state.deleteStrategy, { type: 'window', retentionBlocks: '0x5' });
+      assert.deepEqual(r.stateproofs, r.state);
+      assert.deepEqual(r.blocks, { disabled: false, oldestBlock: '0x0' });
+    } finally {
+      await pruned.dispose();
+    }
+  });
 });

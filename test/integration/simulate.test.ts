@@ -129,6 +129,24 @@ describe('eth_simulateV1', { timeout: 120_000 }, () => {
         assert.equal(pay.logs[0].address, NATIVE);
         assert.equal(pay.logs[1].address, contract.toLowerCase());
         assert.equal(pay.logs[1].logIndex, '0x2', 'log indexes run over the block');
+        // SELFDESTRUCT moves the whole balance without a call frame of its own.
+        const k = Wallet.createRandom().address;
+        const heir = Wallet.createRandom().address;
+        const [sd] = await ok([
+          {
+            blockStateCalls: [
+              {
+                stateOverrides: { [k]: { code: '0x73' + heir.slice(2) + 'ff', balance: '0x99' } },
+                calls: [{ from: a, to: k }],
+              },
+            ],
+            traceTransfers: true,
+          },
+        ]);
+        assert.deepEqual(
+          sd.calls[0].logs.map((l: any) => [l.address, l.topics, BigInt(l.data)]),
+          [[NATIVE, [TRANSFER_TOPIC, pad(k), pad(heir)], 0x99n]],
+        );
       });
 
       it('validation errors, limits and block order', async () => {
@@ -162,6 +180,8 @@ describe('eth_simulateV1', { timeout: 120_000 }, () => {
           },
         ]);
         assert.equal(gasLimit.error?.code, -38015);
+        const initcode = await call([{ blockStateCalls: [{ calls: [{ data: '0x' + '60'.repeat(49153) }] }] }]);
+        assert.equal(initcode.error?.code, -38025);
       });
     });
   }

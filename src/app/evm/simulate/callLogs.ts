@@ -15,6 +15,7 @@ export const TRANSFER_TOPIC = Uint8Array.from(
 
 const LOG0 = 0xa0;
 const LOG4 = 0xa4;
+const SELFDESTRUCT = 0xff;
 
 function word(b: Uint8Array): Uint8Array {
   const out = new Uint8Array(32);
@@ -50,12 +51,16 @@ export class CallLogCollector {
     evm: EVM,
     feed: StepFeed,
     private readonly traceTransfers: boolean,
+    /** The live balance of an account (SELFDESTRUCT moves all of it). */
+    private readonly balanceOf: (address: Uint8Array) => Promise<bigint>,
   ) {
     evm.events!.on('beforeMessage', (m: Message) => this.enter(m));
     evm.events!.on('afterMessage', (r: EVMResult) => this.exit(r));
     feed.listener = (step) => {
       const frame = this.frames[this.frames.length - 1];
-      if (step.op < LOG0 || step.op > LOG4 || frame === undefined) return;
+      if (frame === undefined) return;
+      if (step.op === SELFDESTRUCT) return this.selfdestruct(frame, step.peek(0));
+      if (step.op < LOG0 || step.op > LOG4) return;
       const topics: Uint8Array[] = [];
       for (let i = 0; i < step.op - LOG0; i++) topics.push(wordOf(step.peek(2 + i)));
       const offset = step.peek(0);
@@ -66,6 +71,23 @@ export class CallLogCollector {
       const address = frame.address ?? new Uint8Array(20);
       frame.logs.push({ log: { address, topics, data }, atCreated: frame.address === undefined, toCreated: false });
     };
+  }
+
+  /**
+   * SELFDESTRUCT moves the contract's whole balance without a message of its own (geth reports it as a frame), so its
+   * transfer is logged here, before the opcode runs; a SELFDESTRUCT that fails takes its frame's logs with it.
+   */
+  private async selfdestruct(frame: Frame, beneficiaryWord: bigint): Promise<void> {
+    if (!this.traceTransfers || frame.address === undefined) return;
+    const value = await this.balanceOf(frame.address);
+    if (value === 0n) return;
+    const beneficiary = wordOf(beneficiaryWord & ((1n << 160n) - 1n));
+    const log: LogRecord = {
+      address: NATIVE_TOKEN,
+      topics: [TRANSFER_TOPIC, word(frame.address), beneficiary],
+      data: wordOf(value),
+    };
+    frame.logs.push({ log, atCreated: false, toCreated: false });
   }
 
   /** Starts a new call (clears what the previous one left). */

@@ -25,7 +25,7 @@ import type { StateDb } from '../../state/stateDb.ts';
 import { vmErrorText } from '../accessList.ts';
 import { blockHashSource } from '../blockHashes.ts';
 import { armDeadline } from '../call.ts';
-import { CallTimeout } from '../ethereumjs.ts';
+import { isCallTimeout } from '../ethereumjs.ts';
 import { livePrecompiles, movePrecompiles, planOverrides, writeAccountOverrides } from '../overrides.ts';
 import { decodeRevertReason } from '../revert.ts';
 import { installStepFeed } from '../stepFeed.ts';
@@ -75,6 +75,8 @@ export interface SimBlockResult {
 
 const ZERO32 = new Uint8Array(32);
 const MAX_NONCE = 2n ** 64n - 1n;
+/** EIP-3860's limit on init code (2 × the 24576-byte code limit). */
+const MAX_INITCODE_SIZE = 49152;
 const GWEI = 1_000_000_000n;
 /** geth's code for a call that failed in the EVM (other than a revert). */
 const VM_ERROR_CODE = -32015;
@@ -120,7 +122,12 @@ class Simulation {
     if (this.opts.traceTransfers) {
       const feed = installStepFeed(vm.evm as never);
       if (!feed) throw new ExecutionError('traceTransfers is not available on this engine build');
-      logs = new CallLogCollector(vm.evm as never, feed, true);
+      logs = new CallLogCollector(
+        vm.evm as never,
+        feed,
+        true,
+        async (a) => (await this.state.getAccount(new Address(a)))?.balance ?? 0n,
+      );
     }
     this.clock.deadline = this.deps.timeoutMs > 0 ? Date.now() + this.deps.timeoutMs : 0;
     const out: SimBlockResult[] = [];
@@ -136,8 +143,7 @@ class Simulation {
         out.push(result);
       }
     } catch (e) {
-      if (e instanceof CallTimeout)
-        throw new ExecutionError(`execution aborted (timeout = ${this.deps.timeoutMs / 1000}s)`);
+      if (isCallTimeout(e)) throw new ExecutionError(`execution aborted (timeout = ${this.deps.timeoutMs / 1000}s)`);
       throw e;
     } finally {
       this.clock.deadline = 0;
@@ -210,7 +216,14 @@ class Simulation {
       const capped = gas < asked;
       const maxFeePerGas = req.gasPrice ?? req.maxFeePerGas ?? 0n;
       const maxPriorityFeePerGas = req.gasPrice ?? req.maxPriorityFeePerGas ?? 0n;
-      const tx = createTx(
+      const data = req.data ?? new Uint8Array(0);
+      if (req.to === undefined && data.length > MAX_INITCODE_SIZE) {
+        throw new SimulateError(
+          'INIT_CODE_TOO_LARGE',
+          `err: max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE} (supplied gas ${gas})`,
+        );
+      }
+      const tx = buildTx(
         {
           type: 2,
           chainId: common.chainId(),
@@ -221,10 +234,10 @@ class Simulation {
           maxPriorityFeePerGas,
           to: req.to,
           value: req.value ?? 0n,
-          data: req.data ?? new Uint8Array(0),
+          data,
           accessList: (req.accessList ?? []).map((a) => [a.address, a.storageKeys]) as never,
         },
-        { common, freeze: false },
+        common,
       );
       (tx as unknown as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
       const hash = keccakOf(common)(tx.serialize());
@@ -372,9 +385,18 @@ class Simulation {
   }
 }
 
+/** Builds the simulated transaction; a field ethereumjs refuses is the request's fault. */
+function buildTx(data: Parameters<typeof createTx>[0], common: Common): TypedTransaction {
+  try {
+    return createTx(data, { common, freeze: false });
+  } catch (e) {
+    throw new SimulateError('INVALID_PARAMS', `err: ${(e instanceof Error ? e.message : String(e)).split(' (')[0]}`);
+  }
+}
+
 /** A transaction the engine refused before running it (a rule the pre-checks above do not cover). */
 function rejectedByEngine(e: unknown): never {
-  if (e instanceof CallTimeout) throw e;
+  if (isCallTimeout(e)) throw e;
   const msg = (e instanceof Error ? e.message : String(e)).split(' (')[0]!.split('\n')[0]!;
   if (/initcode/i.test(msg)) throw new SimulateError('INIT_CODE_TOO_LARGE', `err: max initcode size exceeded: ${msg}`);
   throw new SimulateError('INVALID_PARAMS', `err: ${msg}`);

@@ -47,21 +47,34 @@ export const config = defineMethod({
   },
 });
 
-/** Handler for eth_capabilities: Kestrel is an archive that prunes nothing, so every range starts at genesis. */
+/**
+ * Handler for eth_capabilities: blocks, transactions, receipts and logs are always kept from genesis; state (and so
+ * proofs) too on an archive node, else the states of the `pruning-keep-recent` latest blocks (a sliding window).
+ */
 export const capabilities = defineMethod({
   name: 'eth_capabilities',
   params: [],
   handler: (ctx: RpcContext) => {
     const head = ctx.chain.head();
     const all = { disabled: false, oldestBlock: '0x0' };
+    const { mode, keepRecent } = ctx.config.pruning;
+    const window = BigInt(keepRecent);
+    const state =
+      mode === 'archive'
+        ? all
+        : {
+            disabled: false,
+            oldestBlock: toQuantity(head.number + 1n > window ? head.number + 1n - window : 0n),
+            deleteStrategy: { type: 'window', retentionBlocks: toQuantity(window) },
+          };
     return {
       head: { number: toQuantity(head.number), hash: bytesToHex(head.hash) },
-      state: all,
+      state,
       tx: all,
       logs: all,
       receipts: all,
       blocks: all,
-      stateproofs: all,
+      stateproofs: state,
     };
   },
 });
