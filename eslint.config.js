@@ -19,6 +19,12 @@ export default tseslint.config(
     },
   },
   {
+    // The Hardhat 2 project of test/integration/hardhat.test.ts is CommonJS with mocha globals, as Hardhat 2 runs it.
+    files: ['test/fixtures/hardhat/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node, ...globals.mocha } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests read untyped JSON answers from the wire; fixture-extraction scripts read untyped fixture JSON.
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'src/**/fixtures/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

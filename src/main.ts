@@ -312,6 +312,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
     const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
     console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
+    await engine?.sealFirstBlock(genesis.time);
     engine?.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
@@ -377,6 +378,13 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
               appHash: (b) => bank.appHash(b),
               query,
               submitTx: async (raw) => void (await txs.submitRaw(raw)),
+              txByCometHash: (sha) => {
+                const hash = chainStore.txHashByCometHash(sha);
+                const mined = hash && chain.minedTx(hash);
+                return mined ? { block: mined.block, index: mined.index } : undefined;
+              },
+              receipts: (b) => chain.receipts(b),
+              onBlock: (fn) => app.onCommit((c) => fn(c.block, c.receipts)),
             }),
           );
       httpServer = track(

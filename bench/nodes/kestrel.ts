@@ -12,30 +12,34 @@ const PAD_BLOCK_TIME = '1ms';
 /** Bound on one padding run (a stalled node must not hang the bench; the logs workload has its own deadline). */
 const PAD_TIMEOUT_MS = 120_000;
 
+/** The argv of `<launcher> start --dev` on `home` with every listener on a free port, and its HTTP URL. */
+export async function kestrelStart(
+  launcher: string,
+  home: string,
+  extra: string[] = [],
+): Promise<{ url: string; args: string[] }> {
+  const [http, ws, grpc, comet] = (await freePorts(4)) as [number, number, number, number];
+  const listeners = [
+    ['--json-rpc.address', `127.0.0.1:${http}`],
+    ['--json-rpc.ws-address', `127.0.0.1:${ws}`],
+    ['--grpc.address', `127.0.0.1:${grpc}`],
+    ['--rpc.laddr', `tcp://127.0.0.1:${comet}`],
+  ].flat();
+  return {
+    url: `http://127.0.0.1:${http}`,
+    args: [launcher, 'start', '--dev', '--home', home, ...listeners, ...extra],
+  };
+}
+
 /** Starts Kestrel; the eth_getLogs caps are lifted because the peers have none and the logs workload needs 20k. */
 export async function startKestrel(): Promise<RunningNode> {
   const base = mkdtempSync(join(tmpdir(), 'kestrel-bench-'));
-  const [http, ws, grpc, comet] = (await freePorts(4)) as [number, number, number, number];
-  const url = `http://127.0.0.1:${http}`;
-  const args = [
-    'bin/kestreld.js',
-    'start',
-    '--dev',
-    '--home',
-    join(base, 'home'),
-    '--json-rpc.address',
-    `127.0.0.1:${http}`,
-    '--json-rpc.ws-address',
-    `127.0.0.1:${ws}`,
-    '--grpc.address',
-    `127.0.0.1:${grpc}`,
-    '--rpc.laddr',
-    `tcp://127.0.0.1:${comet}`,
+  const { url, args } = await kestrelStart('bin/kestreld.js', join(base, 'home'), [
     '--json-rpc.logs-cap',
     '0',
     '--json-rpc.block-range-cap',
     '0',
-  ];
+  ]);
   const spawnKestrel = (extra: string[] = []) =>
     spawnNode('kestrel', process.execPath, [...args, ...extra], url, { cwd: REPO_ROOT });
   let s: Spawned;

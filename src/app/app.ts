@@ -356,6 +356,8 @@ export class KestrelApp {
     const target = this.deps.chain.blockByNumber(keep);
     if (!target || keep > head) throw new NotFoundError(`block ${keep} not found`);
     if (keep === head) return [];
+    // With pruning the target's state may be gone: refuse before anything is written.
+    this.deps.state.requireRoot(target.header.stateRoot);
     const forgotten: BlockRecord[] = [];
     for (let n = keep + 1n; n <= head; n++) forgotten.push(this.deps.chain.blockByNumber(n)!);
     const ops: KvOp[] = [];

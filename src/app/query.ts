@@ -9,6 +9,7 @@ import { bytesToHex } from '../primitives/hex.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import type { KestrelApp } from './app.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
+import { HeadStateCache, type HeadChange } from './state/headCache.ts';
 import type { StateDb } from './state/stateDb.ts';
 
 /** A mined transaction with its block and position. */
@@ -25,18 +26,12 @@ export interface AccountView {
   storageRoot: Uint8Array;
 }
 
-/** Accounts read at the head block; reset when the head moves (an account at one state root never changes). */
-interface HeadAccounts {
-  head: BlockRecord;
-  byAddress: Map<string, AccountView>;
-}
-
-/** Enough for every account a benchmark or a busy dapp touches between two blocks, yet a bounded memory cost. */
-const HEAD_ACCOUNT_CACHE_MAX = 8192;
-
 /** Chain reads shared by every namespace. */
 export class ChainQuery {
-  private headAccounts?: HeadAccounts;
+  /** Flat state of the head, for reads at `latest` (see headCache.ts). */
+  private readonly headCache = new HeadStateCache();
+  /** The block the head cache describes. */
+  private cachedHead?: BlockRecord;
 
   constructor(
     private readonly app: KestrelApp,
@@ -105,27 +100,42 @@ export class ChainQuery {
   }
 
   /**
-   * Account fields at a block (zero account when absent). Reads at the head are cached until the next block:
-   * eth_getBalance / eth_getTransactionCount at "latest" then skip the trie walk and the account RLP decode, and a
-   * cached answer comes back without a promise (the RPC envelope then stays synchronous).
+   * Applies a committed block's state changes to the head cache, for an engine that reports them; without this
+   * call the cache starts over at each new head. Ignored unless the cache describes the block's parent.
+   */
+  applyHeadChanges(block: BlockRecord, changes: Iterable<HeadChange>): void {
+    const prev = this.cachedHead;
+    if (prev !== undefined && prev.number + 1n === block.number && equalBytes(prev.hash, block.header.parentHash)) {
+      this.headCache.apply(changes);
+    } else {
+      this.headCache.invalidate();
+    }
+    this.cachedHead = block;
+  }
+
+  /** The head cache when `block` is the head (brought up to it), else undefined. */
+  private headState(block: BlockRecord): HeadStateCache | undefined {
+    if (block !== this.app.head) return undefined;
+    if (this.cachedHead !== block) {
+      this.headCache.invalidate();
+      this.cachedHead = block;
+    }
+    return this.headCache;
+  }
+
+  /**
+   * Account fields at a block (zero account when absent). At the head they come from the flat head cache when it
+   * has them, without a trie walk and without a promise (the RPC envelope then stays synchronous).
    */
   account(addr: Uint8Array, block: BlockRecord): AccountView | Promise<AccountView> {
-    if (block !== this.app.head) return this.readAccount(addr, block);
-    let cache = this.headAccounts;
-    if (cache?.head !== block) {
-      cache = { head: block, byAddress: new Map() };
-      this.headAccounts = cache;
-    }
-    const key = Buffer.from(addr.buffer, addr.byteOffset, addr.byteLength).toString('latin1');
-    const hit = cache.byAddress.get(key);
+    const cache = this.headState(block);
+    if (!cache) return this.readAccount(addr, block);
+    const hit = cache.account(addr);
     if (hit) return hit;
-    const filling = cache;
+    const version = cache.version;
     return this.readAccount(addr, block).then((view) => {
-      // A commit during the read moved the head; the value is still right for `block`, but not worth keeping.
-      if (this.headAccounts === filling) {
-        if (filling.byAddress.size >= HEAD_ACCOUNT_CACHE_MAX) filling.byAddress.clear();
-        filling.byAddress.set(key, view);
-      }
+      // Kept only if the head has not moved meanwhile (the value is right for `block`, not for a newer head).
+      cache.rememberAccount(version, addr, view);
       return view;
     });
   }
@@ -141,13 +151,39 @@ export class ChainQuery {
     });
   }
 
-  /** Contract code at a block (empty for EOAs). */
-  async code(addr: Uint8Array, block: BlockRecord): Promise<Uint8Array> {
-    return this.stateAt(block).getCode(new Address(addr));
+  /** Contract code at a block (empty for EOAs); at the head from the flat cache when it has it. */
+  code(addr: Uint8Array, block: BlockRecord): Uint8Array | Promise<Uint8Array> {
+    const cache = this.headState(block);
+    if (!cache) return this.stateAt(block).getCode(new Address(addr));
+    const acc = cache.account(addr);
+    if (acc) {
+      if (equalBytes(acc.codeHash, EMPTY_CODE_HASH)) return EMPTY_CODE;
+      const hit = cache.code(acc.codeHash);
+      if (hit) return hit;
+    }
+    return (async () => {
+      const view = await this.account(addr, block);
+      if (equalBytes(view.codeHash, EMPTY_CODE_HASH)) return EMPTY_CODE;
+      const code = cache.code(view.codeHash) ?? (await this.stateAt(block).getCode(new Address(addr)));
+      cache.rememberCode(view.codeHash, code);
+      return code;
+    })();
   }
 
-  /** A 32-byte storage word at a block. */
-  async storage(addr: Uint8Array, slot: Uint8Array, block: BlockRecord): Promise<Uint8Array> {
+  /** A 32-byte storage word at a block; at the head from the flat cache when it has it. */
+  storage(addr: Uint8Array, slot: Uint8Array, block: BlockRecord): Uint8Array | Promise<Uint8Array> {
+    const cache = this.headState(block);
+    if (!cache) return this.readStorage(addr, slot, block);
+    const hit = cache.storageWord(addr, slot);
+    if (hit) return hit;
+    const version = cache.version;
+    return this.readStorage(addr, slot, block).then((word) => {
+      cache.rememberStorage(version, addr, slot, word);
+      return word;
+    });
+  }
+
+  private async readStorage(addr: Uint8Array, slot: Uint8Array, block: BlockRecord): Promise<Uint8Array> {
     const sm = this.stateAt(block);
     const a = new Address(addr);
     if (!(await sm.getAccount(a))) return new Uint8Array(32);
@@ -156,6 +192,12 @@ export class ChainQuery {
     out.set(v, 32 - v.length);
     return out;
   }
+}
+
+const EMPTY_CODE = new Uint8Array(0);
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 }
 
 const ZERO_ACCOUNT: AccountView = Object.freeze({

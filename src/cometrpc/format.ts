@@ -8,6 +8,12 @@ import { bareHex } from '../primitives/hex.ts';
 /** CometBFT's block protocol version (v0.38). */
 export const BLOCK_PROTOCOL = '11';
 
+/**
+ * node_info.version: the CometBFT release whose RPC this server answers like. Clients choose their decoder by it
+ * (cosmjs picks Comet38Client for "0.38.*"); Kestrel's own version is in abci_info.
+ */
+export const COMET_RPC_VERSION = '0.38.17';
+
 /** Upper-case hex without 0x, as CometBFT prints HexBytes. */
 export function hexUpper(b: Uint8Array): string {
   return bareHex(b).toUpperCase();
@@ -43,11 +49,11 @@ export interface BlockFormatContext {
   appHash: Uint8Array;
 }
 
-/** The `block` result: {block_id, block}. */
-export function formatBlockResult(block: BlockRecord, ctx: BlockFormatContext) {
+/** CometBFT's block header of a Kestrel block. */
+function formatHeader(block: BlockRecord, ctx: BlockFormatContext) {
   const parent = ctx.parent;
   const h = block.header;
-  const header = {
+  return {
     version: { block: BLOCK_PROTOCOL, app: '0' },
     chain_id: ctx.chainId,
     height: block.number.toString(),
@@ -63,6 +69,23 @@ export function formatBlockResult(block: BlockRecord, ctx: BlockFormatContext) {
     evidence_hash: '',
     proposer_address: hexUpper(h.coinbase.bytes),
   };
+}
+
+/** A `blockchain` entry: {block_id, block_size, header, num_txs}. */
+export function formatBlockMeta(block: BlockRecord, ctx: BlockFormatContext) {
+  return {
+    block_id: blockId(block),
+    block_size: block.size.toString(),
+    header: formatHeader(block, ctx),
+    num_txs: String(block.txs.length),
+  };
+}
+
+/** The `block` result: {block_id, block}. */
+export function formatBlockResult(block: BlockRecord, ctx: BlockFormatContext) {
+  const parent = ctx.parent;
+  const h = block.header;
+  const header = formatHeader(block, ctx);
   const lastCommit = parent
     ? {
         height: parent.number.toString(),

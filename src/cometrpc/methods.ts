@@ -1,9 +1,9 @@
 // The CometBFT RPC methods Kestrel serves in solo mode (CometBFT v0.38 rpc/core): status, health, abci_info,
 // abci_query, block, broadcast_tx_sync. Thin adapters: decode args, call the node, format.
-import type { BlockRecord } from '../store/records.ts';
+import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { abciCode } from '../abci/codes.ts';
 import { InvalidParamsError, KestrelError, TxRejectedError } from '../errors/index.ts';
-import { base64, BLOCK_PROTOCOL, blockTime, formatBlockResult, hexUpper, txHash } from './format.ts';
+import { base64, BLOCK_PROTOCOL, blockTime, COMET_RPC_VERSION, formatBlockResult, hexUpper, txHash } from './format.ts';
 import type { ArgSpec, Args } from './params.ts';
 
 /** What the CometBFT RPC needs from the node. */
@@ -24,6 +24,12 @@ export interface CometDeps {
   query(path: string, data: Uint8Array, height: bigint): Promise<Uint8Array>;
   /** CheckTx + mempool; throws TxRejectedError with geth's message. */
   submitTx(raw: Uint8Array): Promise<void>;
+  /** A mined tx by its CometBFT hash (SHA-256 of its bytes). */
+  txByCometHash(sha: Uint8Array): { block: BlockRecord; index: number } | undefined;
+  /** The receipts of a stored block. */
+  receipts(block: BlockRecord): ReceiptRecord[];
+  /** Calls `fn` after every committed block (the /websocket events). */
+  onBlock(fn: (block: BlockRecord, receipts: ReceiptRecord[]) => void): void;
 }
 
 /** A method: its argument spec and handler. */
@@ -67,7 +73,7 @@ export const cometMethods: Record<string, CometMethod> = {
           id: hexUpper(deps.nodeId).toLowerCase(),
           listen_addr: deps.rpcAddress,
           network: deps.chainId,
-          version: deps.version,
+          version: COMET_RPC_VERSION,
           channels: '',
           moniker: deps.moniker,
           other: { tx_index: 'on', rpc_address: deps.rpcAddress },

@@ -3,7 +3,9 @@
 // CLI's --node and cosmjs's Comet38Client work against a solo node as against CometBFT.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { InvalidParamsError } from '../errors/index.ts';
-import { CometInternalError, cometMethods, type CometDeps } from './methods.ts';
+import { chainMethods } from './chainMethods.ts';
+import { CometInternalError, cometMethods, type CometDeps, type CometMethod } from './methods.ts';
+import { attachWebsocket } from './websocket.ts';
 import { argsFromJson, argsFromUri, type Args } from './params.ts';
 import { closeServer, listen } from '../rpc/server/listen.ts';
 
@@ -29,8 +31,11 @@ function errorBody(e: unknown): RpcErrorBody {
   return { code: -32603, message: 'Internal error', data: 'internal error' };
 }
 
-async function call(deps: CometDeps, method: unknown, args: (spec: (typeof cometMethods)[string]['args']) => Args) {
-  const m = typeof method === 'string' && Object.hasOwn(cometMethods, method) ? cometMethods[method]! : undefined;
+/** Every method this server answers, by wire name. */
+const METHODS: Record<string, CometMethod> = { ...cometMethods, ...chainMethods };
+
+async function call(deps: CometDeps, method: unknown, args: (spec: CometMethod['args']) => Args) {
+  const m = typeof method === 'string' && Object.hasOwn(METHODS, method) ? METHODS[method]! : undefined;
   if (!m) return { error: { code: -32601, message: 'Method not found', data: '' } };
   try {
     return { result: await m.handler(deps, args(m.args)) };
@@ -84,9 +89,7 @@ async function handle(deps: CometDeps, req: IncomingMessage, res: ServerResponse
     return;
   }
   if (req.method === 'GET') {
-    const routes = Object.keys(cometMethods)
-      .sort()
-      .map((m) => `//${req.headers.host ?? ''}/${m}`);
+    const routes = [...Object.keys(METHODS), 'websocket'].sort().map((m) => `//${req.headers.host ?? ''}/${m}`);
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(`Available endpoints:\n${routes.join('\n')}\n`);
     return;
@@ -156,5 +159,12 @@ export async function startCometRpcServer(laddr: string, deps: CometDeps): Promi
   const bound = await listen(server, port, host).catch((e: Error) => {
     throw new Error(`CometBFT RPC server: cannot listen on ${laddr} (--rpc.laddr): ${e.message}`);
   });
-  return { port: bound, close: () => closeServer(server) };
+  const detach = attachWebsocket(server, deps, (req) => handleJson(deps, req));
+  return {
+    port: bound,
+    close: () => {
+      detach();
+      return closeServer(server);
+    },
+  };
 }

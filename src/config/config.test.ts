@@ -122,6 +122,15 @@ describe('loadConfig', () => {
     assert.equal(c.jsonRpc.gasCap, 25_000_000n);
   });
 
+  test('the dev toolkit: on with --dev or [dev] toolkit = true, off otherwise', () => {
+    withToml((t) => t);
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).devToolkit, false);
+    assert.equal(loadConfig(home, { dev: true }, DEFAULT_CHAIN_ID).devToolkit, true);
+    withToml((t) => `${t}\n[dev]\ntoolkit = true\n`);
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).devToolkit, true);
+    withToml((t) => t);
+  });
+
   test('precedence: defaults < app.toml < flags', () => {
     withToml((t) =>
       t
@@ -193,6 +202,14 @@ describe('loadConfig', () => {
     );
     assert.throws(() => loadConfig(home, { 'chain-id': 'nope' }, DEFAULT_CHAIN_ID), /invalid chain-id/);
     assert.equal(loadConfig(home, { 'json-rpc.compat': 'ethermint' }, DEFAULT_CHAIN_ID).jsonRpc.compat, 'ethermint');
+    // The HTTP/WS back end: auto by default, uws or node when forced, anything else refused.
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).jsonRpc.transport, 'auto');
+    assert.equal(loadConfig(home, { 'json-rpc.transport': 'node' }, DEFAULT_CHAIN_ID).jsonRpc.transport, 'node');
+    assert.equal(loadConfig(home, { 'json-rpc.transport': 'uws' }, DEFAULT_CHAIN_ID).jsonRpc.transport, 'uws');
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.transport': 'epoll' }, DEFAULT_CHAIN_ID),
+      /invalid json-rpc.transport "epoll" \(use auto, uws or node\)/,
+    );
   });
 
   test('validation errors from app.toml', () => {

@@ -165,3 +165,19 @@ test('invalid tx leaves the state untouched', () => {
   assert.equal(!out.ok && out.reason, 'INSUFFICIENT_FUNDS');
   assert.equal(w.diff().length, 0);
 });
+
+test('tracer: cost includes memory expansion and SSTORE pricing; fault reports the failing opcode', () => {
+  // PUSH1 1, PUSH1 0, MSTORE (3 + 3 expansion), PUSH1 1, PUSH1 0, SSTORE (cold new slot 22100), undefined 0x0f
+  const w = world('600160005260016000550f');
+  const costs = new Map<number, number>();
+  const faults: Array<[number, string]> = [];
+  const out = executeTransaction(w, block, tx({}), {
+    fork: 'Prague',
+    rules: { burnBaseFee: true },
+    tracer: { step: (s) => costs.set(s.op, s.cost), fault: (s, status) => faults.push([s.op, status]) },
+  });
+  assert.ok(out.ok);
+  assert.equal(costs.get(0x52), 6);
+  assert.equal(costs.get(0x55), 22100);
+  assert.deepEqual(faults, [[0x0f, 'invalid_opcode']]);
+});

@@ -8,11 +8,16 @@ import { withSender } from './txWithSender.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './records.ts';
 import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
-import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
+import { createHash } from 'node:crypto';
+import { blockKey, blockLogsKey, canonKey, cometTxKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 
 const HEAD = metaKey('head');
 /** The first stored block of a node that joined by state sync (absent: every block from genesis is stored). */
 export const HISTORY_EARLIEST = metaKey('history-earliest');
+
+function sha256(b: Uint8Array): Uint8Array {
+  return createHash('sha256').update(b).digest();
+}
 
 function txRlpItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
   return tx.type === 0 ? (tx.raw() as Uint8Array[]) : tx.serialize();
@@ -128,11 +133,8 @@ export class ChainStore {
    */
   blockOps(block: BlockRecord, receipts: ReceiptRecord[], encodedTxs?: Uint8Array[]): KvOp[] {
     const n = block.number;
-    const record = RLP.encode([
-      block.header.serialize(),
-      encodedTxs ?? block.txs.map((t) => t.serialize()),
-      block.senders,
-    ]);
+    const encoded = encodedTxs ?? block.txs.map((t) => t.serialize());
+    const record = RLP.encode([block.header.serialize(), encoded, block.senders]);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
       { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts) },
@@ -141,6 +143,7 @@ export class ChainStore {
       { type: 'put', key: hashKey(block.hash), value: u64be(n) },
     ];
     block.txHashes.forEach((h, i) => {
+      ops.push({ type: 'put', key: cometTxKey(sha256(encoded[i]!)), value: h });
       const loc = new Uint8Array(12);
       loc.set(u64be(n), 0);
       new DataView(loc.buffer).setUint32(8, i);
@@ -162,6 +165,7 @@ export class ChainStore {
       for (const key of [blockKey(n), receiptsKey(n), blockLogsKey(n), canonKey(n), hashKey(block.hash)])
         ops.push({ type: 'del', key });
       for (const h of block.txHashes) ops.push({ type: 'del', key: txKey(h) });
+      for (const t of block.txs) ops.push({ type: 'del', key: cometTxKey(sha256(t.serialize())) });
     }
     ops.push({ type: 'put', key: HEAD, value: u64be(keep) });
     return ops;
@@ -253,6 +257,11 @@ export class ChainStore {
     const rs = decodeReceipts(raw);
     this.receiptCache.set(n, rs);
     return rs;
+  }
+
+  /** The Ethereum hash of a mined tx by its CometBFT hash (SHA-256 of its bytes), or undefined. */
+  txHashByCometHash(sha: Uint8Array): Uint8Array | undefined {
+    return this.kv.get(cometTxKey(sha));
   }
 
   /** Where a transaction was mined, or undefined. */

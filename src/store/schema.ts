@@ -57,3 +57,10 @@ const P_BANK = 0x42; // 'B' + address(20) → RLP [[denom, amount], …] of the 
 export function bankAccountKey(addr: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.of(P_BANK), addr);
 }
+
+const P_COMET_TX = 0x63; // 'c' + sha256(tx bytes)(32) → the tx's Ethereum hash: CometBFT's tx hash, for its `tx` RPC
+
+/** Key of the Ethereum hash of a tx by its CometBFT hash (SHA-256 of its bytes). */
+export function cometTxKey(sha: Uint8Array): Uint8Array {
+  return concatBytes(Uint8Array.of(P_COMET_TX), sha);
+}

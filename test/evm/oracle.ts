@@ -258,33 +258,20 @@ export async function runOnEthereumjs(
     topics: topics.map((t) => bytesToBigInt(t)),
     data,
   }));
-  // ethereumjs reports the refund counter before the EIP-3529 cap; the contract's gasRefund is the refund
-  // applied: min(counter, (gasUsed + applied) / 5), 0 when the EIP-7623 floor set the gas used.
-  const counter = result.gasRefund ?? 0n;
-  let applied = 0n;
-  if (counter > 0n) {
-    const after = result.totalGasSpent;
-    if (counter * 5n <= after + counter) applied = counter;
-    else
-      for (let a = after / 4n + 1n; a >= 0n; a--)
-        if (a === (after + a) / 5n) {
-          applied = a;
-          break;
-        }
-  }
-  const status =
-    result.execResult.exceptionError === undefined
-      ? 'success'
-      : result.execResult.exceptionError.error === 'revert'
-        ? 'revert'
-        : 'out_of_gas';
+  // ethereumjs reports the refund counter before the EIP-3529 cap (and 0 when the EIP-7623 floor set the gas
+  // used), not the refund applied: the comparator checks Kestrel's applied refund against this counter.
+  const refundCounter = result.gasRefund ?? 0n;
+  const error = result.execResult.exceptionError?.error;
+  // ethereumjs labels a failed precompile 'revert' though it consumed all gas; the contract calls that a halt.
+  const isPrecompile = tx.to !== undefined && tx.to >= 1n && tx.to <= 0x11n && reader.account(tx.to) === undefined;
+  const status = error === undefined ? 'success' : error === 'revert' && !isPrecompile ? 'revert' : 'out_of_gas';
   return {
     outcome: {
       ok: true,
       result: {
         status,
         gasUsed: result.totalGasSpent,
-        gasRefund: applied,
+        gasRefund: refundCounter,
         output: result.execResult.returnValue,
         logs,
         createdAddress: result.createdAddress === undefined ? undefined : bytesToBigInt(result.createdAddress.bytes),

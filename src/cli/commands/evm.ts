@@ -2,6 +2,7 @@
 // engine and prints one JSON object per case in geth's `evm statetest` shape, then `N passed, M failed`.
 // With no path, reads paths from stdin, one a line, as geth's does.
 import type { Command } from 'commander';
+import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { StateTestEngine } from '../../evm/statetest/engine.ts';
 import { RUNNABLE_FORKS, runStateTests } from '../../evm/statetest/runner.ts';
@@ -37,6 +38,7 @@ export async function runStatetestCommand(
   if (opts.fork !== undefined && !RUNNABLE_FORKS.includes(opts.fork as never)) {
     throw new Error(`unsupported fork '${opts.fork}' (expected one of ${RUNNABLE_FORKS.join(', ')})`);
   }
+  for (const p of paths) if (!fs.existsSync(p)) throw new Error(`no such file or directory: ${p}`);
   let run: RegExp | undefined;
   try {
     run = opts.run === undefined ? undefined : new RegExp(opts.run);

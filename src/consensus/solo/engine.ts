@@ -38,6 +38,19 @@ export class SoloEngine {
     this.intervalMs = blockTimeMs;
   }
 
+  /**
+   * On a fresh chain, seals an empty block 1 at genesis time, as CometBFT's first block: Cosmos clients (cosmjs)
+   * query at a height of at least 1, and instant mode would otherwise stay at genesis until the first tx.
+   */
+  async sealFirstBlock(genesisTime: bigint): Promise<void> {
+    if (this.app.head.number !== 0n) return;
+    await this.exclusive(async () => {
+      if (this.app.head.number !== 0n) return;
+      await this.app.finalizeBlock({ txs: [], time: genesisTime, sameSecond: true });
+      await this.app.commit();
+    });
+  }
+
   /** Starts interval sealing (instant mode needs no timer). */
   start(): void {
     this.armTimer();

@@ -90,7 +90,7 @@ export function validateTx(world: WorldState, block: BlockEnv, tx: Tx, opts: Exe
   }
   const need = isCall ? tx.value : maxFee + tx.value;
   if (sender.balance < need) return bad('INSUFFICIENT_FUNDS', 'insufficient funds for gas * price + value');
-  if (!sender.codeEmpty && delegationTarget(world.code(sender)) < 0n) {
+  if (!isCall && !sender.codeEmpty && delegationTarget(world.code(sender)) < 0n) {
     return bad('SENDER_NOT_EOA', 'sender not an eoa');
   }
   return { ok: true, intrinsic, floor, effectiveGasPrice, blobGas };

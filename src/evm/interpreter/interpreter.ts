@@ -3,7 +3,7 @@
 // through its fields (synced around the call). The tracer branch tests one local per step and is never taken
 // without a tracer.
 import { MASK160, MASK256, SIGN_BIT, wordAt, writeWord } from '../bytes.ts';
-import { traceStep } from './trace.ts';
+import { traceFault, traceStep } from './trace.ts';
 import {
   Evm,
   Frame,
@@ -12,10 +12,12 @@ import {
   S_INVALID,
   S_OOG,
   S_OVERFLOW,
+  S_REVERT,
   S_RUNNING,
   S_STATIC,
   S_STOP,
   S_UNDERFLOW,
+  STATUS_NAMES,
 } from './context.ts';
 import { readPush } from './analysis.ts';
 import { MEM_LIMIT_BIG } from './memory.ts';
@@ -506,6 +508,10 @@ export function run(ev: Evm, f: Frame): void {
   f.pc = pc;
   f.sp = sp;
   f.status = status;
+  if (tracer !== undefined && status > S_REVERT) {
+    f.gas = gas;
+    traceFault(ev, f, pc < codeLen ? code[pc]! : 0, STATUS_NAMES[status]!);
+  }
   f.gas = status <= 3 ? gas : 0;
   if (status > 3) f.gasExtra = 0n;
 }

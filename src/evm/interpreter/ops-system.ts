@@ -128,8 +128,8 @@ export function call(ev: Evm, f: Frame, op: number): number {
   f.returnData = EMPTY_BYTES;
 
   if ((value !== 0n && f.acc.balance < value) || f.depth + 1 > MAX_DEPTH) {
-    if (callGasBig === 0n) f.gas += callGas;
-    else setGas(f, totalGas(f) + callGasBig);
+    if (callGasBig === 0n && f.gas + callGas <= Number.MAX_SAFE_INTEGER) f.gas += callGas;
+    else setGas(f, totalGas(f) + callGasBig + BigInt(callGas));
     st[f.sp++] = 0n;
     return S_RUNNING;
   }
@@ -265,7 +265,10 @@ export function completeCreate(f: Frame, c: Frame): void {
 
 /** Gives a finished child's gas back to its parent. */
 function returnGas(f: Frame, c: Frame): void {
-  if (f.gasExtra === 0n && c.gasExtra === 0n) f.gas += c.gas;
+  // Two doubles below 2^53 can sum above it (a parent just past 2^53 keeps 1/64, the child returns the rest):
+  // a sum above MAX_SAFE_INTEGER is redone exactly.
+  const sum = f.gas + c.gas;
+  if (sum <= Number.MAX_SAFE_INTEGER && f.gasExtra === 0n && c.gasExtra === 0n) f.gas = sum;
   else setGas(f, totalGas(f) + totalGas(c));
 }
 

@@ -1,8 +1,10 @@
 // The tracer's view of a step. Built only on the tracer path; the interpreter syncs pc/sp/gas into the frame
 // before calling traceStep, so the view reads the frame directly.
-import type { StepView } from '../types.ts';
+import type { ExecStatus, StepView } from '../types.ts';
+import { MASK160 } from '../bytes.ts';
 import type { Evm, Frame } from './context.ts';
-import { STATIC_GAS } from './opcodes.ts';
+import { MEM_LIMIT } from './memory.ts';
+import { STACK_IN, STATIC_GAS } from './opcodes.ts';
 
 class View implements StepView {
   pc = 0;
@@ -30,6 +32,103 @@ class View implements StepView {
   }
 }
 
+/** Memory expansion gas for [off, off+size) from stack words; a huge range costs more than any gas. */
+function memCost(f: Frame, off: bigint, size: bigint): number {
+  if (size === 0n) return 0;
+  const end = off + size;
+  if (end > BigInt(MEM_LIMIT)) return Number.MAX_SAFE_INTEGER;
+  return f.mem.expansionCost(Number(end));
+}
+
+const words = (size: bigint): number =>
+  size > BigInt(MEM_LIMIT) ? Number.MAX_SAFE_INTEGER : Math.ceil(Number(size) / 32);
+
+/**
+ * What an opcode will cost as far as it can be known before it runs: the static gas, memory expansion, copy and
+ * hashing words, EIP-2929 access costs and SSTORE pricing. (A call's forwarded gas is not included.)
+ */
+function knownCost(ev: Evm, f: Frame, op: number): number {
+  const base = Math.max(0, STATIC_GAS[op]!);
+  if (f.sp < STACK_IN[op]!) return base;
+  const st = f.stack;
+  const top = (i: number): bigint => st[f.sp - 1 - i]!;
+  const world = ev.world;
+  const access = (w: bigint): number => (world.isWarm(world.account(w & MASK160)) ? 100 : 2600);
+  switch (op) {
+    case 0x0a: {
+      const e = top(1);
+      return base + (e === 0n ? 0 : 50 * Math.ceil(e.toString(16).length / 2));
+    }
+    case 0x20:
+      return base + 6 * words(top(1)) + memCost(f, top(0), top(1));
+    case 0x31:
+    case 0x3b:
+    case 0x3f:
+      return access(top(0));
+    case 0x37:
+    case 0x39:
+    case 0x3e:
+      return base + 3 * words(top(2)) + memCost(f, top(0), top(2));
+    case 0x3c:
+      return access(top(0)) + 3 * words(top(3)) + memCost(f, top(1), top(3));
+    case 0x51:
+    case 0x52:
+      return base + memCost(f, top(0), 32n);
+    case 0x53:
+      return base + memCost(f, top(0), 1n);
+    case 0x54:
+      return f.acc.warmSlots?.has(top(0)) ? 100 : 2100;
+    case 0x55: {
+      const key = top(0);
+      const value = top(1);
+      const current = world.storage(f.acc, key);
+      const original = world.originalStorage(f.acc, key);
+      let c = f.acc.warmSlots?.has(key) ? 0 : 2100;
+      if (current === value || original !== current) c += 100;
+      else c += original === 0n ? 20000 : 2900;
+      return c;
+    }
+    case 0x5e: {
+      const hi = top(0) > top(1) ? top(0) : top(1);
+      return base + 3 * words(top(2)) + memCost(f, hi, top(2));
+    }
+    case 0xa0:
+    case 0xa1:
+    case 0xa2:
+    case 0xa3:
+    case 0xa4:
+      return base + 8 * Number(top(1) > BigInt(MEM_LIMIT) ? BigInt(MEM_LIMIT) : top(1)) + memCost(f, top(0), top(1));
+    case 0xf0:
+    case 0xf5:
+      return base + (op === 0xf5 ? 8 : 2) * words(top(2)) + memCost(f, top(1), top(2));
+    case 0xf1:
+    case 0xf2:
+    case 0xf4:
+    case 0xfa: {
+      const hasValue = op === 0xf1 || op === 0xf2;
+      const value = hasValue ? top(2) : 0n;
+      const i = hasValue ? 3 : 2;
+      const mem = Math.max(memCost(f, top(i), top(i + 1)), memCost(f, top(i + 2), top(i + 3)));
+      let c = access(top(1)) + mem;
+      if (value !== 0n) {
+        c += 9000;
+        if (op === 0xf1 && world.account(top(1) & MASK160).isDead()) c += 25000;
+      }
+      return c;
+    }
+    case 0xf3:
+    case 0xfd:
+      return memCost(f, top(0), top(1));
+    case 0xff: {
+      const ben = world.account(top(0) & MASK160);
+      let c = base + (world.isWarm(ben) ? 0 : 2600);
+      if (ben.isDead() && f.acc.balance !== 0n) c += 25000;
+      return c;
+    }
+  }
+  return base;
+}
+
 /** Calls the tracer's step hook for the opcode at f.pc. */
 export function traceStep(ev: Evm, f: Frame, op: number): void {
   const t = ev.tracer!;
@@ -38,9 +137,24 @@ export function traceStep(ev: Evm, f: Frame, op: number): void {
   v.pc = f.pc;
   v.op = op;
   v.gas = f.gas;
-  v.cost = Math.max(0, STATIC_GAS[op]!);
+  v.cost = knownCost(ev, f, op);
   v.depth = f.depth;
   v.refund = ev.refund;
   v.address = f.address;
   t.step(v);
+}
+
+/** Calls the tracer's fault hook for the opcode at f.pc that ended the frame exceptionally. */
+export function traceFault(ev: Evm, f: Frame, op: number, status: ExecStatus): void {
+  const t = ev.tracer!;
+  if (t.fault === undefined) return;
+  const v = new View(ev, f);
+  v.pc = f.pc;
+  v.op = op;
+  v.gas = f.gas;
+  v.cost = 0;
+  v.depth = f.depth;
+  v.refund = ev.refund;
+  v.address = f.address;
+  t.fault(v, status);
 }

@@ -306,6 +306,11 @@ export class WorldState {
     this.destructed.add(a);
   }
 
+  /** Whether an address is warm, without warming it (for tracers). */
+  isWarm(a: Account): boolean {
+    return a.warm || (a.address <= this.lastPrecompile && a.address !== 0n);
+  }
+
   /** Warms an address; returns whether it was warm already (precompiles always are). */
   warmAddress(a: Account): boolean {
     if (a.warm) return true;

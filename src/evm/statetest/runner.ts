@@ -28,6 +28,8 @@ export interface RunOptions {
   run?: RegExp;
   /** Only fixture files whose running index ≡ `index` (mod `count`): how a worker pool splits the work. */
   shard?: { index: number; count: number };
+  /** Only fixture files (named `path` or `bundle/inner-path`) this accepts. */
+  include?: (file: string) => boolean;
   /** Told of each case left out because the engine does not run its fork. */
   onSkip?: (name: string, fork: string) => void;
 }
@@ -184,6 +186,7 @@ export async function* runStateTestCases(paths: readonly string[], opts: RunOpti
         continue;
       }
       for (const f of files) {
+        if (opts.include !== undefined && !opts.include(f.file)) continue;
         const mine = opts.shard === undefined || fileIndex % opts.shard.count === opts.shard.index;
         fileIndex++;
         if (!mine) continue;

@@ -28,10 +28,15 @@ export interface TracerWorkersOptions {
   heapMb: number;
 }
 
-/** The code a worker boots with: the TypeScript loader (as bin/kestreld.js installs it), then the entry module. */
+/**
+ * The code a worker boots with: the entry module beside this one. Compiled (dist/, how the node runs) it is plain
+ * JavaScript; only when this module itself runs as TypeScript (unit tests under tsx) does the worker need tsx too.
+ */
 function bootCode(): string {
+  const compiled = import.meta.url.endsWith('.js');
+  const entry = new URL(compiled ? './entry.js' : './entry.ts', import.meta.url).href;
+  if (compiled) return `import(${JSON.stringify(entry)})`;
   const loader = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./entry.ts', import.meta.url).href;
   return `import(${JSON.stringify(loader)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
 }
 

@@ -238,13 +238,18 @@ function callSnippet(p: Program, r: Rng): void {
 
 function initCode(r: Rng): Uint8Array {
   const runtime = r.bytes(r.int(40));
-  if (r.chance(0.1)) runtime[0] = 0xef;
+  const reverts = r.chance(0.15);
+  // EIP-3541 refuses deployed code starting with 0xEF. @ethereumjs/evm 10 also refuses reverted initcode whose
+  // revert data starts with 0xEF (all gas consumed), which the EIP does not say (nothing is deployed): a known
+  // oracle error (found by this fuzzer, seed 149), so revert data never starts with 0xEF here.
+  if (!reverts && r.chance(0.1)) runtime[0] = 0xef;
+  else if (reverts && runtime[0] === 0xef) runtime[0] = 0xee;
   const p = new Program();
   if (r.chance(0.3)) p.push(value(r)).push(slot(r)).op(op.SSTORE);
   for (let i = 0; i < runtime.length; i++) p.push(BigInt(runtime[i]!)).push(BigInt(i)).op(op.MSTORE8);
   p.push(BigInt(runtime.length))
     .push(0n)
-    .op(r.chance(0.85) ? op.RETURN : op.REVERT);
+    .op(reverts ? op.REVERT : op.RETURN);
   return p.bytes();
 }
 

@@ -1,0 +1,95 @@
+// The build step: compiles src/**/*.ts (tests excluded) file by file into dist/ with esbuild, relative `.ts`
+// imports rewritten to `.js`, so the node runs with plain `node` and no TypeScript loader (tracer workers
+// included). dist/ mirrors src/ one level below the repository root, so `new URL('../../proto/', import.meta.url)`
+// and friends resolve as they do from the sources. `node scripts/build.mjs` builds when a source is newer than the
+// last build; `--force` always does.
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
+/** What else decides the output besides the sources. */
+const INPUTS = ['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => join(ROOT, f));
+
+function sources(dir, out = []) {
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) sources(p, out);
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.d.ts')) out.push(p);
+  }
+  return out;
+}
+
+/** Whether `dist` is older than a source (or the file list changed): a stat of each file, a few ms. */
+export function isStale(src = SRC, dist = DIST) {
+  const STAMP = join(dist, '.built');
+  if (!existsSync(STAMP)) return true;
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
+  } catch {
+    return true;
+  }
+  const files = sources(src);
+  if (files.length !== stamp.count) return true;
+  const built = statSync(STAMP).mtimeMs;
+  return [...files, ...INPUTS].some((f) => statSync(f).mtimeMs > built);
+}
+
+// esbuild prints relative specifiers in double quotes in these three forms.
+const TS_SPECIFIER = /((?:\bfrom|\bimport)\s*\(?\s*)"(\.{1,2}\/[^"]*?)\.ts"/g;
+
+/** Compiles every source of `src` into `dist` (each file written beside, then renamed in: readers see whole files). */
+export async function build(src = SRC, dist = DIST) {
+  const { transform } = await import('esbuild');
+  const tsconfigRaw = readFileSync(join(ROOT, 'tsconfig.json'), 'utf8');
+  const files = sources(src);
+  const started = Date.now();
+  await Promise.all(
+    files.map(async (file) => {
+      const rel = relative(src, file);
+      const out = join(dist, rel.replace(/\.ts$/, '.js'));
+      const { code } = await transform(readFileSync(file, 'utf8'), {
+        loader: 'ts',
+        format: 'esm',
+        platform: 'node',
+        target: 'node20',
+        sourcefile: rel,
+        tsconfigRaw,
+      });
+      mkdirSync(dirname(out), { recursive: true });
+      const tmp = `${out}.${process.pid}.tmp`;
+      writeFileSync(tmp, code.replace(TS_SPECIFIER, '$1"$2.js"'));
+      renameSync(tmp, out);
+    }),
+  );
+  // Files whose source is gone would still be importable: drop them.
+  const want = new Set(files.map((f) => join(dist, relative(src, f).replace(/\.ts$/, '.js'))));
+  const prune = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) prune(p);
+      else if (p.endsWith('.js') && !want.has(p)) rmSync(p, { force: true });
+    }
+  };
+  prune(dist);
+  writeFileSync(join(dist, '.built'), JSON.stringify({ count: files.length, ms: Date.now() - started }) + '\n');
+  return files.length;
+}
+
+/** Builds when stale; true if it did. */
+export async function ensureBuilt() {
+  if (!isStale()) return false;
+  await build();
+  return true;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const t = Date.now();
+  if (process.argv.includes('--force') || isStale()) {
+    const n = await build();
+    console.log(`dist/: ${n} modules compiled in ${Date.now() - t} ms`);
+  }
+}

@@ -1,0 +1,145 @@
+// A flat cache of the state at the head block: accounts, code (by hash) and storage words, so reads at `latest`
+// answer from memory instead of walking the trie. Filled by reads; at each commit either updated with the block's
+// changes (apply: whichever engine produced them) or, when no change list is given, emptied.
+
+/** Account fields, as the chain reads them (the same shape as ChainQuery's HeadAccount). */
+export interface HeadAccount {
+  nonce: bigint;
+  balance: bigint;
+  codeHash: Uint8Array;
+  storageRoot: Uint8Array;
+}
+
+/** One account's state after a block, as an engine reports it (a plain record: no engine types). */
+export interface HeadChange {
+  address: Uint8Array;
+  /** The account no longer exists (its storage goes with it). */
+  deleted: boolean;
+  nonce: bigint;
+  balance: bigint;
+  codeHash: Uint8Array;
+  /** The account's storage root after the block (from the trie update at commit). */
+  storageRoot: Uint8Array;
+  /** Present when the code changed. */
+  code?: Uint8Array;
+  /** The prior storage is wiped before `storage` applies (the account was re-created). */
+  storageCleared: boolean;
+  /** Changed slots: 32-byte slot → 32-byte word (all zeros = deleted). */
+  storage: ReadonlyMap<Uint8Array, Uint8Array> | Array<[slot: Uint8Array, word: Uint8Array]>;
+}
+
+/** Bounds: past them a map starts over (the working set of a busy head fits many times over). */
+export interface HeadCacheLimits {
+  accounts: number;
+  storageWords: number;
+  codes: number;
+}
+
+const DEFAULT_LIMITS: HeadCacheLimits = { accounts: 65_536, storageWords: 262_144, codes: 4_096 };
+
+/** A map key for raw bytes (one char per byte). */
+export function bytesKey(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+}
+
+/** The flat state of one head; `version` changes whenever the head does, so a read started before it is not kept. */
+export class HeadStateCache {
+  private readonly accounts = new Map<string, HeadAccount>();
+  /** address key → slot key → word. */
+  private readonly storage = new Map<string, Map<string, Uint8Array>>();
+  private storageWords = 0;
+  /** Code never changes for a hash, so this map survives every head change. */
+  private readonly codes = new Map<string, Uint8Array>();
+  private currentVersion = 0;
+
+  constructor(private readonly limits: HeadCacheLimits = DEFAULT_LIMITS) {}
+
+  /** Changes whenever the cached head changes. */
+  get version(): number {
+    return this.currentVersion;
+  }
+
+  /** A cached account (undefined: not cached). */
+  account(addr: Uint8Array): HeadAccount | undefined {
+    return this.accounts.get(bytesKey(addr));
+  }
+
+  /** Keeps an account read at the head, if the head has not moved since the read began (`version`). */
+  rememberAccount(version: number, addr: Uint8Array, view: HeadAccount): void {
+    if (version !== this.currentVersion) return;
+    if (this.accounts.size >= this.limits.accounts) this.accounts.clear();
+    this.accounts.set(bytesKey(addr), view);
+  }
+
+  /** A cached storage word (undefined: not cached). */
+  storageWord(addr: Uint8Array, slot: Uint8Array): Uint8Array | undefined {
+    return this.storage.get(bytesKey(addr))?.get(bytesKey(slot));
+  }
+
+  /** Keeps a storage word read at the head (see rememberAccount). */
+  rememberStorage(version: number, addr: Uint8Array, slot: Uint8Array, word: Uint8Array): void {
+    if (version !== this.currentVersion) return;
+    this.putWord(bytesKey(addr), bytesKey(slot), word);
+  }
+
+  /** Code by its hash (undefined: not cached). */
+  code(codeHash: Uint8Array): Uint8Array | undefined {
+    return this.codes.get(bytesKey(codeHash));
+  }
+
+  /** Keeps code by its hash (valid at every height). */
+  rememberCode(codeHash: Uint8Array, code: Uint8Array): void {
+    if (this.codes.size >= this.limits.codes) this.codes.clear();
+    this.codes.set(bytesKey(codeHash), code);
+  }
+
+  /**
+   * The head moved by one block whose state changes are `changes`: cached entries of changed accounts are updated
+   * (and changed accounts are cached), everything else stays valid.
+   */
+  apply(changes: Iterable<HeadChange>): void {
+    this.currentVersion++;
+    for (const c of changes) {
+      const a = bytesKey(c.address);
+      if (c.deleted || c.storageCleared) {
+        const words = this.storage.get(a);
+        if (words) this.storageWords -= words.size;
+        this.storage.delete(a);
+      }
+      if (c.deleted) {
+        this.accounts.delete(a);
+        continue;
+      }
+      if (this.accounts.size >= this.limits.accounts) this.accounts.clear();
+      this.accounts.set(
+        a,
+        Object.freeze({ nonce: c.nonce, balance: c.balance, codeHash: c.codeHash, storageRoot: c.storageRoot }),
+      );
+      if (c.code !== undefined) this.rememberCode(c.codeHash, c.code);
+      const slots = c.storage instanceof Map ? c.storage.entries() : c.storage;
+      for (const [slot, word] of slots) this.putWord(a, bytesKey(slot), word);
+    }
+  }
+
+  /** The head moved and no change list is known: nothing but code stays valid. */
+  invalidate(): void {
+    this.currentVersion++;
+    this.accounts.clear();
+    this.storage.clear();
+    this.storageWords = 0;
+  }
+
+  private putWord(a: string, s: string, word: Uint8Array): void {
+    if (this.storageWords >= this.limits.storageWords) {
+      this.storage.clear();
+      this.storageWords = 0;
+    }
+    let words = this.storage.get(a);
+    if (!words) {
+      words = new Map();
+      this.storage.set(a, words);
+    }
+    if (!words.has(s)) this.storageWords++;
+    words.set(s, word);
+  }
+}
