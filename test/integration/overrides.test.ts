@@ -122,6 +122,11 @@ describe('state and block overrides', { timeout: 120_000 }, () => {
           { [ANY]: { movePrecompileToAddress: MOVED } },
         ]);
         assert.deepEqual(notPre.error, { code: -32000, message: `account ${getAddress(ANY)} is not a precompile` });
+        const initcode = await call('eth_call', [{ data: '0x' + '60'.repeat(49153) }]);
+        assert.deepEqual(initcode.error, {
+          code: -32000,
+          message: 'max initcode size exceeded: code size 49153 limit 49152',
+        });
         const badField = await call('eth_call', [{ to: contract }, 'latest', { [contract]: { balance: 'x' } }]);
         assert.equal(badField.error?.code, -32602);
       });

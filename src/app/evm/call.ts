@@ -29,6 +29,9 @@ import { buildAccessList, type AccessListResult } from './accessList.ts';
 import { simulate, type SimBlockResult, type SimulateOptions } from './simulate/simulator.ts';
 import { decodeRevertReason } from './revert.ts';
 
+/** EIP-3860's limit on init code (2 × the 24576-byte code limit). */
+const MAX_INITCODE_SIZE = 49152;
+
 /** Limits applied to every call. */
 export interface CallLimits {
   gasCap: bigint;
@@ -141,7 +144,8 @@ export class CallService {
   }
 
   private buildTx(req: CallRequest, gas: bigint, nonce: bigint): TypedTransaction {
-    const base = { to: req.to, value: req.value ?? 0n, data: req.data ?? new Uint8Array(0), gasLimit: gas, nonce };
+    const data = req.data ?? new Uint8Array(0);
+    const base = { to: req.to, value: req.value ?? 0n, data, gasLimit: gas, nonce };
     let tx: TypedTransaction;
     if (req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined) {
       const maxFeePerGas = req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n;
@@ -293,19 +297,24 @@ export class CallService {
     let nonce = (await state.getAccount(from))?.nonce ?? 0n;
     if (req.to) await state.getAccount(new Address(req.to));
     await state.getAccount(block.header.coinbase);
+    // ethereumjs refuses to build such a creation at all; geth runs into the same rule with this text.
+    const size = req.data?.length ?? 0;
+    if (req.to === undefined && size > MAX_INITCODE_SIZE) {
+      throw new ExecutionError(`max initcode size exceeded: code size ${size} limit ${MAX_INITCODE_SIZE}`);
+    }
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
     const ctxBlock = this.contextBlock(ctx, block, gas, priced);
     // With a hook the tracer enforces its own deadline.
     ctx.clock.deadline = this.limits.timeoutMs > 0 && !hook ? Date.now() + this.limits.timeoutMs : 0;
     await state.checkpoint();
-    // Overrides are written inside the call's checkpoint, so its revert takes them away with the call's writes.
-    if (ctx.plan) {
-      await writeAccountOverrides(state, ctx.plan.accounts);
-      nonce = (await state.getAccount(from))?.nonce ?? 0n;
-    }
-    const tx = this.buildTx(req, gas, nonce);
-    hook?.attach(vm, state, tx, ctxBlock);
     try {
+      // Overrides are written inside the call's checkpoint, so its revert takes them away with the call's writes.
+      if (ctx.plan) {
+        await writeAccountOverrides(state, ctx.plan.accounts);
+        nonce = (await state.getAccount(from))?.nonce ?? 0n;
+      }
+      const tx = this.buildTx(req, gas, nonce);
+      hook?.attach(vm, state, tx, ctxBlock);
       const r = await runTx(vm, {
         tx,
         block: ctxBlock,
