@@ -35,13 +35,24 @@ function program(r: () => number, depth: number): string {
   const pick = <T>(xs: T[]): T => xs[Math.floor(r() * xs.length)]!;
   const hex = (bytes: number): string => {
     let s = '';
-    for (let i = 0; i < bytes; i++) s += Math.floor(r() * 256).toString(16).padStart(2, '0');
+    for (let i = 0; i < bytes; i++)
+      s += Math.floor(r() * 256)
+        .toString(16)
+        .padStart(2, '0');
     return s;
   };
   const word = (): string =>
     pick(['7f' + hex(32), '60' + hex(1), '61' + hex(2), '7f' + 'ff'.repeat(32), '7f80' + '00'.repeat(31), '5f']);
-  const small = (max: number): string => '61' + Math.floor(r() * max).toString(16).padStart(4, '0');
-  const slot = (): string => '60' + Math.floor(r() * 8).toString(16).padStart(2, '0');
+  const small = (max: number): string =>
+    '61' +
+    Math.floor(r() * max)
+      .toString(16)
+      .padStart(4, '0');
+  const slot = (): string =>
+    '60' +
+    Math.floor(r() * 8)
+      .toString(16)
+      .padStart(2, '0');
   const target = (): string => '73' + pick([A, B, 1n, 2n, 3n, 4n, 5n, 9n, 0xdeadn, 0n]).toString(16).padStart(40, '0');
   let code = '';
   const n = 4 + Math.floor(r() * 14);
@@ -49,7 +60,34 @@ function program(r: () => number, depth: number): string {
     switch (Math.floor(r() * 14)) {
       case 0:
       case 1:
-        code += word() + word() + pick(['01', '02', '03', '04', '05', '06', '07', '0a', '0b', '10', '11', '12', '13', '14', '16', '17', '18', '1a', '1b', '1c', '1d']) + slot() + '55';
+        code +=
+          word() +
+          word() +
+          pick([
+            '01',
+            '02',
+            '03',
+            '04',
+            '05',
+            '06',
+            '07',
+            '0a',
+            '0b',
+            '10',
+            '11',
+            '12',
+            '13',
+            '14',
+            '16',
+            '17',
+            '18',
+            '1a',
+            '1b',
+            '1c',
+            '1d',
+          ]) +
+          slot() +
+          '55';
         break;
       case 2:
         code += word() + word() + word() + pick(['08', '09']) + slot() + '55';
@@ -67,7 +105,31 @@ function program(r: () => number, depth: number): string {
         code += word() + small(40) + small(100) + pick(['a0', 'a1']);
         break;
       case 7:
-        code += pick(['30', '32', '33', '34', '36', '38', '3a', '3d', '41', '42', '43', '44', '45', '46', '47', '48', '4a', '58', '59', '5a']) + slot() + '55';
+        code +=
+          pick([
+            '30',
+            '32',
+            '33',
+            '34',
+            '36',
+            '38',
+            '3a',
+            '3d',
+            '41',
+            '42',
+            '43',
+            '44',
+            '45',
+            '46',
+            '47',
+            '48',
+            '4a',
+            '58',
+            '59',
+            '5a',
+          ]) +
+          slot() +
+          '55';
         break;
       case 8:
         code += target() + pick(['31', '3b', '3f']) + slot() + '55';
@@ -76,7 +138,20 @@ function program(r: () => number, depth: number): string {
         // CALL-family with small gas and in/out ranges; result and return data size stored.
         const op = pick(['f1', 'f2', 'f4', 'fa']);
         const value = op === 'f1' || op === 'f2' ? pick(['5f', '6001', '61ffff']) : '';
-        code += '6020' + small(64) + small(64) + small(64) + value + target() + pick(['61ffff', '621fffff', '6201d4c0']) + op + slot() + '55' + '3d' + slot() + '55';
+        code +=
+          '6020' +
+          small(64) +
+          small(64) +
+          small(64) +
+          value +
+          target() +
+          pick(['61ffff', '621fffff', '6201d4c0']) +
+          op +
+          slot() +
+          '55' +
+          '3d' +
+          slot() +
+          '55';
         if (r() < 0.3) code += '6020' + '5f' + '5f' + '3e';
         break;
       }
@@ -86,7 +161,12 @@ function program(r: () => number, depth: number): string {
         code += '7f' + init.padEnd(64, '0') + '5f52';
         // CREATE2 takes a salt below size, offset and value; CREATE does not.
         const create2 = r() < 0.5;
-        code += (create2 ? word() : '') + '60' + (init.length / 2).toString(16).padStart(2, '0') + '5f' + pick(['5f', '6001']);
+        code +=
+          (create2 ? word() : '') +
+          '60' +
+          (init.length / 2).toString(16).padStart(2, '0') +
+          '5f' +
+          pick(['5f', '6001']);
         code += (create2 ? 'f5' : 'f0') + slot() + '55';
         break;
       }
@@ -109,7 +189,10 @@ function preOf(r: () => number): Map<Address, PreAccount> {
     const c = hexToBytes(code);
     return { nonce: c.length ? 1n : 0n, balance, code: c, codeHash: c.length ? keccak256(c) : KECCAK_EMPTY, storage };
   };
-  const st = new Map<bigint, bigint>([[1n, 5n], [3n, BigInt(Math.floor(r() * 1000) + 1)]]);
+  const st = new Map<bigint, bigint>([
+    [1n, 5n],
+    [3n, BigInt(Math.floor(r() * 1000) + 1)],
+  ]);
   return new Map([
     [SENDER, acc('', 10n ** 20n)],
     [A, acc(program(r, 0), 10n ** 9n, st)],
@@ -164,6 +247,10 @@ test(`differential: ${CASES} random programs agree with @ethereumjs/evm (Prague)
     };
     const k = await run(kestrelEngine);
     const j = await run(ethereumjsEngine);
-    assert.deepEqual(k, j, `case ${i}: code A ${bytesToHex(pre.get(A)!.code)} B ${bytesToHex(pre.get(B)!.code)} gas ${tx.gasLimit}`);
+    assert.deepEqual(
+      k,
+      j,
+      `case ${i}: code A ${bytesToHex(pre.get(A)!.code)} B ${bytesToHex(pre.get(B)!.code)} gas ${tx.gasLimit}`,
+    );
   }
 });
