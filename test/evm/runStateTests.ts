@@ -1,6 +1,6 @@
 // Manual run of the repo's state-test bundles with per-set counts and the largest failure categories:
 //   node --import tsx test/evm/runStateTests.ts [--engine kestrel|ethereumjs] [--set NAME]... [--run REGEX]
-//        [--workers N] [--failures FILE]   (FILE: every failure as JSON lines)
+//        [--workers N] [--failures FILE]   (FILE: every failure as JSON lines, written as found)
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { failureCategories, runPool, SETS, type EngineName } from './statetestPool.ts';
@@ -20,7 +20,10 @@ const sets = values.set ?? [...SETS];
 for (const s of sets)
   if (!(SETS as readonly string[]).includes(s)) throw new Error(`unknown set ${s} (${SETS.join(', ')})`);
 
-const summary = await runPool(engine, { sets, workers: Number(values.workers), run: values.run });
+if (values.failures !== undefined) fs.writeFileSync(values.failures, '');
+const summary = await runPool(engine, { sets, workers: Number(values.workers), run: values.run }, (f) => {
+  if (values.failures !== undefined) fs.appendFileSync(values.failures, JSON.stringify(f) + '\n');
+});
 let passed = 0;
 let failed = 0;
 for (const [set, c] of Object.entries(summary.counts)) {
@@ -37,7 +40,4 @@ for (const g of failureCategories(summary.failures).slice(0, 25)) {
   console.log(
     `\n${String(g.count).padStart(5)}  ${g.key}\n       e.g. ${g.example.name} [${g.example.fork}]\n       ${g.example.error.slice(0, 400)}`,
   );
-}
-if (values.failures !== undefined) {
-  fs.writeFileSync(values.failures, summary.failures.map((f) => JSON.stringify(f)).join('\n') + '\n');
 }

@@ -63,6 +63,7 @@ export type WorkerMessage = { kind: 'failure'; failure: Failure } | { kind: 'don
 export async function runPool(
   engine: EngineName,
   opts: { sets?: readonly string[]; workers?: number; run?: string } = {},
+  onFailure?: (f: Failure) => void,
 ): Promise<PoolSummary> {
   const started = performance.now();
   const sets = [...(opts.sets ?? SETS)];
@@ -78,8 +79,10 @@ export async function runPool(
       return new Promise<void>((resolve, reject) => {
         let done = false;
         worker.on('message', (m: WorkerMessage) => {
-          if (m.kind === 'failure') failures.push(m.failure);
-          else {
+          if (m.kind === 'failure') {
+            failures.push(m.failure);
+            onFailure?.(m.failure);
+          } else {
             for (const [set, c] of Object.entries(m.counts)) {
               counts[set]!.passed += c.passed;
               counts[set]!.failed += c.failed;
