@@ -19,10 +19,9 @@ export const LAYERS = {
   keys: ['log', 'primitives'],
   store: ['log', 'primitives', 'errors'],
   config: ['log', 'primitives', 'errors'],
-  // The deterministic state machine; state/ and chain/ sit below the rest of app/.
+  // The deterministic state machine; state/ sits below the rest of app/.
   app: ['store', 'evm', 'keys', 'log', 'primitives', 'errors'],
-  'app/state': ['app/chain', 'store', 'log', 'primitives', 'errors'],
-  'app/chain': ['log', 'primitives', 'errors'],
+  'app/state': ['store', 'log', 'primitives', 'errors'],
   // Services used by the servers and the consensus engines.
   mempool: ['app', 'store', 'log', 'primitives', 'errors'],
   keystore: ['keys', 'log', 'primitives', 'errors'],

@@ -4,7 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
-import { indexedTrieRoot, type Hash } from './chain/orderedTrie.ts';
+import { indexedTrieRoot, type Hash } from '../evm/trie/root.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */

@@ -1,7 +1,7 @@
 // The chain's Ethereum rules: hardfork, EIP-155 id, and native secp256k1 recovery (25× faster than pure JS).
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
-import { createKeccak } from 'hash-wasm';
 import secp256k1 from 'secp256k1';
+import { initKeccak, keccak256 } from '../../evm/keccak.ts';
 import { padLeft } from '../../primitives/hex.ts';
 
 /** The hardfork Kestrel executes (solc contracts must target the same evmVersion). */
@@ -38,12 +38,8 @@ export type Keccak = (data: Uint8Array) => Uint8Array;
  * executing blocks). The hasher is synchronous once created, so one instance serves every caller.
  */
 export async function createFastKeccak(): Promise<Keccak> {
-  const hasher = await createKeccak(256);
-  return (data) => {
-    hasher.init();
-    hasher.update(data);
-    return hasher.digest('binary');
-  };
+  await initKeccak();
+  return keccak256;
 }
 
 /** Builds the Common for an EIP-155 chain id at Kestrel's hardfork (with native ecrecover and a fast keccak). */

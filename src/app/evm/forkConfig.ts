@@ -1,5 +1,6 @@
 // The fork Kestrel runs, described the way EIP-7910 (eth_config) and the blob fee rules need it.
 import { crc32 } from 'node:zlib';
+import { blobBaseFee as engineBlobBaseFee } from '../../evm/handler/fees.ts';
 
 /** Blob parameters of a fork (EIP-7691 for Prague). */
 export interface BlobSchedule {
@@ -24,9 +25,6 @@ export interface ForkConfig {
 
 /** Prague's blob schedule (EIP-7691). */
 export const PRAGUE_BLOBS: BlobSchedule = { target: 6, max: 9, baseFeeUpdateFraction: 5007716n };
-
-/** The minimum blob gas price (EIP-4844). */
-const MIN_BLOB_BASE_FEE = 1n;
 
 function precompileAddress(n: number): Uint8Array {
   const a = new Uint8Array(20);
@@ -81,20 +79,7 @@ export function currentFork(chainId: bigint, genesisHash: Uint8Array): ForkConfi
   };
 }
 
-/** EIP-4844's fake exponential: factor · e^(numerator / denominator), in integers. */
-export function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint): bigint {
-  let i = 1n;
-  let output = 0n;
-  let acc = factor * denominator;
-  while (acc > 0n) {
-    output += acc;
-    acc = (acc * numerator) / (denominator * i);
-    i += 1n;
-  }
-  return output / denominator;
-}
-
-/** The blob base fee of a block with this excess blob gas (1 wei on a chain that never carried a blob). */
-export function blobBaseFee(excessBlobGas: bigint, schedule: BlobSchedule = PRAGUE_BLOBS): bigint {
-  return fakeExponential(MIN_BLOB_BASE_FEE, excessBlobGas, schedule.baseFeeUpdateFraction);
+/** The blob base fee of a block with this excess blob gas under Prague (1 wei on a chain that never carried a blob). */
+export function blobBaseFee(excessBlobGas: bigint): bigint {
+  return engineBlobBaseFee(excessBlobGas, 'Prague');
 }

@@ -1,7 +1,11 @@
-// The root hash of a Merkle-Patricia trie built in one pass over sorted keys (no node store): the state tests
-// and the fuzzer need roots of whole account maps, never proofs or incremental updates.
+// The root hash of a Merkle-Patricia trie built in one pass over sorted keys (no node store): the state tests and
+// the fuzzer need roots of whole account maps, and blocks the roots of their transactions, receipts and withdrawals;
+// none needs proofs or incremental updates.
 import { keccak256 } from '../keccak.ts';
-import { rlpEncode, type RlpItem } from './rlp.ts';
+import { bigintToBytes, rlpEncode, type RlpItem } from './rlp.ts';
+
+/** A keccak-256 implementation (the engine's by default; a caller may pass the one it already holds). */
+export type Hash = (data: Uint8Array) => Uint8Array;
 
 const EMPTY = new Uint8Array(0);
 
@@ -36,15 +40,16 @@ function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
 }
 
 // A child reference: the node itself when its encoding is shorter than 32 bytes, its hash otherwise.
-function reference(node: RlpItem): RlpItem {
+function reference(node: RlpItem, hash: Hash): RlpItem {
   const encoded = rlpEncode(node);
-  return encoded.length < 32 ? node : keccak256(encoded);
+  return encoded.length < 32 ? node : hash(encoded);
 }
 
 class Builder {
   constructor(
     private readonly keys: Uint8Array[],
     private readonly values: Uint8Array[],
+    private readonly hash: Hash,
   ) {}
 
   /** The node holding entries [lo, hi) whose keys agree on their first `depth` nibbles. */
@@ -58,7 +63,10 @@ class Builder {
     const max = Math.min(first.length, last.length) - depth;
     while (shared < max && first[depth + shared] === last[depth + shared]) shared++;
     if (shared > 0) {
-      return [hexPrefix(first.subarray(depth, depth + shared), false), reference(this.branch(lo, hi, depth + shared))];
+      return [
+        hexPrefix(first.subarray(depth, depth + shared), false),
+        reference(this.branch(lo, hi, depth + shared), this.hash),
+      ];
     }
     return this.branch(lo, hi, depth);
   }
@@ -73,7 +81,7 @@ class Builder {
       const nibble = keys[i]![depth]!;
       let j = i + 1;
       while (j < hi && keys[j]![depth] === nibble) j++;
-      children[nibble] = reference(this.node(i, j, depth + 1));
+      children[nibble] = reference(this.node(i, j, depth + 1), this.hash);
       i = j;
     }
     return children;
@@ -84,7 +92,10 @@ class Builder {
  * The root hash of the trie holding `entries` (key, value). Keys must be distinct; an empty value means "absent"
  * and is skipped. Callers hash the keys themselves for a secure trie.
  */
-export function trieRoot(entries: ReadonlyArray<readonly [Uint8Array, Uint8Array]>): Uint8Array {
+export function trieRoot(
+  entries: ReadonlyArray<readonly [Uint8Array, Uint8Array]>,
+  hash: Hash = keccak256,
+): Uint8Array {
   const present = entries.filter(([, v]) => v.length > 0);
   if (present.length === 0) return EMPTY_TRIE_ROOT;
   present.sort((a, b) => Buffer.compare(a[0], b[0]));
@@ -94,6 +105,15 @@ export function trieRoot(entries: ReadonlyArray<readonly [Uint8Array, Uint8Array
   const builder = new Builder(
     present.map(([k]) => toNibbles(k)),
     present.map(([, v]) => v),
+    hash,
   );
-  return keccak256(rlpEncode(builder.node(0, present.length, 0)));
+  return hash(rlpEncode(builder.node(0, present.length, 0)));
+}
+
+/** Root of values keyed by rlp(index): the transactions, receipts and withdrawals tries of a block. */
+export function indexedTrieRoot(values: readonly Uint8Array[], hash: Hash = keccak256): Uint8Array {
+  return trieRoot(
+    values.map((v, i) => [rlpEncode(bigintToBytes(BigInt(i))), v] as const),
+    hash,
+  );
 }

@@ -19,7 +19,7 @@ import { ExecutionError, SimulateError } from '../../../errors/index.ts';
 import type { Withdrawal } from '../../../primitives/overrides.ts';
 import { blockBloom, keccakOf, receiptsRoot, transactionsRoot } from '../../block.ts';
 import { encodeBlock } from '../../../store/encoding.ts';
-import { indexedTrieRoot } from '../../chain/orderedTrie.ts';
+import { indexedTrieRoot } from '../../../evm/trie/root.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
 import type { StateDb } from '../../state/stateDb.ts';
 import { vmErrorText } from '../accessList.ts';
