@@ -12,7 +12,7 @@ import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { blockHashSource } from './evm/blockHashes.ts';
-import { executeTxs, type ExecTx, type Rejection } from './evm/executor.ts';
+import { executeTxs, type BlockExecution, type ExecTx, type Rejection } from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
@@ -198,40 +198,13 @@ export class KestrelApp {
     prepare?: (state: MerkleStateManager) => Promise<void>;
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
-    const parent = this.headBlock;
-    const number = parent.number + 1n;
-    const ctx: BlockContext = {
-      number,
-      parentHash: parent.hash,
-      timestamp: req.time > parent.header.timestamp ? req.time : parent.header.timestamp + (req.sameSecond ? 0n : 1n),
-      coinbase: req.coinbase ?? this.etherbase,
-      gasLimit: parent.header.gasLimit,
-      baseFeePerGas: parent.header.calcNextBaseFee(),
-      mixHash: deriveMixHash(parent.hash, number, keccakOf(this.deps.common)),
-    };
+    const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase);
     await this.headState.checkpoint();
     try {
       await req.prepare?.(this.headState);
       const exec = await executeTxs(this.vm, this.headState, this.deps.common, ctx, req.txs);
       await this.headState.commit();
-      const stateRoot = await this.headState.getStateRoot();
-      const txs = exec.included.map((t) => t.tx);
-      const encodedTxs = txs.map((t) => t.serialize());
-      const header = await sealHeader(ctx, this.deps.common, {
-        stateRoot,
-        encodedTxs,
-        receipts: exec.receipts,
-        gasUsed: exec.gasUsed,
-      });
-      const block: BlockRecord = {
-        header,
-        hash: header.hash(),
-        number,
-        txs,
-        txHashes: exec.included.map((t) => t.hash),
-        senders: exec.included.map((t) => t.sender),
-        size: blockSize(header.raw(), txs),
-      };
+      const { block, encodedTxs } = await this.sealRecord(ctx, await this.headState.getStateRoot(), exec);
       this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs };
       return { block, receipts: exec.receipts, rejected: exec.rejected };
     } catch (e) {
@@ -246,16 +219,7 @@ export class KestrelApp {
    */
   async previewBlock(txs: ExecTx[], time: bigint): Promise<CommittedBlock> {
     const parent = this.headBlock;
-    const number = parent.number + 1n;
-    const ctx: BlockContext = {
-      number,
-      parentHash: parent.hash,
-      timestamp: time > parent.header.timestamp ? time : parent.header.timestamp + 1n,
-      coinbase: this.etherbase,
-      gasLimit: parent.header.gasLimit,
-      baseFeePerGas: parent.header.calcNextBaseFee(),
-      mixHash: deriveMixHash(parent.hash, number, keccakOf(this.deps.common)),
-    };
+    const ctx = this.nextContext(time, false, this.etherbase);
     const db = this.deps.state.bufferedDb();
     const st = this.deps.state.executionState(parent.header.stateRoot, db);
     const vm = await createVM({
@@ -268,8 +232,33 @@ export class KestrelApp {
     await st.commit();
     const stateRoot = await st.getStateRoot();
     db.discard();
-    const included = exec.included.map((t) => t.tx);
-    const encodedTxs = included.map((t) => t.serialize());
+    const { block } = await this.sealRecord(ctx, stateRoot, exec);
+    return { block, receipts: exec.receipts };
+  }
+
+  /** The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`). */
+  private nextContext(time: bigint, sameSecond: boolean, coinbase: Uint8Array): BlockContext {
+    const parent = this.headBlock;
+    const number = parent.number + 1n;
+    return {
+      number,
+      parentHash: parent.hash,
+      timestamp: time > parent.header.timestamp ? time : parent.header.timestamp + (sameSecond ? 0n : 1n),
+      coinbase,
+      gasLimit: parent.header.gasLimit,
+      baseFeePerGas: parent.header.calcNextBaseFee(),
+      mixHash: deriveMixHash(parent.hash, number, keccakOf(this.deps.common)),
+    };
+  }
+
+  /** Seals the header over an executed block and builds its record; the txs are serialised once, here. */
+  private async sealRecord(
+    ctx: BlockContext,
+    stateRoot: Uint8Array,
+    exec: BlockExecution,
+  ): Promise<{ block: BlockRecord; encodedTxs: Uint8Array[] }> {
+    const txs = exec.included.map((t) => t.tx);
+    const encodedTxs = txs.map((t) => t.serialize());
     const header = await sealHeader(ctx, this.deps.common, {
       stateRoot,
       encodedTxs,
@@ -279,13 +268,13 @@ export class KestrelApp {
     const block: BlockRecord = {
       header,
       hash: header.hash(),
-      number,
-      txs: included,
+      number: ctx.number,
+      txs,
       txHashes: exec.included.map((t) => t.hash),
       senders: exec.included.map((t) => t.sender),
-      size: blockSize(header.raw(), included),
+      size: blockSize(header.raw(), txs),
     };
-    return { block, receipts: exec.receipts };
+    return { block, encodedTxs };
   }
 
   /**
