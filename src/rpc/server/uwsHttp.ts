@@ -5,7 +5,6 @@ import { INTERNAL_ERROR } from '../errors.ts';
 import { hostAllowed, isAuthorized } from './auth.ts';
 import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta } from './jsonrpc.ts';
-import { ListenGate } from './openConnections.ts';
 import {
   allowHeader,
   contentTypeOk,
@@ -17,8 +16,8 @@ import {
   tooLargeMessage,
 } from './rules.ts';
 import type { HttpServerOptions, RunningServer } from './transport.ts';
-import type { HttpResponse, UwsModule, us_listen_socket } from './uws.ts';
-import { listenUws } from './uwsListen.ts';
+import type { HttpResponse, UwsModule } from './uws.ts';
+import { UwsListener } from './uwsListen.ts';
 
 /** One request whose reply is still due. */
 interface Exchange {
@@ -99,32 +98,12 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
   const allowedHosts = opts.allowedHosts ?? ['*'];
   const anyHost = allowedHosts.includes('*');
-  // The listen socket, undefined while the gate has paused it.
-  let listening: us_listen_socket | undefined;
-  const gate = new ListenGate(
-    opts.maxOpenConnections ?? 0,
-    {
-      pause() {
-        if (listening !== undefined) uws.us_listen_socket_close(listening);
-        listening = undefined;
-      },
-      async resume() {
-        try {
-          listening = (await listenUws(uws, app, opts.host, gatePort)).socket;
-          return true;
-        } catch {
-          return false;
-        }
-      },
-    },
-    log,
-  );
-  let gatePort = 0;
   const maxBody = limits.maxBodyBytes;
   // Requests whose body is still arriving, swept for the request timeout (one timer for all, as node:http does).
   const receiving = new Set<Exchange>();
 
   const app = uws.App();
+  const listener = new UwsListener(uws, app, opts.host, opts.maxOpenConnections ?? 0, log);
   const hostVerdicts = new Map<string, boolean>();
   const hostOk = (host: string): boolean => {
     let ok = hostVerdicts.get(host);
@@ -243,28 +222,23 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
   );
   sweep.unref();
 
-  let bound: Awaited<ReturnType<typeof listenUws>>;
+  let port: number;
   try {
-    bound = await listenUws(uws, app, opts.host, opts.port);
+    port = await listener.listen(opts.port);
   } catch (e) {
     clearInterval(sweep);
     app.close();
     throw e;
   }
-  listening = bound.socket;
-  gatePort = bound.port;
-  gate.start(bound.port);
   let closed = false;
   return {
     transport: 'uws',
-    port: bound.port,
+    port,
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(sweep);
-      gate.stop();
-      if (listening !== undefined) uws.us_listen_socket_close(listening);
-      listening = undefined;
+      listener.close();
       // Closes every connection; requests still running see onAborted and their replies are dropped.
       app.close();
     },

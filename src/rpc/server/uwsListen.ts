@@ -1,5 +1,6 @@
 // Binding a uWebSockets.js app: resolve with the bound port, reject with the kernel's reason when it cannot bind.
 import net from 'node:net';
+import { ListenGate } from './openConnections.ts';
 import type { UwsApp, UwsModule, us_listen_socket } from './uws.ts';
 
 /** Listens on host:port (0 picks a free port); resolves with the listen socket and the port actually bound. */
@@ -24,4 +25,59 @@ export function listenUws(
       });
     });
   });
+}
+
+/**
+ * A uWS app's listen socket under the open-connection gate (uWS tells JavaScript nothing about connections, so the
+ * gate pauses the listener at the cap and binds the same port again below it). HTTP and WebSocket share it.
+ */
+export class UwsListener {
+  /** The listen socket, undefined while the gate has paused it or after close. */
+  private socket: us_listen_socket | undefined;
+  private bound = 0;
+  private readonly gate: ListenGate;
+
+  constructor(
+    private readonly uws: UwsModule,
+    private readonly app: UwsApp,
+    private readonly host: string,
+    maxOpenConnections: number,
+    log: (m: string) => void,
+  ) {
+    this.gate = new ListenGate(
+      maxOpenConnections,
+      {
+        pause: () => this.unbind(),
+        resume: async () => {
+          try {
+            this.socket = (await listenUws(this.uws, this.app, this.host, this.bound)).socket;
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      },
+      log,
+    );
+  }
+
+  /** Binds `port` (0 picks a free one), starts the gate and resolves with the port bound. */
+  async listen(port: number): Promise<number> {
+    const b = await listenUws(this.uws, this.app, this.host, port);
+    this.socket = b.socket;
+    this.bound = b.port;
+    this.gate.start(b.port);
+    return b.port;
+  }
+
+  /** Stops the gate and closes the listen socket; open connections are the caller's to close. */
+  close(): void {
+    this.gate.stop();
+    this.unbind();
+  }
+
+  private unbind(): void {
+    if (this.socket !== undefined) this.uws.us_listen_socket_close(this.socket);
+    this.socket = undefined;
+  }
 }

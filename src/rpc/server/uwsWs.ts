@@ -3,12 +3,11 @@
 import { isAuthorized, wsOriginAllowed } from './auth.ts';
 import { handleBody, stderrLogger, whenReady } from './jsonrpc.ts';
 import type { CallMeta, RpcLogger, WsConnection } from './jsonrpc.ts';
-import { ListenGate } from './openConnections.ts';
 import { refusalBody, STATUS_LINE } from './rules.ts';
 import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './transport.ts';
 import type { RunningServer, WsServerOptions } from './transport.ts';
-import type { UwsModule, WebSocket, us_listen_socket } from './uws.ts';
-import { listenUws } from './uwsListen.ts';
+import type { UwsModule, WebSocket } from './uws.ts';
+import { UwsListener } from './uwsListen.ts';
 
 /** Per-connection state. */
 interface Conn {
@@ -56,31 +55,11 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
   const { dispatcher, limits, authToken } = opts;
   const log = opts.log ?? stderrLogger;
   const pingIntervalMs = opts.pingIntervalMs ?? 30_000;
-  // The listen socket, undefined while the gate has paused it.
-  let listening: us_listen_socket | undefined;
-  const gate = new ListenGate(
-    opts.maxOpenConnections ?? 0,
-    {
-      pause() {
-        if (listening !== undefined) uws.us_listen_socket_close(listening);
-        listening = undefined;
-      },
-      async resume() {
-        try {
-          listening = (await listenUws(uws, app, opts.host, gatePort)).socket;
-          return true;
-        } catch {
-          return false;
-        }
-      },
-    },
-    log,
-  );
-  let gatePort = 0;
   const open = new Set<Conn>();
   let nextConnectionId = 1;
 
   const app = uws.App();
+  const listener = new UwsListener(uws, app, opts.host, opts.maxOpenConnections ?? 0, log);
   app.ws<UserData>('/*', {
     maxPayloadLength: limits.maxBodyBytes,
     // Liveness is Kestrel's own ping round (below), as on the node back end; uWS's idle timer is off.
@@ -172,28 +151,23 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
   }, pingIntervalMs);
   pinger.unref();
 
-  let bound: Awaited<ReturnType<typeof listenUws>>;
+  let port: number;
   try {
-    bound = await listenUws(uws, app, opts.host, opts.port);
+    port = await listener.listen(opts.port);
   } catch (e) {
     clearInterval(pinger);
     app.close();
     throw e;
   }
-  listening = bound.socket;
-  gatePort = bound.port;
-  gate.start(bound.port);
   let closed = false;
   return {
     transport: 'uws',
-    port: bound.port,
+    port,
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(pinger);
-      gate.stop();
-      if (listening !== undefined) uws.us_listen_socket_close(listening);
-      listening = undefined;
+      listener.close();
       for (const conn of [...open]) conn.ws!.close();
       app.close();
     },
