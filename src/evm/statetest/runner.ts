@@ -5,7 +5,7 @@
 import { initKeccak } from '../keccak.ts';
 import type { BlockEnv, Fork, Tx } from '../types.ts';
 import type { ExecutedTx, StateTestEngine } from './engine.ts';
-import { FixtureError, parseStateTestFile, type StateTest, type StateTestCase } from './fixture.ts';
+import { FixtureError, parseStateTestFile, type StateTest, type StateTestCase, type TestEnv } from './fixture.ts';
 import { fixturePaths, readFixtureFiles } from './load.ts';
 import { applyDiff, describeStateDifference, logsHash, PreStateReader, RootCache, touchCoinbase } from './poststate.ts';
 import { txBytesError } from './txbytes.ts';
@@ -42,9 +42,8 @@ const MAX_BLOBS_PER_BLOCK: Record<Fork, number> = { Cancun: 6, Prague: 9 };
 
 const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
 
-/** The engine's block context for a test under `fork`. */
-export function blockEnvOf(test: StateTest, fork: Fork, engine: StateTestEngine): BlockEnv {
-  const e = test.env;
+/** The engine's block context for a test's (or a fuzz case's) `env` under `fork`. */
+export function blockEnvOf(e: TestEnv, fork: Fork, engine: StateTestEngine): BlockEnv {
   return {
     number: e.number,
     timestamp: e.timestamp,
@@ -145,7 +144,7 @@ export async function runCase(c: StateTestCase, engine: StateTestEngine, ctx: Te
   const refusal = runnerRejection(c, c.tx.value, fork);
   if (refusal !== undefined) return rejected(c, ctx, refusal);
   try {
-    const pending = engine.execute(ctx.reader, blockEnvOf(c.test, fork, engine), c.tx.value, fork, {
+    const pending = engine.execute(ctx.reader, blockEnvOf(c.test.env, fork, engine), c.tx.value, fork, {
       excessBlobGas: c.test.env.excessBlobGas,
     });
     return judge(c, ctx, pending instanceof Promise ? await pending : pending);

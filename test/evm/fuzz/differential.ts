@@ -2,7 +2,8 @@
 // status (success / revert / exceptional halt), gas used, refund, output, logs and the post-state root.
 import type { StateTestEngine } from '../../../src/evm/statetest/engine.ts';
 import { applyDiff, logsHash, PreStateReader, RootCache } from '../../../src/evm/statetest/poststate.ts';
-import type { BlockEnv, ExecStatus, Fork } from '../../../src/evm/types.ts';
+import { blockEnvOf } from '../../../src/evm/statetest/runner.ts';
+import type { ExecStatus, Fork } from '../../../src/evm/types.ts';
 import type { FuzzCase } from './generate.ts';
 
 /** One field on which the engines disagree. */
@@ -15,20 +16,6 @@ export interface Divergence {
 
 const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
 const statusClass = (s: ExecStatus) => (s === 'success' ? 'success' : s === 'revert' ? 'revert' : 'halt');
-
-function blockOf(c: FuzzCase, engine: StateTestEngine, fork: Fork): BlockEnv {
-  const e = c.env;
-  return {
-    number: e.number,
-    timestamp: e.timestamp,
-    coinbase: e.coinbase,
-    gasLimit: e.gasLimit,
-    baseFee: e.baseFee,
-    prevRandao: e.prevRandao,
-    blobBaseFee: engine.blobBaseFee(e.excessBlobGas, fork),
-    chainId: e.chainId,
-  };
-}
 
 // EIP-7623's floor: 21000 + 10 per token, a zero byte one token and any other byte four.
 function floorGas(data: Uint8Array): bigint {
@@ -63,11 +50,11 @@ export async function compareCase(
   };
   let ours;
   try {
-    ours = await kestrel.execute(reader, blockOf(c, kestrel, fork), c.tx, fork, extras);
+    ours = await kestrel.execute(reader, blockEnvOf(c.env, fork, kestrel), c.tx, fork, extras);
   } catch (e) {
     return [{ seed: c.seed, field: 'crash', kestrel: String((e as Error).stack ?? e).slice(0, 400), ethereumjs: '' }];
   }
-  const theirs = await oracle.execute(reader, blockOf(c, oracle, fork), c.tx, fork, extras);
+  const theirs = await oracle.execute(reader, blockEnvOf(c.env, fork, oracle), c.tx, fork, extras);
   if (!ours.outcome.ok || !theirs.outcome.ok) {
     const describe = (o: typeof ours.outcome) => (o.ok ? 'valid' : `invalid (${o.reason}: ${o.message.slice(0, 120)})`);
     // Both invalid agrees whatever the reasons (ethereumjs's are only mapped from its messages).
