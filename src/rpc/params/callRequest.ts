@@ -4,33 +4,29 @@ import type { AccessListItem, CallRequest } from '../../primitives/callRequest.t
 import { bytesEqual } from '../../primitives/hex.ts';
 import type { Codec } from './codec.ts';
 import { ParamError, codec } from './codec.ts';
-import { UnmarshalTypeError, address, atField, bytes, hash32, jsonKind } from './data.ts';
+import {
+  UnmarshalTypeError,
+  address,
+  atField,
+  bytes,
+  hash32,
+  isJsonObject,
+  jsonKind,
+  structField,
+  type JsonObject,
+} from './data.ts';
 import { uint256, uint64 } from './quantity.ts';
 
 const STRUCT = 'TransactionArgs';
 
-type Obj = Record<string, unknown>;
-
-/** True for a JSON object (not null, not an array). */
-function isObject(raw: unknown): raw is Obj {
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw);
-}
-
 /** Decodes obj[key] with `c` unless absent or null; errors name the field path. */
-function field<T>(obj: Obj, key: string, c: Codec<T>, path: string = key): T | undefined {
-  if (!Object.hasOwn(obj, key)) return undefined;
-  const raw = obj[key];
-  if (raw === undefined || raw === null) return undefined;
-  try {
-    return c.decode(raw);
-  } catch (e) {
-    throw atField(e, `${STRUCT}.${path}`);
-  }
+function field<T>(obj: JsonObject, key: string, c: Codec<T>, path: string = key): T | undefined {
+  return structField(obj, key, c, STRUCT, path);
 }
 
 /** Decodes one access list entry {address, storageKeys}; both keys are required, as in geth's AccessTuple. */
 function accessTuple(raw: unknown): AccessListItem {
-  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'types.AccessTuple', `${STRUCT}.accessList`);
+  if (!isJsonObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'types.AccessTuple', `${STRUCT}.accessList`);
   const addr = field(raw, 'address', address, 'accessList.address');
   if (addr === undefined) throw new ParamError("missing required field 'address' for AccessTuple");
   if (!Object.hasOwn(raw, 'storageKeys') || raw['storageKeys'] === null) {
@@ -51,7 +47,7 @@ function accessTuple(raw: unknown): AccessListItem {
 }
 
 /** Decodes the accessList field (absent/null → undefined). */
-function accessList(obj: Obj): AccessListItem[] | undefined {
+function accessList(obj: JsonObject): AccessListItem[] | undefined {
   if (!Object.hasOwn(obj, 'accessList') || obj['accessList'] === null) return undefined;
   const raw = obj['accessList'];
   if (!Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'types.AccessList', `${STRUCT}.accessList`);
@@ -60,7 +56,7 @@ function accessList(obj: Obj): AccessListItem[] | undefined {
 
 /** A transaction call object → CallRequest; `gasLimit` aliases `gas`, `input` wins over an equal `data`. */
 export const callRequest: Codec<CallRequest> = codec((raw) => {
-  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), `ethapi.${STRUCT}`);
+  if (!isJsonObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), `ethapi.${STRUCT}`);
   const gas = field(raw, 'gas', uint64);
   const gasLimit = field(raw, 'gasLimit', uint64);
   if (gas !== undefined && gasLimit !== undefined && gas !== gasLimit) {

@@ -39,6 +39,32 @@ export function atField(e: unknown, path: string): unknown {
   return e;
 }
 
+/** A JSON object's fields. */
+export type JsonObject = Record<string, unknown>;
+
+/** True for a JSON object (not null, not an array). */
+export function isJsonObject(raw: unknown): raw is JsonObject {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw);
+}
+
+/** Decodes obj[key] with `c` unless absent or null; a failure names the field as `struct.path`. */
+export function structField<T>(
+  obj: JsonObject,
+  key: string,
+  c: Codec<T>,
+  struct: string,
+  path: string = key,
+): T | undefined {
+  if (!Object.hasOwn(obj, key)) return undefined;
+  const raw = obj[key];
+  if (raw === undefined || raw === null) return undefined;
+  try {
+    return c.decode(raw);
+  } catch (e) {
+    throw atField(e, `${struct}.${path}`);
+  }
+}
+
 /** Requires a JSON string, else a non-string type error for `goType` (hexutil style). */
 export function expectHexString(raw: unknown, goType: string): string {
   if (typeof raw !== 'string') throw new UnmarshalTypeError('non-string', goType);

@@ -9,43 +9,26 @@ import type {
 } from '../../primitives/overrides.ts';
 import type { Codec } from './codec.ts';
 import { codec } from './codec.ts';
-import { UnmarshalTypeError, address, atField, bytes, hash32, jsonKind } from './data.ts';
+import { UnmarshalTypeError, address, bytes, hash32, isJsonObject, jsonKind, structField } from './data.ts';
 import { uint256, uint64 } from './quantity.ts';
-
-type Obj = Record<string, unknown>;
-
-function isObject(raw: unknown): raw is Obj {
-  return typeof raw === 'object' && raw !== null && !Array.isArray(raw);
-}
-
-/** Decodes obj[key] with `c` unless absent or null; errors name `struct.key`. */
-function field<T>(obj: Obj, key: string, c: Codec<T>, struct: string): T | undefined {
-  const raw = Object.hasOwn(obj, key) ? obj[key] : undefined;
-  if (raw === undefined || raw === null) return undefined;
-  try {
-    return c.decode(raw);
-  } catch (e) {
-    throw atField(e, `${struct}.${key}`);
-  }
-}
 
 /** A JSON object of 32-byte hashes to 32-byte hashes (map[common.Hash]common.Hash). */
 const slotMap: Codec<SlotValue[]> = codec((raw) => {
-  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'map[common.Hash]common.Hash');
+  if (!isJsonObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'map[common.Hash]common.Hash');
   return Object.entries(raw).map(([k, v]): SlotValue => [hash32.decode(k), hash32.decode(v)]);
 });
 
 /** One account's overrides. */
 function accountOverride(addr: Uint8Array, raw: unknown): AccountOverride {
   const struct = 'override.OverrideAccount';
-  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), struct);
+  if (!isJsonObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), struct);
   const out: AccountOverride = { address: addr };
-  const nonce = field(raw, 'nonce', uint64, struct);
-  const code = field(raw, 'code', bytes, struct);
-  const balance = field(raw, 'balance', uint256, struct);
-  const state = field(raw, 'state', slotMap, struct);
-  const stateDiff = field(raw, 'stateDiff', slotMap, struct);
-  const move = field(raw, 'movePrecompileToAddress', address, struct);
+  const nonce = structField(raw, 'nonce', uint64, struct);
+  const code = structField(raw, 'code', bytes, struct);
+  const balance = structField(raw, 'balance', uint256, struct);
+  const state = structField(raw, 'state', slotMap, struct);
+  const stateDiff = structField(raw, 'stateDiff', slotMap, struct);
+  const move = structField(raw, 'movePrecompileToAddress', address, struct);
   if (nonce !== undefined) out.nonce = nonce;
   if (code !== undefined) out.code = code;
   if (balance !== undefined) out.balance = balance;
@@ -62,19 +45,19 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 
 /** `{"0x<address>": {balance?, nonce?, code?, state?, stateDiff?, movePrecompileToAddress?}, …}`. */
 export const stateOverrides: Codec<StateOverrides> = codec((raw) => {
-  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'override.StateOverride');
+  if (!isJsonObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'override.StateOverride');
   const out = Object.entries(raw).map(([k, v]) => accountOverride(address.decode(k), v));
   return out.sort((a, b) => compareBytes(a.address, b.address));
 });
 
 const withdrawal: Codec<Withdrawal> = codec((raw) => {
   const struct = 'types.Withdrawal';
-  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), struct);
+  if (!isJsonObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), struct);
   return {
-    index: field(raw, 'index', uint64, struct) ?? 0n,
-    validatorIndex: field(raw, 'validatorIndex', uint64, struct) ?? 0n,
-    address: field(raw, 'address', address, struct) ?? new Uint8Array(20),
-    amount: field(raw, 'amount', uint64, struct) ?? 0n,
+    index: structField(raw, 'index', uint64, struct) ?? 0n,
+    validatorIndex: structField(raw, 'validatorIndex', uint64, struct) ?? 0n,
+    address: structField(raw, 'address', address, struct) ?? new Uint8Array(20),
+    amount: structField(raw, 'amount', uint64, struct) ?? 0n,
   };
 });
 
@@ -86,18 +69,18 @@ const withdrawals: Codec<Withdrawal[]> = codec((raw) => {
 /** `{number?, difficulty?, time?, gasLimit?, feeRecipient?, prevRandao?, baseFeePerGas?, blobBaseFee?, …}`. */
 export const blockOverrides: Codec<BlockOverrides> = codec((raw) => {
   const struct = 'override.BlockOverrides';
-  if (!isObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), struct);
+  if (!isJsonObject(raw)) throw new UnmarshalTypeError(jsonKind(raw), struct);
   const out: BlockOverrides = {
-    number: field(raw, 'number', uint256, struct),
-    difficulty: field(raw, 'difficulty', uint256, struct),
-    time: field(raw, 'time', uint64, struct),
-    gasLimit: field(raw, 'gasLimit', uint64, struct),
-    feeRecipient: field(raw, 'feeRecipient', address, struct),
-    prevRandao: field(raw, 'prevRandao', hash32, struct),
-    baseFeePerGas: field(raw, 'baseFeePerGas', uint256, struct),
-    blobBaseFee: field(raw, 'blobBaseFee', uint256, struct),
-    beaconRoot: field(raw, 'beaconRoot', hash32, struct),
-    withdrawals: field(raw, 'withdrawals', withdrawals, struct),
+    number: structField(raw, 'number', uint256, struct),
+    difficulty: structField(raw, 'difficulty', uint256, struct),
+    time: structField(raw, 'time', uint64, struct),
+    gasLimit: structField(raw, 'gasLimit', uint64, struct),
+    feeRecipient: structField(raw, 'feeRecipient', address, struct),
+    prevRandao: structField(raw, 'prevRandao', hash32, struct),
+    baseFeePerGas: structField(raw, 'baseFeePerGas', uint256, struct),
+    blobBaseFee: structField(raw, 'blobBaseFee', uint256, struct),
+    beaconRoot: structField(raw, 'beaconRoot', hash32, struct),
+    withdrawals: structField(raw, 'withdrawals', withdrawals, struct),
   };
   for (const k of Object.keys(out) as (keyof BlockOverrides)[]) if (out[k] === undefined) delete out[k];
   return out;
