@@ -91,51 +91,42 @@ function itemPointsValid(input: Uint8Array, count: number, itemLen: number, poin
   return true;
 }
 
+/** G1ADD / G2ADD: two points of `len` bytes each, a fixed price (no subgroup check, per the EIP). */
+function addition(len: number, gas: bigint, add: (x: Uint8Array, y: Uint8Array) => Uint8Array | undefined): Precompile {
+  return {
+    gas: () => gas,
+    run: (input) =>
+      input.length === 2 * len && fieldElementsValid(input)
+        ? add(input.subarray(0, len), input.subarray(len))
+        : undefined,
+  };
+}
+
+/** G1MSM / G2MSM: k (point, scalar) items, priced with the EIP's discount table. */
+function msm(
+  itemLen: number,
+  pointLen: number,
+  mulGas: bigint,
+  discount: readonly number[],
+  run: (input: Uint8Array, k: number) => Uint8Array | undefined,
+): Precompile {
+  return {
+    gas: (input) => msmGas(Math.floor(input.length / itemLen), mulGas, discount),
+    run: (input) => {
+      const k = input.length / itemLen;
+      if (k === 0 || !Number.isInteger(k) || !itemPointsValid(input, k, itemLen, pointLen)) return undefined;
+      return run(input, k);
+    },
+  };
+}
+
 /** The seven EIP-2537 precompiles over a backend, by address 0x0b..0x11. */
 export function bls12381Precompiles(b: Bls12381Backend): [bigint, Precompile][] {
   return [
-    [
-      0x0bn,
-      {
-        gas: () => BLS_GAS.g1Add,
-        run: (input) =>
-          input.length === 2 * G1_LEN && fieldElementsValid(input)
-            ? b.g1Add(input.subarray(0, G1_LEN), input.subarray(G1_LEN))
-            : undefined,
-      },
-    ],
-    [
-      0x0cn,
-      {
-        gas: (input) => msmGas(Math.floor(input.length / G1_MSM_ITEM), BLS_GAS.g1Mul, G1_DISCOUNT),
-        run: (input) => {
-          const k = input.length / G1_MSM_ITEM;
-          if (k === 0 || !Number.isInteger(k) || !itemPointsValid(input, k, G1_MSM_ITEM, G1_LEN)) return undefined;
-          return b.g1Msm(input, k);
-        },
-      },
-    ],
-    [
-      0x0dn,
-      {
-        gas: () => BLS_GAS.g2Add,
-        run: (input) =>
-          input.length === 2 * G2_LEN && fieldElementsValid(input)
-            ? b.g2Add(input.subarray(0, G2_LEN), input.subarray(G2_LEN))
-            : undefined,
-      },
-    ],
-    [
-      0x0en,
-      {
-        gas: (input) => msmGas(Math.floor(input.length / G2_MSM_ITEM), BLS_GAS.g2Mul, G2_DISCOUNT),
-        run: (input) => {
-          const k = input.length / G2_MSM_ITEM;
-          if (k === 0 || !Number.isInteger(k) || !itemPointsValid(input, k, G2_MSM_ITEM, G2_LEN)) return undefined;
-          return b.g2Msm(input, k);
-        },
-      },
-    ],
+    [0x0bn, addition(G1_LEN, BLS_GAS.g1Add, (x, y) => b.g1Add(x, y))],
+    [0x0cn, msm(G1_MSM_ITEM, G1_LEN, BLS_GAS.g1Mul, G1_DISCOUNT, (input, k) => b.g1Msm(input, k))],
+    [0x0dn, addition(G2_LEN, BLS_GAS.g2Add, (x, y) => b.g2Add(x, y))],
+    [0x0en, msm(G2_MSM_ITEM, G2_LEN, BLS_GAS.g2Mul, G2_DISCOUNT, (input, k) => b.g2Msm(input, k))],
     [
       0x0fn,
       {
