@@ -11,19 +11,15 @@ import { Address, createAccountFromRLP, createContractAddress } from '@ethereumj
 import { KestrelError, NotFoundError, TxRejectedError } from '../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../keys/devAccounts.ts';
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts';
-import { ChainStore } from '../store/chainStore.ts';
-import { KvStore } from '../store/kv.ts';
-import { KestrelApp } from './app.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { ChainQuery } from './query.ts';
 import { receiptsRoot } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
-import { createChainCommon } from './evm/common.ts';
 import type { ExecTx } from './evm/executor.ts';
-import { DEV_BALANCE, makeGenesisDoc, parseGenesis } from './genesis.ts';
-import { StateDb } from './state/stateDb.ts';
+import { DEV_BALANCE } from './genesis.ts';
+import { openTestApp, TEST_COMMON, type TestApp } from '../../test/helpers/app.ts';
 
-const common = createChainCommon(9000n);
+const common = TEST_COMMON;
 const GWEI = 1_000_000_000n;
 const ETH = 10n ** 18n;
 const dev = deriveAccounts(DEV_MNEMONIC, 10);
@@ -31,42 +27,12 @@ const [alice, bob, carol, dave] = dev as [DevAccount, DevAccount, DevAccount, De
 const etherbase = new Uint8Array(20).fill(0xee);
 const r1 = new Uint8Array(20).fill(0x11);
 const r2 = new Uint8Array(20).fill(0x22);
-const genesisDoc = makeGenesisDoc({
-  chainId: 'kestrel_9000-1',
-  evmDenom: 'akestrel',
-  prefix: 'kestrel',
-  dev: true,
-  now: new Date('2024-01-01T00:00:00Z'),
-});
 const SUPPLY = 10n * DEV_BALANCE;
 const REVERT_RUNTIME = hexToBytes('0x60006000fd'); // PUSH1 0 PUSH1 0 REVERT
 const DEPLOY_REVERTER = hexToBytes('0x6460006000fd6000526005601bf3'); // returns REVERT_RUNTIME
 
-interface Opened {
-  kv: KvStore;
-  chain: ChainStore;
-  state: StateDb;
-  app: KestrelApp;
-}
-
-async function open(path: string): Promise<Opened> {
-  const kv = await KvStore.open(path);
-  const chain = new ChainStore(kv, common);
-  const state = new StateDb(kv, common);
-  // A variable, not a literal: AppDeps is gaining fields (vmCommon) and extra ones must not break the type check.
-  const deps = {
-    kv,
-    chain,
-    state,
-    common,
-    vmCommon: () => createChainCommon(9000n),
-    genesis: parseGenesis(genesisDoc, 'kestrel'),
-    evmChainId: 9000n,
-    minGasPrice: 0n,
-    etherbase,
-  };
-  return { kv, chain, state, app: await KestrelApp.open(deps) };
-}
+// The test stack's etherbase is the helper's default (0xee…), which the fee assertions below read.
+const open = (path: string): Promise<TestApp> => openTestApp(path);
 
 /** Plain-data form for comparisons: byte arrays (Buffer or Uint8Array) become hex. */
 function norm(v: unknown): unknown {
@@ -99,7 +65,7 @@ function signed(
 
 describe('KestrelApp over LevelDB', () => {
   let dir: string;
-  let node: Opened;
+  let node: TestApp;
   const blocks: BlockRecord[] = [];
   const receipts: ReceiptRecord[][] = [];
   const contracts: Uint8Array[] = [];

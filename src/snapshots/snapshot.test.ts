@@ -16,26 +16,15 @@ import {
 import { KestrelApp } from '../app/app.ts';
 import { Bank } from '../app/bank/bank.ts';
 import { BankStore } from '../app/bank/store.ts';
-import { createChainCommon } from '../app/evm/common.ts';
-import { makeGenesisDoc, parseGenesis } from '../app/genesis.ts';
 import { ChainQuery } from '../app/query.ts';
-import { StateDb } from '../app/state/stateDb.ts';
 import { PrunedHistoryError } from '../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
-import { ChainStore } from '../store/chainStore.ts';
-import { KvStore } from '../store/kv.ts';
 import { SnapshotRestore } from './restore.ts';
+import { DEV_GENESIS, openTestApp, TEST_COMMON } from '../../test/helpers/app.ts';
 import { SnapshotStore } from './store.ts';
 
-const common = createChainCommon(9000n);
-const genesisDoc = makeGenesisDoc({
-  chainId: 'kestrel_9000-1',
-  evmDenom: 'akestrel',
-  prefix: 'kestrel',
-  dev: true,
-  now: new Date('2024-01-01T00:00:00Z'),
-});
-const genesis = parseGenesis(genesisDoc, 'kestrel');
+const common = TEST_COMMON;
+const genesis = DEV_GENESIS;
 const [alice] = deriveAccounts(DEV_MNEMONIC, 1);
 const dirs: string[] = [];
 after(() => {
@@ -45,21 +34,8 @@ after(() => {
 async function node() {
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-snap-'));
   dirs.push(dir);
-  const kv = await KvStore.open(join(dir, 'db'));
-  const chain = new ChainStore(kv, common);
-  const state = new StateDb(kv, common);
+  const { kv, chain, state, app } = await openTestApp(join(dir, 'db'));
   const bank = new Bank(await BankStore.open(kv, genesis), state, genesis);
-  const app = await KestrelApp.open({
-    kv,
-    chain,
-    state,
-    common,
-    vmCommon: () => createChainCommon(9000n),
-    genesis,
-    evmChainId: 9000n,
-    minGasPrice: 0n,
-    etherbase: new Uint8Array(20).fill(0xee),
-  });
   const logs: string[] = [];
   const restore = new SnapshotRestore({
     kv,

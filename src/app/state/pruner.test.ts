@@ -10,31 +10,19 @@ import { after, describe, it } from 'node:test';
 import { Common } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, createContractAddress } from '@ethereumjs/util';
-import { KestrelApp } from '../app.ts';
-import { createChainCommon } from '../evm/common.ts';
-import { makeGenesisDoc, parseGenesis } from '../genesis.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
-import { ChainStore } from '../../store/chainStore.ts';
 import { KvStore } from '../../store/kv.ts';
 import { trieKey } from '../../store/schema.ts';
 import { directoryBytes } from '../../metrics/nodeMetrics.ts';
 import { proveAccount } from './proof.ts';
 import { pruningConfig } from '../../config/pruning.ts';
 import { StatePruner } from './pruner.ts';
-import { StateDb } from './stateDb.ts';
+import { openTestApp, TEST_COMMON } from '../../../test/helpers/app.ts';
 import { MissingTrieNodeError } from './walk.ts';
 
 const BLOCKS = Number(process.env.KESTREL_PRUNE_BLOCKS ?? 10_000);
 const KEEP = 100;
-const common: Common = createChainCommon(9000n);
-const genesisDoc = makeGenesisDoc({
-  chainId: 'kestrel_9000-1',
-  evmDenom: 'akestrel',
-  prefix: 'kestrel',
-  dev: true,
-  now: new Date('2024-01-01T00:00:00Z'),
-});
-const genesis = parseGenesis(genesisDoc, 'kestrel');
+const common: Common = TEST_COMMON;
 const senders = deriveAccounts(DEV_MNEMONIC, 4);
 const recipients = Array.from({ length: 24 }, (_, i) => new Uint8Array(20).fill(0x40 + i));
 // Runtime: SSTORE(number % 16, calldata[0..32]); deployed by a 12-byte init code that returns it.
@@ -49,24 +37,14 @@ after(() => {
 async function open(pruning: string) {
   const dir = mkdtempSync(join(tmpdir(), `kestrel-prune-${pruning}-`));
   dirs.push(dir);
-  const kv = await KvStore.open(join(dir, 'db'));
-  const chain = new ChainStore(kv, common);
-  const state = new StateDb(kv, common);
   const cfg = pruning === 'archive' ? pruningConfig('archive') : pruningConfig('custom', KEEP, 50);
-  const pruner =
-    cfg.mode === 'archive' ? undefined : new StatePruner(kv, cfg, (n) => chain.blockByNumber(n)?.header.stateRoot);
-  state.checkRoots = pruner !== undefined;
-  const app = await KestrelApp.open({
-    kv,
-    chain,
-    state,
-    common,
-    vmCommon: () => createChainCommon(9000n),
-    genesis,
-    evmChainId: 9000n,
-    minGasPrice: 0n,
-    etherbase: new Uint8Array(20).fill(0xee),
-    afterCommit: pruner ? (c) => pruner.afterCommit(c.block.number) : undefined,
+  let pruner: StatePruner | undefined;
+  const { kv, state, app } = await openTestApp(join(dir, 'db'), ({ kv, chain, state }) => {
+    if (cfg.mode === 'archive') return {};
+    const p = new StatePruner(kv, cfg, (n) => chain.blockByNumber(n)?.header.stateRoot);
+    pruner = p;
+    state.checkRoots = true;
+    return { afterCommit: (c) => p.afterCommit(c.block.number) };
   });
   return { dir, kv, app, state, pruner };
 }

@@ -7,26 +7,16 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { ResponseProcessProposal_ProposalStatus, type RequestFinalizeBlock } from 'cosmjs-types/tendermint/abci/types';
-import { KestrelApp } from '../../app/app.ts';
 import { Bank } from '../../app/bank/bank.ts';
 import { BankStore } from '../../app/bank/store.ts';
-import { createChainCommon } from '../../app/evm/common.ts';
-import { makeGenesisDoc, parseGenesis } from '../../app/genesis.ts';
-import { StateDb } from '../../app/state/stateDb.ts';
+import { parseGenesis } from '../../app/genesis.ts';
 import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../../keys/devAccounts.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
-import { ChainStore } from '../../store/chainStore.ts';
-import { KvStore } from '../../store/kv.ts';
 import { CometApplication, consensusAddress } from './application.ts';
+import { DEV_GENESIS, DEV_GENESIS_DOC, openTestApp, TEST_COMMON } from '../../../test/helpers/app.ts';
 
-const common = createChainCommon(9000n);
-const genesisDoc = makeGenesisDoc({
-  chainId: 'kestrel_9000-1',
-  evmDenom: 'akestrel',
-  prefix: 'kestrel',
-  dev: true,
-  now: new Date('2024-01-01T00:00:00Z'),
-});
+const common = TEST_COMMON;
+const genesisDoc = DEV_GENESIS_DOC;
 const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [DevAccount, DevAccount];
 const GWEI = 1_000_000_000n;
 const dirs: string[] = [];
@@ -39,22 +29,11 @@ async function node(
   dir = mkdtempSync(join(tmpdir(), 'kestrel-abci-')),
 ) {
   if (!dirs.includes(dir)) dirs.push(dir);
-  const kv = await KvStore.open(join(dir, 'db'));
-  const genesis = parseGenesis(genesisDoc, 'kestrel');
-  const chain = new ChainStore(kv, common);
-  const state = new StateDb(kv, common);
-  const bank = new Bank(await BankStore.open(kv, genesis), state, genesis);
-  const app = await KestrelApp.open({
-    kv,
-    chain,
-    state,
-    common,
-    vmCommon: () => createChainCommon(9000n),
-    genesis,
-    evmChainId: 9000n,
+  const { kv, state, app } = await openTestApp(join(dir, 'db'), () => ({
     minGasPrice: local.minGasPrice,
     etherbase: new Uint8Array(20).fill(local.etherbase),
-  });
+  }));
+  const bank = new Bank(await BankStore.open(kv, DEV_GENESIS), state, DEV_GENESIS);
   const abci = new CometApplication({
     app,
     appHash: (b) => bank.appHash(b),
