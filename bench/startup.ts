@@ -1,5 +1,6 @@
-// Startup to first answer on an existing home: `node <launcher> start --dev` N times on one home, timing spawn →
-// first eth_blockNumber reply. Usage: node --import tsx bench/startup.ts [runs=7] [launcher=bin/kestreld.js ...].
+// Startup to first answer: `node <launcher> start --dev` on a fresh home, then again on that (now existing) home,
+// N times, timing spawn → first eth_blockNumber reply in wall time and in the process's CPU time (the figure a
+// busy machine does not distort). Usage: node --import tsx bench/startup.ts [runs=7] [launcher=bin/kestreld.js ...].
 // With several launchers (e.g. another checkout's bin/kestreld.js) the runs alternate, so the comparison is fair
 // on a busy machine.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,25 +11,38 @@ import { spawnNode } from './nodes/process.ts';
 
 const runs = Number(process.argv[2] ?? 7);
 const launchers = process.argv.length > 3 ? process.argv.slice(3) : ['bin/kestreld.js'];
-const home = mkdtempSync(join(tmpdir(), 'kestrel-startup-'));
 
-async function once(launcher: string): Promise<number> {
+interface Sample {
+  wall: number;
+  cpu: number;
+}
+
+async function once(launcher: string, home: string): Promise<Sample> {
   const { url, args } = await kestrelStart(launcher, home);
   const s = await spawnNode('kestrel', process.execPath, args, url);
   await s.stop();
-  return s.startupMs;
+  return { wall: s.startupMs, cpu: s.startupCpuMs };
 }
 
-try {
-  const first = await once(launchers[0]!); // creates the home
-  for (const l of launchers.slice(1)) await once(l); // warms each launcher's own caches
-  const times = launchers.map((): number[] => []);
-  for (let i = 0; i < runs; i++) for (const [j, l] of launchers.entries()) times[j]!.push(await once(l));
-  console.log(`first start (new home) ${first.toFixed(0)} ms`);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const fmt = (xs: Sample[]): string =>
+  `wall median ${median(xs.map((x) => x.wall)).toFixed(0)} ms, CPU median ${median(xs.map((x) => x.cpu)).toFixed(0)} ms ` +
+  `(wall/CPU: ${xs.map((x) => `${x.wall.toFixed(0)}/${x.cpu.toFixed(0)}`).join(', ')})`;
+
+const fresh = launchers.map((): Sample[] => []);
+const existing = launchers.map((): Sample[] => []);
+for (let i = 0; i < runs; i++) {
   for (const [j, l] of launchers.entries()) {
-    const t = times[j]!.sort((a, b) => a - b);
-    console.log(`${l}: ${t.map((x) => x.toFixed(0)).join(' ')} ms; median ${t[t.length >> 1]!.toFixed(0)} ms`);
+    const base = mkdtempSync(join(tmpdir(), 'kestrel-startup-'));
+    try {
+      fresh[j]!.push(await once(l, join(base, 'home')));
+      existing[j]!.push(await once(l, join(base, 'home')));
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   }
-} finally {
-  rmSync(home, { recursive: true, force: true });
+}
+for (const [j, l] of launchers.entries()) {
+  console.log(`${l}, fresh --dev home: ${fmt(fresh[j]!)}`);
+  console.log(`${l}, existing home:    ${fmt(existing[j]!)}`);
 }

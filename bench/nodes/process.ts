@@ -51,6 +51,8 @@ export interface Spawned {
   proc: ChildProcess;
   pid: number;
   startupMs: number;
+  /** CPU time (user + system) the process had used when it first answered: what a busy machine does not distort. */
+  startupCpuMs: number;
   logTail(): string;
   /** SIGTERM, then SIGKILL after a grace period; resolves once the process is gone. */
   stop(): Promise<void>;
@@ -113,7 +115,14 @@ export async function spawnNode(
   }
   client.close();
   const startupMs = performance.now() - t0;
-  return { proc, pid: proc.pid!, startupMs, logTail: () => log.slice(-4000), stop };
+  const startupCpuMs = cpuMs(proc.pid!);
+  return { proc, pid: proc.pid!, startupMs, startupCpuMs, logTail: () => log.slice(-4000), stop };
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
 /** Resident set size of a process in MiB, from /proc/<pid>/status (VmRSS). */
