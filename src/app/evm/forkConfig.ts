@@ -1,6 +1,6 @@
 // The fork Kestrel runs, described the way EIP-7910 (eth_config) and the blob fee rules need it.
 import { crc32 } from 'node:zlib';
-import { blobBaseFee as engineBlobBaseFee } from '../../evm/handler/fees.ts';
+import { blobBaseFee as engineBlobBaseFee, blobParams, GAS_PER_BLOB } from '../../evm/handler/fees.ts';
 
 /** Blob parameters of a fork (EIP-7691 for Prague). */
 export interface BlobSchedule {
@@ -23,8 +23,12 @@ export interface ForkConfig {
   systemContracts: Array<[string, Uint8Array]>;
 }
 
-/** Prague's blob schedule (EIP-7691). */
-export const PRAGUE_BLOBS: BlobSchedule = { target: 6, max: 9, baseFeeUpdateFraction: 5007716n };
+/** Prague's blob schedule (EIP-7691); the maximum and the fraction are the engine's. */
+export const PRAGUE_BLOBS: BlobSchedule = {
+  target: 6,
+  max: Number(blobParams('Prague').maxBlobGasPerBlock / GAS_PER_BLOB),
+  baseFeeUpdateFraction: blobParams('Prague').updateFraction,
+};
 
 function precompileAddress(n: number): Uint8Array {
   const a = new Uint8Array(20);
