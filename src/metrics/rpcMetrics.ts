@@ -73,18 +73,31 @@ export class RpcMetrics {
   /** Wraps a dispatcher so every call is counted and timed; `onError` sees each failed call (off the hot path). */
   instrument(inner: Dispatcher, onError?: (method: string, e: unknown) => void): Dispatcher {
     return {
-      call: async (method: string, params: unknown[], meta: CallMeta): Promise<unknown> => {
+      // Not async: a method that answers synchronously (eth_blockNumber, a cached balance) stays synchronous, so the
+      // transport's promise-free path holds with metrics on.
+      call: (method: string, params: unknown[], meta: CallMeta): unknown => {
         const s = this.series(method, meta.transport);
         const t0 = performance.now();
-        try {
-          return await inner.call(method, params, meta);
-        } catch (e) {
+        const failed = (e: unknown): never => {
           s.errors++;
           onError?.(method, e);
-          throw e;
-        } finally {
           s.observe((performance.now() - t0) / 1000);
+          throw e;
+        };
+        let r: unknown;
+        try {
+          r = inner.call(method, params, meta);
+        } catch (e) {
+          return failed(e);
         }
+        if (!(r instanceof Promise)) {
+          s.observe((performance.now() - t0) / 1000);
+          return r;
+        }
+        return r.then((v: unknown) => {
+          s.observe((performance.now() - t0) / 1000);
+          return v;
+        }, failed);
       },
     };
   }
