@@ -14,6 +14,18 @@ import { signTx } from '../helpers/tx.ts';
 
 const acc = (hex: string) => bech32.encode('kestrel', bech32.toWords(Buffer.from(hex.slice(2), 'hex')));
 const alice = DEV_ACCOUNTS[7]!;
+
+/**
+ * Closes a cosmjs WebSocket client for good. cosmjs 0.39's ReconnectingSocket reacts to its own disconnect() (the
+ * status goes Disconnected) by scheduling a reconnect, so a closed client dials again for ever and keeps the test
+ * process alive after its last test (CI waited on it until its timeout). The timer it just set is cancelled here.
+ */
+function closeWs(ws: Comet38Client): void {
+  ws.disconnect();
+  const socket = (ws as unknown as { client: { socket?: { reconnectTimeout?: ReturnType<typeof setTimeout> | null } } })
+    .client.socket;
+  if (socket?.reconnectTimeout) clearTimeout(socket.reconnectTimeout);
+}
 const bob = DEV_ACCOUNTS[8]!;
 
 describe('cosmjs 0.39 on a fresh dev node', { timeout: 120_000 }, () => {
@@ -171,7 +183,7 @@ describe('cosmjs 0.39 on a fresh dev node', { timeout: 120_000 }, () => {
       assert.equal(blocks[0], head + 1);
       assert.equal(txs[0], head + 1);
     } finally {
-      ws.disconnect();
+      closeWs(ws);
     }
   });
 });
