@@ -2,9 +2,10 @@
 // imports rewritten to `.js`, so the node runs with plain `node` and no TypeScript loader (tracer workers
 // included). dist/ mirrors src/ one level below the repository root, so `new URL('../../proto/', import.meta.url)`
 // and friends resolve as they do from the sources. Then dist/cli/index.js and what it imports, the pure-JavaScript
-// packages included, become one file, dist/bundle/kestreld.js, which bin/kestreld.js runs: Node 20's module loader
-// spent ~250 ms of CPU at startup resolving, reading and linking the ~500 modules one by one. `node
-// scripts/build.mjs` builds when a source is newer than the last build; `--force` always does.
+// packages included, become a bundle in dist/bundle/ (kestreld.js, which bin/kestreld.js runs, and the chunks it
+// imports on demand: each dynamic import() stays lazy), since Node 20's module loader spent ~250 ms of CPU at
+// startup resolving, reading and linking ~500 modules one by one. `node scripts/build.mjs` builds when a source is
+// newer than the last build; `--force` always does.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +13,9 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 const DIST = join(ROOT, 'dist');
-/** Where the bundle goes, relative to dist/ (pruning leaves it alone). */
-const BUNDLE = join('bundle', 'kestreld.js');
+/** Where the bundle goes, relative to dist/ (pruning leaves it alone), and its entry file there. */
+const BUNDLE_DIR = 'bundle';
+const BUNDLE = join(BUNDLE_DIR, 'kestreld.js');
 /** The bundle's entry, relative to dist/. */
 const BUNDLE_ENTRY = join('cli', 'index.js');
 /**
@@ -93,8 +95,9 @@ export async function build(src = SRC, dist = DIST) {
   const prune = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
-      if (e.isDirectory()) prune(p);
-      else if (p.endsWith('.js') && !want.has(p) && p !== join(dist, BUNDLE)) rmSync(p, { force: true });
+      if (e.isDirectory()) {
+        if (p !== join(dist, BUNDLE_DIR)) prune(p);
+      } else if (p.endsWith('.js') && !want.has(p)) rmSync(p, { force: true });
     }
   };
   prune(dist);
@@ -109,16 +112,17 @@ export async function build(src = SRC, dist = DIST) {
 
 /**
  * Each bundled module keeps its own `import.meta.url` (the file it was bundled from, as a URL relative to the
- * bundle), so paths resolved from it (proto/, the tracer worker's entry, createRequire) stay what they are in dist/.
+ * bundle's directory), so paths resolved from it (proto/, the tracer worker's entry, createRequire) stay what they
+ * are in dist/.
  */
-function ownImportMetaUrl(out) {
+function ownImportMetaUrl(outdir) {
   return {
     name: 'own-import-meta-url',
     setup(b) {
       b.onLoad({ filter: /\.m?js$/ }, (args) => {
         const code = readFileSync(args.path, 'utf8');
         if (!code.includes('import.meta.url')) return undefined;
-        const rel = relative(dirname(out), args.path).split(sep).join('/');
+        const rel = relative(outdir, args.path).split(sep).join('/');
         const url = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
         return { contents: code.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(args.path) };
       });
@@ -126,14 +130,20 @@ function ownImportMetaUrl(out) {
   };
 }
 
-/** Bundles dist/cli/index.js with its packages (EXTERNAL excepted) into dist/bundle/kestreld.js. */
+/**
+ * Bundles dist/cli/index.js with its packages (EXTERNAL excepted) into dist/bundle/: kestreld.js and chunks. Code
+ * behind a dynamic import() goes to a chunk loaded on first use (with the external packages it imports). Chunks are
+ * written before the entry that names them; files of earlier builds are removed last.
+ */
 export async function bundle(dist = DIST) {
   const { build: esbuild } = await import('esbuild');
-  const out = join(dist, BUNDLE);
+  const outdir = join(dist, BUNDLE_DIR);
   const { outputFiles } = await esbuild({
-    entryPoints: [join(dist, BUNDLE_ENTRY)],
-    outfile: out,
+    entryPoints: { kestreld: join(dist, BUNDLE_ENTRY) },
+    outdir,
+    chunkNames: 'chunk-[hash]',
     bundle: true,
+    splitting: true,
     write: false,
     format: 'esm',
     platform: 'node',
@@ -143,13 +153,20 @@ export async function bundle(dist = DIST) {
     banner: {
       js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);",
     },
-    plugins: [ownImportMetaUrl(out)],
+    plugins: [ownImportMetaUrl(outdir)],
     logLevel: 'error',
   });
-  mkdirSync(dirname(out), { recursive: true });
-  const tmp = `${out}.${process.pid}.tmp`;
-  writeFileSync(tmp, outputFiles[0].contents);
-  renameSync(tmp, out);
+  mkdirSync(outdir, { recursive: true });
+  const entry = join(dist, BUNDLE);
+  for (const f of [...outputFiles.filter((f) => f.path !== entry), ...outputFiles.filter((f) => f.path === entry)]) {
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, f.contents);
+    renameSync(tmp, f.path);
+  }
+  const keep = new Set(outputFiles.map((f) => f.path));
+  for (const name of readdirSync(outdir)) {
+    if (name.endsWith('.js') && !keep.has(join(outdir, name))) rmSync(join(outdir, name), { force: true });
+  }
 }
 
 /** Builds when stale; true if it did. */
