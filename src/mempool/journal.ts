@@ -41,6 +41,8 @@ export interface JournalRead {
   entries: JournalEntry[];
   /** Bytes at the end that did not form a whole, valid record (ignored); the zero padding is not counted. */
   tornBytes: number;
+  /** The file is a journal with no record (its magic, then only zeros): TxJournal.openEmpty can append to it as is. */
+  empty: boolean;
 }
 
 /** Journal options. */
@@ -65,10 +67,10 @@ function encode(e: JournalEntry): Buffer {
 
 /** Reads the records of a journal file (missing file: none). */
 export function readJournal(path: string): JournalRead {
-  if (!existsSync(path)) return { entries: [], tornBytes: 0 };
+  if (!existsSync(path)) return { entries: [], tornBytes: 0, empty: false };
   const buf = readFileSync(path);
   if (buf.length < HEADER || !buf.subarray(0, HEADER).equals(MAGIC)) {
-    return { entries: [], tornBytes: buf.length };
+    return { entries: [], tornBytes: buf.length, empty: false };
   }
   const entries: JournalEntry[] = [];
   let off = HEADER;
@@ -83,7 +85,7 @@ export function readJournal(path: string): JournalRead {
   }
   let end = buf.length;
   while (end > off && buf[end - 1] === 0) end--;
-  return { entries, tornBytes: end - off };
+  return { entries, tornBytes: end - off, empty: entries.length === 0 && end === off };
 }
 
 /**
@@ -142,6 +144,18 @@ export class TxJournal {
   static async create(path: string, entries: JournalEntry[], opts: JournalOptions): Promise<TxJournal> {
     const j = new TxJournal(path, opts);
     j.reset(entries);
+    return j;
+  }
+
+  /**
+   * Opens a journal file that holds no record (readJournal's `empty`) for appending, as it is: with an empty pool
+   * there is nothing to compact, and rewriting it (1 MiB of zeros, two fsyncs) cost every start ~15 ms.
+   */
+  static openEmpty(path: string, opts: JournalOptions): TxJournal {
+    const j = new TxJournal(path, opts);
+    j.fd = openSync(path, 'r+');
+    j.size = HEADER;
+    j.capacity = fstatSync(j.fd).size;
     return j;
   }
 
