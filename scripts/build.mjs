@@ -19,11 +19,13 @@ const BUNDLE = join(BUNDLE_DIR, 'kestreld.js');
 /** The bundle's entry, relative to dist/. */
 const BUNDLE_ENTRY = join('cli', 'index.js');
 /**
- * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages and packages that read files
- * beside their own modules (__dirname: grpc's and reflection's .proto files), which bundling would move away.
+ * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages, and the gRPC proto tooling
+ * (proto-loader, reflection), which only the lazily loaded reflection uses but grpc-js's channelz would otherwise
+ * pull into the startup chunk.
  */
 const EXTERNAL = [
-  '@grpc/*',
+  '@grpc/proto-loader',
+  '@grpc/reflection',
   '@jitl/*',
   '@trufflesuite/uws-js-unofficial',
   'bufferutil',
@@ -111,20 +113,28 @@ export async function build(src = SRC, dist = DIST) {
 }
 
 /**
- * Each bundled module keeps its own `import.meta.url` (the file it was bundled from, as a URL relative to the
- * bundle's directory), so paths resolved from it (proto/, the tracer worker's entry, createRequire) stay what they
- * are in dist/.
+ * Each bundled module keeps its own location: `import.meta.url` in ES modules, `__dirname` and `__filename` in
+ * CommonJS ones (grpc-js finds its .proto files with them) become the file it was bundled from, computed relative
+ * to the bundle's directory. So paths resolved from them (proto/, the tracer worker's entry, createRequire) stay
+ * what they are in dist/ and node_modules/.
  */
-function ownImportMetaUrl(outdir) {
+function ownLocation(outdir) {
   return {
-    name: 'own-import-meta-url',
+    name: 'own-location',
     setup(b) {
-      b.onLoad({ filter: /\.m?js$/ }, (args) => {
-        const code = readFileSync(args.path, 'utf8');
-        if (!code.includes('import.meta.url')) return undefined;
-        const rel = relative(outdir, args.path).split(sep).join('/');
-        const url = `new URL(${JSON.stringify(rel)}, import.meta.url).href`;
-        return { contents: code.replaceAll('import.meta.url', url), loader: 'js', resolveDir: dirname(args.path) };
+      b.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
+        let code = readFileSync(args.path, 'utf8');
+        const hasUrl = code.includes('import.meta.url');
+        const hasDir = /\b__(dirname|filename)\b/.test(code);
+        if (!hasUrl && !hasDir) return undefined;
+        const rel = JSON.stringify(relative(outdir, args.path).split(sep).join('/'));
+        if (hasUrl) code = code.replaceAll('import.meta.url', `new URL(${rel}, import.meta.url).href`);
+        // Through the banner's __bundleUrl: `import.meta` here would make esbuild take a CommonJS file for ESM.
+        if (hasDir) {
+          const file = `__bundleFileURLToPath(new URL(${rel}, __bundleUrl))`;
+          code = `var __filename = ${file}, __dirname = __bundleDirname(__filename);\n` + code;
+        }
+        return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
       });
     },
   };
@@ -149,11 +159,18 @@ export async function bundle(dist = DIST) {
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
-    // Bundled CommonJS packages call require() for Node's built-ins and the external packages.
+    // Bundled CommonJS packages call require() for Node's built-ins and the external packages; ownLocation's
+    // __dirname and __filename use the other two.
     banner: {
-      js: "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);",
+      js: [
+        "import { createRequire as __bundleRequire } from 'node:module';",
+        "import { dirname as __bundleDirname } from 'node:path';",
+        "import { fileURLToPath as __bundleFileURLToPath } from 'node:url';",
+        'const __bundleUrl = import.meta.url;',
+        'const require = __bundleRequire(__bundleUrl);',
+      ].join('\n'),
     },
-    plugins: [ownImportMetaUrl(outdir)],
+    plugins: [ownLocation(outdir)],
     logLevel: 'error',
   });
   mkdirSync(outdir, { recursive: true });
@@ -165,7 +182,7 @@ export async function bundle(dist = DIST) {
   }
   const keep = new Set(outputFiles.map((f) => f.path));
   for (const name of readdirSync(outdir)) {
-    if (name.endsWith('.js') && !keep.has(join(outdir, name))) rmSync(join(outdir, name), { force: true });
+    if (!name.endsWith('.tmp') && !keep.has(join(outdir, name))) rmSync(join(outdir, name), { force: true });
   }
 }
 
