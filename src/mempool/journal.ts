@@ -65,6 +65,20 @@ function encode(e: JournalEntry): Buffer {
   return Buffer.concat([head, payload]);
 }
 
+const ZERO_BLOCK = Buffer.alloc(4096);
+
+/**
+ * Where `buf` ends without its trailing zeros (the preallocation), not before `from`. Whole blocks are compared
+ * natively first: a byte loop over the 1 MiB of zeros took 3-8 ms of every start.
+ */
+function trimZeros(buf: Buffer, from: number): number {
+  let end = buf.length;
+  const block = ZERO_BLOCK.length;
+  while (end - from >= block && buf.subarray(end - block, end).equals(ZERO_BLOCK)) end -= block;
+  while (end > from && buf[end - 1] === 0) end--;
+  return end;
+}
+
 /** Reads the records of a journal file (missing file: none). */
 export function readJournal(path: string): JournalRead {
   if (!existsSync(path)) return { entries: [], tornBytes: 0, empty: false };
@@ -83,8 +97,7 @@ export function readJournal(path: string): JournalRead {
     entries.push({ addedAt: Number(payload.readBigUInt64BE(0)), raw: new Uint8Array(payload.subarray(8)) });
     off += 8 + len;
   }
-  let end = buf.length;
-  while (end > off && buf[end - 1] === 0) end--;
+  const end = trimZeros(buf, off);
   return { entries, tornBytes: end - off, empty: entries.length === 0 && end === off };
 }
 
