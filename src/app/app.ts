@@ -3,7 +3,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, createAccount } from '@ethereumjs/util';
-import { createVM, type VM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import { blockSize } from '../store/chainStore.ts';
@@ -13,6 +13,7 @@ import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { blockHashSource } from './evm/blockHashes.ts';
 import { executeTxs, type BlockExecution, type ExecTx, type Rejection } from './evm/executor.ts';
+import { createVM } from './evm/vm.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
@@ -58,7 +59,8 @@ export class KestrelApp {
   private headBlock!: BlockRecord;
   private headState!: MerkleStateManager;
   private headDb!: BufferedTrieDb;
-  private vm!: VM;
+  /** The head state's VM, made by headVm() when a block is first executed on it (not at startup). */
+  private vm?: VM;
   /** The block between FinalizeBlock and Commit, with its txs' canonical encodings (computed once for both). */
   private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
@@ -123,11 +125,17 @@ export class KestrelApp {
       this.headBlock = head;
       this.headState = state.executionState(head.header.stateRoot, this.headDb);
     }
-    this.vm = await createVM({
+    this.vm = undefined;
+  }
+
+  /** The VM over the head state; made on first use, so the EVM loads with the first block rather than at startup. */
+  private async headVm(): Promise<VM> {
+    this.vm ??= await createVM({
       common: this.deps.vmCommon(),
       stateManager: this.headState,
       blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
     });
+    return this.vm;
   }
 
   /** Re-reads the head from the store (after a state-sync restore wrote a new one underneath the app). */
@@ -202,7 +210,7 @@ export class KestrelApp {
     await this.headState.checkpoint();
     try {
       await req.prepare?.(this.headState);
-      const exec = await executeTxs(this.vm, this.headState, this.deps.common, ctx, req.txs);
+      const exec = await executeTxs(await this.headVm(), this.headState, this.deps.common, ctx, req.txs);
       await this.headState.commit();
       const { block, encodedTxs } = await this.sealRecord(ctx, await this.headState.getStateRoot(), exec);
       this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs };
@@ -292,11 +300,7 @@ export class KestrelApp {
     this.sealed = undefined;
     this.headDb.discard();
     this.headState = this.deps.state.executionState(this.headBlock.header.stateRoot, this.headDb);
-    this.vm = await createVM({
-      common: this.deps.vmCommon(),
-      stateManager: this.headState,
-      blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
-    });
+    this.vm = undefined;
   }
 
   /** Commit: persists the sealed block, its state and indexes in one atomic batch, then announces it. */

@@ -1,10 +1,10 @@
 // Ethereum-format block assembly: header fields, transaction/receipt tries and the block bloom.
 import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
 import { indexedTrieRoot, type Hash } from '../evm/trie/root.ts';
+import { encodeReceiptRecord } from '../store/encoding.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */
@@ -61,20 +61,7 @@ export function contextHeader(ctx: BlockContext, common: Common): BlockHeader {
 
 /** Root of the receipts trie (key rlp(index), value the consensus receipt encoding). */
 export function receiptsRoot(receipts: ReceiptRecord[], hash: Hash = keccak256): Uint8Array {
-  return indexedTrieRoot(
-    receipts.map((r) =>
-      encodeReceipt(
-        {
-          status: r.status,
-          cumulativeBlockGasUsed: r.cumulativeGasUsed,
-          bitvector: r.bloom,
-          logs: r.logs.map((l) => [l.address, l.topics, l.data]),
-        },
-        r.type as never,
-      ),
-    ),
-    hash,
-  );
+  return indexedTrieRoot(receipts.map(encodeReceiptRecord), hash);
 }
 
 /** Root of the transactions trie (key rlp(index), value each tx's canonical encoding, computed once per block). */
@@ -84,9 +71,9 @@ export function transactionsRoot(encodedTxs: Uint8Array[], hash: Hash = keccak25
 
 /** OR of the receipts' blooms. */
 export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
-  const bloom = new Bloom();
-  for (const r of receipts) bloom.or(new Bloom(r.bloom));
-  return bloom.bitvector;
+  const bloom = new Uint8Array(256);
+  for (const r of receipts) for (let i = 0; i < bloom.length; i++) bloom[i]! |= r.bloom[i]!;
+  return bloom;
 }
 
 /** The sealed header once execution has produced the state root and receipts. */

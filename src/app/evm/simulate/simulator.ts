@@ -13,7 +13,8 @@ import {
   equalsBytes,
   toChecksumAddress,
 } from '@ethereumjs/util';
-import { createVM, runTx, type VM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
+import { createVM, runTx } from '../vm.ts';
 import { RLP } from '@ethereumjs/rlp';
 import { ExecutionError, SimulateError } from '../../../errors/index.ts';
 import type { Withdrawal } from '../../../primitives/overrides.ts';
