@@ -60,7 +60,8 @@ export function isStale(src = SRC, dist = DIST) {
   }
   const files = sources(src);
   if (files.length !== stamp.count) return true;
-  if (stamp.bundle && !existsSync(join(dist, BUNDLE))) return true;
+  // A build from before the bundle existed, or a bundle deleted by hand.
+  if (existsSync(join(src, BUNDLE_ENTRY.replace(/\.js$/, '.ts'))) && !existsSync(join(dist, BUNDLE))) return true;
   const built = statSync(STAMP).mtimeMs;
   return [...files, ...INPUTS].some((f) => statSync(f).mtimeMs > built);
 }
@@ -103,12 +104,8 @@ export async function build(src = SRC, dist = DIST) {
     }
   };
   prune(dist);
-  const bundled = existsSync(join(dist, BUNDLE_ENTRY));
-  if (bundled) await bundle(dist);
-  writeFileSync(
-    join(dist, '.built'),
-    JSON.stringify({ count: files.length, bundle: bundled, ms: Date.now() - started }) + '\n',
-  );
+  if (existsSync(join(dist, BUNDLE_ENTRY))) await bundle(dist);
+  writeFileSync(join(dist, '.built'), JSON.stringify({ count: files.length, ms: Date.now() - started }) + '\n');
   return files.length;
 }
 
