@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Launcher: runs the compiled node (dist/bundle/kestreld.js: dist/ and its packages in one file, see
-// scripts/build.mjs) with plain Node (no TypeScript loader). `npm ci` (prepare) and `npm start` build it; in a
+// Launcher: runs the compiled node (dist/bundle/kestreld.js: dist/ and its packages bundled, split into chunks that
+// load on first use, see scripts/build.mjs) with plain Node (no TypeScript loader). `npm ci` (prepare) and `npm start` build it; in a
 // checkout, a source newer than the build is compiled first (esbuild, under 2 s), so tests and hand-run commands
 // never run stale code.
 import { ensureBuilt } from '../scripts/build.mjs';
