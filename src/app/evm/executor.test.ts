@@ -156,7 +156,13 @@ describe('block execution on the engine', () => {
     let root = await genesis.getStateRoot();
     await kv.write(db0.drain());
 
-    const [alice, bob, carol, dave, erin] = dev.map((a) => a.privateKey) as [Uint8Array, ...Uint8Array[]];
+    const [alice, bob, carol, dave, erin] = dev.map((a) => a.privateKey) as [
+      Uint8Array,
+      Uint8Array,
+      Uint8Array,
+      Uint8Array,
+      Uint8Array,
+    ];
     const nonces = new Map<Uint8Array, bigint>();
     const next = (k: Uint8Array, n?: bigint) => {
       const v = n ?? nonces.get(k) ?? 0n;
@@ -201,7 +207,7 @@ describe('block execution on the engine', () => {
               value: 7n,
               gasLimit: 30_000n,
               gasPrice: 2n * GWEI,
-              accessList: [{ address: bytesToHex(r1), storageKeys: ['0x' + '00'.repeat(31) + '01'] }],
+              accessList: [[r1, [new Uint8Array(32).fill(1)]]],
             },
             { common },
           ).sign(dave),
