@@ -3,6 +3,7 @@
 // reader per root is shared by every call and block built on it, and what it read once it never reads again.
 import { RLP } from '@ethereumjs/rlp';
 import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
+import { keccak256 } from '../../evm/keccak.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
 import { type NodeReader, trieGet } from '../state/trieGet.ts';
@@ -77,7 +78,7 @@ export class ArchiveStateReader implements StateReader {
     const acc = this.stored(address);
     let value = 0n;
     if (acc !== null && !acc.info.storageEmpty) {
-      const raw = trieGet(this.readNode, acc.storageRoot, slotBytes(slot));
+      const raw = trieGet(this.readNode, acc.storageRoot, slotBytes(slot), keccak256);
       if (raw !== undefined) value = toBigint(RLP.decode(raw) as Uint8Array);
     }
     this.count();
@@ -97,7 +98,7 @@ export class ArchiveStateReader implements StateReader {
   private stored(address: Address): StoredAccount | null {
     let acc = this.accounts.get(address);
     if (acc !== undefined) return acc;
-    const rlp = trieGet(this.readNode, this.root, addressBytes(address));
+    const rlp = trieGet(this.readNode, this.root, addressBytes(address), keccak256);
     if (rlp === undefined) acc = null;
     else {
       const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
