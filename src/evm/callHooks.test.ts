@@ -64,8 +64,8 @@ test('a passed deadline aborts an endless loop; an unset or distant one changes 
   assert.ok(unbounded.ok && unbounded.result.status === 'out_of_gas');
 });
 
-test('a deadline already passed aborts before the first frame runs', () => {
-  // CALL to itself with all gas: straight-line code, no jump to check at.
+test('a passed deadline aborts at the next frame entry (straight-line code has no jump to check at)', () => {
+  // CALL to itself with all gas: the child frame's entry reads the clock.
   const selfCall = '6000600060006000600030' + '5af1' + '00';
   const reader = new MemReader().set(CONTRACT, { code: hexToBytes(selfCall) });
   assert.throws(

@@ -51,6 +51,8 @@ const POOLED_ROOTS = 2;
 
 /** One request's view: the (overlaid) state, the block it runs in, the precompiles it finds. */
 interface CallScope {
+  /** The state root (bare hex) the scope reads. */
+  root: string;
   reader: StateReader;
   block: BlockRecord;
   /** The block's env before the call's own gas limit and pricing apply. */
@@ -71,6 +73,8 @@ interface Run {
 export class CallService {
   /** The archive readers by state root: memoised reads shared by every call at that root. */
   private readonly readers = new LRUCache<string, ArchiveStateReader>({ max: POOLED_ROOTS });
+  /** The scope of a block without overrides (its reader and env), by block record: most calls ask the head. */
+  private readonly plain = new WeakMap<BlockRecord, CallScope>();
   private readonly fork: Fork;
   private readonly chainId: bigint;
 
@@ -103,12 +107,24 @@ export class CallService {
 
   /** The request's state, block env and precompiles (geth's override validation runs here). */
   private scope(block: BlockRecord, overrides: CallOverrides | undefined, req: CallRequest): CallScope {
-    const base = this.reader(block);
-    const ctx = contextOf(block.header);
     if (overrides?.state === undefined && overrides?.block === undefined) {
       checkInitcode(req);
-      return { reader: base, block, env: blockEnvOf(ctx, this.chainId), precompiles: undefined, overridden: false };
+      const cached = this.plain.get(block);
+      // A root dropped from the LRU gets a fresh reader (and scope): the memo of an old root is not kept alive here.
+      if (cached !== undefined && this.readers.get(cached.root) === cached.reader) return cached;
+      const s: CallScope = {
+        root: bareHex(block.header.stateRoot),
+        reader: this.reader(block),
+        block,
+        env: blockEnvOf(contextOf(block.header), this.chainId),
+        precompiles: undefined,
+        overridden: false,
+      };
+      this.plain.set(block, s);
+      return s;
     }
+    const base = this.reader(block);
+    const ctx = contextOf(block.header);
     const forkTable = precompilesFor(this.fork);
     const plan = planOverrides(
       overrides.state,
@@ -136,7 +152,14 @@ export class CallService {
     checkInitcode(req);
     // blobBaseFee is applied per run (it depends on whether the call is priced).
     const env = blockEnvOf(overrideContext(ctx, overrides.block), this.chainId);
-    return { reader, block, env, precompiles, overridden: plan.accounts.length > 0 };
+    return {
+      root: bareHex(block.header.stateRoot),
+      reader,
+      block,
+      env,
+      precompiles,
+      overridden: plan.accounts.length > 0,
+    };
   }
 
   private capGas(req: CallRequest): bigint {

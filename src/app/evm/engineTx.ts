@@ -20,9 +20,11 @@ export function engineFork(common: Common): Fork {
   throw new Error(`hardfork ${hf} is not run by Kestrel's engine`);
 }
 
-/** A 20-byte address as the engine's 160-bit integer. */
+/** A 20-byte address as the engine's 160-bit integer (three lanes: no hex string on the per-call path). */
 export function addressOf(bytes: Uint8Array): bigint {
-  return bytesToBigint(bytes);
+  if (bytes.length !== 20) return bytesToBigint(bytes);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, 20);
+  return (BigInt(dv.getUint32(0)) << 128n) | (dv.getBigUint64(4) << 64n) | dv.getBigUint64(12);
 }
 
 /** A 160-bit address as 20 bytes. */

@@ -15,7 +15,6 @@ import {
   STATUS_NAMES,
   totalGas,
 } from '../interpreter/context.ts';
-import { frameDeadline } from '../deadline.ts';
 import { applyAuthorizations } from './authorization.ts';
 import { validateTx } from './validate.ts';
 
@@ -50,10 +49,7 @@ export function runTransaction(
   const authRefund = tx.type === 4 ? applyAuthorizations(world, block, tx.authorizationList) : 0;
 
   const ev = new Evm(world, block, opts.fork, tracer, precompiles, tx.from, price, tx.blobVersionedHashes);
-  if (opts.deadline !== undefined) {
-    ev.deadline = opts.deadline;
-    frameDeadline(ev);
-  }
+  if (opts.deadline !== undefined) ev.deadline = opts.deadline;
   const f = ev.frame(0);
   f.caller = tx.from;
   f.value = tx.value;
