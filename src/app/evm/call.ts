@@ -31,7 +31,15 @@ import type { StateDb } from '../state/stateDb.ts';
 import { buildAccessList, type AccessListResult, type AccessRun } from './accessList.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
 import { type CallHook, checkInitcode, traceCallOnVm } from './callVm.ts';
-import { jumpLocation, refusalOf, senderCheck, statusError, topFault, toppedUp } from './callRules.ts';
+import {
+  jumpLocation,
+  precompileFailure,
+  refusalOf,
+  senderCheck,
+  statusError,
+  topFault,
+  toppedUp,
+} from './callRules.ts';
 import { addressBytes, addressOf, blockEnvOf, callTxOf, engineFork, KESTREL_RULES } from './engineTx.ts';
 import { overlayReader } from './overlayReader.ts';
 import { overrideContext, planOverrides } from './overrides.ts';
@@ -211,7 +219,17 @@ export class CallService {
     if (!out.ok) throw refusalOf(out.reason, out.message, tx, intrinsic > floor ? intrinsic : floor);
     let error = statusError(out.result.status);
     if (out.result.status === 'bad_jump') error += ' at ' + this.jumpSite(s, env, tx, priced);
+    if (out.result.status === 'precompile_failure')
+      error = precompileFailure(this.precompileNumber(s, tx.to!), tx.data);
     return { result: out.result, error };
+  }
+
+  /** The fork-table address (a small number) of the precompile a top-level message called at `to`. */
+  private precompileNumber(s: CallScope, to: Address): number {
+    const forkTable = precompilesFor(this.fork);
+    const ran = (s.precompiles ?? forkTable).get(to);
+    for (const [a, p] of forkTable) if (p === ran) return Number(a);
+    return 0;
   }
 
   /** Replays a run that ended on a bad jump with a tracer, for where the top frame jumped (ethereumjs' text). */

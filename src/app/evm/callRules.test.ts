@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import { initEngine } from '../../evm/index.ts';
 import { MemReader } from '../../evm/testing/mem-reader.ts';
 import { ExecutionError } from '../../errors/index.ts';
-import { jumpLocation, senderCheck, statusError, toppedUp } from './callRules.ts';
+import { jumpLocation, precompileFailure, senderCheck, statusError, toppedUp } from './callRules.ts';
 import { blockEnvOf, callTxOf } from './engineTx.ts';
 
 const env = blockEnvOf(
@@ -41,6 +41,16 @@ describe('call rules', () => {
       jumpLocation(Uint8Array.of(0x60, 0x00, 0x56), 0xbd770416a3345f91e4b34576cb804a576fa48eb1n, 2),
       '0x0fdb9081f94bd9b14245d0a4dbb40f171d9f0566f451abf0b2f5e8e9019642c5/0xbd770416a3345f91e4b34576cb804a576fa48eb1:2',
     );
+  });
+
+  it('names a direct precompile failure as ethereumjs did (its input-shape checks)', () => {
+    assert.equal(precompileFailure(0x08, new Uint8Array(1)), 'invalid input length');
+    assert.equal(precompileFailure(0x08, new Uint8Array(192)), 'out of gas');
+    assert.equal(precompileFailure(0x09, new Uint8Array(212)), 'value out of range');
+    assert.equal(precompileFailure(0x0c, new Uint8Array(0)), 'input is empty');
+    assert.equal(precompileFailure(0x0c, new Uint8Array(161)), 'invalid input length');
+    assert.equal(precompileFailure(0x0b, new Uint8Array(255)), 'invalid input length');
+    assert.equal(precompileFailure(0x06, new Uint8Array(128)), 'out of gas');
   });
 
   it("refuses in runTx's order: tip above cap, intrinsic gas, base fee, sender code, funds", () => {

@@ -44,6 +44,28 @@ export function statusError(status: ExecStatus): string | undefined {
   return status === 'success' ? undefined : (STATUS_TEXT[status] ?? status);
 }
 
+/** Input lengths each BLS12-381 precompile accepts (EIP-2537): exact, or a multiple for the MSMs and pairing. */
+const BLS_EXACT: Record<number, number> = { 0x0b: 256, 0x0d: 512, 0x10: 64, 0x11: 128 };
+const BLS_MULTIPLE: Record<number, number> = { 0x0c: 160, 0x0e: 288, 0x0f: 384 };
+
+/**
+ * ethereumjs' text when a message called directly at the top level fails inside precompile `n` (its address in
+ * the fork's table). Its input-shape checks are reproduced; a failure past them reads "out of gas".
+ */
+export function precompileFailure(n: number, input: Uint8Array): string {
+  const len = input.length;
+  if (n === 0x08 && len % 192 !== 0) return 'invalid input length';
+  if (n === 0x09 && (len !== 213 || input[212]! > 1)) return 'value out of range';
+  if (n === 0x0a && len !== 192) return 'invalid input length';
+  if (BLS_EXACT[n] !== undefined && len !== BLS_EXACT[n]) return 'invalid input length';
+  const unit = BLS_MULTIPLE[n];
+  if (unit !== undefined) {
+    if (len === 0) return 'input is empty';
+    if (len % unit !== 0) return 'invalid input length';
+  }
+  return 'out of gas';
+}
+
 /** ethereumjs names a bad jump with where it is: keccak(code)/address:pc of the top frame. */
 export function jumpLocation(code: Uint8Array, address: bigint, pc: number): string {
   return `${bytesToHex(keccak256(code))}/${bytesToHex(addressBytes(address))}:${pc}`;
