@@ -40,6 +40,8 @@ export class ArchiveStateReader implements StateReader {
   private accounts = new Map<Address, StoredAccount | null>();
   private slots = new Map<Address, Map<bigint, bigint>>();
   private codes = new Map<string, Uint8Array>();
+  /** Code by the identity of a memoised account's hash object: the engine asks with it on every call. */
+  private codeOf = new WeakMap<Uint8Array, Uint8Array>();
   private entries = 0;
 
   constructor(
@@ -56,6 +58,8 @@ export class ArchiveStateReader implements StateReader {
 
   /** Code by hash (empty for the empty code hash). */
   code(codeHash: Uint8Array): Uint8Array {
+    const known = this.codeOf.get(codeHash);
+    if (known !== undefined) return known;
     if (bytesEqual(codeHash, EMPTY_CODE_HASH)) return new Uint8Array(0);
     const key = Buffer.from(codeHash.buffer, codeHash.byteOffset, codeHash.byteLength).toString('latin1');
     let code = this.codes.get(key);
@@ -67,6 +71,7 @@ export class ArchiveStateReader implements StateReader {
       this.count();
       this.codes.set(key, code);
     }
+    this.codeOf.set(codeHash, code);
     return code;
   }
 
@@ -122,6 +127,7 @@ export class ArchiveStateReader implements StateReader {
     this.accounts = new Map();
     this.slots = new Map();
     this.codes = new Map();
+    this.codeOf = new WeakMap();
     this.entries = 1;
   }
 }
