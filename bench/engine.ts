@@ -4,6 +4,7 @@
 //    beside ethereumjs runCall on a MerkleStateManager holding the same code and slot (its caches warm too).
 // 2. 500-tx blocks of value transfers and of ERC20 transfers on one WorldState each (senders recovered
 //    beforehand, no state root: the root is the app's).
+// 3. The same blocks through the app (KestrelApp.finalizeBlock on LevelDB): execution, state root, receipts, header.
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
@@ -12,6 +13,7 @@ import { executeTransaction, initEngine, WorldState } from '../src/evm/index.ts'
 import type { BlockEnv, Tx } from '../src/evm/types.ts';
 import { hexToBytes, wordToBytes } from '../src/evm/bytes.ts';
 import { MemReader } from '../src/evm/testing/mem-reader.ts';
+import { appBlockRates } from './lib/appBlock.ts';
 import { compileContracts } from './lib/contracts.ts';
 
 const quick = process.argv.includes('--quick');
@@ -155,4 +157,10 @@ const transfers = blockRate((i) => tx(holder(i), 0xbeef0000n + BigInt(i), new Ui
 const erc20 = blockRate((i) => tx(holder(i), TOKEN, abiCall(TRANSFER, 0xbeef0000n + BigInt(i), 5n), 0n, 0n, 100_000n));
 console.log(
   `500-tx blocks  value transfers ${Math.round(transfers)} tx/s   ERC20 transfers ${Math.round(erc20)} tx/s   (no state root; CPU time)`,
+);
+
+// --- 3. App blocks: the same 500-tx blocks through KestrelApp.finalizeBlock on LevelDB, state root included ---
+const app = await appBlockRates(quick ? 3 : 10);
+console.log(
+  `500-tx app blocks  value transfers ${Math.round(app.transfersCpu)} tx/s   ERC20 transfers ${Math.round(app.erc20Cpu)} tx/s   (finalizeBlock with the state root through the app's trie; CPU time; wall ${Math.round(app.transfersWall)} / ${Math.round(app.erc20Wall)})`,
 );

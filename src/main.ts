@@ -6,6 +6,7 @@ import { Bank } from './app/bank/bank.ts';
 import { BankQueries } from './app/bank/query.ts';
 import { BankStore } from './app/bank/store.ts';
 import { CallService } from './app/evm/call.ts';
+import { initEngine } from './evm/index.ts';
 import { createChainCommon, createFastKeccak, createSharedCommon } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
@@ -114,6 +115,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
   const keccak = await createFastKeccak();
+  // Kestrel's engine (calls run on it): its WebAssembly keccak and the precompiles' libraries.
+  await initEngine();
   const common = createSharedCommon(config.evmChainId, keccak);
   const vmCommon = () => createChainCommon(config.evmChainId, keccak);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
@@ -215,10 +218,17 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     }
     const expiry = new QueuedExpiry(pool);
     expiry.start();
-    const calls = new CallService(common, vmCommon, stateDb, (n) => chainStore.blockByNumber(n)?.hash, {
-      gasCap: config.jsonRpc.gasCap,
-      timeoutMs: config.jsonRpc.evmTimeoutMs,
-    });
+    const calls = new CallService(
+      common,
+      vmCommon,
+      stateDb,
+      (n) => chainStore.blockByNumber(n)?.hash,
+      {
+        gasCap: config.jsonRpc.gasCap,
+        timeoutMs: config.jsonRpc.evmTimeoutMs,
+      },
+      (key) => kv.get(trieKey(key)),
+    );
     const keystore = new KeyStore({
       dir: paths.keystore,
       scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },

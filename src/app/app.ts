@@ -3,7 +3,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, createAccount } from '@ethereumjs/util';
-import type { VM } from '@ethereumjs/vm';
+import { initEngine, WorldState } from '../evm/index.ts';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import { blockSize } from '../store/chainStore.ts';
@@ -11,13 +11,14 @@ import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
-import { blockHashSource } from './evm/blockHashes.ts';
-import { executeTxs, type BlockExecution, type ExecTx, type Rejection } from './evm/executor.ts';
-import { createVM } from './evm/vm.ts';
+import { ArchiveStateReader } from './evm/archiveReader.ts';
+import { blockEnvOf } from './evm/engineInput.ts';
+import { executeBlock, type BlockExecution, type ExecTx, type Rejection } from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
+import { writeState } from './evm/stateWrite.ts';
 
 /** A transaction that passed CheckTx, with its sender's nonce in the state it was checked against. */
 export interface CheckedTx extends ExecTx {
@@ -57,10 +58,7 @@ export interface AppDeps {
 /** The Kestrel application state machine. */
 export class KestrelApp {
   private headBlock!: BlockRecord;
-  private headState!: MerkleStateManager;
   private headDb!: BufferedTrieDb;
-  /** The head state's VM, made by headVm() when a block is first executed on it (not at startup). */
-  private vm?: VM;
   /** The block between FinalizeBlock and Commit, with its txs' canonical encodings (computed once for both). */
   private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
@@ -86,6 +84,7 @@ export class KestrelApp {
   }
 
   private async init(): Promise<void> {
+    await initEngine();
     const { chain, state, common, genesis } = this.deps;
     const headNumber = chain.headNumber();
     this.headDb = state.bufferedDb();
@@ -118,24 +117,11 @@ export class KestrelApp {
       await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, [])]);
       chain.remember(block, []);
       this.headBlock = block;
-      this.headState = st;
     } else {
       const head = chain.blockByNumber(headNumber);
       if (!head) throw new KestrelError(`store corrupt: head block ${headNumber} missing`);
       this.headBlock = head;
-      this.headState = state.executionState(head.header.stateRoot, this.headDb);
     }
-    this.vm = undefined;
-  }
-
-  /** The VM over the head state; made on first use, so the EVM loads with the first block rather than at startup. */
-  private async headVm(): Promise<VM> {
-    this.vm ??= await createVM({
-      common: this.deps.vmCommon(),
-      stateManager: this.headState,
-      blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
-    });
-    return this.vm;
   }
 
   /** Re-reads the head from the store (after a state-sync restore wrote a new one underneath the app). */
@@ -207,12 +193,18 @@ export class KestrelApp {
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase);
-    await this.headState.checkpoint();
     try {
-      await req.prepare?.(this.headState);
-      const exec = await executeTxs(await this.headVm(), this.headState, this.deps.common, ctx, req.txs);
-      await this.headState.commit();
-      const { block, encodedTxs } = await this.sealRecord(ctx, await this.headState.getStateRoot(), exec);
+      let parentRoot = this.headBlock.header.stateRoot;
+      if (req.prepare) {
+        // The edits reach the trie (in the head's write buffer) first, so the engine starts from them.
+        const st = this.deps.state.executionState(parentRoot, this.headDb);
+        await st.checkpoint();
+        await req.prepare(st);
+        await st.commit();
+        parentRoot = await st.getStateRoot();
+      }
+      const exec = this.execute(parentRoot, this.headDb, ctx, req.txs);
+      const { block, encodedTxs } = await this.sealRecord(ctx, exec.stateRoot, exec);
       this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs };
       return { block, receipts: exec.receipts, rejected: exec.rejected };
     } catch (e) {
@@ -229,19 +221,27 @@ export class KestrelApp {
     const parent = this.headBlock;
     const ctx = this.nextContext(time, false, this.etherbase);
     const db = this.deps.state.bufferedDb();
-    const st = this.deps.state.executionState(parent.header.stateRoot, db);
-    const vm = await createVM({
-      common: this.deps.vmCommon(),
-      stateManager: st,
-      blockchain: blockHashSource((n) => this.deps.chain.blockByNumber(n)?.hash),
-    });
-    await st.checkpoint();
-    const exec = await executeTxs(vm, st, this.deps.common, ctx, txs);
-    await st.commit();
-    const stateRoot = await st.getStateRoot();
+    const exec = this.execute(parent.header.stateRoot, db, ctx, txs);
     db.discard();
-    const { block } = await this.sealRecord(ctx, stateRoot, exec);
+    const { block } = await this.sealRecord(ctx, exec.stateRoot, exec);
     return { block, receipts: exec.receipts };
+  }
+
+  /**
+   * Runs a block's txs on Kestrel's engine over the state at `parentRoot` and writes the changes into `db`'s
+   * buffer; trie nodes are read through `db`, so nodes still buffered there count as well as the archive's.
+   */
+  private execute(
+    parentRoot: Uint8Array,
+    db: BufferedTrieDb,
+    ctx: BlockContext,
+    txs: ExecTx[],
+  ): BlockExecution & { stateRoot: Uint8Array } {
+    const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
+    const reader = new ArchiveStateReader(parentRoot, readNode, (n) => this.deps.chain.blockByNumber(n)?.hash);
+    const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, this.deps.evmChainId), txs);
+    const stateRoot = writeState(parentRoot, exec.diff, readNode, (k, v) => db.putSync(k, v));
+    return { ...exec, stateRoot };
   }
 
   /** The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`). */
@@ -299,8 +299,6 @@ export class KestrelApp {
   private async abandon(): Promise<void> {
     this.sealed = undefined;
     this.headDb.discard();
-    this.headState = this.deps.state.executionState(this.headBlock.header.stateRoot, this.headDb);
-    this.vm = undefined;
   }
 
   /** Commit: persists the sealed block, its state and indexes in one atomic batch, then announces it. */

@@ -76,6 +76,24 @@ export class BufferedTrieDb implements DB<Key, Value> {
     if (v !== undefined) this.cache.set(ks, v);
     return v;
   }
+  /**
+   * The synchronous form of get() for Kestrel's engine, which reads the parent state while this buffer may still
+   * hold nodes not yet written to LevelDB (a dev-toolkit edit flushed just before the block's transactions).
+   */
+  getSync(key: Uint8Array): Uint8Array | undefined {
+    const ks = bareHex(key);
+    const p = this.pending.get(ks);
+    if (p !== undefined) return p;
+    const c = this.cache.get(ks);
+    if (c !== undefined) return c;
+    const v = this.kv.get(trieKey(key));
+    if (v !== undefined) this.cache.set(ks, v);
+    return v;
+  }
+  /** Buffers a write (the synchronous form of put(), for the block's state writer). */
+  putSync(key: Uint8Array, value: Uint8Array): void {
+    this.pending.set(bareHex(key), value);
+  }
   /** Buffers a write. */
   async put(key: Key | Uint8Array, val: Value): Promise<void> {
     this.pending.set(keyString(key), valueBytes(val));

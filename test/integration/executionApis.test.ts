@@ -113,11 +113,15 @@ describe(
     const report: string[] = [];
     before(async () => {
       // The fixture chain's head is block 0x36; the fixtures name blocks relative to it (log ranges, simulation
-      // bases and numbers). 54 transfers, each sealed in its own block, give Kestrel's chain the same length.
+      // bases and numbers). Transfers, each sealed in its own block, give Kestrel's chain the same length (a fresh
+      // dev chain already has block 1, sealed at genesis).
       node = await startNode({ home: fixtureLikeHome() });
       const coinbase = (await rpc(node.http, 'eth_coinbase', [])).result as string;
       const [sender, to] = nonCoinbaseAccounts(coinbase) as [DevAccount, DevAccount];
-      for (let i = 0; i < FIXTURE_HEAD; i++) await sendTx(node.http, sender.privateKey, { to: to.address, value: 1n });
+      const start = Number(BigInt((await rpc(node.http, 'eth_blockNumber', [])).result as string));
+      for (let i = start; i < FIXTURE_HEAD; i++) {
+        await sendTx(node.http, sender.privateKey, { to: to.address, value: 1n });
+      }
       assert.equal(BigInt((await rpc(node.http, 'eth_blockNumber', [])).result as string), BigInt(FIXTURE_HEAD));
     });
     afterEach(printLogsOnFailure(() => node));

@@ -159,9 +159,15 @@ describe('resource caps', { timeout: 240_000 }, () => {
           await new Promise<void>((res) => s.once('connect', () => res()));
           held.push(s);
         }
-        // The uws gate reads the kernel's table at most every 500 ms.
-        await sleep(700);
-        if (uws) return connectOutcome(Number(new URL(node.http).port));
+        // The uws gate polls the kernel's table (at most every 500 ms, later on a loaded machine): wait until it
+        // has paused the listener.
+        if (uws) {
+          const port = Number(new URL(node.http).port);
+          return waitFor('the HTTP listener to refuse connections at the cap', async () => {
+            const outcome = await connectOutcome(port);
+            return outcome === 'connected' ? undefined : outcome;
+          });
+        }
         return postRaw(node.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }));
       });
       if (typeof refused === 'string') {
@@ -174,22 +180,26 @@ describe('resource caps', { timeout: 240_000 }, () => {
       assert.ok(worstMs < PROBE_BOUND_MS);
     } finally {
       for (const s of held) s.destroy();
+      // Served again once the idle sockets left (the uws gate listens again on its next poll); waited for even
+      // when an assertion above failed, so the next test does not meet a paused listener.
+      await waitFor('eth_blockNumber to be served again once the idle sockets left', () =>
+        rpc(node.http, 'eth_blockNumber').then(
+          (r) => (typeof r.result === 'string' ? true : undefined),
+          () => undefined,
+        ),
+      );
     }
-    await sleep(1000);
-    assert.equal(
-      typeof (await rpc(node.http, 'eth_blockNumber')).result,
-      'string',
-      'served again once the idle sockets left',
-    );
 
     // WS: 24 open sockets, the 25th handshake is refused with 503; the open ones keep working.
     const socks: WebSocket[] = [];
     try {
       for (let i = 0; i < 24; i++) socks.push(await openWs(node.ws));
-      await sleep(700);
-      const err = await openWs(node.ws).then(
-        () => undefined,
-        (e: Error) => e,
+      // The node:http back end refuses at once; the uws gate on its next poll of the kernel's table.
+      const err = await waitFor('the 25th WebSocket handshake to be refused', () =>
+        openWs(node.ws).then(
+          (extra) => void extra.terminate(),
+          (e: Error) => e,
+        ),
       );
       assert.match(String(err?.message), uws ? /ECONNREFUSED/ : /Unexpected server response: 503/);
       const r = await wsCall(socks[0]!, 'eth_blockNumber');

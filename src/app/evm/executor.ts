@@ -1,15 +1,22 @@
-// Executes a block's transactions on an execution state with runTx (never buildBlock: it is quadratic).
-import type { Common } from '@ethereumjs/common';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
+// Executes a block's transactions on Kestrel's engine: one WorldState over the parent state for the whole block,
+// synchronously, then its diff is written to the app's trie (stateWriter.ts) for the state root.
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, createContractAddress } from '@ethereumjs/util';
-import { createBlock } from '@ethereumjs/block';
-import type { VM } from '@ethereumjs/vm';
-import { runTx } from './vm.ts';
-import { TxRejectedError } from '../../errors/index.ts';
-import type { ReceiptRecord } from '../../store/records.ts';
-import { contextHeader, type BlockContext } from '../block.ts';
-import { rejectReasonOf } from './ethereumjs.ts';
+import {
+  executeTransaction,
+  type AccountDiff,
+  type BlockEnv,
+  type ExecOptions,
+  type Log,
+  type TxInvalidReason,
+  type WorldState,
+} from '../../evm/index.ts';
+import { keccak256 } from '../../evm/keccak.ts';
+import { addressToBytes, wordToBytes } from '../../evm/bytes.ts';
+import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
+import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
+import type { BlockContext } from '../block.ts';
+import { engineTxOf } from './engineInput.ts';
 
 /** A transaction handed to the executor with its already-recovered sender. */
 export interface ExecTx {
@@ -33,6 +40,14 @@ export interface BlockExecution {
   rejected: Rejection[];
 }
 
+/** A block's execution and the state changes it made (for the trie). */
+export interface EngineBlockExecution extends BlockExecution {
+  diff: AccountDiff[];
+}
+
+/** Kestrel's fork and fee rule: the base fee is not burned, the whole fee goes to the coinbase (the etherbase). */
+const OPTIONS: ExecOptions = { fork: 'Prague', rules: { burnBaseFee: false } };
+
 /** The effective gas price a transaction pays at a base fee. */
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
   if ('maxFeePerGas' in tx && 'maxPriorityFeePerGas' in tx) {
@@ -44,65 +59,75 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint
 }
 
 /**
- * Runs txs in order on `vm` (whose state manager is `state`, already checkpointed by the caller). Txs that are
- * invalid against the current state (nonce, balance, gas) are skipped and reported, as a block builder must.
- * Fees: Kestrel does not burn the base fee; the whole fee goes to the block's coinbase (the etherbase).
+ * The reason (and so the ABCI code, which CometBFT hashes into the next header's LastResultsHash) a tx the block
+ * could not include gets. Under ethereumjs every one of these refusals was worded so that it read as 'other'
+ * (code 18); they keep that code, so a chain's results hash does not change with the engine. The message is
+ * the engine's, in geth's words.
  */
-export async function executeTxs(
-  vm: VM,
-  state: MerkleStateManager,
-  common: Common,
-  ctx: BlockContext,
-  txs: ExecTx[],
-): Promise<BlockExecution> {
-  const block = createBlock({ header: contextHeader(ctx, common) }, { common, setHardfork: false });
+export function blockRejectReason(_reason: TxInvalidReason): TxRejectReason {
+  return 'other';
+}
+
+/** Sets the three bloom bits of one value (Yellow Paper §4.3.1). */
+function bloomAdd(bloom: Uint8Array, value: Uint8Array): void {
+  const h = keccak256(value);
+  for (let i = 0; i < 6; i += 2) {
+    const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
+    bloom[255 - (bit >> 3)]! |= 1 << (bit & 7);
+  }
+}
+
+/** A log as the receipt stores it, and its bits in the receipt's bloom. */
+function logRecord(log: Log, bloom: Uint8Array): LogRecord {
+  const address = addressToBytes(log.address);
+  bloomAdd(bloom, address);
+  const topics = log.topics.map((t) => {
+    const b = wordToBytes(t);
+    bloomAdd(bloom, b);
+    return b;
+  });
+  return { address, topics, data: log.data };
+}
+
+/**
+ * Runs txs in order on `world` (one WorldState for the block, over its parent state). Txs that are invalid
+ * against the state they meet (nonce, balance, gas) are skipped and reported, as a block builder must; so is a tx
+ * whose gas limit no longer fits in the block.
+ */
+export function executeBlock(world: WorldState, ctx: BlockContext, env: BlockEnv, txs: ExecTx[]): EngineBlockExecution {
   const included: ExecTx[] = [];
   const receipts: ReceiptRecord[] = [];
-  const rejected: BlockExecution['rejected'] = [];
+  const rejected: Rejection[] = [];
   let gasUsed = 0n;
-  let burned = 0n;
   for (const item of txs) {
     const { tx } = item;
     if (gasUsed + tx.gasLimit > ctx.gasLimit) {
       rejected.push({ hash: item.hash, error: new TxRejectedError('gasLimitAboveBlock', 'exceeds block gas limit') });
       continue;
     }
-    let r;
-    try {
-      r = await runTx(vm, { tx, block, blockGasUsed: gasUsed, skipHardForkValidation: true });
-    } catch (e) {
-      const message = (e as Error).message;
-      rejected.push({ hash: item.hash, error: new TxRejectedError(rejectReasonOf(message), message) });
+    const out = executeTransaction(world, env, engineTxOf(tx, item.sender), OPTIONS);
+    if (!out.ok) {
+      rejected.push({ hash: item.hash, error: new TxRejectedError(blockRejectReason(out.reason), out.message) });
       continue;
     }
-    gasUsed = r.receipt.cumulativeBlockGasUsed;
-    const txGas = r.totalGasSpent;
-    burned += txGas * ctx.baseFeePerGas;
-    const failed = r.execResult.exceptionError !== undefined;
+    const r = out.result;
+    gasUsed += r.gasUsed;
+    const bloom = new Uint8Array(256);
     const receipt: ReceiptRecord = {
       type: tx.type,
-      status: failed ? 0 : 1,
+      status: r.status === 'success' ? 1 : 0,
       cumulativeGasUsed: gasUsed,
-      gasUsed: txGas,
-      logs: (r.receipt.logs ?? []).map(([address, topics, data]) => ({ address, topics, data })),
-      bloom: r.bloom.bitvector,
+      gasUsed: r.gasUsed,
+      logs: r.logs.map((l) => logRecord(l, bloom)),
+      bloom,
       from: item.sender,
       effectiveGasPrice: effectiveGasPrice(tx, ctx.baseFeePerGas),
     };
+    // A creation names its address in the receipt whether or not it succeeded (as ethereumjs and geth do).
     if (tx.to) receipt.to = tx.to.bytes;
     else receipt.contractAddress = createContractAddress(new Address(item.sender), tx.nonce).bytes;
     included.push(item);
     receipts.push(receipt);
   }
-  if (burned > 0n) {
-    const coinbase = new Address(ctx.coinbase);
-    const acc = await state.getAccount(coinbase);
-    if (acc) {
-      acc.balance += burned;
-      await state.putAccount(coinbase, acc);
-    } else {
-      await state.modifyAccountFields(coinbase, { balance: burned });
-    }
-  }
-  return { included, receipts, gasUsed, rejected };
+  return { included, receipts, gasUsed, rejected, diff: world.diff() };
 }

@@ -1,0 +1,59 @@
+// Writes a block's state changes (the engine's AccountDiff list) into the archive's account and storage tries and
+// returns the new state root. The encoding is ethereumjs' MerkleStateManager's, so the root and every node reachable
+// from it are the ones ethereumjs' own writes produced: account leaves rlp([nonce, balance, storageRoot, codeHash])
+// under keccak(address), storage leaves rlp(trimmed word) under keccak(slot), code under 'c' ‖ codeHash.
+import type { AccountDiff } from '../../evm/index.ts';
+import { addressToBytes, bigintToMinBytes, wordToBytes } from '../../evm/bytes.ts';
+import { keccak256 } from '../../evm/keccak.ts';
+import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
+import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
+import type { NodeReader } from '../state/trieGet.ts';
+import { TrieUpdate } from '../state/trieUpdate.ts';
+
+/** ethereumjs' key prefix of code entries in the trie store ('c'). */
+const CODE_PREFIX = 0x63;
+
+const EMPTY = new Uint8Array(0);
+
+/** The store key of a contract's code. */
+export function codeKey(codeHash: Uint8Array): Uint8Array {
+  const k = new Uint8Array(33);
+  k[0] = CODE_PREFIX;
+  k.set(codeHash, 1);
+  return k;
+}
+
+/**
+ * Applies `diff` to the state at `parentRoot` (nodes read through `readNode`), handing every new trie node and
+ * code entry to `put`; returns the new state root.
+ */
+export function writeState(
+  parentRoot: Uint8Array,
+  diff: readonly AccountDiff[],
+  readNode: NodeReader,
+  put: (key: Uint8Array, value: Uint8Array) => void,
+): Uint8Array {
+  const accounts = new TrieUpdate(parentRoot, readNode, keccak256);
+  for (const d of diff) {
+    const key = keccak256(addressToBytes(d.address));
+    if (d.deleted) {
+      accounts.put(key, EMPTY);
+      continue;
+    }
+    let storageRoot: Uint8Array = EMPTY_TRIE_ROOT;
+    if (!d.storageCleared) {
+      const old = accounts.get(key);
+      if (old !== undefined) storageRoot = (rlpDecode(old) as Uint8Array[])[2]!;
+    }
+    if (d.storage.size > 0) {
+      const storage = new TrieUpdate(storageRoot, readNode, keccak256);
+      for (const [slot, value] of d.storage) {
+        storage.put(keccak256(wordToBytes(slot)), value === 0n ? EMPTY : rlpEncode(bigintToMinBytes(value)));
+      }
+      storageRoot = storage.commit(put);
+    }
+    if (d.code !== undefined) put(codeKey(d.codeHash), d.code);
+    accounts.put(key, rlpEncode([bigintToMinBytes(d.nonce), bigintToMinBytes(d.balance), storageRoot, d.codeHash]));
+  }
+  return accounts.commit(put);
+}

@@ -1,0 +1,72 @@
+// Synchronous point reads from the Merkle-Patricia tries in the archive: one value by key, walking node by node
+// with a synchronous node source. Used where execution runs synchronously (Kestrel's engine, tracer hooks).
+import { RLP } from '@ethereumjs/rlp';
+import { EMPTY_TRIE_ROOT, keccak256 } from '../../primitives/hash.ts';
+import { bytesEqual } from '../../primitives/hex.ts';
+import { MissingTrieNodeError } from './walk.ts';
+
+/** A synchronous node/code lookup by database key (content-addressed, so always consistent). */
+export type NodeReader = (key: Uint8Array) => Uint8Array | undefined;
+
+type Node = Uint8Array | Node[];
+
+/** Nibbles of a byte string. */
+function nibbles(key: Uint8Array): number[] {
+  const out = new Array<number>(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    out[2 * i] = key[i]! >> 4;
+    out[2 * i + 1] = key[i]! & 15;
+  }
+  return out;
+}
+
+/** Decodes a hex-prefix encoded path: [nibbles, isLeaf]. */
+function hexPrefix(encoded: Uint8Array): [number[], boolean] {
+  const all = nibbles(encoded);
+  const flag = all[0]!;
+  return [all.slice(flag & 1 ? 1 : 2), flag >= 2];
+}
+
+/**
+ * Reads one value from a secure trie (keys hashed) rooted at `root` (undefined when absent). `hash` hashes the key
+ * (block execution passes the WebAssembly keccak: the JS one was a tenth of a block's time).
+ */
+export function trieGet(
+  readNode: NodeReader,
+  root: Uint8Array,
+  key: Uint8Array,
+  hash: (data: Uint8Array) => Uint8Array = keccak256,
+): Uint8Array | undefined {
+  if (bytesEqual(root, EMPTY_TRIE_ROOT)) return undefined;
+  const path = nibbles(hash(key));
+  let ref: Node = root;
+  let i = 0;
+  for (;;) {
+    let node: Node;
+    if (ref instanceof Uint8Array) {
+      if (ref.length === 0) return undefined;
+      if (ref.length < 32) {
+        node = RLP.decode(ref) as Node;
+      } else {
+        const raw = readNode(ref);
+        if (raw === undefined) throw new MissingTrieNodeError(ref, root);
+        node = RLP.decode(raw) as Node;
+      }
+    } else {
+      node = ref; // embedded node (its RLP is shorter than 32 bytes)
+    }
+    if (!Array.isArray(node)) return undefined;
+    if (node.length === 17) {
+      if (i === path.length) {
+        const v = node[16] as Uint8Array;
+        return v.length ? v : undefined;
+      }
+      ref = node[path[i++]!]!;
+      continue;
+    }
+    const [seg, isLeaf] = hexPrefix(node[0] as Uint8Array);
+    for (const n of seg) if (path[i++] !== n) return undefined;
+    if (isLeaf) return i === path.length ? (node[1] as Uint8Array) : undefined;
+    ref = node[1]!;
+  }
+}

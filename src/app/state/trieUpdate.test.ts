@@ -1,0 +1,64 @@
+// The batch trie update against ethereumjs' trie: the same root after inserts, updates and deletes (branches
+// collapsing into extensions and leaves), over several commits that build on each other's stored nodes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { bytesToHex } from '../../primitives/hex.ts';
+import { EMPTY_TRIE_ROOT, keccak256 } from '../../primitives/hash.ts';
+import { TrieUpdate } from './trieUpdate.ts';
+
+/** A deterministic pseudo-random 32-bit generator (xorshift). */
+function rng(seed: number): () => number {
+  let x = seed;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return x >>> 0;
+  };
+}
+
+describe('TrieUpdate', () => {
+  it('matches ethereumjs roots through inserts, updates and deletes', async () => {
+    const next = rng(7);
+    const ref = new MerklePatriciaTrie();
+    const store = new Map<string, Uint8Array>();
+    const readNode = (k: Uint8Array) => store.get(bytesToHex(k));
+    let root: Uint8Array = EMPTY_TRIE_ROOT;
+    const live: Uint8Array[] = [];
+    for (let round = 0; round < 6; round++) {
+      const t = new TrieUpdate(root, readNode, keccak256);
+      for (let i = 0; i < 150; i++) {
+        const op = next() % 10;
+        if (op < 3 && live.length > 0) {
+          const [key] = live.splice(next() % live.length, 1);
+          t.put(key!, new Uint8Array(0));
+          await ref.del(key!);
+        } else if (op < 5 && live.length > 0) {
+          const key = live[next() % live.length]!;
+          const value = Uint8Array.of(next() & 0xff, 1, 2);
+          t.put(key, value);
+          await ref.put(key, value);
+        } else {
+          const key = keccak256(Uint8Array.of(round, i, next() & 0xff));
+          // Short values make small nodes, which are embedded in their parents.
+          const value = next() % 2 ? Uint8Array.of(next() & 0x7f) : new Uint8Array(40).fill(next() & 0xff);
+          t.put(key, value);
+          await ref.put(key, value);
+          live.push(key);
+        }
+        // Deleting a key that is not there changes nothing.
+        t.put(keccak256(Uint8Array.of(0xff, round, i)), new Uint8Array(0));
+      }
+      root = t.commit((h, rlp) => store.set(bytesToHex(h), rlp));
+      assert.equal(bytesToHex(root), bytesToHex(ref.root()), `round ${round}`);
+      for (const key of live.slice(0, 20)) {
+        assert.deepEqual(new TrieUpdate(root, readNode, keccak256).get(key), await ref.get(key));
+      }
+    }
+    // Everything deleted: the empty root.
+    const t = new TrieUpdate(root, readNode, keccak256);
+    for (const key of live) t.put(key, new Uint8Array(0));
+    assert.equal(bytesToHex(t.commit(() => {})), bytesToHex(EMPTY_TRIE_ROOT));
+  });
+});

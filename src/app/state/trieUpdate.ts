@@ -1,0 +1,249 @@
+// A batch update of one secure Merkle-Patricia trie (keys are 32-byte hashes), synchronous: the nodes a block's
+// changes touch are loaded once into memory, changed there, and hashed once at the end, bottom-up, only where they
+// changed. ethereumjs' trie hashes and writes the whole path on every put (measured as the dominant cost of a
+// block); the root and the nodes reachable from it are the same, because the node encoding is Ethereum's:
+// nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
+import { RLP } from '@ethereumjs/rlp';
+import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
+import { bytesEqual } from '../../primitives/hex.ts';
+import type { NodeReader } from './trieGet.ts';
+import { MissingTrieNodeError } from './walk.ts';
+
+type RlpItem = Uint8Array | RlpItem[];
+
+/** A keccak-256 (the caller's: the node's WebAssembly one). */
+export type Hash = (data: Uint8Array) => Uint8Array;
+
+/** A node's reference in its parent: its hash, or the node itself (its raw RLP structure) when embedded. */
+type Ref = Uint8Array | RlpItem[];
+
+interface Leaf {
+  t: 0;
+  path: number[];
+  value: Uint8Array;
+  /** Set while the node is as stored (clean); cleared nodes are new and hashed at commit. */
+  ref?: Ref;
+}
+interface Extension {
+  t: 1;
+  path: number[];
+  child: Node;
+  ref?: Ref;
+}
+interface Branch {
+  t: 2;
+  children: Array<Node | undefined>;
+  value: Uint8Array;
+  ref?: Ref;
+}
+/** A stored node not loaded yet. */
+interface Unloaded {
+  t: 3;
+  hash: Uint8Array;
+}
+type Node = Leaf | Extension | Branch | Unloaded;
+type Loaded = Leaf | Extension | Branch;
+
+const EMPTY = new Uint8Array(0);
+
+/** The 64 nibbles of a 32-byte key. */
+function nibblesOf(key: Uint8Array): number[] {
+  const out = new Array<number>(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    out[2 * i] = key[i]! >> 4;
+    out[2 * i + 1] = key[i]! & 15;
+  }
+  return out;
+}
+
+/** Hex-prefix encoding of a path (Yellow Paper appendix C). */
+function hexPrefix(path: number[], leaf: boolean): Uint8Array {
+  const odd = path.length & 1;
+  const out = new Uint8Array((path.length >> 1) + 1);
+  out[0] = ((leaf ? 2 : 0) + odd) << 4;
+  let i = 0;
+  if (odd) out[0] |= path[i++]!;
+  for (let j = 1; i < path.length; i += 2, j++) out[j] = (path[i]! << 4) | path[i + 1]!;
+  return out;
+}
+
+/** Decodes a hex-prefix path: [nibbles, isLeaf]. */
+function fromHexPrefix(b: Uint8Array): [number[], boolean] {
+  const flag = b[0]! >> 4;
+  const path: number[] = [];
+  if (flag & 1) path.push(b[0]! & 15);
+  for (let i = 1; i < b.length; i++) path.push(b[i]! >> 4, b[i]! & 15);
+  return [path, flag >= 2];
+}
+
+/** Length of the common prefix of `path` and `key` from `at`. */
+function common(path: number[], key: number[], at: number): number {
+  let i = 0;
+  while (i < path.length && path[i] === key[at + i]) i++;
+  return i;
+}
+
+function childOf(item: RlpItem): Node | undefined {
+  if (item instanceof Uint8Array) {
+    if (item.length === 0) return undefined;
+    return { t: 3, hash: item };
+  }
+  const node = fromRaw(item);
+  node.ref = item;
+  return node;
+}
+
+function fromRaw(raw: RlpItem): Loaded {
+  if (!Array.isArray(raw)) throw new Error('trie node is not a list');
+  if (raw.length === 17) {
+    return { t: 2, children: raw.slice(0, 16).map(childOf), value: raw[16] as Uint8Array };
+  }
+  const [path, leaf] = fromHexPrefix(raw[0] as Uint8Array);
+  if (leaf) return { t: 0, path, value: raw[1] as Uint8Array };
+  return { t: 1, path, child: childOf(raw[1]!)! };
+}
+
+/** One secure trie being updated in memory; commit() hashes what changed and hands out the new nodes. */
+export class TrieUpdate {
+  private root: Node | undefined;
+
+  constructor(
+    private readonly rootHash: Uint8Array,
+    private readonly readNode: NodeReader,
+    private readonly hash: Hash,
+  ) {
+    this.root = bytesEqual(rootHash, EMPTY_TRIE_ROOT) ? undefined : { t: 3, hash: rootHash };
+  }
+
+  private load(n: Node): Loaded {
+    if (n.t !== 3) return n;
+    const bytes = this.readNode(n.hash);
+    if (bytes === undefined) throw new MissingTrieNodeError(n.hash, this.rootHash);
+    const raw = RLP.decode(bytes) as RlpItem;
+    const node = fromRaw(raw);
+    // Only a root is stored while shorter than 32 bytes; as a child it would be embedded.
+    node.ref = bytes.length >= 32 ? n.hash : (raw as RlpItem[]);
+    return node;
+  }
+
+  /** The value at a 32-byte (already hashed) key, or undefined. */
+  get(key: Uint8Array): Uint8Array | undefined {
+    const path = nibblesOf(key);
+    if (this.root === undefined) return undefined;
+    let node = (this.root = this.load(this.root));
+    let at = 0;
+    for (;;) {
+      if (node.t === 0) return common(node.path, path, at) === node.path.length ? node.value : undefined;
+      if (node.t === 1) {
+        if (common(node.path, path, at) !== node.path.length) return undefined;
+        at += node.path.length;
+        node = node.child = this.load(node.child);
+        continue;
+      }
+      const i = path[at++]!;
+      const c = node.children[i];
+      if (c === undefined) return undefined;
+      node = node.children[i] = this.load(c);
+    }
+  }
+
+  /** Sets (or, with an empty value, deletes) the value at a 32-byte (already hashed) key. */
+  put(key: Uint8Array, value: Uint8Array): void {
+    const path = nibblesOf(key);
+    this.root = value.length === 0 ? this.remove(this.root, path, 0) : this.insert(this.root, path, 0, value);
+  }
+
+  private insert(n: Node | undefined, key: number[], at: number, value: Uint8Array): Loaded {
+    if (n === undefined) return { t: 0, path: key.slice(at), value };
+    const node = this.load(n);
+    if (node.t === 2) {
+      const children = node.children.slice();
+      children[key[at]!] = this.insert(children[key[at]!], key, at + 1, value);
+      return { t: 2, children, value: node.value };
+    }
+    const cp = common(node.path, key, at);
+    if (node.t === 0 && cp === node.path.length) return { t: 0, path: node.path, value };
+    if (node.t === 1 && cp === node.path.length) {
+      return { t: 1, path: node.path, child: this.insert(node.child, key, at + cp, value) };
+    }
+    // The paths part at nibble cp: a branch there, under an extension for the shared part.
+    const children = new Array<Node | undefined>(16).fill(undefined);
+    const rest = node.path.slice(cp + 1);
+    if (node.t === 0) children[node.path[cp]!] = { t: 0, path: rest, value: node.value };
+    else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child } : node.child;
+    children[key[at + cp]!] = { t: 0, path: key.slice(at + cp + 1), value };
+    const branch: Branch = { t: 2, children, value: EMPTY };
+    return cp > 0 ? { t: 1, path: key.slice(at, at + cp), child: branch } : branch;
+  }
+
+  /** Removes `key` below `n`; returns `n` itself when the key was absent (so nothing above it changes). */
+  private remove(n: Node | undefined, key: number[], at: number): Node | undefined {
+    if (n === undefined) return undefined;
+    const node = this.load(n);
+    if (node.t === 0) return common(node.path, key, at) === node.path.length ? undefined : n;
+    if (node.t === 1) {
+      if (common(node.path, key, at) !== node.path.length) return n;
+      const child = this.remove(node.child, key, at + node.path.length);
+      if (child === node.child) return n;
+      if (child === undefined) return undefined;
+      return this.prefixed(node.path, child);
+    }
+    const i = key[at]!;
+    const child = this.remove(node.children[i], key, at + 1);
+    if (child === node.children[i]) return n;
+    const children = node.children.slice();
+    children[i] = child;
+    let only = -1;
+    let count = 0;
+    for (let j = 0; j < 16; j++) {
+      if (children[j] !== undefined) {
+        count++;
+        only = j;
+      }
+    }
+    if (count + (node.value.length > 0 ? 1 : 0) >= 2) return { t: 2, children, value: node.value };
+    if (count === 0) return node.value.length > 0 ? { t: 0, path: [], value: node.value } : undefined;
+    // One child left: the branch collapses into it, its nibble joining the child's path.
+    return this.prefixed([only], children[only]!);
+  }
+
+  /** `child` reached through `path` first: paths merge into a leaf or an extension. */
+  private prefixed(path: number[], child: Node): Loaded {
+    const c = this.load(child);
+    if (c.t === 0) return { t: 0, path: [...path, ...c.path], value: c.value };
+    if (c.t === 1) return { t: 1, path: [...path, ...c.path], child: c.child };
+    return { t: 1, path, child: c };
+  }
+
+  /** The new root hash; every new node of 32 bytes or more (and the root) goes to `store(hash, rlp)`. */
+  commit(store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
+    const root = this.root;
+    if (root === undefined) return EMPTY_TRIE_ROOT;
+    if (root.t === 3) return root.hash;
+    if (root.ref instanceof Uint8Array) return root.ref;
+    const enc = RLP.encode(this.raw(root, store));
+    const hash = this.hash(enc);
+    store(hash, enc);
+    root.ref = hash;
+    return hash;
+  }
+
+  private raw(node: Loaded, store: (hash: Uint8Array, rlp: Uint8Array) => void): RlpItem[] {
+    if (node.t === 0) return [hexPrefix(node.path, true), node.value];
+    if (node.t === 1) return [hexPrefix(node.path, false), this.refOf(node.child, store)];
+    const out: RlpItem[] = node.children.map((c) => (c === undefined ? EMPTY : this.refOf(c, store)));
+    out.push(node.value);
+    return out;
+  }
+
+  private refOf(node: Node, store: (hash: Uint8Array, rlp: Uint8Array) => void): Ref {
+    if (node.t === 3) return node.hash;
+    if (node.ref !== undefined) return node.ref;
+    const raw = this.raw(node, store);
+    const enc = RLP.encode(raw);
+    if (enc.length < 32) return (node.ref = raw);
+    const hash = this.hash(enc);
+    store(hash, enc);
+    return (node.ref = hash);
+  }
+}
