@@ -7,7 +7,7 @@ import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, createZeroAddress } from '@ethereumjs/util';
-import { createVM, runTx, type RunTxResult, type VM } from '@ethereumjs/vm';
+import type { RunTxResult, VM } from '@ethereumjs/vm';
 import { ExecutionError } from '../../errors/index.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import { hexToBytes } from '../../primitives/hex.ts';
@@ -18,6 +18,7 @@ import { RootReads } from '../state/rootReads.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { blockHashSource } from './blockHashes.ts';
 import { CallTimeout, runTxRefusalOf } from './ethereumjs.ts';
+import { createVM, runTx } from './vm.ts';
 import {
   livePrecompiles,
   movePrecompiles,
