@@ -115,8 +115,6 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
   const keccak = await createFastKeccak();
-  // Kestrel's engine (calls run on it): its WebAssembly keccak and the precompiles' libraries.
-  await initEngine();
   const common = createSharedCommon(config.evmChainId, keccak);
   const vmCommon = () => createChainCommon(config.evmChainId, keccak);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
@@ -417,6 +415,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       throw e;
     }
     forwarder?.start();
+    // The engine's libraries (about 110 ms of WebAssembly) load once the listeners are up: nothing before the first
+    // answer needs them, and the first block or call waits for them (a failure surfaces there).
+    setImmediate(() => initEngine().catch(() => {}));
     let closed = false;
     return {
       httpPort: httpServer.port,

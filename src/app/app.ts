@@ -84,7 +84,6 @@ export class KestrelApp {
   }
 
   private async init(): Promise<void> {
-    await initEngine();
     const { chain, state, common, genesis } = this.deps;
     const headNumber = chain.headNumber();
     this.headDb = state.bufferedDb();
@@ -192,6 +191,7 @@ export class KestrelApp {
     prepare?: (state: MerkleStateManager) => Promise<void>;
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
+    await initEngine();
     const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase);
     try {
       let parentRoot = this.headBlock.header.stateRoot;
@@ -218,6 +218,7 @@ export class KestrelApp {
    * (eth_getBlockByNumber("pending")); nothing is written and the head is untouched.
    */
   async previewBlock(txs: ExecTx[], time: bigint): Promise<CommittedBlock> {
+    await initEngine();
     const parent = this.headBlock;
     const ctx = this.nextContext(time, false, this.etherbase);
     const db = this.deps.state.bufferedDb();

@@ -15,9 +15,20 @@ export { intrinsicGas } from './handler/intrinsic.ts';
 export { blobBaseFee } from './handler/fees.ts';
 export { BEACON_ROOTS_ADDRESS, HISTORY_STORAGE_ADDRESS, SYSTEM_ADDRESS } from './handler/system.ts';
 
-/** One-time async setup (the WebAssembly keccak, the precompiles' libraries). */
-export async function initEngine(): Promise<void> {
-  await Promise.all([initKeccak(), initPrecompiles()]);
+let initializing: Promise<void> | undefined;
+let initialized = false;
+
+/** One-time async setup (the WebAssembly keccak, the precompiles' libraries); every call shares the first one's. */
+export function initEngine(): Promise<void> {
+  initializing ??= Promise.all([initKeccak(), initPrecompiles()]).then(() => {
+    initialized = true;
+  });
+  return initializing;
+}
+
+/** True once {@link initEngine} has completed, so the synchronous entry points may run. */
+export function engineReady(): boolean {
+  return initialized;
 }
 
 /** Runs one transaction on `world` (see types.ts for the rules applied). */

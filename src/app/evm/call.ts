@@ -12,6 +12,7 @@ import {
   ExecutionAborted,
   executeTransaction,
   type Fork,
+  initEngine,
   intrinsicGas,
   type Precompile,
   precompilesFor,
@@ -261,10 +262,14 @@ export class CallService {
 
   /** eth_call: the return data, or RevertError / ExecutionError. */
   async call(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<Uint8Array> {
+    await initEngine();
     return this.callSync(req, block, overrides);
   }
 
-  /** eth_call without a promise (the engine is synchronous): the return data, or throws RevertError / ExecutionError. */
+  /**
+   * eth_call without a promise (the engine is synchronous; once {@link engineReady}, else use {@link call}): the
+   * return data, or throws RevertError / ExecutionError.
+   */
   callSync(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Uint8Array {
     const s = this.scope(block, overrides, req);
     const r = this.run(req, s, this.capGas(req), overrides?.block?.blobBaseFee);
@@ -280,6 +285,7 @@ export class CallService {
 
   /** eth_createAccessList: the list the call touches (run until stable), its gas, and its failure if any. */
   async createAccessList(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<AccessListResult> {
+    await initEngine();
     const s = this.scope(block, overrides, req);
     const coinbase = s.env.coinbase;
     return buildAccessList(req, {
@@ -308,10 +314,11 @@ export class CallService {
 
   /** eth_estimateGas: the smallest gas limit with which the message succeeds (binary search, as geth). */
   async estimateGas(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<bigint> {
+    await initEngine();
     return this.estimateGasSync(req, block, overrides);
   }
 
-  /** eth_estimateGas without a promise. */
+  /** eth_estimateGas without a promise (once {@link engineReady}, else use {@link estimateGas}). */
   estimateGasSync(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): bigint {
     const s = this.scope(block, overrides, req);
     const blob = overrides?.block?.blobBaseFee;

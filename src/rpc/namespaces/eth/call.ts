@@ -1,4 +1,5 @@
 // eth_call and eth_estimateGas, with geth's state overrides (3rd param) and block overrides (4th param).
+import { engineReady } from '../../../evm/index.ts';
 import type { CallOverrides } from '../../../primitives/overrides.ts';
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { RpcContext } from '../../context.ts';
@@ -19,9 +20,11 @@ export function overridesOf(
 export const call = defineMethod({
   name: 'eth_call',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
-  // Synchronous (the engine is): no promise on the hot path.
+  // Synchronous once the engine has loaded (it is): no promise on the hot path.
   handler: (ctx: RpcContext, [req, sel, state, block]) =>
-    bytesToHex(ctx.calls.callSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
+    engineReady()
+      ? bytesToHex(ctx.calls.callSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
+      : ctx.calls.call(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(bytesToHex),
 });
 
 /** Handler for eth_estimateGas. */
@@ -29,7 +32,9 @@ export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
   handler: (ctx: RpcContext, [req, sel, state, block]) =>
-    toQuantity(ctx.calls.estimateGasSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
+    engineReady()
+      ? toQuantity(ctx.calls.estimateGasSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
+      : ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(toQuantity),
 });
 
 /** Handler for eth_createAccessList: {accessList, gasUsed} plus `error` when the call fails. */
