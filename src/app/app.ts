@@ -240,7 +240,7 @@ export class KestrelApp {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
     const reader = new ArchiveStateReader(parentRoot, readNode, (n) => this.deps.chain.blockByNumber(n)?.hash);
     const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, this.deps.evmChainId), txs);
-    const stateRoot = writeState(parentRoot, exec.diff, readNode, (k, v) => db.putSync(k, v));
+    const stateRoot = writeState(parentRoot, exec.diff, readNode, (k, v) => db.putSync(k, v), reader);
     return { ...exec, stateRoot };
   }
 

@@ -1,14 +1,22 @@
 // The engine's StateReader over the archive: accounts, code and storage at one state root, read synchronously
 // from the trie store (classic-level's getSync behind a node cache). A state root names immutable state, so one
 // reader per root is shared by every call and block built on it, and what it read once it never reads again.
-import { RLP } from '@ethereumjs/rlp';
+// Trie reads go through in-memory tries (TrieUpdate) that keep every node they decoded, so a node is decoded once
+// however many keys pass through it; a block's state writer forks those tries (loadedTries) instead of decoding
+// the same nodes again.
 import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
+import { addressToBytes, bytesToBigint, wordToBytes } from '../../evm/bytes.ts';
 import { keccak256 } from '../../evm/keccak.ts';
+import { rlpDecode } from '../../evm/trie/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
-import { type NodeReader, trieGet } from '../state/trieGet.ts';
+import type { NodeReader } from '../state/trieGet.ts';
+import { TrieUpdate } from './trieUpdate.ts';
 
-/** Entries kept before the memo starts over (a few MB: more than a busy head's calls touch between blocks). */
+/**
+ * Entries (memoised values and decoded trie nodes) kept before the memo starts over (a few MB: more than a busy
+ * head's calls touch between blocks).
+ */
 const MAX_ENTRIES = 50_000;
 
 /** ethereumjs' key prefix of code entries in the trie store. */
@@ -20,34 +28,53 @@ interface StoredAccount {
   storageRoot: Uint8Array;
 }
 
-/** A 160-bit address as 20 bytes. */
-function addressBytes(address: Address): Uint8Array {
-  return Buffer.from(address.toString(16).padStart(40, '0'), 'hex');
+/** The tries a reader has loaded, forked for a writer (see stateWrite.ts). */
+export interface LoadedTries {
+  /** The account trie at the reader's root. */
+  forkAccounts(): TrieUpdate;
+  /** The storage trie at `root`. */
+  forkStorage(root: Uint8Array): TrieUpdate;
 }
 
-/** A 256-bit slot number as the 32-byte trie key. */
-function slotBytes(slot: bigint): Uint8Array {
-  return Buffer.from(slot.toString(16).padStart(64, '0'), 'hex');
-}
-
-/** A big-endian byte string as a bigint. */
-function toBigint(b: Uint8Array): bigint {
-  return b.length === 0 ? 0n : BigInt('0x' + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'));
+/** A byte string as a map key (one char per byte). */
+function bytesKey(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 }
 
 /** Reads the state at `root` for Kestrel's engine; never written (the engine journals its writes itself). */
-export class ArchiveStateReader implements StateReader {
+export class ArchiveStateReader implements StateReader, LoadedTries {
   private accounts = new Map<Address, StoredAccount | null>();
   private slots = new Map<Address, Map<bigint, bigint>>();
   private codes = new Map<string, Uint8Array>();
+  private accountTrie: TrieUpdate;
+  /** Storage tries by root (bytesKey). */
+  private storageTries = new Map<string, TrieUpdate>();
   private entries = 0;
+  /** readNode, counting each load as an entry (decoded nodes stay in the tries). */
+  private readonly loadNode: NodeReader;
 
   constructor(
     readonly root: Uint8Array,
     private readonly readNode: NodeReader,
     private readonly hashOf: (n: bigint) => Uint8Array | undefined,
     private readonly maxEntries = MAX_ENTRIES,
-  ) {}
+  ) {
+    this.loadNode = (key) => {
+      this.count();
+      return this.readNode(key);
+    };
+    this.accountTrie = new TrieUpdate(root, this.loadNode, keccak256);
+  }
+
+  /** A fork of the account trie with every node read so far loaded. */
+  forkAccounts(): TrieUpdate {
+    return this.accountTrie.fork();
+  }
+
+  /** A fork of the storage trie at `root` with every node read so far loaded. */
+  forkStorage(root: Uint8Array): TrieUpdate {
+    return this.storageTrie(root).fork();
+  }
 
   /** The account at the root, or undefined when it does not exist. */
   account(address: Address): AccountInfo | undefined {
@@ -78,8 +105,8 @@ export class ArchiveStateReader implements StateReader {
     const acc = this.stored(address);
     let value = 0n;
     if (acc !== null && !acc.info.storageEmpty) {
-      const raw = trieGet(this.readNode, acc.storageRoot, slotBytes(slot), keccak256);
-      if (raw !== undefined) value = toBigint(RLP.decode(raw) as Uint8Array);
+      const raw = this.storageTrie(acc.storageRoot).get(keccak256(wordToBytes(slot)));
+      if (raw !== undefined) value = bytesToBigint(rlpDecode(raw) as Uint8Array);
     }
     this.count();
     if (words === undefined) {
@@ -98,14 +125,14 @@ export class ArchiveStateReader implements StateReader {
   private stored(address: Address): StoredAccount | null {
     let acc = this.accounts.get(address);
     if (acc !== undefined) return acc;
-    const rlp = trieGet(this.readNode, this.root, addressBytes(address), keccak256);
+    const rlp = this.accountTrie.get(keccak256(addressToBytes(address)));
     if (rlp === undefined) acc = null;
     else {
-      const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
+      const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
       acc = {
         info: {
-          nonce: toBigint(nonce!),
-          balance: toBigint(balance!),
+          nonce: bytesToBigint(nonce!),
+          balance: bytesToBigint(balance!),
           codeHash: codeHash!,
           storageEmpty: bytesEqual(storageRoot!, EMPTY_TRIE_ROOT),
         },
@@ -117,11 +144,24 @@ export class ArchiveStateReader implements StateReader {
     return acc;
   }
 
+  private storageTrie(root: Uint8Array): TrieUpdate {
+    const key = bytesKey(root);
+    let trie = this.storageTries.get(key);
+    if (trie === undefined) {
+      trie = new TrieUpdate(root, this.loadNode, keccak256);
+      this.storageTries.set(key, trie);
+    }
+    return trie;
+  }
+
   private count(): void {
     if (++this.entries <= this.maxEntries) return;
     this.accounts = new Map();
     this.slots = new Map();
     this.codes = new Map();
+    // Tries already being walked keep the nodes they hold until the walk ends; new walks start from the roots.
+    this.accountTrie = new TrieUpdate(this.root, this.loadNode, keccak256);
+    this.storageTries = new Map();
     this.entries = 1;
   }
 }

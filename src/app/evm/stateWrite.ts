@@ -8,7 +8,8 @@ import { keccak256 } from '../../evm/keccak.ts';
 import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import type { NodeReader } from '../state/trieGet.ts';
-import { TrieUpdate } from '../state/trieUpdate.ts';
+import { TrieUpdate } from './trieUpdate.ts';
+import type { LoadedTries } from './archiveReader.ts';
 
 /** ethereumjs' key prefix of code entries in the trie store ('c'). */
 const CODE_PREFIX = 0x63;
@@ -25,15 +26,17 @@ export function codeKey(codeHash: Uint8Array): Uint8Array {
 
 /**
  * Applies `diff` to the state at `parentRoot` (nodes read through `readNode`), handing every new trie node and
- * code entry to `put`; returns the new state root.
+ * code entry to `put`; returns the new state root. `loaded` (the block's reader, at `parentRoot`) lends the tries
+ * execution already decoded.
  */
 export function writeState(
   parentRoot: Uint8Array,
   diff: readonly AccountDiff[],
   readNode: NodeReader,
   put: (key: Uint8Array, value: Uint8Array) => void,
+  loaded?: LoadedTries,
 ): Uint8Array {
-  const accounts = new TrieUpdate(parentRoot, readNode, keccak256);
+  const accounts = loaded?.forkAccounts() ?? new TrieUpdate(parentRoot, readNode, keccak256);
   for (const d of diff) {
     const key = keccak256(addressToBytes(d.address));
     if (d.deleted) {
@@ -46,7 +49,7 @@ export function writeState(
       if (old !== undefined) storageRoot = (rlpDecode(old) as Uint8Array[])[2]!;
     }
     if (d.storage.size > 0) {
-      const storage = new TrieUpdate(storageRoot, readNode, keccak256);
+      const storage = loaded?.forkStorage(storageRoot) ?? new TrieUpdate(storageRoot, readNode, keccak256);
       for (const [slot, value] of d.storage) {
         storage.put(keccak256(wordToBytes(slot)), value === 0n ? EMPTY : rlpEncode(bigintToMinBytes(value)));
       }

@@ -3,13 +3,13 @@
 // changed. ethereumjs' trie hashes and writes the whole path on every put (measured as the dominant cost of a
 // block); the root and the nodes reachable from it are the same, because the node encoding is Ethereum's:
 // nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
-import { RLP } from '@ethereumjs/rlp';
+// Updates are persistent (a put builds new nodes and never changes a loaded one), so the tree loaded by reads of
+// the parent state can be forked and updated while the reads' view stays the parent's.
+import { rlpDecode, rlpEncode, type RlpItem } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
-import type { NodeReader } from './trieGet.ts';
-import { MissingTrieNodeError } from './walk.ts';
-
-type RlpItem = Uint8Array | RlpItem[];
+import type { NodeReader } from '../state/trieGet.ts';
+import { MissingTrieNodeError } from '../state/walk.ts';
 
 /** A keccak-256 (the caller's: the node's WebAssembly one). */
 export type Hash = (data: Uint8Array) => Uint8Array;
@@ -115,11 +115,19 @@ export class TrieUpdate {
     this.root = bytesEqual(rootHash, EMPTY_TRIE_ROOT) ? undefined : { t: 3, hash: rootHash };
   }
 
+  /** A trie sharing this one's loaded nodes, whose puts leave this one's content as it is. */
+  fork(): TrieUpdate {
+    const t = new TrieUpdate(this.rootHash, this.readNode, this.hash);
+    t.root = this.root;
+    return t;
+  }
+
   private load(n: Node): Loaded {
     if (n.t !== 3) return n;
     const bytes = this.readNode(n.hash);
     if (bytes === undefined) throw new MissingTrieNodeError(n.hash, this.rootHash);
-    const raw = RLP.decode(bytes) as RlpItem;
+    // Byte strings of the decoded node are views into `bytes` (stored nodes are immutable).
+    const raw = rlpDecode(bytes);
     const node = fromRaw(raw);
     // Only a root is stored while shorter than 32 bytes; as a child it would be embedded.
     node.ref = bytes.length >= 32 ? n.hash : (raw as RlpItem[]);
@@ -221,7 +229,7 @@ export class TrieUpdate {
     if (root === undefined) return EMPTY_TRIE_ROOT;
     if (root.t === 3) return root.hash;
     if (root.ref instanceof Uint8Array) return root.ref;
-    const enc = RLP.encode(this.raw(root, store));
+    const enc = rlpEncode(this.raw(root, store));
     const hash = this.hash(enc);
     store(hash, enc);
     root.ref = hash;
@@ -240,7 +248,7 @@ export class TrieUpdate {
     if (node.t === 3) return node.hash;
     if (node.ref !== undefined) return node.ref;
     const raw = this.raw(node, store);
-    const enc = RLP.encode(raw);
+    const enc = rlpEncode(raw);
     if (enc.length < 32) return (node.ref = raw);
     const hash = this.hash(enc);
     store(hash, enc);
