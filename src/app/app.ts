@@ -266,7 +266,7 @@ export class KestrelApp {
     exec: BlockExecution,
   ): Promise<{ block: BlockRecord; encodedTxs: Uint8Array[] }> {
     const txs = exec.included.map((t) => t.tx);
-    const encodedTxs = txs.map((t) => t.serialize());
+    const encodedTxs = exec.included.map((t) => t.encoded ?? t.tx.serialize());
     const header = await sealHeader(ctx, this.deps.common, {
       stateRoot,
       encodedTxs,
