@@ -13,12 +13,20 @@ import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { ArchiveStateReader } from './evm/archiveReader.ts';
 import { blockEnvOf } from './evm/engineInput.ts';
-import { executeBlock, type BlockExecution, type ExecTx, type Rejection } from './evm/executor.ts';
+import {
+  executeBlock,
+  type BlockExecution,
+  type EngineBlockExecution,
+  type ExecTx,
+  type Rejection,
+} from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
 import { writeState } from './evm/stateWrite.ts';
+import { headChangesOf } from './evm/headChanges.ts';
+import type { HeadChange } from './state/headCache.ts';
 
 /** A transaction that passed CheckTx, with its sender's nonce in the state it was checked against. */
 export interface CheckedTx extends ExecTx {
@@ -29,6 +37,11 @@ export interface CheckedTx extends ExecTx {
 export interface CommittedBlock {
   block: BlockRecord;
   receipts: ReceiptRecord[];
+  /**
+   * Every account the block changed, as the head-state cache takes them (ChainQuery.applyHeadChanges); absent
+   * when the block's state changes are not all known (dev-toolkit edits went through the ethereumjs state).
+   */
+  stateChanges?: readonly HeadChange[];
 }
 
 /** The result of FinalizeBlock: the sealed (not yet committed) block and the txs that could not be included. */
@@ -59,8 +72,11 @@ export interface AppDeps {
 export class KestrelApp {
   private headBlock!: BlockRecord;
   private headDb!: BufferedTrieDb;
-  /** The block between FinalizeBlock and Commit, with its txs' canonical encodings (computed once for both). */
-  private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
+  /**
+   * The block between FinalizeBlock and Commit, with its txs' canonical encodings (computed once for both) and
+   * its state changes for the head cache (built at commit: an abandoned block never needs them).
+   */
+  private sealed?: FinalizeResult & { encodedTxs: Uint8Array[]; headChanges?: () => HeadChange[] };
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
   private readonly rewinders: Array<(keep: bigint, head: bigint) => KvOp[]> = [];
@@ -206,6 +222,8 @@ export class KestrelApp {
       const exec = this.execute(parentRoot, this.headDb, ctx, req.txs);
       const { block, encodedTxs } = await this.sealRecord(ctx, exec.stateRoot, exec);
       this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs };
+      // With dev-toolkit edits the engine's diff is not the whole change (the edits went in before it).
+      if (!req.prepare) this.sealed.headChanges = () => headChangesOf(exec.diff, exec.storageRoots);
       return { block, receipts: exec.receipts, rejected: exec.rejected };
     } catch (e) {
       await this.abandon();
@@ -236,12 +254,13 @@ export class KestrelApp {
     db: BufferedTrieDb,
     ctx: BlockContext,
     txs: ExecTx[],
-  ): BlockExecution & { stateRoot: Uint8Array } {
+  ): EngineBlockExecution & { stateRoot: Uint8Array; storageRoots: Uint8Array[] } {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
     const reader = new ArchiveStateReader(parentRoot, readNode, (n) => this.deps.chain.blockByNumber(n)?.hash);
     const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, this.deps.evmChainId), txs);
-    const stateRoot = writeState(parentRoot, exec.diff, readNode, (k, v) => db.putSync(k, v), reader);
-    return { ...exec, stateRoot };
+    const storageRoots: Uint8Array[] = [];
+    const stateRoot = writeState(parentRoot, exec.diff, readNode, (k, v) => db.putSync(k, v), reader, storageRoots);
+    return { ...exec, stateRoot, storageRoots };
   }
 
   /** The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`). */
@@ -318,7 +337,8 @@ export class KestrelApp {
     this.lastCommitSeconds = (performance.now() - t0) / 1000;
     this.headBlock = s.block;
     this.sealed = undefined;
-    const committed = { block: s.block, receipts: s.receipts };
+    const committed: CommittedBlock = { block: s.block, receipts: s.receipts };
+    if (s.headChanges) committed.stateChanges = s.headChanges();
     for (const fn of this.commitListeners) {
       try {
         fn(committed);

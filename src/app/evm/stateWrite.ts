@@ -27,7 +27,8 @@ export function codeKey(codeHash: Uint8Array): Uint8Array {
 /**
  * Applies `diff` to the state at `parentRoot` (nodes read through `readNode`), handing every new trie node and
  * code entry to `put`; returns the new state root. `loaded` (the block's reader, at `parentRoot`) lends the tries
- * execution already decoded.
+ * execution already decoded; `storageRoots`, when given, receives each account's storage root after the block
+ * (index by index with `diff`; the empty root for a deleted account).
  */
 export function writeState(
   parentRoot: Uint8Array,
@@ -35,12 +36,14 @@ export function writeState(
   readNode: NodeReader,
   put: (key: Uint8Array, value: Uint8Array) => void,
   loaded?: LoadedTries,
+  storageRoots?: Uint8Array[],
 ): Uint8Array {
   const accounts = loaded?.forkAccounts() ?? new TrieUpdate(parentRoot, readNode, keccak256);
   for (const d of diff) {
     const key = keccak256(addressToBytes(d.address));
     if (d.deleted) {
       accounts.put(key, EMPTY);
+      storageRoots?.push(EMPTY_TRIE_ROOT);
       continue;
     }
     let storageRoot: Uint8Array = EMPTY_TRIE_ROOT;
@@ -55,6 +58,7 @@ export function writeState(
       }
       storageRoot = storage.commit(put);
     }
+    storageRoots?.push(storageRoot);
     if (d.code !== undefined) put(codeKey(d.codeHash), d.code);
     accounts.put(key, rlpEncode([bigintToMinBytes(d.nonce), bigintToMinBytes(d.balance), storageRoot, d.codeHash]));
   }
