@@ -34,6 +34,21 @@ export interface LoadedTries {
   forkAccounts(): TrieUpdate;
   /** The storage trie at `root`. */
   forkStorage(root: Uint8Array): TrieUpdate;
+  /** An account's trie key, keccak(address) (hashed once for reads and writes). */
+  accountKey(address: Address): Uint8Array;
+  /** A slot's trie key, keccak(slot). */
+  slotKey(slot: bigint): Uint8Array;
+}
+
+/**
+ * Decoded tries handed from a committed block to the next block's reader: the account trie at `root` as the
+ * block's writer left it, and storage tries by root (those read or written). `entries` counts the nodes they hold.
+ */
+export interface CarriedTries {
+  root: Uint8Array;
+  accounts: TrieUpdate;
+  storage: Map<string, TrieUpdate>;
+  entries: number;
 }
 
 /** A byte string as a map key (one char per byte). */
@@ -46,6 +61,9 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   private accounts = new Map<Address, StoredAccount | null>();
   private slots = new Map<Address, Map<bigint, bigint>>();
   private codes = new Map<string, Uint8Array>();
+  /** Hashed trie keys (a block's writer needs the keys its reads hashed). */
+  private accountKeys = new Map<Address, Uint8Array>();
+  private slotKeys = new Map<bigint, Uint8Array>();
   private accountTrie: TrieUpdate;
   /** Storage tries by root (bytesKey). */
   private storageTries = new Map<string, TrieUpdate>();
@@ -58,12 +76,36 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     private readonly readNode: NodeReader,
     private readonly hashOf: (n: bigint) => Uint8Array | undefined,
     private readonly maxEntries = MAX_ENTRIES,
+    carried?: CarriedTries,
   ) {
     this.loadNode = (key) => {
       this.count();
       return this.readNode(key);
     };
-    this.accountTrie = new TrieUpdate(root, this.loadNode, keccak256);
+    if (carried !== undefined && bytesEqual(carried.root, root) && carried.entries < maxEntries) {
+      // The parent block's tries: its reads and writes decoded (or built) these nodes already.
+      this.accountTrie = carried.accounts.fork(root, this.loadNode);
+      for (const [key, trie] of carried.storage) this.storageTries.set(key, trie.fork(undefined, this.loadNode));
+      this.entries = carried.entries;
+    } else {
+      this.accountTrie = new TrieUpdate(root, this.loadNode, keccak256);
+    }
+  }
+
+  /**
+   * The tries to hand to the next block's reader once this block commits: `accounts` and `storage` (new storage
+   * roots) as the writer committed them at `stateRoot`, with every storage trie this reader loaded; `written` new
+   * nodes join the count.
+   */
+  carry(
+    stateRoot: Uint8Array,
+    accounts: TrieUpdate,
+    storage: ReadonlyArray<readonly [Uint8Array, TrieUpdate]>,
+    written: number,
+  ): CarriedTries {
+    const all = new Map(this.storageTries);
+    for (const [root, trie] of storage) all.set(bytesKey(root), trie);
+    return { root: stateRoot, accounts, storage: all, entries: this.entries + written };
   }
 
   /** A fork of the account trie with every node read so far loaded. */
@@ -74,6 +116,26 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   /** A fork of the storage trie at `root` with every node read so far loaded. */
   forkStorage(root: Uint8Array): TrieUpdate {
     return this.storageTrie(root).fork();
+  }
+
+  /** An account's trie key, keccak(address). */
+  accountKey(address: Address): Uint8Array {
+    let key = this.accountKeys.get(address);
+    if (key === undefined) {
+      key = keccak256(addressToBytes(address));
+      this.accountKeys.set(address, key);
+    }
+    return key;
+  }
+
+  /** A slot's trie key, keccak(slot). */
+  slotKey(slot: bigint): Uint8Array {
+    let key = this.slotKeys.get(slot);
+    if (key === undefined) {
+      key = keccak256(wordToBytes(slot));
+      this.slotKeys.set(slot, key);
+    }
+    return key;
   }
 
   /** The account at the root, or undefined when it does not exist. */
@@ -105,7 +167,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     const acc = this.stored(address);
     let value = 0n;
     if (acc !== null && !acc.info.storageEmpty) {
-      const raw = this.storageTrie(acc.storageRoot).get(keccak256(wordToBytes(slot)));
+      const raw = this.storageTrie(acc.storageRoot).get(this.slotKey(slot));
       if (raw !== undefined) value = bytesToBigint(rlpDecode(raw) as Uint8Array);
     }
     this.count();
@@ -125,7 +187,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   private stored(address: Address): StoredAccount | null {
     let acc = this.accounts.get(address);
     if (acc !== undefined) return acc;
-    const rlp = this.accountTrie.get(keccak256(addressToBytes(address)));
+    const rlp = this.accountTrie.get(this.accountKey(address));
     if (rlp === undefined) acc = null;
     else {
       const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
@@ -159,6 +221,8 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     this.accounts = new Map();
     this.slots = new Map();
     this.codes = new Map();
+    this.accountKeys = new Map();
+    this.slotKeys = new Map();
     // Tries already being walked keep the nodes they hold until the walk ends; new walks start from the roots.
     this.accountTrie = new TrieUpdate(this.root, this.loadNode, keccak256);
     this.storageTries = new Map();

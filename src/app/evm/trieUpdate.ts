@@ -118,9 +118,12 @@ export class TrieUpdate {
     this.root = bytesEqual(rootHash, EMPTY_TRIE_ROOT) ? undefined : { t: 3, hash: rootHash };
   }
 
-  /** A trie sharing this one's loaded nodes, whose puts leave this one's content as it is. */
-  fork(): TrieUpdate {
-    const t = new TrieUpdate(this.rootHash, this.readNode, this.hash);
+  /**
+   * A trie sharing this one's loaded nodes, whose puts leave this one's content as it is. After a commit, a fork
+   * may name the new root and load through another reader (the next block's).
+   */
+  fork(rootHash: Uint8Array = this.rootHash, readNode: NodeReader = this.readNode): TrieUpdate {
+    const t = new TrieUpdate(rootHash, readNode, this.hash);
     t.root = this.root;
     return t;
   }
