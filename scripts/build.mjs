@@ -1,15 +1,41 @@
 // The build step: compiles src/**/*.ts (tests excluded) file by file into dist/ with esbuild, relative `.ts`
 // imports rewritten to `.js`, so the node runs with plain `node` and no TypeScript loader (tracer workers
 // included). dist/ mirrors src/ one level below the repository root, so `new URL('../../proto/', import.meta.url)`
-// and friends resolve as they do from the sources. `node scripts/build.mjs` builds when a source is newer than the
-// last build; `--force` always does.
+// and friends resolve as they do from the sources. Then dist/cli/index.js and what it imports, the pure-JavaScript
+// packages included, become a bundle in dist/bundle/ (kestreld.js, which bin/kestreld.js runs, and the chunks it
+// imports on demand: each dynamic import() stays lazy), since Node 20's module loader spent ~250 ms of CPU at
+// startup resolving, reading and linking ~500 modules one by one. `node scripts/build.mjs` builds when a source is
+// newer than the last build; `--force` always does.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 const DIST = join(ROOT, 'dist');
+/** Where the bundle goes, relative to dist/ (pruning leaves it alone), and its entry file there. */
+const BUNDLE_DIR = 'bundle';
+const BUNDLE = join(BUNDLE_DIR, 'kestreld.js');
+/** The bundle's entry, relative to dist/. */
+const BUNDLE_ENTRY = join('cli', 'index.js');
+/**
+ * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages, and the gRPC proto tooling
+ * (proto-loader, reflection), which only the lazily loaded reflection uses but grpc-js's channelz would otherwise
+ * pull into the startup chunk.
+ */
+const EXTERNAL = [
+  '@grpc/proto-loader',
+  '@grpc/reflection',
+  '@jitl/*',
+  '@trufflesuite/uws-js-unofficial',
+  'bufferutil',
+  'c-kzg',
+  'classic-level',
+  'mcl-wasm',
+  'quickjs-emscripten',
+  'secp256k1',
+  'utf-8-validate',
+];
 /** What else decides the output besides the sources. */
 const INPUTS = ['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => join(ROOT, f));
 
@@ -34,6 +60,8 @@ export function isStale(src = SRC, dist = DIST) {
   }
   const files = sources(src);
   if (files.length !== stamp.count) return true;
+  // A build from before the bundle existed, or a bundle deleted by hand.
+  if (existsSync(join(src, BUNDLE_ENTRY.replace(/\.js$/, '.ts'))) && !existsSync(join(dist, BUNDLE))) return true;
   const built = statSync(STAMP).mtimeMs;
   return [...files, ...INPUTS].some((f) => statSync(f).mtimeMs > built);
 }
@@ -70,13 +98,89 @@ export async function build(src = SRC, dist = DIST) {
   const prune = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
-      if (e.isDirectory()) prune(p);
-      else if (p.endsWith('.js') && !want.has(p)) rmSync(p, { force: true });
+      if (e.isDirectory()) {
+        if (p !== join(dist, BUNDLE_DIR)) prune(p);
+      } else if (p.endsWith('.js') && !want.has(p)) rmSync(p, { force: true });
     }
   };
   prune(dist);
+  if (existsSync(join(dist, BUNDLE_ENTRY))) await bundle(dist);
   writeFileSync(join(dist, '.built'), JSON.stringify({ count: files.length, ms: Date.now() - started }) + '\n');
   return files.length;
+}
+
+/**
+ * Each bundled module keeps its own location: `import.meta.url` in ES modules, `__dirname` and `__filename` in
+ * CommonJS ones (grpc-js finds its .proto files with them) become the file it was bundled from, computed relative
+ * to the bundle's directory. So paths resolved from them (proto/, the tracer worker's entry, createRequire) stay
+ * what they are in dist/ and node_modules/.
+ */
+function ownLocation(outdir) {
+  return {
+    name: 'own-location',
+    setup(b) {
+      b.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
+        let code = readFileSync(args.path, 'utf8');
+        const hasUrl = code.includes('import.meta.url');
+        const hasDir = /\b__(dirname|filename)\b/.test(code);
+        if (!hasUrl && !hasDir) return undefined;
+        const rel = JSON.stringify(relative(outdir, args.path).split(sep).join('/'));
+        if (hasUrl) code = code.replaceAll('import.meta.url', `new URL(${rel}, import.meta.url).href`);
+        // Through the banner's __bundleUrl: `import.meta` here would make esbuild take a CommonJS file for ESM.
+        if (hasDir) {
+          const file = `__bundleFileURLToPath(new URL(${rel}, __bundleUrl))`;
+          code = `var __filename = ${file}, __dirname = __bundleDirname(__filename);\n` + code;
+        }
+        return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
+/**
+ * Bundles dist/cli/index.js with its packages (EXTERNAL excepted) into dist/bundle/: kestreld.js and chunks. Code
+ * behind a dynamic import() goes to a chunk loaded on first use (with the external packages it imports). Chunks are
+ * written before the entry that names them; files of earlier builds are removed last.
+ */
+export async function bundle(dist = DIST) {
+  const { build: esbuild } = await import('esbuild');
+  const outdir = join(dist, BUNDLE_DIR);
+  const { outputFiles } = await esbuild({
+    entryPoints: { kestreld: join(dist, BUNDLE_ENTRY) },
+    outdir,
+    chunkNames: 'chunk-[hash]',
+    bundle: true,
+    splitting: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    // Bundled CommonJS packages call require() for Node's built-ins and the external packages; ownLocation's
+    // __dirname and __filename use the other two.
+    banner: {
+      js: [
+        "import { createRequire as __bundleRequire } from 'node:module';",
+        "import { dirname as __bundleDirname } from 'node:path';",
+        "import { fileURLToPath as __bundleFileURLToPath } from 'node:url';",
+        'const __bundleUrl = import.meta.url;',
+        'const require = __bundleRequire(__bundleUrl);',
+      ].join('\n'),
+    },
+    plugins: [ownLocation(outdir)],
+    logLevel: 'error',
+  });
+  mkdirSync(outdir, { recursive: true });
+  const entry = join(dist, BUNDLE);
+  for (const f of [...outputFiles.filter((f) => f.path !== entry), ...outputFiles.filter((f) => f.path === entry)]) {
+    const tmp = `${f.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, f.contents);
+    renameSync(tmp, f.path);
+  }
+  const keep = new Set(outputFiles.map((f) => f.path));
+  for (const name of readdirSync(outdir)) {
+    if (!name.endsWith('.tmp') && !keep.has(join(outdir, name))) rmSync(join(outdir, name), { force: true });
+  }
 }
 
 /** Builds when stale; true if it did. */

@@ -6,6 +6,7 @@ import { Bank } from './app/bank/bank.ts';
 import { BankQueries } from './app/bank/query.ts';
 import { BankStore } from './app/bank/store.ts';
 import { CallService } from './app/evm/call.ts';
+import { initEngine } from './evm/index.ts';
 import { createChainCommon, createFastKeccak, createSharedCommon } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
@@ -50,11 +51,10 @@ import { chooseTransport, startHttpTransport, startWsTransport, type RunningServ
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
-import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/sandbox.ts';
+import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/limits.ts';
 import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
 import { instrumentAbci } from './metrics/abci.ts';
-import { NodeMetrics } from './metrics/nodeMetrics.ts';
 import { rejectReason } from './metrics/rejectReason.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
@@ -115,6 +115,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
   const keccak = await createFastKeccak();
+  // Kestrel's engine (calls run on it): its WebAssembly keccak and the precompiles' libraries.
+  await initEngine();
   const common = createSharedCommon(config.evmChainId, keccak);
   const vmCommon = () => createChainCommon(config.evmChainId, keccak);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
@@ -220,10 +222,17 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     }
     const expiry = new QueuedExpiry(pool);
     expiry.start();
-    const calls = new CallService(common, vmCommon, stateDb, (n) => chainStore.blockByNumber(n)?.hash, {
-      gasCap: config.jsonRpc.gasCap,
-      timeoutMs: config.jsonRpc.evmTimeoutMs,
-    });
+    const calls = new CallService(
+      common,
+      vmCommon,
+      stateDb,
+      (n) => chainStore.blockByNumber(n)?.hash,
+      {
+        gasCap: config.jsonRpc.gasCap,
+        timeoutMs: config.jsonRpc.evmTimeoutMs,
+      },
+      (key) => kv.get(trieKey(key)),
+    );
     const keystore = new KeyStore({
       dir: paths.keystore,
       scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
@@ -291,8 +300,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       },
       dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
     );
+    // prom-client loads only when metrics are on (~15 ms of startup otherwise).
     const metrics = config.metrics.enabled
-      ? new NodeMetrics({
+      ? new (await import('./metrics/nodeMetrics.ts')).NodeMetrics({
           poolCounts: () => pool.counts(),
           wsSubscriptions: () => events.subscriptions.size,
           dataDir: paths.data,

@@ -1,7 +1,6 @@
 // Ethereum-format block assembly: header fields, transaction/receipt tries and the block bloom.
 import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Bloom } from '@ethereumjs/vm';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
 import { indexedTrieRoot, type Hash } from '../evm/trie/root.ts';
@@ -91,9 +90,9 @@ export function transactionsRoot(encodedTxs: Uint8Array[], hash: Hash = keccak25
 
 /** OR of the receipts' blooms. */
 export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
-  const bloom = new Bloom();
-  for (const r of receipts) bloom.or(new Bloom(r.bloom));
-  return bloom.bitvector;
+  const bloom = new Uint8Array(256);
+  for (const r of receipts) for (let i = 0; i < bloom.length; i++) bloom[i]! |= r.bloom[i]!;
+  return bloom;
 }
 
 /** The sealed header once execution has produced the state root and receipts. */

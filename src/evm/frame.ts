@@ -22,6 +22,7 @@ import {
   STATUS_NAMES,
 } from './interpreter/context.ts';
 import { run } from './interpreter/interpreter.ts';
+import { frameDeadline } from './deadline.ts';
 import { completeCall, completeCreate } from './interpreter/ops-system.ts';
 
 /** EIP-170: the largest deployed code. */
@@ -184,6 +185,7 @@ export function runFrames(ev: Evm, root: Frame): void {
     run(ev, f);
     if (f.status === S_CALL) {
       f = ev.frameAt(f.depth + 1);
+      if (ev.deadline !== 0) frameDeadline(ev);
       continue;
     }
     finishFrame(ev, f);

@@ -9,6 +9,9 @@ import { initPrecompiles, precompilesFor } from './precompiles/index.ts';
 
 export type * from './types.ts';
 export { WorldState } from './state/world.ts';
+export { ExecutionAborted } from './deadline.ts';
+export { precompilesFor } from './precompiles/index.ts';
+export { intrinsicGas } from './handler/intrinsic.ts';
 export { blobBaseFee } from './handler/fees.ts';
 export { BEACON_ROOTS_ADDRESS, HISTORY_STORAGE_ADDRESS, SYSTEM_ADDRESS } from './handler/system.ts';
 
@@ -19,7 +22,7 @@ export async function initEngine(): Promise<void> {
 
 /** Runs one transaction on `world` (see types.ts for the rules applied). */
 export function executeTransaction(world: WorldState, block: BlockEnv, tx: Tx, opts: ExecOptions): TxOutcome {
-  return runTransaction(world, block, tx, opts, precompilesFor(opts.fork));
+  return runTransaction(world, block, tx, opts, opts.precompiles ?? precompilesFor(opts.fork));
 }
 
 /** A block-level system call (EIP-4788 beacon root, EIP-2935 history storage) from SYSTEM_ADDRESS. */

@@ -187,6 +187,23 @@ export interface ExecOptions {
   /** eth_call / estimateGas: skip the nonce, balance-for-fees and fee-cap checks (geth's NoBaseFee + skipped nonce). */
   isCall?: boolean;
   tracer?: Tracer;
+  /**
+   * A wall-clock bound (a Date.now() value): past it, execution throws ExecutionAborted (deadline.ts), leaving the
+   * WorldState mid-transaction (discard it). Checked every 256 taken jumps and at every frame entry, since every
+   * loop of EVM code passes through one of them; absent, it costs one comparison per jump.
+   */
+  deadline?: number;
+  /**
+   * The precompiles calls find, replacing the fork's table (eth_call's state overrides move or remove them).
+   * Warmth stays the fork's: the fork's precompile addresses are warm in every transaction, a moved one is not.
+   */
+  precompiles?: ReadonlyMap<Address, Precompile>;
+}
+
+/** Records every address and slot a transaction warms (EIP-2929), reverted frames included (eth_createAccessList). */
+export interface AccessLog {
+  /** Address → the slots warmed in it. */
+  readonly touched: Map<Address, Set<bigint>>;
 }
 
 /**

@@ -4,14 +4,18 @@ import * as grpc from '@grpc/grpc-js';
 import { InvalidParamsError } from '../errors/index.ts';
 import { toGrpcStatus } from './errors.ts';
 import {
-  addReflection,
+  addLazyReflection,
   bindServer,
-  loadProto,
   rawService,
   shutdown,
   type GrpcServer,
   type RawUnaryHandler,
 } from './server.ts';
+
+/** The service and its methods, as proto/cosmos/bank/v1beta1/query.proto declares them. */
+export const BANK_QUERY_SERVICE = 'cosmos.bank.v1beta1.Query';
+/** The methods of BANK_QUERY_SERVICE. */
+export const BANK_QUERY_METHODS = ['Balance', 'AllBalances', 'SpendableBalances', 'TotalSupply', 'SupplyOf'] as const;
 
 /** The metadata key carrying the query height (0 or absent = latest), as the Cosmos SDK names it. */
 export const HEIGHT_HEADER = 'x-cosmos-block-height';
@@ -62,13 +66,12 @@ function bankHandler(path: string, deps: BankQueryDeps): RawUnaryHandler {
 
 /** Starts the gRPC server with cosmos.bank.v1beta1.Query and reflection on `address` (host:port). */
 export async function startBankGrpcServer(address: string, deps: BankQueryDeps): Promise<GrpcServer> {
-  const pkg = loadProto('cosmos/bank/v1beta1/query.proto');
-  const service = rawService(pkg, 'cosmos.bank.v1beta1.Query');
+  const service = rawService(BANK_QUERY_SERVICE, BANK_QUERY_METHODS);
   const impl: grpc.UntypedServiceImplementation = {};
   for (const [name, m] of Object.entries(service)) impl[name] = bankHandler(m.path, deps);
   const server = new grpc.Server();
   server.addService(service, impl);
-  addReflection(server, pkg);
+  addLazyReflection(server, 'cosmos/bank/v1beta1/query.proto');
   const port = await bindServer(server, address);
   return { port, close: () => shutdown(server) };
 }

@@ -1,12 +1,10 @@
-// The gRPC server: loads the services from proto/, serves them with raw protobuf bytes in and out (the handlers
-// decode and encode themselves, so gRPC and abci_query share them), and turns reflection on with the fix for
-// @grpc/reflection's empty `dependency` lists (grpc-node#2595), without which strict clients (grpcurl, the C++
-// DescriptorPool) cannot link cosmos_bank_v1beta1.proto to the files it imports.
-import { createRequire } from 'node:module';
+// The gRPC server: serves its services with raw protobuf bytes in and out (the handlers decode and encode
+// themselves, so gRPC and abci_query share them), and reflection, which loads (proto/ parsed, descriptors built) on
+// its first call: a call that arrives meanwhile waits for it.
+import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
-import * as protoLoader from '@grpc/proto-loader';
-import { ReflectionService } from '@grpc/reflection';
+import type { ReflectionEndpoint } from './reflection.ts';
 
 /** proto/ at the repository root. */
 export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
@@ -20,55 +18,67 @@ export interface GrpcServer {
   close(): Promise<void>;
 }
 
-/** Loads a .proto file under proto/ with the options the reflection service expects. */
-export function loadProto(file: string): protoLoader.PackageDefinition {
-  return protoLoader.loadSync(file, {
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: true,
-    includeDirs: [PROTO_DIR],
-  });
-}
+const rawCodec = {
+  requestSerialize: (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.length),
+  requestDeserialize: (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.length),
+  responseSerialize: (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.length),
+  responseDeserialize: (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.length),
+};
 
-/** The service's method definitions with identity (de)serializers: handlers see and return protobuf bytes. */
-export function rawService(pkg: protoLoader.PackageDefinition, service: string): grpc.ServiceDefinition {
-  const def = pkg[service] as grpc.ServiceDefinition | undefined;
-  if (!def) throw new Error(`service ${service} not found in proto definitions`);
+/**
+ * Unary methods `/<service>/<Method>` with identity (de)serializers: handlers see and return protobuf bytes. The
+ * method names are written out (no .proto parsing at startup); a test checks them against proto/.
+ */
+export function rawService(service: string, methods: readonly string[]): grpc.ServiceDefinition {
   const out: Record<string, grpc.MethodDefinition<Uint8Array, Uint8Array>> = {};
-  for (const [name, m] of Object.entries(def)) {
-    out[name] = {
-      ...m,
-      requestSerialize: (v: Uint8Array) => Buffer.from(v),
-      requestDeserialize: (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.length),
-      responseSerialize: (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.length),
-      responseDeserialize: (b: Buffer) => new Uint8Array(b.buffer, b.byteOffset, b.length),
-    };
+  for (const name of methods) {
+    out[name] = { path: `/${service}/${name}`, requestStream: false, responseStream: false, ...rawCodec };
   }
   return out;
 }
 
-interface ReflectionImpl {
-  fileDependencies: Map<{ name?: string; dependency: string[] }, Array<{ name?: string }>>;
-  fileEncodings: Map<object, Uint8Array>;
-}
+/** The reflection services, v1 and v1alpha: one bidirectional method each. */
+const REFLECTION_PATHS = [
+  '/grpc.reflection.v1.ServerReflection/ServerReflectionInfo',
+  '/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo',
+];
 
-/** Adds reflection (v1 and v1alpha) with each file's `dependency` list filled in. */
-export function addReflection(server: grpc.Server, pkg: protoLoader.PackageDefinition): void {
-  const reflection = new ReflectionService(pkg);
-  // Encode with the protobufjs copy @grpc/reflection decoded the descriptors with.
-  const req = createRequire(createRequire(import.meta.url).resolve('@grpc/reflection'));
-  const { FileDescriptorProto } = req('protobufjs/ext/descriptor') as {
-    FileDescriptorProto: { encode(m: object): { finish(): Uint8Array } };
-  };
-  const impls = reflection as unknown as { v1: ReflectionImpl; v1Alpha: ReflectionImpl };
-  for (const impl of [impls.v1, impls.v1Alpha]) {
-    for (const [file, deps] of impl.fileDependencies) {
-      file.dependency = [...new Set(deps.map((d) => d.name).filter((n): n is string => !!n))].sort();
-      impl.fileEncodings.set(file, FileDescriptorProto.encode(file).finish());
-    }
+/**
+ * Adds reflection (v1 and v1alpha) over the services of `file` (under proto/). Registered at once with raw bytes;
+ * @grpc/reflection and the descriptors load on the first call, whose messages wait for them and then go, decoded
+ * and encoded with its definitions, to its own handler.
+ */
+export function addLazyReflection(server: grpc.Server, file: string): void {
+  let endpoints: Promise<Map<string, ReflectionEndpoint>> | undefined;
+  const load = () => (endpoints ??= import('./reflection.ts').then((m) => m.reflectionEndpoints(file)));
+  for (const path of REFLECTION_PATHS) {
+    const definition: grpc.ServiceDefinition = {
+      ServerReflectionInfo: { path, requestStream: true, responseStream: true, ...rawCodec },
+    };
+    const handler: grpc.handleBidiStreamingCall<Uint8Array, Uint8Array> = (call) => {
+      // Messages keep their order: each is handed on after the ones before it (and after the load).
+      let queue = load().then((all) => {
+        const { definition: def, implementation } = all.get(path)!;
+        const method = def.ServerReflectionInfo!;
+        // The handler @grpc/reflection wrote reads decoded messages from a stream and writes decoded answers.
+        const stream = Object.assign(new EventEmitter(), {
+          write: (m: unknown) => call.write(method.responseSerialize(m) as Uint8Array),
+          end: () => call.end(),
+        });
+        (implementation.ServerReflectionInfo as (s: unknown) => void)(stream);
+        return (event: 'data' | 'end', bytes?: Uint8Array) =>
+          event === 'data' ? stream.emit('data', method.requestDeserialize(Buffer.from(bytes!))) : stream.emit('end');
+      });
+      const fail = (e: unknown) => call.destroy(e instanceof Error ? e : new Error(String(e)));
+      queue.catch(fail);
+      call.on('data', (bytes: Uint8Array) => {
+        queue = queue.then((feed) => (feed('data', bytes), feed));
+        queue.catch(fail);
+      });
+      call.on('end', () => void queue.then((feed) => feed('end')).catch(fail));
+    };
+    server.addService(definition, { ServerReflectionInfo: handler });
   }
-  reflection.addToServer(server);
 }
 
 /** Binds `server` on host:port; a failure (port taken, bad host) is a startup error naming the flag. */

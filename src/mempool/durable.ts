@@ -1,5 +1,5 @@
 // Wires the journal to a pool at start: replay the file through normal admission, rewrite it from what survived
-// (compaction), then journal every newly accepted tx.
+// (compaction; an empty journal stays as it is), then journal every newly accepted tx.
 import { TxJournal, readJournal, type JournalEntry } from './journal.ts';
 import type { TxPool } from './pool.ts';
 import type { TxSubmitter } from './submit.ts';
@@ -31,11 +31,11 @@ export async function openPoolJournal(
 ): Promise<JournalOpened> {
   const read = readJournal(path);
   const { restored, settled, dropped } = await submitter.restore(read.entries);
-  const journal = await TxJournal.create(path, poolSnapshot(pool), {
-    fsync,
-    snapshot: () => poolSnapshot(pool),
-    liveCount: () => pool.size,
-  });
+  const opts = { fsync, snapshot: () => poolSnapshot(pool), liveCount: () => pool.size };
+  const entries = poolSnapshot(pool);
+  // The usual start (no tx was waiting): the file is already what compaction would write.
+  const journal =
+    read.empty && entries.length === 0 ? TxJournal.openEmpty(path, opts) : await TxJournal.create(path, entries, opts);
   submitter.useJournal(journal);
   return { journal, restored, settled, dropped, tornBytes: read.tornBytes };
 }

@@ -14,7 +14,22 @@ const entry = (i: number, len = 100): JournalEntry => ({
 
 describe('TxJournal', () => {
   test('a missing file reads as empty', () => {
-    assert.deepEqual(readJournal(join(dir, 'none')), { entries: [], tornBytes: 0 });
+    assert.deepEqual(readJournal(join(dir, 'none')), { entries: [], tornBytes: 0, empty: false });
+  });
+
+  test('an empty journal is reopened as it is and takes appends', async () => {
+    const path = join(dir, 'empty.journal');
+    const opts = { fsync: true, snapshot: () => [], liveCount: () => 0 };
+    await (await TxJournal.create(path, [], opts)).close();
+    const read = readJournal(path);
+    assert.deepEqual(read, { entries: [], tornBytes: 0, empty: true });
+    const before = statSync(path);
+    const j = TxJournal.openEmpty(path, opts);
+    assert.equal(statSync(path).ino, before.ino, 'not rewritten');
+    await j.append(entry(1));
+    await j.append(entry(2));
+    await j.close();
+    assert.deepEqual(readJournal(path), { entries: [entry(1), entry(2)], tornBytes: 0, empty: false });
   });
 
   test('create, concurrent appends (group commit), reopen', async () => {
@@ -45,7 +60,7 @@ describe('TxJournal', () => {
     assert.equal(statSync(path).size, whole + PREALLOCATE_BYTES);
     assert.deepEqual(
       readJournal(path),
-      { entries: [entry(1), entry(2)], tornBytes: 0 },
+      { entries: [entry(1), entry(2)], tornBytes: 0, empty: false },
       'the zero padding is not a torn tail',
     );
     const buf = readFileSync(path);
@@ -62,7 +77,7 @@ describe('TxJournal', () => {
     got = readJournal(path);
     assert.deepEqual(got.entries, [entry(1)]);
     writeFileSync(path, 'not a journal');
-    assert.deepEqual(readJournal(path), { entries: [], tornBytes: 13 });
+    assert.deepEqual(readJournal(path), { entries: [], tornBytes: 13, empty: false });
   });
 
   test('appends past the preallocated zeros grow the file; every record reads back', async () => {
@@ -78,7 +93,7 @@ describe('TxJournal', () => {
     await Promise.all(big.slice(10).map((e) => j.append(e)));
     await j.close();
     assert.ok(statSync(path).size >= 3 * PREALLOCATE_BYTES);
-    assert.deepEqual(readJournal(path), { entries: [entry(1), ...big], tornBytes: 0 });
+    assert.deepEqual(readJournal(path), { entries: [entry(1), ...big], tornBytes: 0, empty: false });
   });
 
   test('compaction rewrites the file from the pool content, appends continue in the new file', async () => {

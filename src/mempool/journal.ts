@@ -41,6 +41,8 @@ export interface JournalRead {
   entries: JournalEntry[];
   /** Bytes at the end that did not form a whole, valid record (ignored); the zero padding is not counted. */
   tornBytes: number;
+  /** The file is a journal with no record (its magic, then only zeros): TxJournal.openEmpty can append to it as is. */
+  empty: boolean;
 }
 
 /** Journal options. */
@@ -63,12 +65,26 @@ function encode(e: JournalEntry): Buffer {
   return Buffer.concat([head, payload]);
 }
 
+const ZERO_BLOCK = Buffer.alloc(4096);
+
+/**
+ * Where `buf` ends without its trailing zeros (the preallocation), not before `from`. Whole blocks are compared
+ * natively first: a byte loop over the 1 MiB of zeros took 3-8 ms of every start.
+ */
+function trimZeros(buf: Buffer, from: number): number {
+  let end = buf.length;
+  const block = ZERO_BLOCK.length;
+  while (end - from >= block && buf.subarray(end - block, end).equals(ZERO_BLOCK)) end -= block;
+  while (end > from && buf[end - 1] === 0) end--;
+  return end;
+}
+
 /** Reads the records of a journal file (missing file: none). */
 export function readJournal(path: string): JournalRead {
-  if (!existsSync(path)) return { entries: [], tornBytes: 0 };
+  if (!existsSync(path)) return { entries: [], tornBytes: 0, empty: false };
   const buf = readFileSync(path);
   if (buf.length < HEADER || !buf.subarray(0, HEADER).equals(MAGIC)) {
-    return { entries: [], tornBytes: buf.length };
+    return { entries: [], tornBytes: buf.length, empty: false };
   }
   const entries: JournalEntry[] = [];
   let off = HEADER;
@@ -81,9 +97,8 @@ export function readJournal(path: string): JournalRead {
     entries.push({ addedAt: Number(payload.readBigUInt64BE(0)), raw: new Uint8Array(payload.subarray(8)) });
     off += 8 + len;
   }
-  let end = buf.length;
-  while (end > off && buf[end - 1] === 0) end--;
-  return { entries, tornBytes: end - off };
+  const end = trimZeros(buf, off);
+  return { entries, tornBytes: end - off, empty: entries.length === 0 && end === off };
 }
 
 /**
@@ -142,6 +157,18 @@ export class TxJournal {
   static async create(path: string, entries: JournalEntry[], opts: JournalOptions): Promise<TxJournal> {
     const j = new TxJournal(path, opts);
     j.reset(entries);
+    return j;
+  }
+
+  /**
+   * Opens a journal file that holds no record (readJournal's `empty`) for appending, as it is: with an empty pool
+   * there is nothing to compact, and rewriting it (1 MiB of zeros, two fsyncs) cost every start ~15 ms.
+   */
+  static openEmpty(path: string, opts: JournalOptions): TxJournal {
+    const j = new TxJournal(path, opts);
+    j.fd = openSync(path, 'r+');
+    j.size = HEADER;
+    j.capacity = fstatSync(j.fd).size;
     return j;
   }
 

@@ -1,7 +1,7 @@
 // Consensus encodings of stored records: a block as peers exchange it, and a receipt as the receipts trie holds it.
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { encodeReceipt } from '@ethereumjs/vm';
+import { bigIntToBytes } from '@ethereumjs/util';
 import type { BlockRecord, ReceiptRecord } from './records.ts';
 
 /** A transaction as it sits inside a block body: a legacy tx is an RLP list, a typed tx an opaque byte string. */
@@ -17,15 +17,21 @@ export function encodeBlock(b: Pick<BlockRecord, 'header' | 'txs'>, withdrawals:
   return RLP.encode(body as never);
 }
 
-/** The consensus encoding of a receipt (typed receipts carry their type byte). */
+/**
+ * The consensus encoding of a receipt: rlp([status, cumulativeGasUsed, bloom, logs]), with the type byte first for
+ * a typed receipt (EIP-2718); byte for byte @ethereumjs/vm's encodeReceipt (a test compares them). Written out
+ * because importing that one function from @ethereumjs/vm linked the whole EVM into the startup chunk.
+ */
 export function encodeReceiptRecord(r: ReceiptRecord): Uint8Array {
-  return encodeReceipt(
-    {
-      status: r.status,
-      cumulativeBlockGasUsed: r.cumulativeGasUsed,
-      bitvector: r.bloom,
-      logs: r.logs.map((l) => [l.address, l.topics, l.data]),
-    },
-    r.type as never,
-  );
+  const encoded = RLP.encode([
+    r.status === 0 ? new Uint8Array(0) : Uint8Array.of(1),
+    bigIntToBytes(r.cumulativeGasUsed),
+    r.bloom,
+    r.logs.map((l) => [l.address, l.topics, l.data]),
+  ]);
+  if (r.type === 0) return encoded;
+  const typed = new Uint8Array(1 + encoded.length);
+  typed[0] = r.type;
+  typed.set(encoded, 1);
+  return typed;
 }

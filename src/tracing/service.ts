@@ -12,7 +12,7 @@ import { Semaphore } from '../primitives/semaphore.ts';
 import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
 import { TraceAbort } from './errors.ts';
-import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './js/sandbox.ts';
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './js/limits.ts';
 import { PrestateTracer } from './prestateTracer.ts';
 import { BlockReplay, type ReplayDeps, type TracerFactory } from './replay.ts';
 import { FourByteTracer, NoopTracer } from './smallTracers.ts';

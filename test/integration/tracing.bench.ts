@@ -8,7 +8,7 @@ import { nonCoinbaseAccounts } from '../helpers/accounts.ts';
 import { rpc, rpcResult, startNode } from '../helpers/node.ts';
 import { compileSource } from '../helpers/solc.ts';
 import { sendTx } from '../helpers/tx.ts';
-import { DEFAULT_SANDBOX_LIMITS } from '../../src/tracing/js/sandbox.ts';
+import { DEFAULT_SANDBOX_LIMITS } from '../../src/tracing/js/limits.ts';
 import { TracerWorkers } from '../../src/tracing/worker/pool.ts';
 
 const SOURCE = `

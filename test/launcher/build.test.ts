@@ -1,5 +1,5 @@
-// The build step (scripts/build.mjs): plain JavaScript with `.js` specifiers, rebuilt when a source changes, and a
-// compiled node that runs without any TypeScript loader (tracer workers included).
+// The build step (scripts/build.mjs): plain JavaScript with `.js` specifiers, rebuilt when a source changes, one
+// bundle of the CLI, and a compiled node that runs without any TypeScript loader (tracer workers included).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -50,6 +50,21 @@ describe('build step', () => {
     utimesSync(join(dist, '.built'), later, later);
     assert.equal(isStale(src, dist), false);
     write('extra.ts', `export {};\n`);
+    assert.equal(isStale(src, dist), true);
+  });
+
+  it('bundles cli/index.js into bundle/kestreld.js, each module keeping its own import.meta.url', async () => {
+    mkdirSync(join(src, 'cli'), { recursive: true });
+    write('cli/index.ts', `export { self, value } from '../entry.ts';\nexport const here = import.meta.url;\n`);
+    await build(src, dist);
+    const m = (await import(pathToFileURL(join(dist, 'bundle/kestreld.js')).href)) as Record<string, unknown>;
+    assert.equal(m.value, 1);
+    assert.equal(m.self, pathToFileURL(join(dist, 'entry.js')).href);
+    assert.equal(m.here, pathToFileURL(join(dist, 'cli/index.js')).href);
+    const later = new Date(Date.now() + 10_000);
+    utimesSync(join(dist, '.built'), later, later);
+    assert.equal(isStale(src, dist), false);
+    rmSync(join(dist, 'bundle/kestreld.js'));
     assert.equal(isStale(src, dist), true);
   });
 

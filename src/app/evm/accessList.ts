@@ -1,9 +1,8 @@
 // eth_createAccessList: run the call, collect what it touched, run again with that list until the list stops
 // changing (an access list changes gas, and gas can change the path a contract takes), as geth does.
 import { Address, createContractAddress } from '@ethereumjs/util';
-import type { RunTxResult } from '@ethereumjs/vm';
 import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
-import { bytesToHex, hexToBytes } from '../../primitives/hex.ts';
+import { bytesToBigint, bytesToHex, hexToBytes } from '../../primitives/hex.ts';
 
 /** The generated list, the gas the call used with it, and the call's failure if it failed. */
 export interface AccessListResult {
@@ -13,14 +12,22 @@ export interface AccessListResult {
   error?: string;
 }
 
+/** One run of the call: every address it warmed with the slots warmed in it, its gas, its failure if any. */
+export interface AccessRun {
+  touched: Array<{ address: Uint8Array; storageKeys: bigint[] }>;
+  gasUsed: bigint;
+  /** ethereumjs' VM error text ("revert", "out of gas", …). */
+  error?: string;
+}
+
 /** What building an access list needs from the engine. */
 export interface AccessListRunner {
   /** Runs the call with this access list, reporting every address and slot it warmed. */
-  run(req: CallRequest): Promise<RunTxResult>;
+  run(req: CallRequest): AccessRun;
   /** The precompile addresses in force (never listed: they are always warm). */
   precompiles(): Uint8Array[];
   /** The sender's nonce (for the created address of a contract creation). */
-  nonce(): Promise<bigint>;
+  nonce(): bigint;
 }
 
 /** Enough rounds for any call seen in practice; each round only ever adds what the previous run touched. */
@@ -46,12 +53,14 @@ function sameList(a: AccessListItem[], b: AccessListItem[]): boolean {
   });
 }
 
+const slotHex = (k: bigint): string => '0x' + k.toString(16).padStart(64, '0');
+
 /** The reported list, sorted, without the bare sender, recipient (or created address) and precompiles. */
-function collect(r: RunTxResult, excluded: Set<string>): AccessListItem[] {
+function collect(touched: AccessRun['touched'], excluded: Set<string>): AccessListItem[] {
   const out: AccessListItem[] = [];
-  for (const item of r.accessList ?? []) {
-    const address = item.address.toLowerCase();
-    const keys = [...new Set(item.storageKeys.map((k) => k.toLowerCase()))].sort();
+  for (const item of touched) {
+    const address = hex(item.address);
+    const keys = [...new Set(item.storageKeys.map(slotHex))].sort();
     // The sender, recipient and precompiles are warm anyway; their storage slots are not.
     if (excluded.has(address) && keys.length === 0) continue;
     out.push({ address: hexToBytes(address), storageKeys: keys.map((k) => hexToBytes(k)) });
@@ -62,21 +71,18 @@ function collect(r: RunTxResult, excluded: Set<string>): AccessListItem[] {
 /** Builds the access list of `req` by running it until its list is stable. */
 export async function buildAccessList(req: CallRequest, runner: AccessListRunner): Promise<AccessListResult> {
   const from = req.from ?? new Uint8Array(20);
-  const target = req.to ?? createContractAddress(new Address(from), req.nonce ?? (await runner.nonce())).bytes;
+  const target = req.to ?? createContractAddress(new Address(from), req.nonce ?? runner.nonce()).bytes;
   const excluded = new Set([hex(from), hex(target), ...runner.precompiles().map(hex)]);
   let list = collect(
-    {
-      accessList: (req.accessList ?? []).map((a) => ({ address: hex(a.address), storageKeys: a.storageKeys.map(hex) })),
-    } as RunTxResult,
+    (req.accessList ?? []).map((a) => ({ address: a.address, storageKeys: a.storageKeys.map(bytesToBigint) })),
     excluded,
   );
-  let r: RunTxResult | undefined;
+  let r: AccessRun | undefined;
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    r = await runner.run({ ...req, accessList: list });
-    const next = collect(r, excluded);
+    r = runner.run({ ...req, accessList: list });
+    const next = collect(r.touched, excluded);
     if (sameList(next, list)) break;
     list = next;
   }
-  const err = r!.execResult.exceptionError;
-  return { accessList: list, gasUsed: r!.totalGasSpent, ...(err && { error: vmErrorText(err.error) }) };
+  return { accessList: list, gasUsed: r!.gasUsed, ...(r!.error !== undefined && { error: vmErrorText(r!.error) }) };
 }

@@ -67,6 +67,8 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   private accountTrie: TrieUpdate;
   /** Storage tries by root (bytesKey). */
   private storageTries = new Map<string, TrieUpdate>();
+  /** Code by the identity of a memoised account's hash object: the engine asks with it on every call. */
+  private codeOf = new WeakMap<Uint8Array, Uint8Array>();
   private entries = 0;
   /** readNode, counting each load as an entry (decoded nodes stay in the tries). */
   private readonly loadNode: NodeReader;
@@ -145,6 +147,8 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
 
   /** Code by hash (empty for the empty code hash). */
   code(codeHash: Uint8Array): Uint8Array {
+    const known = this.codeOf.get(codeHash);
+    if (known !== undefined) return known;
     if (bytesEqual(codeHash, EMPTY_CODE_HASH)) return new Uint8Array(0);
     const key = Buffer.from(codeHash.buffer, codeHash.byteOffset, codeHash.byteLength).toString('latin1');
     let code = this.codes.get(key);
@@ -156,6 +160,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
       this.count();
       this.codes.set(key, code);
     }
+    this.codeOf.set(codeHash, code);
     return code;
   }
 
@@ -226,6 +231,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     // Tries already being walked keep the nodes they hold until the walk ends; new walks start from the roots.
     this.accountTrie = new TrieUpdate(this.root, this.loadNode, keccak256);
     this.storageTries = new Map();
+    this.codeOf = new WeakMap();
     this.entries = 1;
   }
 }

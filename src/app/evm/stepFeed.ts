@@ -8,7 +8,7 @@
 // cost is known, before gas is charged and the opcode runs), so every entry is marked dynamic; opcodes with static
 // gas get a handler that returns their fee unchanged. A failing dynamic gas handler reports the step first, as the
 // interpreter does for its own event.
-import { EVMError, type EVM } from '@ethereumjs/evm';
+import type { EVM } from '@ethereumjs/evm';
 
 /** The interpreter's run state, as far as the feed reads it (ethereumjs internals, typed loosely). */
 interface RunState {
@@ -106,6 +106,15 @@ const isOpEntry = (e: unknown): e is OpEntry =>
  * Installs the feed on `evm` (once per EVM; every later message and transaction of that EVM goes through it).
  * Returns undefined when ethereumjs' internals are not what this relies on, so the caller can fall back to `step`.
  */
+/**
+ * Whether `e` is an EVMError (an exceptional halt), by the discriminator the EVM's own interpreter checks
+ * (`errorType === EVMErrorTypeString`). Not `instanceof`: importing the class from @ethereumjs/evm here would bundle
+ * the whole EVM into the startup chunk (see app/evm/vm.ts).
+ */
+function isEvmError(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { errorType?: unknown }).errorType === 'EVMError';
+}
+
 export function installStepFeed(evm: EVM): StepFeed | undefined {
   const map = (evm as unknown as { _opcodeMap?: unknown[] })._opcodeMap;
   if (!Array.isArray(map) || map.length < 256 || !map.every(isOpEntry)) return undefined;
@@ -128,7 +137,7 @@ export function installStepFeed(evm: EVM): StepFeed | undefined {
     return pending ? pending.then(() => gas) : gas;
   };
   const failed = (rs: RunState, info: OpInfo, gas: bigint, words: bigint, e: unknown): never | Promise<never> => {
-    if (!(e instanceof EVMError)) throw e;
+    if (!isEvmError(e)) throw e;
     const r = report(rs, info, gas, words);
     if (r instanceof Promise) return r.then(() => Promise.reject(e));
     throw e;

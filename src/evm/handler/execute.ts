@@ -49,6 +49,7 @@ export function runTransaction(
   const authRefund = tx.type === 4 ? applyAuthorizations(world, block, tx.authorizationList) : 0;
 
   const ev = new Evm(world, block, opts.fork, tracer, precompiles, tx.from, price, tx.blobVersionedHashes);
+  if (opts.deadline !== undefined) ev.deadline = opts.deadline;
   const f = ev.frame(0);
   f.caller = tx.from;
   f.value = tx.value;

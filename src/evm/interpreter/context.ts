@@ -139,6 +139,10 @@ export class Evm {
   readonly logs: Log[] = [];
   /** The refund counter (EIP-3529); may go negative inside a frame, never at its end. */
   refund = 0;
+  /** ExecOptions.deadline, 0 when unbounded. */
+  deadline = 0;
+  /** Taken jumps since the transaction began (the deadline is read every 256th). */
+  ticks = 0;
   private readonly frames: Frame[];
 
   constructor(

@@ -3,6 +3,7 @@
 // through its fields (synced around the call). The tracer branch tests one local per step and is never taken
 // without a tracer.
 import { MASK160, MASK256, SIGN_BIT, wordAt, writeWord } from '../bytes.ts';
+import { jumpDeadline } from '../deadline.ts';
 import { traceFault, traceStep } from './trace.ts';
 import {
   Evm,
@@ -61,6 +62,7 @@ export function run(ev: Evm, f: Frame): void {
   const mem = f.mem;
   const world = ev.world;
   const tracer = ev.tracer;
+  const deadline = ev.deadline;
   let pc = f.pc;
   let sp = f.sp;
   let gas = f.gas;
@@ -362,6 +364,7 @@ export function run(ev: Evm, f: Frame): void {
           break;
         }
         pc = Number(d);
+        if (deadline !== 0) jumpDeadline(ev);
         continue;
       }
       case 0x57: {
@@ -373,6 +376,7 @@ export function run(ev: Evm, f: Frame): void {
             break;
           }
           pc = Number(d);
+          if (deadline !== 0) jumpDeadline(ev);
           continue;
         }
         break;

@@ -1,7 +1,7 @@
 // The journaled overlay every transaction of a block (or one call) runs on. Reads go to the StateReader once
 // and are cached; writes stay here until diff() hands them out. Tx-scoped data (warm sets, transient storage,
 // original slot values, touched and self-destructed accounts) is reset by beginTx().
-import type { AccountDiff, StateReader } from '../types.ts';
+import type { AccessLog, AccountDiff, StateReader } from '../types.ts';
 import { EMPTY_BYTES, KECCAK_EMPTY } from '../bytes.ts';
 import { Account } from './account.ts';
 import {
@@ -38,6 +38,8 @@ export class WorldState {
   readonly touched = new Set<Account>();
   /** Accounts self-destructed in their creating tx (deleted at its end). */
   readonly destructed = new Set<Account>();
+  /** When set, every address and slot warmed from cold is recorded here (never undone by a revert). */
+  accessLog: AccessLog | undefined = undefined;
 
   constructor(reader: StateReader) {
     this.reader = reader;
@@ -318,6 +320,7 @@ export class WorldState {
     this.txTrack(a);
     this.journal.push(new JournalEntry(J_WARM_ADDR, a, 0n, undefined));
     a.warm = true;
+    if (this.accessLog !== undefined) this.logAccess(a.address);
     return false;
   }
 
@@ -331,7 +334,18 @@ export class WorldState {
     this.txTrack(a);
     this.journal.push(new JournalEntry(J_WARM_SLOT, a, key, undefined));
     ws.add(key);
+    if (this.accessLog !== undefined) this.logAccess(a.address).add(key);
     return false;
+  }
+
+  private logAccess(address: bigint): Set<bigint> {
+    const touched = this.accessLog!.touched;
+    let slots = touched.get(address);
+    if (slots === undefined) {
+      slots = new Set();
+      touched.set(address, slots);
+    }
+    return slots;
   }
 
   /** EIP-1153 TLOAD. */

@@ -93,7 +93,8 @@ function checkText(s: string, goType: string): string {
 /** Decodes hex digits already known to be even-length into bytes, rejecting non-hex characters. */
 function digitsToBytes(digits: string, goType: string): Uint8Array {
   if (!isHexDigits(digits)) throw new UnmarshalTypeError('invalid hex string', goType);
-  return hexToBytes('0x' + digits.toLowerCase());
+  // Node's native decoder (the digits are validated above), copied out of Buffer's shared pool.
+  return new Uint8Array(Buffer.from(digits, 'hex'));
 }
 
 /** Decodes a fixed-size DATA value of `size` bytes, naming `goType` in errors (geth's UnmarshalFixedJSON). */

@@ -11,21 +11,11 @@ import {
   type QuickJSRuntime,
   type QuickJSWASMModule,
 } from 'quickjs-emscripten';
-
-/** Resource limits of one tracer sandbox. */
-export interface SandboxLimits {
-  /** Heap limit of the tracer's runtime. */
-  memoryBytes: number;
-  /** Native stack limit (bounds recursion). */
-  stackBytes: number;
-}
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './limits.ts';
 
 const WASM_PAGE = 65536;
 /** Room for QuickJS's own data and the ArrayBuffer contents its heap limit does not count. */
 const WASM_OVERHEAD_BYTES = 16 * 1024 * 1024;
-
-/** Default limits: far more than real tracers use, far less than the node can spare. */
-export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { memoryBytes: 64 * 1024 * 1024, stackBytes: 512 * 1024 };
 
 /** A runtime + context pair; dispose when the trace ends. */
 export interface Sandbox {

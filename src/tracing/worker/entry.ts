@@ -33,7 +33,14 @@ const kv = {
 } as unknown as KvStore;
 const state = new StateDb(kv, common);
 const deps: ReplayDeps = { common, vmCommon, state, hashOf: (n) => bridge.hash(n), readNode: (k) => bridge.node(k) };
-const calls = new CallService(common, vmCommon, state, deps.hashOf, { gasCap: init.gasCap, timeoutMs: 0 });
+const calls = new CallService(
+  common,
+  vmCommon,
+  state,
+  deps.hashOf,
+  { gasCap: init.gasCap, timeoutMs: 0 },
+  deps.readNode,
+);
 const sandboxes = new SandboxHost(init.sandbox);
 await sandboxes.warm();
 

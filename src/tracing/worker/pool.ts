@@ -5,7 +5,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { ExecutionError } from '../../errors/index.ts';
 import { TIMEOUT_MESSAGE, TraceAbort } from '../errors.ts';
-import type { SandboxLimits } from '../js/sandbox.ts';
+import type { SandboxLimits } from '../js/limits.ts';
 import type { NodeReader } from '../syncState.ts';
 import type { Job, JobBody, Reply, WorkerInit } from './protocol.ts';
 import { serveReads } from './readBridge.ts';

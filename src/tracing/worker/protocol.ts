@@ -7,7 +7,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { BlockRecord } from '../../store/records.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import type { CallOverrides } from '../../primitives/overrides.ts';
-import type { SandboxLimits } from '../js/sandbox.ts';
+import type { SandboxLimits } from '../js/limits.ts';
 
 /** A block as it crosses to a worker. */
 export interface WireBlock {

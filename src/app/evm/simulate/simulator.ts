@@ -13,7 +13,8 @@ import {
   equalsBytes,
   toChecksumAddress,
 } from '@ethereumjs/util';
-import { createVM, runTx, type VM } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
+import { createVM, runTx } from '../vm.ts';
 import { RLP } from '@ethereumjs/rlp';
 import { ExecutionError, SimulateError } from '../../../errors/index.ts';
 import type { Withdrawal } from '../../../primitives/overrides.ts';
@@ -24,7 +25,7 @@ import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/recor
 import type { StateDb } from '../../state/stateDb.ts';
 import { vmErrorText } from '../accessList.ts';
 import { blockHashSource } from '../blockHashes.ts';
-import { armDeadline } from '../call.ts';
+import { armDeadline } from '../callVm.ts';
 import { isCallTimeout } from '../ethereumjs.ts';
 import { livePrecompiles, movePrecompiles, planOverrides, writeAccountOverrides } from '../overrides.ts';
 import { decodeRevertReason } from '../revert.ts';

@@ -19,16 +19,17 @@ export function overridesOf(
 export const call = defineMethod({
   name: 'eth_call',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
-  handler: async (ctx: RpcContext, [req, sel, state, block]) =>
-    bytesToHex(await ctx.calls.call(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
+  // Synchronous (the engine is): no promise on the hot path.
+  handler: (ctx: RpcContext, [req, sel, state, block]) =>
+    bytesToHex(ctx.calls.callSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
 });
 
 /** Handler for eth_estimateGas. */
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
-  handler: async (ctx: RpcContext, [req, sel, state, block]) =>
-    toQuantity(await ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
+  handler: (ctx: RpcContext, [req, sel, state, block]) =>
+    toQuantity(ctx.calls.estimateGasSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block))),
 });
 
 /** Handler for eth_createAccessList: {accessList, gasUsed} plus `error` when the call fails. */

@@ -1,0 +1,117 @@
+// How Kestrel's transactions, calls and blocks map onto Kestrel's own engine (src/evm/): which fork it runs, the
+// chain's fee rule, the engine's Tx from a signed transaction or a call request, the BlockEnv from a block's
+// context. Shared by block execution and the call paths so both run the same rules.
+import type { Common } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { AccessListItem as EngineAccessItem, BlockEnv, ChainRules, Fork, Tx } from '../../evm/index.ts';
+import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
+import { bytesToBigint } from '../../primitives/hex.ts';
+import type { BlockContext } from '../block.ts';
+import { blobBaseFee } from './forkConfig.ts';
+
+/** Kestrel's fee rule: the whole fee (base fee included) goes to the block's coinbase; nothing is burned. */
+export const KESTREL_RULES: ChainRules = Object.freeze({ burnBaseFee: false });
+
+/** The engine fork of a Common's hardfork (Kestrel runs Prague; Cancun stays selectable for tests). */
+export function engineFork(common: Common): Fork {
+  const hf = common.hardfork();
+  if (hf === 'prague') return 'Prague';
+  if (hf === 'cancun') return 'Cancun';
+  throw new Error(`hardfork ${hf} is not run by Kestrel's engine`);
+}
+
+/** A 20-byte address as the engine's 160-bit integer (three lanes: no hex string on the per-call path). */
+export function addressOf(bytes: Uint8Array): bigint {
+  if (bytes.length !== 20) return bytesToBigint(bytes);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, 20);
+  return (BigInt(dv.getUint32(0)) << 128n) | (dv.getBigUint64(4) << 64n) | dv.getBigUint64(12);
+}
+
+/** A 160-bit address as 20 bytes. */
+export function addressBytes(address: bigint): Uint8Array {
+  return Uint8Array.from(Buffer.from(address.toString(16).padStart(40, '0'), 'hex'));
+}
+
+/** The engine's BlockEnv of a block context; `blobFee` defaults to the fork's minimum (Kestrel carries no blobs). */
+export function blockEnvOf(ctx: BlockContext, chainId: bigint, blobFee: bigint = blobBaseFee(0n)): BlockEnv {
+  return {
+    number: ctx.number,
+    timestamp: ctx.timestamp,
+    coinbase: addressOf(ctx.coinbase),
+    gasLimit: ctx.gasLimit,
+    baseFee: ctx.baseFeePerGas,
+    prevRandao: bytesToBigint(ctx.mixHash),
+    blobBaseFee: blobFee,
+    chainId,
+  };
+}
+
+function accessListOf(list: readonly AccessListItem[] | undefined): EngineAccessItem[] {
+  return (list ?? []).map((a) => ({ address: addressOf(a.address), storageKeys: a.storageKeys.map(bytesToBigint) }));
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The engine's Tx of a decoded, signed transaction whose sender was recovered (types 0, 1, 2, 3 and 4). */
+export function engineTxOf(tx: TypedTransaction, sender: Uint8Array): Tx {
+  const t = tx as unknown as {
+    gasPrice?: bigint;
+    maxFeePerGas?: bigint;
+    maxPriorityFeePerGas?: bigint;
+    maxFeePerBlobGas?: bigint;
+    accessList?: Array<[Uint8Array, Uint8Array[]]>;
+    blobVersionedHashes?: string[];
+    authorizationList?: Array<[Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]>;
+  };
+  return {
+    type: tx.type as Tx['type'],
+    from: addressOf(sender),
+    to: tx.to === undefined ? undefined : addressOf(tx.to.bytes),
+    nonce: tx.nonce,
+    gasLimit: tx.gasLimit,
+    value: tx.value,
+    data: tx.data,
+    gasPrice: t.gasPrice ?? 0n,
+    maxFeePerGas: t.maxFeePerGas ?? 0n,
+    maxPriorityFeePerGas: t.maxPriorityFeePerGas ?? 0n,
+    accessList: (t.accessList ?? []).map(([a, keys]) => ({
+      address: bytesToBigint(a),
+      storageKeys: keys.map(bytesToBigint),
+    })),
+    maxFeePerBlobGas: t.maxFeePerBlobGas ?? 0n,
+    blobVersionedHashes: (t.blobVersionedHashes ?? []).map((h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'))),
+    authorizationList: (t.authorizationList ?? []).map(([chainId, address, nonce, yParity, r, s]) => ({
+      chainId: bytesToBigint(chainId),
+      address: bytesToBigint(address),
+      nonce: bytesToBigint(nonce),
+      yParity: bytesToBigint(yParity),
+      r: bytesToBigint(r),
+      s: bytesToBigint(s),
+    })),
+  };
+}
+
+/**
+ * The engine's Tx of a call request (eth_call, eth_estimateGas, …) run with `gas` as the sender with `nonce`. The
+ * type follows geth's TransactionArgs: a fee-market field makes it a 1559 message (maxFeePerGas defaulting to the
+ * tip), an access list alone a 2930 one, otherwise legacy; absent prices are zero.
+ */
+export function callTxOf(req: CallRequest, gas: bigint, nonce: bigint): Tx {
+  const dynamic = req.maxFeePerGas !== undefined || req.maxPriorityFeePerGas !== undefined;
+  return {
+    type: dynamic ? 2 : req.accessList ? 1 : 0,
+    from: req.from ? addressOf(req.from) : 0n,
+    to: req.to ? addressOf(req.to) : undefined,
+    nonce,
+    gasLimit: gas,
+    value: req.value ?? 0n,
+    data: req.data ?? EMPTY,
+    gasPrice: dynamic ? 0n : (req.gasPrice ?? 0n),
+    maxFeePerGas: dynamic ? (req.maxFeePerGas ?? req.maxPriorityFeePerGas ?? 0n) : 0n,
+    maxPriorityFeePerGas: dynamic ? (req.maxPriorityFeePerGas ?? 0n) : 0n,
+    accessList: accessListOf(req.accessList),
+    maxFeePerBlobGas: 0n,
+    blobVersionedHashes: [],
+    authorizationList: [],
+  };
+}
