@@ -157,6 +157,10 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           : undefined,
     });
     const chain = new ChainQuery(app, chainStore, stateDb);
+    // The head-state cache follows each block's changes, so reads at `latest` stay in memory across blocks.
+    app.onCommit((c) => {
+      if (c.stateChanges) chain.applyHeadChanges(c.block, c.stateChanges);
+    });
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
     const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;

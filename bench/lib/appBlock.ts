@@ -40,7 +40,8 @@ function sign(
     { nonce, to, value, data, gasLimit: gas, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
     { common: TEST_COMMON },
   ).sign(key);
-  return { tx, sender: tx.getSenderAddress().bytes, hash: tx.hash() } satisfies ExecTx;
+  // Encoded beforehand too, as the node's decoder does at admission (decodeTx).
+  return { tx, sender: tx.getSenderAddress().bytes, hash: tx.hash(), encoded: tx.serialize() } satisfies ExecTx;
 }
 
 /** CPU microseconds of this process so far. */

@@ -11,14 +11,22 @@ import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
-import { ArchiveStateReader } from './evm/archiveReader.ts';
+import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
 import { blockEnvOf } from './evm/engineInput.ts';
-import { executeBlock, type BlockExecution, type ExecTx, type Rejection } from './evm/executor.ts';
+import {
+  executeBlock,
+  type BlockExecution,
+  type EngineBlockExecution,
+  type ExecTx,
+  type Rejection,
+} from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
-import { writeState } from './evm/stateWrite.ts';
+import { writeState, type WriteOptions } from './evm/stateWrite.ts';
+import { headChangesOf } from './evm/headChanges.ts';
+import type { HeadChange } from './state/headCache.ts';
 
 /** A transaction that passed CheckTx, with its sender's nonce in the state it was checked against. */
 export interface CheckedTx extends ExecTx {
@@ -29,6 +37,11 @@ export interface CheckedTx extends ExecTx {
 export interface CommittedBlock {
   block: BlockRecord;
   receipts: ReceiptRecord[];
+  /**
+   * Every account the block changed, as the head-state cache takes them (ChainQuery.applyHeadChanges); absent
+   * when the block's state changes are not all known (dev-toolkit edits went through the ethereumjs state).
+   */
+  stateChanges?: readonly HeadChange[];
 }
 
 /** The result of FinalizeBlock: the sealed (not yet committed) block and the txs that could not be included. */
@@ -59,8 +72,17 @@ export interface AppDeps {
 export class KestrelApp {
   private headBlock!: BlockRecord;
   private headDb!: BufferedTrieDb;
-  /** The block between FinalizeBlock and Commit, with its txs' canonical encodings (computed once for both). */
-  private sealed?: FinalizeResult & { encodedTxs: Uint8Array[] };
+  /**
+   * The block between FinalizeBlock and Commit, with its txs' canonical encodings (computed once for both) and
+   * its state changes for the head cache (built at commit: an abandoned block never needs them).
+   */
+  private sealed?: FinalizeResult & {
+    encodedTxs: Uint8Array[];
+    headChanges?: () => HeadChange[];
+    carry?: CarriedTries;
+  };
+  /** The head's state tries as the last committed block's execution decoded and wrote them (see execute). */
+  private carried?: CarriedTries;
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
   private readonly rewinders: Array<(keep: bigint, head: bigint) => KvOp[]> = [];
@@ -126,6 +148,7 @@ export class KestrelApp {
   /** Re-reads the head from the store (after a state-sync restore wrote a new one underneath the app). */
   async reload(): Promise<void> {
     this.sealed = undefined;
+    this.carried = undefined;
     this.headDb.discard();
     await this.init();
   }
@@ -205,7 +228,9 @@ export class KestrelApp {
       }
       const exec = this.execute(parentRoot, this.headDb, ctx, req.txs);
       const { block, encodedTxs } = await this.sealRecord(ctx, exec.stateRoot, exec);
-      this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs };
+      this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs, carry: exec.carry };
+      // With dev-toolkit edits the engine's diff is not the whole change (the edits went in before it).
+      if (!req.prepare) this.sealed.headChanges = () => headChangesOf(exec.diff, exec.storageRoots);
       return { block, receipts: exec.receipts, rejected: exec.rejected };
     } catch (e) {
       await this.abandon();
@@ -237,12 +262,22 @@ export class KestrelApp {
     db: BufferedTrieDb,
     ctx: BlockContext,
     txs: ExecTx[],
-  ): BlockExecution & { stateRoot: Uint8Array } {
+  ): EngineBlockExecution & { stateRoot: Uint8Array; storageRoots: Uint8Array[]; carry: CarriedTries } {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
-    const reader = new ArchiveStateReader(parentRoot, readNode, (n) => this.deps.chain.blockByNumber(n)?.hash);
+    const hashOf = (n: bigint): Uint8Array | undefined => this.deps.chain.blockByNumber(n)?.hash;
+    // On top of the last committed block, its decoded tries serve the reads (used only when the roots match).
+    const reader = new ArchiveStateReader(parentRoot, readNode, hashOf, undefined, this.carried);
     const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, this.deps.evmChainId), txs);
-    const stateRoot = writeState(parentRoot, exec.diff, readNode, (k, v) => db.putSync(k, v));
-    return { ...exec, stateRoot };
+    const storageRoots: Uint8Array[] = [];
+    const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
+    let written = 0;
+    const put = (k: Uint8Array, v: Uint8Array): void => {
+      written++;
+      db.putSync(k, v);
+    };
+    const stateRoot = writeState(parentRoot, exec.diff, readNode, put, { loaded: reader, storageRoots, tries });
+    const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, written);
+    return { ...exec, stateRoot, storageRoots, carry };
   }
 
   /** The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`). */
@@ -267,7 +302,7 @@ export class KestrelApp {
     exec: BlockExecution,
   ): Promise<{ block: BlockRecord; encodedTxs: Uint8Array[] }> {
     const txs = exec.included.map((t) => t.tx);
-    const encodedTxs = txs.map((t) => t.serialize());
+    const encodedTxs = exec.included.map((t) => t.encoded ?? t.tx.serialize());
     const header = await sealHeader(ctx, this.deps.common, {
       stateRoot,
       encodedTxs,
@@ -318,8 +353,10 @@ export class KestrelApp {
     this.deps.chain.remember(s.block, s.receipts);
     this.lastCommitSeconds = (performance.now() - t0) / 1000;
     this.headBlock = s.block;
+    this.carried = s.carry;
     this.sealed = undefined;
-    const committed = { block: s.block, receipts: s.receipts };
+    const committed: CommittedBlock = { block: s.block, receipts: s.receipts };
+    if (s.headChanges) committed.stateChanges = s.headChanges();
     for (const fn of this.commitListeners) {
       try {
         fn(committed);

@@ -4,7 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
 import { indexedTrieRoot, type Hash } from '../evm/trie/root.ts';
-import { encodeReceiptRecord } from '../store/encoding.ts';
+import { bigintToBytes, rlpEncode } from '../evm/trie/rlp.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */
@@ -59,9 +59,28 @@ export function contextHeader(ctx: BlockContext, common: Common): BlockHeader {
   return createBlockHeader(contextFields(ctx), { common, setHardfork: false });
 }
 
+const STATUS_OK = Uint8Array.of(1);
+const STATUS_FAILED = new Uint8Array(0);
+const ZERO_BYTE = Uint8Array.of(0);
+
+/**
+ * The consensus encoding of a receipt (type byte ‖ rlp([status, cumulativeGasUsed, bloom, logs])), byte for byte
+ * ethereumjs' encodeReceipt (a zero gas total is its single zero byte), with the engine's one-pass RLP encoder.
+ */
+export function encodeConsensusReceipt(r: ReceiptRecord): Uint8Array {
+  const gas = r.cumulativeGasUsed === 0n ? ZERO_BYTE : bigintToBytes(r.cumulativeGasUsed);
+  const logs = r.logs.map((l) => [l.address, l.topics, l.data]);
+  const body = rlpEncode([r.status === 0 ? STATUS_FAILED : STATUS_OK, gas, r.bloom, logs]);
+  if (r.type === 0) return body;
+  const out = new Uint8Array(body.length + 1);
+  out[0] = r.type;
+  out.set(body, 1);
+  return out;
+}
+
 /** Root of the receipts trie (key rlp(index), value the consensus receipt encoding). */
 export function receiptsRoot(receipts: ReceiptRecord[], hash: Hash = keccak256): Uint8Array {
-  return indexedTrieRoot(receipts.map(encodeReceiptRecord), hash);
+  return indexedTrieRoot(receipts.map(encodeConsensusReceipt), hash);
 }
 
 /** Root of the transactions trie (key rlp(index), value each tx's canonical encoding, computed once per block). */

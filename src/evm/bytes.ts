@@ -89,6 +89,22 @@ export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 /** Minimal big-endian bytes of a non-negative integer (empty for 0), as RLP wants. */
 export function bigintToMinBytes(v: bigint): Uint8Array {
   if (v === 0n) return EMPTY_BYTES;
+  // Nonces, gas and balances of a block's accounts: bytes straight from the number, no hex string between.
+  if (v <= 0xffffffffffffn) {
+    let n = Number(v);
+    let len = 0;
+    for (let t = n; t > 0; t = Math.floor(t / 256)) len++;
+    const out = new Uint8Array(len);
+    for (let i = len - 1; i >= 0; i--, n = Math.floor(n / 256)) out[i] = n % 256;
+    return out;
+  }
+  if (v <= MASK256) {
+    const word = new Uint8Array(32);
+    writeWord(word, 0, v);
+    let i = 0;
+    while (word[i] === 0) i++;
+    return word.slice(i);
+  }
   let hex = v.toString(16);
   if (hex.length % 2 !== 0) hex = '0' + hex;
   return Uint8Array.from(Buffer.from(hex, 'hex'));

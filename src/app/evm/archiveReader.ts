@@ -1,14 +1,22 @@
 // The engine's StateReader over the archive: accounts, code and storage at one state root, read synchronously
 // from the trie store (classic-level's getSync behind a node cache). A state root names immutable state, so one
 // reader per root is shared by every call and block built on it, and what it read once it never reads again.
-import { RLP } from '@ethereumjs/rlp';
+// Trie reads go through in-memory tries (TrieUpdate) that keep every node they decoded, so a node is decoded once
+// however many keys pass through it; a block's state writer forks those tries (loadedTries) instead of decoding
+// the same nodes again.
 import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
+import { addressToBytes, bytesToBigint, wordToBytes } from '../../evm/bytes.ts';
 import { keccak256 } from '../../evm/keccak.ts';
+import { rlpDecode } from '../../evm/trie/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
-import { type NodeReader, trieGet } from '../state/trieGet.ts';
+import type { NodeReader } from '../state/trieGet.ts';
+import { TrieUpdate } from './trieUpdate.ts';
 
-/** Entries kept before the memo starts over (a few MB: more than a busy head's calls touch between blocks). */
+/**
+ * Entries (memoised values and decoded trie nodes) kept before the memo starts over (a few MB: more than a busy
+ * head's calls touch between blocks).
+ */
 const MAX_ENTRIES = 50_000;
 
 /** ethereumjs' key prefix of code entries in the trie store. */
@@ -20,36 +28,117 @@ interface StoredAccount {
   storageRoot: Uint8Array;
 }
 
-/** A 160-bit address as 20 bytes. */
-function addressBytes(address: Address): Uint8Array {
-  return Buffer.from(address.toString(16).padStart(40, '0'), 'hex');
+/** The tries a reader has loaded, forked for a writer (see stateWrite.ts). */
+export interface LoadedTries {
+  /** The account trie at the reader's root. */
+  forkAccounts(): TrieUpdate;
+  /** The storage trie at `root`. */
+  forkStorage(root: Uint8Array): TrieUpdate;
+  /** An account's trie key, keccak(address) (hashed once for reads and writes). */
+  accountKey(address: Address): Uint8Array;
+  /** A slot's trie key, keccak(slot). */
+  slotKey(slot: bigint): Uint8Array;
 }
 
-/** A 256-bit slot number as the 32-byte trie key. */
-function slotBytes(slot: bigint): Uint8Array {
-  return Buffer.from(slot.toString(16).padStart(64, '0'), 'hex');
+/**
+ * Decoded tries handed from a committed block to the next block's reader: the account trie at `root` as the
+ * block's writer left it, and storage tries by root (those read or written). `entries` counts the nodes they hold.
+ */
+export interface CarriedTries {
+  root: Uint8Array;
+  accounts: TrieUpdate;
+  storage: Map<string, TrieUpdate>;
+  entries: number;
 }
 
-/** A big-endian byte string as a bigint. */
-function toBigint(b: Uint8Array): bigint {
-  return b.length === 0 ? 0n : BigInt('0x' + Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex'));
+/** A byte string as a map key (one char per byte). */
+function bytesKey(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 }
 
 /** Reads the state at `root` for Kestrel's engine; never written (the engine journals its writes itself). */
-export class ArchiveStateReader implements StateReader {
+export class ArchiveStateReader implements StateReader, LoadedTries {
   private accounts = new Map<Address, StoredAccount | null>();
   private slots = new Map<Address, Map<bigint, bigint>>();
   private codes = new Map<string, Uint8Array>();
+  /** Hashed trie keys (a block's writer needs the keys its reads hashed). */
+  private accountKeys = new Map<Address, Uint8Array>();
+  private slotKeys = new Map<bigint, Uint8Array>();
+  private accountTrie: TrieUpdate;
+  /** Storage tries by root (bytesKey). */
+  private storageTries = new Map<string, TrieUpdate>();
   /** Code by the identity of a memoised account's hash object: the engine asks with it on every call. */
   private codeOf = new WeakMap<Uint8Array, Uint8Array>();
   private entries = 0;
+  /** readNode, counting each load as an entry (decoded nodes stay in the tries). */
+  private readonly loadNode: NodeReader;
 
   constructor(
     readonly root: Uint8Array,
     private readonly readNode: NodeReader,
     private readonly hashOf: (n: bigint) => Uint8Array | undefined,
     private readonly maxEntries = MAX_ENTRIES,
-  ) {}
+    carried?: CarriedTries,
+  ) {
+    this.loadNode = (key) => {
+      this.count();
+      return this.readNode(key);
+    };
+    if (carried !== undefined && bytesEqual(carried.root, root) && carried.entries < maxEntries) {
+      // The parent block's tries: its reads and writes decoded (or built) these nodes already.
+      this.accountTrie = carried.accounts.fork(root, this.loadNode);
+      for (const [key, trie] of carried.storage) this.storageTries.set(key, trie.fork(undefined, this.loadNode));
+      this.entries = carried.entries;
+    } else {
+      this.accountTrie = new TrieUpdate(root, this.loadNode, keccak256);
+    }
+  }
+
+  /**
+   * The tries to hand to the next block's reader once this block commits: `accounts` and `storage` (new storage
+   * roots) as the writer committed them at `stateRoot`, with every storage trie this reader loaded; `written` new
+   * nodes join the count.
+   */
+  carry(
+    stateRoot: Uint8Array,
+    accounts: TrieUpdate,
+    storage: ReadonlyArray<readonly [Uint8Array, TrieUpdate]>,
+    written: number,
+  ): CarriedTries {
+    const all = new Map(this.storageTries);
+    for (const [root, trie] of storage) all.set(bytesKey(root), trie);
+    return { root: stateRoot, accounts, storage: all, entries: this.entries + written };
+  }
+
+  /** A fork of the account trie with every node read so far loaded. */
+  forkAccounts(): TrieUpdate {
+    return this.accountTrie.fork();
+  }
+
+  /** A fork of the storage trie at `root` with every node read so far loaded. */
+  forkStorage(root: Uint8Array): TrieUpdate {
+    return this.storageTrie(root).fork();
+  }
+
+  /** An account's trie key, keccak(address). */
+  accountKey(address: Address): Uint8Array {
+    let key = this.accountKeys.get(address);
+    if (key === undefined) {
+      key = keccak256(addressToBytes(address));
+      this.accountKeys.set(address, key);
+    }
+    return key;
+  }
+
+  /** A slot's trie key, keccak(slot). */
+  slotKey(slot: bigint): Uint8Array {
+    let key = this.slotKeys.get(slot);
+    if (key === undefined) {
+      key = keccak256(wordToBytes(slot));
+      this.slotKeys.set(slot, key);
+    }
+    return key;
+  }
 
   /** The account at the root, or undefined when it does not exist. */
   account(address: Address): AccountInfo | undefined {
@@ -83,8 +172,8 @@ export class ArchiveStateReader implements StateReader {
     const acc = this.stored(address);
     let value = 0n;
     if (acc !== null && !acc.info.storageEmpty) {
-      const raw = trieGet(this.readNode, acc.storageRoot, slotBytes(slot), keccak256);
-      if (raw !== undefined) value = toBigint(RLP.decode(raw) as Uint8Array);
+      const raw = this.storageTrie(acc.storageRoot).get(this.slotKey(slot));
+      if (raw !== undefined) value = bytesToBigint(rlpDecode(raw) as Uint8Array);
     }
     this.count();
     if (words === undefined) {
@@ -103,14 +192,14 @@ export class ArchiveStateReader implements StateReader {
   private stored(address: Address): StoredAccount | null {
     let acc = this.accounts.get(address);
     if (acc !== undefined) return acc;
-    const rlp = trieGet(this.readNode, this.root, addressBytes(address), keccak256);
+    const rlp = this.accountTrie.get(this.accountKey(address));
     if (rlp === undefined) acc = null;
     else {
-      const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
+      const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
       acc = {
         info: {
-          nonce: toBigint(nonce!),
-          balance: toBigint(balance!),
+          nonce: bytesToBigint(nonce!),
+          balance: bytesToBigint(balance!),
           codeHash: codeHash!,
           storageEmpty: bytesEqual(storageRoot!, EMPTY_TRIE_ROOT),
         },
@@ -122,11 +211,26 @@ export class ArchiveStateReader implements StateReader {
     return acc;
   }
 
+  private storageTrie(root: Uint8Array): TrieUpdate {
+    const key = bytesKey(root);
+    let trie = this.storageTries.get(key);
+    if (trie === undefined) {
+      trie = new TrieUpdate(root, this.loadNode, keccak256);
+      this.storageTries.set(key, trie);
+    }
+    return trie;
+  }
+
   private count(): void {
     if (++this.entries <= this.maxEntries) return;
     this.accounts = new Map();
     this.slots = new Map();
     this.codes = new Map();
+    this.accountKeys = new Map();
+    this.slotKeys = new Map();
+    // Tries already being walked keep the nodes they hold until the walk ends; new walks start from the roots.
+    this.accountTrie = new TrieUpdate(this.root, this.loadNode, keccak256);
+    this.storageTries = new Map();
     this.codeOf = new WeakMap();
     this.entries = 1;
   }

@@ -23,13 +23,13 @@ import { contextHeader, type BlockContext } from '../block.ts';
 import { StateDb } from '../state/stateDb.ts';
 import { walkState } from '../state/walk.ts';
 import { compileSource } from '../../../test/helpers/solc.ts';
-import { ArchiveStateReader } from './archiveReader.ts';
+import { ArchiveStateReader, type CarriedTries } from './archiveReader.ts';
 import { blockHashSource } from './blockHashes.ts';
 import { createChainCommon } from './common.ts';
 import { blockEnvOf } from './engineInput.ts';
 import { rejectReasonOf } from './ethereumjs.ts';
 import { effectiveGasPrice, executeBlock, type BlockExecution, type ExecTx } from './executor.ts';
-import { writeState } from './stateWrite.ts';
+import { writeState, type WriteOptions } from './stateWrite.ts';
 
 const common = createChainCommon(9000n);
 const GWEI = 10n ** 9n;
@@ -154,6 +154,7 @@ describe('block execution on the engine', () => {
     const genesis = state.executionState(new Uint8Array(0), db0);
     for (const a of dev) await genesis.putAccount(new Address(a.address), createAccount({ balance: 10n ** 22n }));
     let root = await genesis.getStateRoot();
+    let carried: CarriedTries | undefined;
     await kv.write(db0.drain());
 
     const [alice, bob, carol, dave, erin] = dev.map((a) => a.privateKey) as [
@@ -268,13 +269,23 @@ describe('block execution on the engine', () => {
 
       const newDb = state.bufferedDb();
       const readNode = (k: Uint8Array) => newDb.getSync(k);
-      const exec = executeBlock(
-        new WorldState(new ArchiveStateReader(root, readNode, hashOf)),
-        ctx,
-        blockEnvOf(ctx, 9000n),
-        txs,
+      // As the app runs blocks: each reader starts from the tries the previous block decoded and wrote.
+      const reader = new ArchiveStateReader(root, readNode, hashOf, undefined, carried);
+      const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, 9000n), txs);
+      // As the app writes: forking the tries the reader loaded during execution.
+      const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
+      const newRoot = writeState(root, exec.diff, readNode, (k, v) => newDb.putSync(k, v), { loaded: reader, tries });
+      carried = reader.carry(newRoot, tries.accounts!, tries.storage, 0);
+      // The writer on its own (every node read from the store) writes the same state.
+      const aloneDb = state.bufferedDb();
+      const alone = writeState(
+        root,
+        exec.diff,
+        (k) => aloneDb.getSync(k),
+        (k, v) => aloneDb.putSync(k, v),
       );
-      const newRoot = writeState(root, exec.diff, readNode, (k, v) => newDb.putSync(k, v));
+      assert.equal(bytesToHex(alone), bytesToHex(newRoot), `block ${i + 1} state root (writer alone)`);
+      aloneDb.discard();
 
       assert.deepEqual(norm(exec.receipts), norm(old.receipts), `block ${i + 1} receipts`);
       assert.equal(exec.gasUsed, old.gasUsed);

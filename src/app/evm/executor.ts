@@ -23,6 +23,8 @@ export interface ExecTx {
   tx: TypedTransaction;
   sender: Uint8Array;
   hash: Uint8Array;
+  /** The tx's canonical encoding (tx.serialize()), when its decoder already made it: sealing a block reuses it. */
+  encoded?: Uint8Array;
 }
 
 /** A transaction block execution could not include, and why. */

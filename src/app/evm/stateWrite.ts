@@ -8,7 +8,8 @@ import { keccak256 } from '../../evm/keccak.ts';
 import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import type { NodeReader } from '../state/trieGet.ts';
-import { TrieUpdate } from '../state/trieUpdate.ts';
+import { TrieUpdate } from './trieUpdate.ts';
+import type { LoadedTries } from './archiveReader.ts';
 
 /** ethereumjs' key prefix of code entries in the trie store ('c'). */
 const CODE_PREFIX = 0x63;
@@ -23,6 +24,16 @@ export function codeKey(codeHash: Uint8Array): Uint8Array {
   return k;
 }
 
+/** What a block's writer may borrow and report besides the new root. */
+export interface WriteOptions {
+  /** The block's reader at `parentRoot`: the tries execution already decoded, and the keys it hashed. */
+  loaded?: LoadedTries;
+  /** Receives each account's storage root after the block (index by index with the diff; empty root if deleted). */
+  storageRoots?: Uint8Array[];
+  /** Receives the committed tries (the next block can read through them): the account trie, storage tries by root. */
+  tries?: { accounts?: TrieUpdate; storage: Array<[Uint8Array, TrieUpdate]> };
+}
+
 /**
  * Applies `diff` to the state at `parentRoot` (nodes read through `readNode`), handing every new trie node and
  * code entry to `put`; returns the new state root.
@@ -32,12 +43,14 @@ export function writeState(
   diff: readonly AccountDiff[],
   readNode: NodeReader,
   put: (key: Uint8Array, value: Uint8Array) => void,
+  { loaded, storageRoots, tries }: WriteOptions = {},
 ): Uint8Array {
-  const accounts = new TrieUpdate(parentRoot, readNode, keccak256);
+  const accounts = loaded?.forkAccounts() ?? new TrieUpdate(parentRoot, readNode, keccak256);
   for (const d of diff) {
-    const key = keccak256(addressToBytes(d.address));
+    const key = loaded?.accountKey(d.address) ?? keccak256(addressToBytes(d.address));
     if (d.deleted) {
       accounts.put(key, EMPTY);
+      storageRoots?.push(EMPTY_TRIE_ROOT);
       continue;
     }
     let storageRoot: Uint8Array = EMPTY_TRIE_ROOT;
@@ -46,14 +59,21 @@ export function writeState(
       if (old !== undefined) storageRoot = (rlpDecode(old) as Uint8Array[])[2]!;
     }
     if (d.storage.size > 0) {
-      const storage = new TrieUpdate(storageRoot, readNode, keccak256);
+      const storage = loaded?.forkStorage(storageRoot) ?? new TrieUpdate(storageRoot, readNode, keccak256);
       for (const [slot, value] of d.storage) {
-        storage.put(keccak256(wordToBytes(slot)), value === 0n ? EMPTY : rlpEncode(bigintToMinBytes(value)));
+        storage.put(
+          loaded?.slotKey(slot) ?? keccak256(wordToBytes(slot)),
+          value === 0n ? EMPTY : rlpEncode(bigintToMinBytes(value)),
+        );
       }
       storageRoot = storage.commit(put);
+      tries?.storage.push([storageRoot, storage]);
     }
+    storageRoots?.push(storageRoot);
     if (d.code !== undefined) put(codeKey(d.codeHash), d.code);
     accounts.put(key, rlpEncode([bigintToMinBytes(d.nonce), bigintToMinBytes(d.balance), storageRoot, d.codeHash]));
   }
-  return accounts.commit(put);
+  const root = accounts.commit(put);
+  if (tries) tries.accounts = accounts;
+  return root;
 }

@@ -51,6 +51,7 @@ describe('decodeTx', () => {
     const item = decodeTx(tx.serialize(), common, rules);
     assert.deepEqual(item.sender, alice.address);
     assert.deepEqual(item.hash, tx.hash());
+    assert.deepEqual(item.encoded, tx.serialize());
     assert.equal(item.tx.type, 2);
   });
 
@@ -58,7 +59,9 @@ describe('decodeTx', () => {
     const legacy = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common }).sign(
       alice.privateKey,
     );
-    assert.deepEqual(decodeTx(legacy.serialize(), common, rules).sender, alice.address);
+    const decoded = decodeTx(legacy.serialize(), common, rules);
+    assert.deepEqual(decoded.sender, alice.address);
+    assert.deepEqual([decoded.hash, decoded.encoded], [legacy.hash(), legacy.serialize()]);
     const al = createAccessList2930Tx(
       { nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address, accessList: [] },
       { common },

@@ -4,6 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { ExecTx } from './executor.ts';
+import { keccak256 } from '../../primitives/hash.ts';
 import { bareHex } from '../../primitives/hex.ts';
 
 /** Largest accepted serialized transaction (geth's txMaxSize, 4 slots of 32 KiB). */
@@ -52,7 +53,9 @@ export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules)
   } catch {
     throw new TxRejectedError('invalidSender', 'invalid sender');
   }
-  return { tx, sender, hash: tx.hash() };
+  // The hash is keccak of the canonical encoding (as tx.hash() computes it), kept for the block's tx trie.
+  const encoded = tx.serialize();
+  return { tx, sender, hash: (common.customCrypto.keccak256 ?? keccak256)(encoded), encoded };
 }
 
 function shortReason(e: unknown): string {

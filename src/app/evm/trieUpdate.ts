@@ -3,19 +3,22 @@
 // changed. ethereumjs' trie hashes and writes the whole path on every put (measured as the dominant cost of a
 // block); the root and the nodes reachable from it are the same, because the node encoding is Ethereum's:
 // nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
-import { RLP } from '@ethereumjs/rlp';
+// Updates are persistent (a put builds new nodes and never changes a loaded one), so the tree loaded by reads of
+// the parent state can be forked and updated while the reads' view stays the parent's.
+import { rlpDecode, rlpEncode, type RlpItem } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
-import type { NodeReader } from './trieGet.ts';
-import { MissingTrieNodeError } from './walk.ts';
-
-type RlpItem = Uint8Array | RlpItem[];
+import type { NodeReader } from '../state/trieGet.ts';
+import { MissingTrieNodeError } from '../state/walk.ts';
 
 /** A keccak-256 (the caller's: the node's WebAssembly one). */
 export type Hash = (data: Uint8Array) => Uint8Array;
 
-/** A node's reference in its parent: its hash, or the node itself (its raw RLP structure) when embedded. */
-type Ref = Uint8Array | RlpItem[];
+/**
+ * A node's reference in its parent, as the parent's encoding includes it: its 32-byte hash (written as an RLP
+ * string), or its own encoding when that is shorter than 32 bytes (embedded as is). The length tells them apart.
+ */
+type Ref = Uint8Array;
 
 interface Leaf {
   t: 0;
@@ -89,7 +92,7 @@ function childOf(item: RlpItem): Node | undefined {
     return { t: 3, hash: item };
   }
   const node = fromRaw(item);
-  node.ref = item;
+  node.ref = rlpEncode(item);
   return node;
 }
 
@@ -115,14 +118,25 @@ export class TrieUpdate {
     this.root = bytesEqual(rootHash, EMPTY_TRIE_ROOT) ? undefined : { t: 3, hash: rootHash };
   }
 
+  /**
+   * A trie sharing this one's loaded nodes, whose puts leave this one's content as it is. After a commit, a fork
+   * may name the new root and load through another reader (the next block's).
+   */
+  fork(rootHash: Uint8Array = this.rootHash, readNode: NodeReader = this.readNode): TrieUpdate {
+    const t = new TrieUpdate(rootHash, readNode, this.hash);
+    t.root = this.root;
+    return t;
+  }
+
   private load(n: Node): Loaded {
     if (n.t !== 3) return n;
     const bytes = this.readNode(n.hash);
     if (bytes === undefined) throw new MissingTrieNodeError(n.hash, this.rootHash);
-    const raw = RLP.decode(bytes) as RlpItem;
+    // Byte strings of the decoded node are views into `bytes` (stored nodes are immutable).
+    const raw = rlpDecode(bytes);
     const node = fromRaw(raw);
     // Only a root is stored while shorter than 32 bytes; as a child it would be embedded.
-    node.ref = bytes.length >= 32 ? n.hash : (raw as RlpItem[]);
+    node.ref = bytes.length >= 32 ? n.hash : bytes;
     return node;
   }
 
@@ -220,30 +234,102 @@ export class TrieUpdate {
     const root = this.root;
     if (root === undefined) return EMPTY_TRIE_ROOT;
     if (root.t === 3) return root.hash;
-    if (root.ref instanceof Uint8Array) return root.ref;
-    const enc = RLP.encode(this.raw(root, store));
+    if (root.ref !== undefined && root.ref.length === 32) return root.ref;
+    const enc = this.encode(root, store);
     const hash = this.hash(enc);
     store(hash, enc);
     root.ref = hash;
     return hash;
   }
 
-  private raw(node: Loaded, store: (hash: Uint8Array, rlp: Uint8Array) => void): RlpItem[] {
-    if (node.t === 0) return [hexPrefix(node.path, true), node.value];
-    if (node.t === 1) return [hexPrefix(node.path, false), this.refOf(node.child, store)];
-    const out: RlpItem[] = node.children.map((c) => (c === undefined ? EMPTY : this.refOf(c, store)));
-    out.push(node.value);
+  /** A node's RLP, written straight from the node (no intermediate RLP structure: this is a block's hot path). */
+  private encode(node: Loaded, store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
+    if (node.t === 2) {
+      const refs = new Array<Uint8Array | undefined>(16);
+      let payload = stringLength(node.value);
+      for (let i = 0; i < 16; i++) {
+        const c = node.children[i];
+        if (c === undefined) {
+          payload += 1;
+          continue;
+        }
+        const r = (refs[i] = this.refOf(c, store));
+        payload += r.length === 32 ? 33 : r.length;
+      }
+      const out = new Uint8Array(listHeaderLength(payload) + payload);
+      let pos = writeListHeader(out, payload);
+      for (let i = 0; i < 16; i++) {
+        const r = refs[i];
+        if (r === undefined) out[pos++] = 0x80;
+        else pos = writeRef(out, pos, r);
+      }
+      writeString(out, pos, node.value);
+      return out;
+    }
+    const path = hexPrefix(node.path, node.t === 0);
+    const second = node.t === 0 ? node.value : this.refOf(node.child, store);
+    const secondLength = node.t === 0 ? stringLength(second) : second.length === 32 ? 33 : second.length;
+    const payload = stringLength(path) + secondLength;
+    const out = new Uint8Array(listHeaderLength(payload) + payload);
+    const pos = writeString(out, writeListHeader(out, payload), path);
+    if (node.t === 0) writeString(out, pos, second);
+    else writeRef(out, pos, second);
     return out;
   }
 
   private refOf(node: Node, store: (hash: Uint8Array, rlp: Uint8Array) => void): Ref {
     if (node.t === 3) return node.hash;
     if (node.ref !== undefined) return node.ref;
-    const raw = this.raw(node, store);
-    const enc = RLP.encode(raw);
-    if (enc.length < 32) return (node.ref = raw);
+    const enc = this.encode(node, store);
+    if (enc.length < 32) return (node.ref = enc);
     const hash = this.hash(enc);
     store(hash, enc);
     return (node.ref = hash);
   }
+}
+
+/** Bytes an RLP string takes. */
+function stringLength(b: Uint8Array): number {
+  const n = b.length;
+  if (n === 1 && b[0]! < 0x80) return 1;
+  return n < 56 ? 1 + n : n < 256 ? 2 + n : n < 65536 ? 3 + n : 4 + n;
+}
+
+/** Bytes an RLP list header takes for a payload of `n` bytes (a node's payload is below 2^24). */
+function listHeaderLength(n: number): number {
+  return n < 56 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : 4;
+}
+
+/** Writes a list header at 0; returns the offset after it. */
+function writeListHeader(out: Uint8Array, n: number): number {
+  return writeLength(out, 0, n, 0xc0);
+}
+
+function writeLength(out: Uint8Array, pos: number, n: number, base: number): number {
+  if (n < 56) {
+    out[pos] = base + n;
+    return pos + 1;
+  }
+  const lol = n < 256 ? 1 : n < 65536 ? 2 : 3;
+  out[pos] = base + 55 + lol;
+  for (let i = lol; i > 0; i--, n >>>= 8) out[pos + i] = n & 0xff;
+  return pos + 1 + lol;
+}
+
+/** Writes an RLP string; returns the offset after it. */
+function writeString(out: Uint8Array, pos: number, b: Uint8Array): number {
+  if (b.length === 1 && b[0]! < 0x80) {
+    out[pos] = b[0]!;
+    return pos + 1;
+  }
+  pos = writeLength(out, pos, b.length, 0x80);
+  out.set(b, pos);
+  return pos + b.length;
+}
+
+/** Writes a child reference: a hash as an RLP string, an embedded node's encoding as it is. */
+function writeRef(out: Uint8Array, pos: number, ref: Ref): number {
+  if (ref.length === 32) return writeString(out, pos, ref);
+  out.set(ref, pos);
+  return pos + ref.length;
 }

@@ -61,4 +61,34 @@ describe('TrieUpdate', () => {
     for (const key of live) t.put(key, new Uint8Array(0));
     assert.equal(bytesToHex(t.commit(() => {})), bytesToHex(EMPTY_TRIE_ROOT));
   });
+
+  it('a fork updates without changing what the trie it came from reads', () => {
+    const store = new Map<string, Uint8Array>();
+    const readNode = (k: Uint8Array) => store.get(bytesToHex(k));
+    const keys = Array.from({ length: 200 }, (_, i) => keccak256(Uint8Array.of(i)));
+    const base = new TrieUpdate(EMPTY_TRIE_ROOT, readNode, keccak256);
+    for (const [i, k] of keys.entries()) base.put(k, new Uint8Array(40).fill(i));
+    const root = base.commit((h, rlp) => store.set(bytesToHex(h), rlp));
+
+    const parent = new TrieUpdate(root, readNode, keccak256);
+    for (const k of keys.slice(0, 100)) parent.get(k); // loads part of the tree, as a block's reads do
+    const fork = parent.fork();
+    for (const [i, k] of keys.entries()) {
+      if (i % 3 === 0) fork.put(k, new Uint8Array(0));
+      else if (i % 3 === 1) fork.put(k, new Uint8Array(40).fill(255 - i));
+    }
+    fork.put(keccak256(Uint8Array.of(1, 2, 3)), Uint8Array.of(9));
+    const forkRoot = fork.commit((h, rlp) => store.set(bytesToHex(h), rlp));
+    for (const [i, k] of keys.entries()) assert.deepEqual(parent.get(k), new Uint8Array(40).fill(i), `parent ${i}`);
+    assert.equal(bytesToHex(parent.commit(() => {})), bytesToHex(root));
+
+    // The same updates on a trie loaded from the store alone: same root.
+    const alone = new TrieUpdate(root, readNode, keccak256);
+    for (const [i, k] of keys.entries()) {
+      if (i % 3 === 0) alone.put(k, new Uint8Array(0));
+      else if (i % 3 === 1) alone.put(k, new Uint8Array(40).fill(255 - i));
+    }
+    alone.put(keccak256(Uint8Array.of(1, 2, 3)), Uint8Array.of(9));
+    assert.equal(bytesToHex(alone.commit(() => {})), bytesToHex(forkRoot));
+  });
 });
