@@ -12,7 +12,7 @@ import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
-import { blockEnvOf } from './evm/engineInput.ts';
+import { blockEnvOf } from './evm/engineTx.ts';
 import {
   executeBlock,
   type BlockExecution,

@@ -26,7 +26,7 @@ import { compileSource } from '../../../test/helpers/solc.ts';
 import { ArchiveStateReader, type CarriedTries } from './archiveReader.ts';
 import { blockHashSource } from './blockHashes.ts';
 import { createChainCommon } from './common.ts';
-import { blockEnvOf } from './engineInput.ts';
+import { blockEnvOf } from './engineTx.ts';
 import { rejectReasonOf } from './ethereumjs.ts';
 import { effectiveGasPrice, executeBlock, type BlockExecution, type ExecTx } from './executor.ts';
 import { writeState, type WriteOptions } from './stateWrite.ts';

@@ -16,7 +16,7 @@ import { addressToBytes, wordToBytes } from '../../evm/bytes.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
 import type { BlockContext } from '../block.ts';
-import { engineTxOf } from './engineInput.ts';
+import { engineTxOf } from './engineTx.ts';
 
 /** A transaction handed to the executor with its already-recovered sender. */
 export interface ExecTx {
