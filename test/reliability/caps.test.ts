@@ -171,8 +171,9 @@ describe('resource caps', { timeout: 240_000 }, () => {
         return postRaw(node.http, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }));
       });
       if (typeof refused === 'string') {
-        // uWebSockets.js cannot tell which connection a request came on: at the cap it stops listening instead.
-        assert.equal(refused, 'ECONNREFUSED');
+        // uWebSockets.js cannot tell which connection a request came on: at the cap it stops listening instead. A
+        // connection the kernel queued just as the listen socket closed is reset rather than refused.
+        assert.match(refused, /^(ECONNREFUSED|ECONNRESET)$/);
       } else {
         assert.equal(refused.status, 503);
         assert.match(JSON.parse(refused.text).error.message, /too many open connections \(max-open-connections = 24\)/);
@@ -201,19 +202,20 @@ describe('resource caps', { timeout: 240_000 }, () => {
           (e: Error) => e,
         ),
       );
-      assert.match(String(err?.message), uws ? /ECONNREFUSED/ : /Unexpected server response: 503/);
+      assert.match(String(err?.message), uws ? /ECONNREFUSED|ECONNRESET/ : /Unexpected server response: 503/);
       const r = await wsCall(socks[0]!, 'eth_blockNumber');
       assert.equal(typeof r.result, 'string');
     } finally {
       for (const s of socks) s.terminate();
+      // The node counts a socket until it has seen it close; wait for that before the next test connects (even when
+      // an assertion above failed, so the next test does not meet a paused listener).
+      await waitFor('a WS connection to be accepted again', () =>
+        openWs(node.ws).then(
+          (s) => (s.terminate(), true),
+          () => undefined,
+        ),
+      );
     }
-    // The node counts a socket until it has seen it close; wait for that before the next test connects.
-    await waitFor('a WS connection to be accepted again', () =>
-      openWs(node.ws).then(
-        (s) => (s.terminate(), true),
-        () => undefined,
-      ),
-    );
   });
 
   it('ws-subscriptions-per-connection: the 6th subscription is refused; the socket and others keep working', async () => {
