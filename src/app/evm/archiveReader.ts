@@ -10,6 +10,7 @@ import { keccak256 } from '../../evm/keccak.ts';
 import { rlpDecode } from '../../evm/trie/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
+import { bytesKey } from '../state/headCache.ts';
 import type { NodeReader } from '../state/trieGet.ts';
 import { TrieUpdate } from './trieUpdate.ts';
 
@@ -49,11 +50,6 @@ export interface CarriedTries {
   accounts: TrieUpdate;
   storage: Map<string, TrieUpdate>;
   entries: number;
-}
-
-/** A byte string as a map key (one char per byte). */
-function bytesKey(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 }
 
 /** Reads the state at `root` for Kestrel's engine; never written (the engine journals its writes itself). */

@@ -3,6 +3,7 @@
 // context. Shared by block execution and the call paths so both run the same rules.
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
+import { addressToBytes } from '../../evm/bytes.ts';
 import type { AccessListItem as EngineAccessItem, BlockEnv, ChainRules, Fork, Tx } from '../../evm/index.ts';
 import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
@@ -27,10 +28,8 @@ export function addressOf(bytes: Uint8Array): bigint {
   return (BigInt(dv.getUint32(0)) << 128n) | (dv.getBigUint64(4) << 64n) | dv.getBigUint64(12);
 }
 
-/** A 160-bit address as 20 bytes. */
-export function addressBytes(address: bigint): Uint8Array {
-  return Uint8Array.from(Buffer.from(address.toString(16).padStart(40, '0'), 'hex'));
-}
+/** A 160-bit address as 20 bytes (the engine's conversion: no hex string on the per-call path). */
+export const addressBytes: (address: bigint) => Uint8Array = addressToBytes;
 
 /** The engine's BlockEnv of a block context; `blobFee` defaults to the fork's minimum (Kestrel carries no blobs). */
 export function blockEnvOf(ctx: BlockContext, chainId: bigint, blobFee: bigint = blobBaseFee(0n)): BlockEnv {

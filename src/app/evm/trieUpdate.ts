@@ -8,7 +8,7 @@
 import { rlpDecode, rlpEncode, type RlpItem } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
-import type { NodeReader } from '../state/trieGet.ts';
+import { fromHexPrefix, type NodeReader, nibbles } from '../state/trieGet.ts';
 import { MissingTrieNodeError } from '../state/walk.ts';
 
 /** A keccak-256 (the caller's: the node's WebAssembly one). */
@@ -49,16 +49,6 @@ type Loaded = Leaf | Extension | Branch;
 
 const EMPTY = new Uint8Array(0);
 
-/** The 64 nibbles of a 32-byte key. */
-function nibblesOf(key: Uint8Array): number[] {
-  const out = new Array<number>(key.length * 2);
-  for (let i = 0; i < key.length; i++) {
-    out[2 * i] = key[i]! >> 4;
-    out[2 * i + 1] = key[i]! & 15;
-  }
-  return out;
-}
-
 /** Hex-prefix encoding of a path (Yellow Paper appendix C). */
 function hexPrefix(path: number[], leaf: boolean): Uint8Array {
   const odd = path.length & 1;
@@ -68,15 +58,6 @@ function hexPrefix(path: number[], leaf: boolean): Uint8Array {
   if (odd) out[0] |= path[i++]!;
   for (let j = 1; i < path.length; i += 2, j++) out[j] = (path[i]! << 4) | path[i + 1]!;
   return out;
-}
-
-/** Decodes a hex-prefix path: [nibbles, isLeaf]. */
-function fromHexPrefix(b: Uint8Array): [number[], boolean] {
-  const flag = b[0]! >> 4;
-  const path: number[] = [];
-  if (flag & 1) path.push(b[0]! & 15);
-  for (let i = 1; i < b.length; i++) path.push(b[i]! >> 4, b[i]! & 15);
-  return [path, flag >= 2];
 }
 
 /** Length of the common prefix of `path` and `key` from `at`. */
@@ -142,7 +123,7 @@ export class TrieUpdate {
 
   /** The value at a 32-byte (already hashed) key, or undefined. */
   get(key: Uint8Array): Uint8Array | undefined {
-    const path = nibblesOf(key);
+    const path = nibbles(key);
     if (this.root === undefined) return undefined;
     let node = (this.root = this.load(this.root));
     let at = 0;
@@ -163,7 +144,7 @@ export class TrieUpdate {
 
   /** Sets (or, with an empty value, deletes) the value at a 32-byte (already hashed) key. */
   put(key: Uint8Array, value: Uint8Array): void {
-    const path = nibblesOf(key);
+    const path = nibbles(key);
     this.root = value.length === 0 ? this.remove(this.root, path, 0) : this.insert(this.root, path, 0, value);
   }
 

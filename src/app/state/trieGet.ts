@@ -11,7 +11,7 @@ export type NodeReader = (key: Uint8Array) => Uint8Array | undefined;
 type Node = Uint8Array | Node[];
 
 /** Nibbles of a byte string. */
-function nibbles(key: Uint8Array): number[] {
+export function nibbles(key: Uint8Array): number[] {
   const out = new Array<number>(key.length * 2);
   for (let i = 0; i < key.length; i++) {
     out[2 * i] = key[i]! >> 4;
@@ -20,11 +20,13 @@ function nibbles(key: Uint8Array): number[] {
   return out;
 }
 
-/** Decodes a hex-prefix encoded path: [nibbles, isLeaf]. */
-function hexPrefix(encoded: Uint8Array): [number[], boolean] {
-  const all = nibbles(encoded);
-  const flag = all[0]!;
-  return [all.slice(flag & 1 ? 1 : 2), flag >= 2];
+/** Decodes a hex-prefix encoded path (Yellow Paper appendix C): [nibbles, isLeaf]. */
+export function fromHexPrefix(b: Uint8Array): [number[], boolean] {
+  const flag = b[0]! >> 4;
+  const path: number[] = [];
+  if (flag & 1) path.push(b[0]! & 15);
+  for (let i = 1; i < b.length; i++) path.push(b[i]! >> 4, b[i]! & 15);
+  return [path, flag >= 2];
 }
 
 /**
@@ -64,7 +66,7 @@ export function trieGet(
       ref = node[path[i++]!]!;
       continue;
     }
-    const [seg, isLeaf] = hexPrefix(node[0] as Uint8Array);
+    const [seg, isLeaf] = fromHexPrefix(node[0] as Uint8Array);
     for (const n of seg) if (path[i++] !== n) return undefined;
     if (isLeaf) return i === path.length ? (node[1] as Uint8Array) : undefined;
     ref = node[1]!;
