@@ -1,47 +1,28 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Address, createAccount } from '@ethereumjs/util';
-import { createFastKeccak, createSharedCommon } from '../app/evm/common.ts';
-import { StateDb } from '../app/state/stateDb.ts';
-import { KvStore } from '../store/kv.ts';
+import { createAccount } from '@ethereumjs/util';
+import {
+  type ArchiveFixture,
+  fixtureAddress as addr,
+  fixtureSlot as slot,
+  openArchiveFixture,
+} from '../../test/helpers/archiveState.ts';
+import type { StateDb } from '../app/state/stateDb.ts';
+import type { KvStore } from '../store/kv.ts';
 import { trieKey } from '../store/schema.ts';
 import { CachedSyncState } from './syncState.ts';
 
-const addr = (i: number) => new Address(new Uint8Array(20).fill(i));
-const slot = (i: number) => new Uint8Array(32).fill(0).map((_, j) => (j === 31 ? i : 0));
-
 describe('CachedSyncState', () => {
-  let dir: string;
+  let fixture: ArchiveFixture;
   let kv: KvStore;
   let db: StateDb;
   let root: Uint8Array;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kestrel-sync-'));
-    kv = await KvStore.open(join(dir, 'db'));
-    const keccak = await createFastKeccak();
-    db = new StateDb(kv, createSharedCommon(9000n, keccak));
-    // A committed base state: 40 accounts, some with code and storage.
-    const buf = db.bufferedDb();
-    const sm = db.executionState(new Uint8Array(0), buf);
-    for (let i = 1; i <= 40; i++) {
-      await sm.putAccount(addr(i), createAccount({ nonce: BigInt(i), balance: BigInt(i) * 10n ** 18n }));
-      if (i % 5 === 0) {
-        await sm.putCode(addr(i), Uint8Array.of(0x60, i, 0x00));
-        for (let s = 0; s < 20; s++) await sm.putStorage(addr(i), slot(s), Uint8Array.of(i, s + 1));
-      }
-    }
-    await sm.flush();
-    root = await sm.getStateRoot();
-    await kv.write(buf.drain());
+    fixture = await openArchiveFixture();
+    ({ kv, db, root } = fixture);
   });
-  after(async () => {
-    await kv.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => fixture.close());
 
   it('reads the same accounts, code and storage as the async state manager, before and after writes', async () => {
     const sm = db.executionState(root);
