@@ -1,11 +1,11 @@
-// The receipt encoding of the receipts root against ethereumjs' encodeReceipt: every tx type, failed and
-// successful, with and without logs.
+// The receipt encoding (receipts root, debug_getRawReceipts) against ethereumjs' encodeReceipt: every tx type, failed
+// and successful, with and without logs; and the block bloom against ethereumjs' Bloom.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeReceipt } from '@ethereumjs/vm';
+import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import type { ReceiptRecord } from '../store/records.ts';
 import { bytesToHex } from '../primitives/hex.ts';
-import { encodeConsensusReceipt } from './block.ts';
+import { blockBloom, encodeConsensusReceipt } from './block.ts';
 
 function receipt(type: number, status: 0 | 1, cumulativeGasUsed: bigint, logs: number): ReceiptRecord {
   return {
@@ -48,5 +48,15 @@ describe('encodeConsensusReceipt', () => {
         }
       }
     }
+  });
+});
+
+describe('blockBloom', () => {
+  it("the block bloom is the OR of the receipts' blooms, as @ethereumjs/vm's Bloom.or makes it", () => {
+    const rs = [receipt(0, 1, 1n, 1), receipt(2, 0, 2n, 2), receipt(4, 1, 3n, 0)];
+    const bloom = new Bloom();
+    for (const r of rs) bloom.or(new Bloom(r.bloom));
+    assert.deepEqual(blockBloom(rs), bloom.bitvector);
+    assert.deepEqual(blockBloom([]), new Uint8Array(256));
   });
 });

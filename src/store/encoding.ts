@@ -1,8 +1,7 @@
-// Consensus encodings of stored records: a block as peers exchange it, and a receipt as the receipts trie holds it.
+// The consensus encoding of a stored block, as peers exchange it (a receipt's is app/block.ts' encodeConsensusReceipt).
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bigIntToBytes } from '@ethereumjs/util';
-import type { BlockRecord, ReceiptRecord } from './records.ts';
+import type { BlockRecord } from './records.ts';
 
 /** A transaction as it sits inside a block body: a legacy tx is an RLP list, a typed tx an opaque byte string. */
 function bodyItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
@@ -15,23 +14,4 @@ export function encodeBlock(b: Pick<BlockRecord, 'header' | 'txs'>, withdrawals:
   const body: unknown[] = [h.raw(), b.txs.map(bodyItem), []];
   if (h.withdrawalsRoot !== undefined) body.push(withdrawals);
   return RLP.encode(body as never);
-}
-
-/**
- * The consensus encoding of a receipt: rlp([status, cumulativeGasUsed, bloom, logs]), with the type byte first for
- * a typed receipt (EIP-2718); byte for byte @ethereumjs/vm's encodeReceipt (a test compares them). Written out
- * because importing that one function from @ethereumjs/vm linked the whole EVM into the startup chunk.
- */
-export function encodeReceiptRecord(r: ReceiptRecord): Uint8Array {
-  const encoded = RLP.encode([
-    r.status === 0 ? new Uint8Array(0) : Uint8Array.of(1),
-    bigIntToBytes(r.cumulativeGasUsed),
-    r.bloom,
-    r.logs.map((l) => [l.address, l.topics, l.data]),
-  ]);
-  if (r.type === 0) return encoded;
-  const typed = new Uint8Array(1 + encoded.length);
-  typed[0] = r.type;
-  typed.set(encoded, 1);
-  return typed;
 }

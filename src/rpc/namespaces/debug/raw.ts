@@ -1,7 +1,8 @@
 // debug_getRaw*: the consensus encodings of what Kestrel stores (header, block, receipts, transaction), and
 // debug_getBadBlocks, which is always empty: a block is only ever stored after this node executed it, so no block
 // is ever rejected after import.
-import { encodeBlock, encodeReceiptRecord } from '../../../store/encoding.ts';
+import { encodeConsensusReceipt } from '../../../app/block.ts';
+import { encodeBlock } from '../../../store/encoding.ts';
 import type { BlockRecord } from '../../../store/records.ts';
 import { NotFoundError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
@@ -38,7 +39,7 @@ export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
   params: [blockSelector],
   handler: (ctx: RpcContext, [sel]) =>
-    ctx.chain.receipts(blockOf(ctx, sel, 'block')).map((r) => bytesToHex(encodeReceiptRecord(r))),
+    ctx.chain.receipts(blockOf(ctx, sel, 'block')).map((r) => bytesToHex(encodeConsensusReceipt(r))),
 });
 
 /** Handler for debug_getRawTransaction: the signed encoding of a mined or pooled tx; null when unknown. */
