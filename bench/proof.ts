@@ -3,6 +3,8 @@
 // a MerkleStateManager, both reading one LevelDB archive through the same node cache, interleaved in one process.
 // Each side checks the other's answers on the first round.
 //   node --import tsx bench/proof.ts [--accounts 20000] [--rounds 5] [--proofs 2000]
+// Last recorded run (2026-11-26, 2 shared cores at load ~15-20, WebAssembly keccak on both sides): ethereumjs
+// 153.9 µs, Kestrel 47.2 µs CPU per proof (0.31x).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

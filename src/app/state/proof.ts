@@ -29,7 +29,7 @@ export interface AccountProofRecord {
  * exclusion proof in the account trie and empty storage proofs (value 0) for every slot, as geth does.
  */
 export function proveAccount(view: StateView, address: Uint8Array, slots: Uint8Array[]): AccountProofRecord {
-  const { value, proof: accountProof } = trieProve(view.readNode, view.root, address);
+  const { value, proof: accountProof } = trieProve(view.readNode, view.root, address, view.hash);
   if (value === undefined) {
     return {
       address,
@@ -43,7 +43,7 @@ export function proveAccount(view: StateView, address: Uint8Array, slots: Uint8A
   }
   const account = decodeAccount(value);
   const storageProof = slots.map((slot): StorageProofRecord => {
-    const { value: word, proof } = trieProve(view.readNode, account.storageRoot, slot);
+    const { value: word, proof } = trieProve(view.readNode, account.storageRoot, slot, view.hash);
     return { slot, value: word === undefined ? 0n : bytesToBigint(RLP.decode(word) as Uint8Array), proof };
   });
   return {

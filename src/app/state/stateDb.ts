@@ -13,6 +13,7 @@ import { LRUCache } from 'lru-cache';
 import type { KvStore } from '../../store/kv.ts';
 import { trieKey } from '../../store/schema.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
+import { keccak256 } from '../../primitives/hash.ts';
 import { bareHex } from '../../primitives/hex.ts';
 import { type RootReads, RootReadsStateManager } from './rootReads.ts';
 import { StateView } from './stateView.ts';
@@ -41,8 +42,10 @@ export class StateDb {
 
   constructor(
     private readonly kv: KvStore,
-    /** Only the legacy ethereumjs views use it. */
+    /** The legacy ethereumjs views use it, and its keccak (when it has one) hashes trie keys. */
     private readonly common: Common,
+    /** keccak-256 for trie keys: the Common's (main.ts gives it the WebAssembly one) unless told otherwise. */
+    private readonly hash: (data: Uint8Array) => Uint8Array = common.customCrypto.keccak256 ?? keccak256,
   ) {
     this.archive = new BufferedTrieDb(kv, this.nodes);
     this.readNode = (key) => this.archive.getSync(key);
@@ -66,7 +69,7 @@ export class StateDb {
     const key = bareHex(root);
     let view = this.views.get(key);
     if (!view) {
-      view = new StateView(root, this.readNode);
+      view = new StateView(root, this.readNode, this.hash);
       this.views.set(key, view);
     }
     return view;

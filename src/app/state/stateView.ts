@@ -3,7 +3,7 @@
 // archive's tries (trieGet.ts), memoised for the view's life. A state root names immutable state, so a value read
 // once under it is the answer for good.
 import { RLP } from '@ethereumjs/rlp';
-import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
+import { EMPTY_CODE_HASH, keccak256 } from '../../primitives/hash.ts';
 import { bytesEqual, bytesToBigint } from '../../primitives/hex.ts';
 import { bytesKey } from './headCache.ts';
 import { type NodeReader, trieGet } from './trieGet.ts';
@@ -48,6 +48,8 @@ export class StateView {
   constructor(
     readonly root: Uint8Array,
     readonly readNode: NodeReader,
+    /** keccak-256 for the trie keys (the node's WebAssembly one where it has it). */
+    readonly hash: (data: Uint8Array) => Uint8Array = keccak256,
     private readonly maxEntries = MAX_ENTRIES,
   ) {}
 
@@ -56,7 +58,7 @@ export class StateView {
     const key = bytesKey(address);
     let acc = this.accounts.get(key);
     if (acc === undefined) {
-      const rlp = trieGet(this.readNode, this.root, address);
+      const rlp = trieGet(this.readNode, this.root, address, this.hash);
       acc = rlp === undefined ? null : decodeAccount(rlp);
       this.count();
       this.accounts.set(key, acc);
@@ -85,7 +87,7 @@ export class StateView {
     const key = bytesKey(acc.storageRoot) + bytesKey(slot);
     let word = this.words.get(key);
     if (word === undefined) {
-      const raw = trieGet(this.readNode, acc.storageRoot, slot);
+      const raw = trieGet(this.readNode, acc.storageRoot, slot, this.hash);
       word = new Uint8Array(32);
       if (raw !== undefined) {
         const v = RLP.decode(raw) as Uint8Array;
