@@ -30,10 +30,8 @@ const EXTERNAL = [
   '@trufflesuite/uws-js-unofficial',
   'bufferutil',
   'c-kzg',
-  'classic-level',
   'mcl-wasm',
   'quickjs-emscripten',
-  'secp256k1',
   'utf-8-validate',
 ];
 /** What else decides the output besides the sources. */
