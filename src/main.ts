@@ -47,6 +47,7 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
+import type { Dispatcher } from './rpc/server/jsonrpc.ts';
 import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
@@ -78,6 +79,8 @@ export interface RunningNode {
   /** Port of the Prometheus metrics (--metrics only). */
   metricsPort?: number;
   app: KestrelApp;
+  /** The JSON-RPC dispatcher the transports call (in-process benches drive it without a socket). */
+  dispatcher: Dispatcher;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
 }
@@ -435,6 +438,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       abciAddress: abciServer?.address,
       metricsPort: metricsServer?.port,
       app,
+      dispatcher,
       async close() {
         if (closed) return;
         closed = true;
