@@ -11,20 +11,11 @@ import { createChainCommon, createFastKeccak, createSharedCommon } from './app/e
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
-import { SnapshotRestore } from './snapshots/restore.ts';
-import { SnapshotStore } from './snapshots/store.ts';
 import { StatePruner, statePruned } from './app/state/pruner.ts';
 import { parseMinGasPrice } from './config/load.ts';
 import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
-import { readValidatorIdentity } from './cometrpc/identity.ts';
-import { startCometRpcServer } from './cometrpc/server.ts';
-import { DevToolkit } from './consensus/solo/devToolkit.ts';
-import { SoloEngine } from './consensus/solo/engine.ts';
-import { startAbciServer, type AbciServer } from './abci/server.ts';
-import { CometApplication } from './consensus/cometbft/application.ts';
-import { broadcastTxSync, CometForwarder, cometRpcUrl } from './consensus/cometbft/forwarder.ts';
-import { CometSyncStatus, httpCometCall } from './consensus/cometbft/syncStatus.ts';
+import { consensusMode } from './compose/consensus.ts';
 import { startBankGrpcServer } from './grpc/bankQuery.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
@@ -54,7 +45,6 @@ import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/limits.ts';
 import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
-import { instrumentAbci } from './metrics/abci.ts';
 import { rejectReason } from './metrics/rejectReason.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
@@ -132,10 +122,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             lineLogger(logs.logger('pruning')),
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
-    const snapshots =
-      config.consensus === 'cometbft'
-        ? new SnapshotStore(join(paths.data, 'snapshots'), kv, config.stateSync, lineLogger(logs.logger('snapshots')))
-        : undefined;
+    // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
+    const mode = consensusMode({ config, kv, dataDir: paths.data, logs });
     const app = await KestrelApp.open({
       kv,
       chain: chainStore,
@@ -148,10 +136,10 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
       afterCommit:
-        pruner || snapshots
+        pruner || mode.afterCommit
           ? async (c) => {
               // The snapshot first: a sweep could remove state the snapshot still has to read.
-              snapshots?.afterCommit(c.block.number, c.block.header.stateRoot);
+              mode.afterCommit?.(c.block.number, c.block.header.stateRoot);
               await pruner?.afterCommit(c.block.number);
             }
           : undefined,
@@ -162,52 +150,23 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       if (c.stateChanges) chain.applyHeadChanges(c.block, c.stateChanges);
     });
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
-    // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
-    const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;
-    const txs = new TxSubmitter(app, chain, pool, () => engine?.notify());
-    if (engine) txs.useSealing((hash) => engine.settled(hash));
-    let forwarder: CometForwarder | undefined;
-    let cometApp: CometApplication | undefined;
-    if (config.consensus === 'cometbft') {
-      if (genesis.feeRecipients.size === 0) {
-        console.warn(
-          "warning: genesis has no app_state.fee_recipients: block fees go to each proposer's consensus address, whose key nobody holds",
-        );
-      }
-      const rpcUrl = cometRpcUrl(config.cometRpc);
-      const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
-      forwarder = fwd;
-      txs.useForwarder((tx) => fwd.submitted(tx));
-      cometApp = new CometApplication({
-        app,
-        appHash: (b) => bank.appHash(b),
-        genesisDoc,
-        version: VERSION,
-        feeRecipients: genesis.feeRecipients,
-        snapshots,
-        restore: new SnapshotRestore({
-          kv,
-          height: () => app.head.number,
-          appHashOf: (root) => bank.appHashOf(root),
-          restored: async () => {
-            stateDb.checkRoots = true;
-            await app.reload();
-          },
-          log: lineLogger(logs.logger('statesync')),
-        }),
-        log: lineLogger(logs.logger('abci')),
-        onChecked: (tx) => {
-          fwd.markKnown(tx.hash);
-          txs.adopt(tx);
-        },
-        onCommitted: (c, rejected) => {
-          pool.onCommitted(c, rejected);
-          fwd.prune();
-          // Queued txs may be executable now. Not awaited: CometBFT holds its mempool lock until its rechecks end.
-          setImmediate(() => void fwd.pump());
-        },
-      });
-    }
+    const txs = new TxSubmitter(app, chain, pool, () => mode.onPending());
+    const { dev, syncStatus } = mode.bind({
+      app,
+      chain,
+      chainStore,
+      bank,
+      pool,
+      txs,
+      genesisDoc,
+      genesis,
+      version: VERSION,
+      validatorKeyPath: paths.validatorKey,
+      restored: async () => {
+        stateDb.checkRoots = true;
+        await app.reload();
+      },
+    });
     warnIfFlagOverridesGasPrice(config, paths.appToml);
     const journal = config.mempool.journal
       ? await openPoolJournal(join(paths.data, 'txpool.journal'), pool, txs, config.mempool.journalFsync)
@@ -260,7 +219,6 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
-    const dev = engine && config.devToolkit ? new DevToolkit(app, engine, pool, txs) : undefined;
     const ctx: RpcContext = {
       config,
       app,
@@ -280,9 +238,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       logs: events.logs,
       filters: events.filters,
       subscriptions: events.subscriptions,
-      syncStatus: cometApp
-        ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
-        : undefined,
+      syncStatus,
       miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
     const table = buildMethodTable(
@@ -324,8 +280,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     const maxOpenConnections = config.jsonRpc.maxOpenConnections;
     const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
     console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
-    await engine?.sealFirstBlock(genesis.time);
-    engine?.start();
+    await mode.start();
     const http = splitHostPort(config.jsonRpc.address);
     const ws = splitHostPort(config.jsonRpc.wsAddress);
     // HTTP JSON-RPC binds last: clients (and the tests) take its first answer to mean the node is ready, so every
@@ -335,8 +290,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     let httpServer: RunningServer;
     let wsServer: RunningServer;
     let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
-    let abciServer: AbciServer | undefined;
-    let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
+    let consensusListeners: Awaited<ReturnType<typeof mode.listen>>;
     let metricsServer: MetricsServer | undefined;
     try {
       if (metrics) {
@@ -361,44 +315,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       );
       const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
       grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
-      if (cometApp) {
-        // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
-        const onConnection = () => forwarder?.resend();
-        abciServer = track(
-          await startAbciServer({
-            laddr: config.abciLaddr,
-            app: metrics ? instrumentAbci(cometApp, metrics) : cometApp,
-            onConnection,
-            log: lineLogger(logs.logger('abci'), 'warn'),
-          }),
-        );
-      }
-      const validator = readValidatorIdentity(paths.validatorKey);
-      // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
-      cometServer = abciServer
-        ? undefined
-        : track(
-            await startCometRpcServer(config.rpcLaddr, {
-              chainId: config.chainId,
-              moniker: 'kestrel',
-              version: VERSION,
-              rpcAddress: config.rpcLaddr,
-              nodeId: validator.address,
-              validator: { ...validator, votingPower: 10n },
-              head: () => app.head,
-              blockByNumber: (n) => chain.blockByNumber(n),
-              appHash: (b) => bank.appHash(b),
-              query,
-              submitTx: async (raw) => void (await txs.submitRaw(raw)),
-              txByCometHash: (sha) => {
-                const hash = chainStore.txHashByCometHash(sha);
-                const mined = hash && chain.minedTx(hash);
-                return mined ? { block: mined.block, index: mined.index } : undefined;
-              },
-              receipts: (b) => chain.receipts(b),
-              onBlock: (fn) => app.onCommit((c) => fn(c.block, c.receipts)),
-            }),
-          );
+      consensusListeners = await mode.listen(track, metrics);
       httpServer = track(
         await startHttpTransport(transport, {
           host: http.host,
@@ -415,10 +332,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       );
     } catch (e) {
       await Promise.allSettled(started.map((server) => server.close()));
-      await engine?.stop();
+      await mode.stop();
       throw e;
     }
-    forwarder?.start();
     // The engine's libraries (about 110 ms of WebAssembly) load once the listeners are up: nothing before the first
     // answer needs them, and the first block or call waits for them (a failure surfaces there).
     setImmediate(() => initEngine().catch(() => {}));
@@ -427,23 +343,15 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       httpPort: httpServer.port,
       wsPort: wsServer.port,
       grpcPort: grpcServer.port,
-      cometPort: cometServer?.port ?? 0,
-      abciAddress: abciServer?.address,
+      cometPort: consensusListeners.cometPort,
+      abciAddress: consensusListeners.abciAddress,
       metricsPort: metricsServer?.port,
       app,
       async close() {
         if (closed) return;
         closed = true;
-        await Promise.allSettled([
-          httpServer.close(),
-          wsServer.close(),
-          grpcServer.close(),
-          cometServer?.close(),
-          abciServer?.close(),
-          metricsServer?.close(),
-        ]);
-        await forwarder?.stop();
-        await engine?.stop();
+        await Promise.allSettled(started.map((server) => server.close()));
+        await mode.stop();
         events.stop();
         // Tracer workers read state through this process's database handle: end them before it closes.
         tracing.close();
