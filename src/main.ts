@@ -38,6 +38,8 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
+import { FeeOracle } from './rpc/services/feeOracle.ts';
+import { NodeSigner } from './rpc/services/signer.ts';
 import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
@@ -219,6 +221,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
+    const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap));
     const ctx: RpcContext = {
       config,
       app,
@@ -229,9 +232,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       compat: config.jsonRpc.compat,
       clientVersion: clientVersion(dev !== undefined),
       dev,
-      state: stateDb,
       common,
-      vmCommon,
+      fees,
+      signer: new NodeSigner({ chainId: config.evmChainId, common, keystore, txs, fees: () => fees.suggestion(), dev }),
       tracing,
       accounts: () => keystore.accounts(),
       keystore,
