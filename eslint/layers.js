@@ -49,6 +49,8 @@ export const LAYERS = {
   cometrpc: ['rpc/server', 'abci', 'app', 'store', 'log', 'primitives', 'errors'],
   // Composition beside main.ts: the consensus modes, each wiring an engine, a submit path and its servers.
   compose: [
+    'rpc',
+    'grpc',
     'cometrpc',
     'consensus',
     'abci',

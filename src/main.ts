@@ -16,7 +16,8 @@ import { parseMinGasPrice } from './config/load.ts';
 import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
 import { consensusMode } from './compose/consensus.ts';
-import { startBankGrpcServer } from './grpc/bankQuery.ts';
+import { startListeners } from './compose/listeners.ts';
+import { methodTable, rpcDispatcher } from './compose/rpc.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
 import { QueuedExpiry } from './mempool/expiry.ts';
@@ -29,31 +30,16 @@ import { installDevKeys } from './keystore/dev.ts';
 import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
-import { debugNamespace } from './rpc/namespaces/debug/index.ts';
-import { devNamespaces } from './rpc/namespaces/dev/index.ts';
-import { ethNamespace } from './rpc/namespaces/eth/index.ts';
-import { minerNamespace } from './rpc/namespaces/miner/index.ts';
-import { netNamespace } from './rpc/namespaces/net/index.ts';
-import { personalNamespace } from './rpc/namespaces/personal/index.ts';
-import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
-import { web3Namespace } from './rpc/namespaces/web3/index.ts';
-import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
 import { FeeOracle } from './rpc/services/feeOracle.ts';
 import { NodeSigner } from './rpc/services/signer.ts';
-import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/limits.ts';
 import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
-import { rejectReason } from './metrics/rejectReason.ts';
-import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
 export const VERSION = '0.1.0';
-
-/** The methods whose failures are admission refusals (counted by reason in the metrics). */
-const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction', 'personal_sendTransaction']);
 
 /** A running node. */
 export interface RunningNode {
@@ -69,14 +55,6 @@ export interface RunningNode {
   app: KestrelApp;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
-}
-
-function splitHostPort(addr: string): { host: string; port: number } {
-  const i = addr.lastIndexOf(':');
-  if (i < 0) throw new Error(`invalid address "${addr}": expected host:port`);
-  const port = Number(addr.slice(i + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port in "${addr}"`);
-  return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
 }
 
 /**
@@ -244,19 +222,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       syncStatus,
       miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
-    const table = buildMethodTable(
-      {
-        eth: ethNamespace,
-        net: netNamespace,
-        web3: web3Namespace,
-        personal: personalNamespace,
-        txpool: txpoolNamespace,
-        miner: minerNamespace,
-        debug: debugNamespace,
-        ...devNamespaces,
-      },
-      dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
-    );
+    const table = methodTable(config, dev !== undefined);
     // prom-client loads only when metrics are on (~15 ms of startup otherwise).
     const metrics = config.metrics.enabled
       ? new (await import('./metrics/nodeMetrics.ts')).NodeMetrics({
@@ -270,90 +236,26 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       metrics.setHead(app.head.number);
       app.onCommit((c) => metrics.blockCommitted(c, app.lastCommitSeconds));
     }
-    const dispatcher = metrics
-      ? metrics.rpc.instrument(createDispatcher(ctx, table), (method, e) => {
-          if (SUBMIT_METHODS.has(method)) metrics.txRejected(rejectReason(e));
-        })
-      : createDispatcher(ctx, table);
-    const limits = {
-      maxBodyBytes: config.jsonRpc.maxBodyBytes,
-      maxBatchItems: config.jsonRpc.maxBatchItems,
-      maxResponseBytes: config.jsonRpc.maxResponseBytes,
-    };
-    const maxOpenConnections = config.jsonRpc.maxOpenConnections;
-    const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
-    console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
-    await mode.start();
-    const http = splitHostPort(config.jsonRpc.address);
-    const ws = splitHostPort(config.jsonRpc.wsAddress);
-    // HTTP JSON-RPC binds last: clients (and the tests) take its first answer to mean the node is ready, so every
-    // other listener must already accept connections by then. A failure closes what was already started.
-    const started: { close(): Promise<void> }[] = [];
-    const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-    let httpServer: RunningServer;
-    let wsServer: RunningServer;
-    let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
-    let consensusListeners: Awaited<ReturnType<typeof mode.listen>>;
-    let metricsServer: MetricsServer | undefined;
-    try {
-      if (metrics) {
-        const at = splitHostPort(config.metrics.address);
-        metricsServer = track(
-          await startMetricsServer(at.host, at.port, () => metrics.page(), lineLogger(logs.logger('metrics'), 'error')),
-        );
-      }
-      wsServer = track(
-        await startWsTransport(transport, {
-          host: ws.host,
-          port: ws.port,
-          dispatcher,
-          limits,
-          authToken,
-          corsOrigins: config.jsonRpc.corsOrigins,
-          maxOpenConnections,
-          // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
-          maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * config.jsonRpc.wsSubscriptionBufferBytes),
-          log: lineLogger(logs.logger('rpc'), 'error'),
-        }),
-      );
-      const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
-      grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
-      consensusListeners = await mode.listen(track, metrics);
-      httpServer = track(
-        await startHttpTransport(transport, {
-          host: http.host,
-          port: http.port,
-          dispatcher,
-          limits,
-          corsOrigins: config.jsonRpc.corsOrigins,
-          authToken,
-          requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
-          maxOpenConnections,
-          allowedHosts: config.jsonRpc.allowedHosts,
-          log: lineLogger(logs.logger('rpc'), 'error'),
-        }),
-      );
-    } catch (e) {
-      await Promise.allSettled(started.map((server) => server.close()));
-      await mode.stop();
-      throw e;
-    }
+    const { close: closeListeners, ...ports } = await startListeners({
+      config,
+      logs,
+      dispatcher: rpcDispatcher(ctx, table, metrics),
+      authToken,
+      bank: { query: (path, data, height) => app.query(path, data, height), headHeight: () => app.head.number },
+      mode,
+      metrics,
+    });
     // The engine's libraries (about 110 ms of WebAssembly) load once the listeners are up: nothing before the first
     // answer needs them, and the first block or call waits for them (a failure surfaces there).
     setImmediate(() => initEngine().catch(() => {}));
     let closed = false;
     return {
-      httpPort: httpServer.port,
-      wsPort: wsServer.port,
-      grpcPort: grpcServer.port,
-      cometPort: consensusListeners.cometPort,
-      abciAddress: consensusListeners.abciAddress,
-      metricsPort: metricsServer?.port,
+      ...ports,
       app,
       async close() {
         if (closed) return;
         closed = true;
-        await Promise.allSettled(started.map((server) => server.close()));
+        await closeListeners();
         await mode.stop();
         events.stop();
         // Tracer workers read state through this process's database handle: end them before it closes.
