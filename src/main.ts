@@ -41,6 +41,9 @@ import { lineLogger, LogSink } from './log/logger.ts';
 
 export const VERSION = '0.1.0';
 
+/** How long after the listeners are up the engine's libraries start loading (unless a block or call needs them first). */
+const ENGINE_WARMUP_DELAY_MS = 100;
+
 /** A running node. */
 export interface RunningNode {
   httpPort: number;
@@ -245,9 +248,10 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       mode,
       metrics,
     });
-    // The engine's libraries (about 110 ms of WebAssembly) load once the listeners are up: nothing before the first
-    // answer needs them, and the first block or call waits for them (a failure surfaces there).
-    setImmediate(() => initEngine().catch(() => {}));
+    // The engine's libraries (about 100 ms of CPU, mostly WebAssembly) load shortly after the listeners are up, not
+    // at once: a client's first poll then is not queued behind them. Nothing before the first block or call needs
+    // them, and those await initEngine() themselves (a failure surfaces there).
+    setTimeout(() => initEngine().catch(() => {}), ENGINE_WARMUP_DELAY_MS).unref();
     let closed = false;
     return {
       ...ports,
