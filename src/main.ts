@@ -32,6 +32,7 @@ import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.
 import type { RpcContext } from './rpc/context.ts';
 import { FeeOracle } from './rpc/services/feeOracle.ts';
 import { NodeSigner } from './rpc/services/signer.ts';
+import type { Dispatcher } from './rpc/server/jsonrpc.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
@@ -56,6 +57,8 @@ export interface RunningNode {
   /** Port of the Prometheus metrics (--metrics only). */
   metricsPort?: number;
   app: KestrelApp;
+  /** The JSON-RPC dispatcher the transports call (in-process benches drive it without a socket). */
+  dispatcher: Dispatcher;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
 }
@@ -239,10 +242,11 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       metrics.setHead(app.head.number);
       app.onCommit((c) => metrics.blockCommitted(c, app.lastCommitSeconds));
     }
+    const dispatcher = rpcDispatcher(ctx, table, metrics);
     const { close: closeListeners, ...ports } = await startListeners({
       config,
       logs,
-      dispatcher: rpcDispatcher(ctx, table, metrics),
+      dispatcher,
       authToken,
       bank: { query: (path, data, height) => app.query(path, data, height), headHeight: () => app.head.number },
       mode,
@@ -256,6 +260,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     return {
       ...ports,
       app,
+      dispatcher,
       async close() {
         if (closed) return;
         closed = true;

@@ -4,6 +4,7 @@ import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import type { KestrelApp } from '../app.ts';
 import { ChainQuery } from '../query.ts';
+import { bytesKey } from './headCache.ts';
 import type { StateDb } from './stateDb.ts';
 
 const A = new Uint8Array(20).fill(0xaa);
@@ -131,5 +132,22 @@ describe('head state cache (ChainQuery)', () => {
     ]);
     assert.ok(q.account(A, b3) instanceof Promise, 'a deleted account is not answered from memory');
     assert.ok(q.storage(A, SLOT, b3) instanceof Promise, "nor is a deleted account's storage");
+  });
+});
+
+describe('bytesKey', () => {
+  it('is one latin1 character per byte at every length, so distinct bytes never share a key', () => {
+    for (const n of [0, 1, 19, 20, 21, 31, 32, 33, 64]) {
+      const b = Uint8Array.from({ length: n }, (_, i) => (i * 97 + 200) & 0xff);
+      assert.equal(bytesKey(b), Buffer.from(b).toString('latin1'));
+      // A view into a larger buffer keys only its own bytes.
+      const wide = new Uint8Array(n + 8);
+      wide.set(b, 5);
+      assert.equal(bytesKey(wide.subarray(5, 5 + n)), bytesKey(b));
+    }
+    const a = new Uint8Array(20).fill(0xff);
+    const c = a.slice();
+    c[19] = 0xfe;
+    assert.notEqual(bytesKey(a), bytesKey(c));
   });
 });
