@@ -47,6 +47,23 @@ export const LAYERS = {
   ],
   grpc: ['app', 'store', 'log', 'primitives', 'errors'],
   cometrpc: ['rpc/server', 'abci', 'app', 'store', 'log', 'primitives', 'errors'],
+  // Composition beside main.ts: the consensus modes, each wiring an engine, a submit path and its servers.
+  compose: [
+    'rpc',
+    'grpc',
+    'cometrpc',
+    'consensus',
+    'abci',
+    'metrics',
+    'snapshots',
+    'mempool',
+    'app',
+    'config',
+    'store',
+    'log',
+    'primitives',
+    'errors',
+  ],
   // The home on disk, local testnets, and the CLI: `start` runs the composition root; every other command reaches
   // a running node over the network only.
   // Prometheus series: instruments the JSON-RPC dispatcher and the ABCI application (their types only).

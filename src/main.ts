@@ -11,21 +11,13 @@ import { createChainCommon, createFastKeccak, createSharedCommon } from './app/e
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
-import { SnapshotRestore } from './snapshots/restore.ts';
-import { SnapshotStore } from './snapshots/store.ts';
 import { StatePruner, statePruned } from './app/state/pruner.ts';
 import { parseMinGasPrice } from './config/load.ts';
 import { appTomlMinerSettings } from './config/minerSettings.ts';
 import type { NodeConfig } from './config/schema.ts';
-import { readValidatorIdentity } from './cometrpc/identity.ts';
-import { startCometRpcServer } from './cometrpc/server.ts';
-import { DevToolkit } from './consensus/solo/devToolkit.ts';
-import { SoloEngine } from './consensus/solo/engine.ts';
-import { startAbciServer, type AbciServer } from './abci/server.ts';
-import { CometApplication } from './consensus/cometbft/application.ts';
-import { broadcastTxSync, CometForwarder, cometRpcUrl } from './consensus/cometbft/forwarder.ts';
-import { CometSyncStatus, httpCometCall } from './consensus/cometbft/syncStatus.ts';
-import { startBankGrpcServer } from './grpc/bankQuery.ts';
+import { consensusMode } from './compose/consensus.ts';
+import { startListeners } from './compose/listeners.ts';
+import { methodTable, rpcDispatcher } from './compose/rpc.ts';
 import { readTomlValue } from './config/appToml.ts';
 import { openPoolJournal } from './mempool/durable.ts';
 import { QueuedExpiry } from './mempool/expiry.ts';
@@ -38,34 +30,20 @@ import { installDevKeys } from './keystore/dev.ts';
 import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
-import { debugNamespace } from './rpc/namespaces/debug/index.ts';
-import { devNamespaces } from './rpc/namespaces/dev/index.ts';
-import { ethNamespace } from './rpc/namespaces/eth/index.ts';
-import { minerNamespace } from './rpc/namespaces/miner/index.ts';
-import { netNamespace } from './rpc/namespaces/net/index.ts';
-import { personalNamespace } from './rpc/namespaces/personal/index.ts';
-import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
-import { web3Namespace } from './rpc/namespaces/web3/index.ts';
-import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
+import { FeeOracle } from './rpc/services/feeOracle.ts';
+import { NodeSigner } from './rpc/services/signer.ts';
 import type { Dispatcher } from './rpc/server/jsonrpc.ts';
-import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
 import { trieKey } from './store/schema.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './tracing/js/limits.ts';
 import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
-import { instrumentAbci } from './metrics/abci.ts';
-import { rejectReason } from './metrics/rejectReason.ts';
-import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
 export const VERSION = '0.1.0';
 
 /** How long after the listeners are up the engine's libraries start loading (unless a block or call needs them first). */
 const ENGINE_WARMUP_DELAY_MS = 100;
-
-/** The methods whose failures are admission refusals (counted by reason in the metrics). */
-const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction', 'personal_sendTransaction']);
 
 /** A running node. */
 export interface RunningNode {
@@ -83,14 +61,6 @@ export interface RunningNode {
   dispatcher: Dispatcher;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
-}
-
-function splitHostPort(addr: string): { host: string; port: number } {
-  const i = addr.lastIndexOf(':');
-  if (i < 0) throw new Error(`invalid address "${addr}": expected host:port`);
-  const port = Number(addr.slice(i + 1));
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port in "${addr}"`);
-  return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
 }
 
 /**
@@ -138,10 +108,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             lineLogger(logs.logger('pruning')),
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
-    const snapshots =
-      config.consensus === 'cometbft'
-        ? new SnapshotStore(join(paths.data, 'snapshots'), kv, config.stateSync, lineLogger(logs.logger('snapshots')))
-        : undefined;
+    // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
+    const mode = consensusMode({ config, kv, dataDir: paths.data, logs });
     const app = await KestrelApp.open({
       kv,
       chain: chainStore,
@@ -154,10 +122,10 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       etherbase: config.etherbase ?? readValidatorAddress(config.home),
       queryModules: [new BankQueries(bank, config.bech32Prefix)],
       afterCommit:
-        pruner || snapshots
+        pruner || mode.afterCommit
           ? async (c) => {
               // The snapshot first: a sweep could remove state the snapshot still has to read.
-              snapshots?.afterCommit(c.block.number, c.block.header.stateRoot);
+              mode.afterCommit?.(c.block.number, c.block.header.stateRoot);
               await pruner?.afterCommit(c.block.number);
             }
           : undefined,
@@ -168,52 +136,23 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       if (c.stateChanges) chain.applyHeadChanges(c.block, c.stateChanges);
     });
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
-    // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
-    const engine = config.consensus === 'solo' ? new SoloEngine(app, pool, config.blockTimeMs) : undefined;
-    const txs = new TxSubmitter(app, chain, pool, () => engine?.notify());
-    if (engine) txs.useSealing((hash) => engine.settled(hash));
-    let forwarder: CometForwarder | undefined;
-    let cometApp: CometApplication | undefined;
-    if (config.consensus === 'cometbft') {
-      if (genesis.feeRecipients.size === 0) {
-        console.warn(
-          "warning: genesis has no app_state.fee_recipients: block fees go to each proposer's consensus address, whose key nobody holds",
-        );
-      }
-      const rpcUrl = cometRpcUrl(config.cometRpc);
-      const fwd = new CometForwarder(pool, (raw) => broadcastTxSync(rpcUrl, raw));
-      forwarder = fwd;
-      txs.useForwarder((tx) => fwd.submitted(tx));
-      cometApp = new CometApplication({
-        app,
-        appHash: (b) => bank.appHash(b),
-        genesisDoc,
-        version: VERSION,
-        feeRecipients: genesis.feeRecipients,
-        snapshots,
-        restore: new SnapshotRestore({
-          kv,
-          height: () => app.head.number,
-          appHashOf: (root) => bank.appHashOf(root),
-          restored: async () => {
-            stateDb.checkRoots = true;
-            await app.reload();
-          },
-          log: lineLogger(logs.logger('statesync')),
-        }),
-        log: lineLogger(logs.logger('abci')),
-        onChecked: (tx) => {
-          fwd.markKnown(tx.hash);
-          txs.adopt(tx);
-        },
-        onCommitted: (c, rejected) => {
-          pool.onCommitted(c, rejected);
-          fwd.prune();
-          // Queued txs may be executable now. Not awaited: CometBFT holds its mempool lock until its rechecks end.
-          setImmediate(() => void fwd.pump());
-        },
-      });
-    }
+    const txs = new TxSubmitter(app, chain, pool, () => mode.onPending());
+    const { dev, syncStatus } = mode.bind({
+      app,
+      chain,
+      chainStore,
+      bank,
+      pool,
+      txs,
+      genesisDoc,
+      genesis,
+      version: VERSION,
+      validatorKeyPath: paths.validatorKey,
+      restored: async () => {
+        stateDb.checkRoots = true;
+        await app.reload();
+      },
+    });
     warnIfFlagOverridesGasPrice(config, paths.appToml);
     const journal = config.mempool.journal
       ? await openPoolJournal(join(paths.data, 'txpool.journal'), pool, txs, config.mempool.journalFsync)
@@ -266,7 +205,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
-    const dev = engine && config.devToolkit ? new DevToolkit(app, engine, pool, txs) : undefined;
+    const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap));
     const ctx: RpcContext = {
       config,
       app,
@@ -277,33 +216,19 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       compat: config.jsonRpc.compat,
       clientVersion: clientVersion(dev !== undefined),
       dev,
-      state: stateDb,
       common,
-      vmCommon,
+      fees,
+      signer: new NodeSigner({ chainId: config.evmChainId, common, keystore, txs, fees: () => fees.suggestion(), dev }),
       tracing,
       accounts: () => keystore.accounts(),
       keystore,
       logs: events.logs,
       filters: events.filters,
       subscriptions: events.subscriptions,
-      syncStatus: cometApp
-        ? new CometSyncStatus(httpCometCall(cometRpcUrl(config.cometRpc)), () => app.head.number)
-        : undefined,
+      syncStatus,
       miner: appTomlMinerSettings(paths.appToml, config, (addr) => (app.etherbase = addr)),
     };
-    const table = buildMethodTable(
-      {
-        eth: ethNamespace,
-        net: netNamespace,
-        web3: web3Namespace,
-        personal: personalNamespace,
-        txpool: txpoolNamespace,
-        miner: minerNamespace,
-        debug: debugNamespace,
-        ...devNamespaces,
-      },
-      dev ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,
-    );
+    const table = methodTable(config, dev !== undefined);
     // prom-client loads only when metrics are on (~15 ms of startup otherwise).
     const metrics = config.metrics.enabled
       ? new (await import('./metrics/nodeMetrics.ts')).NodeMetrics({
@@ -317,141 +242,30 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       metrics.setHead(app.head.number);
       app.onCommit((c) => metrics.blockCommitted(c, app.lastCommitSeconds));
     }
-    const dispatcher = metrics
-      ? metrics.rpc.instrument(createDispatcher(ctx, table), (method, e) => {
-          if (SUBMIT_METHODS.has(method)) metrics.txRejected(rejectReason(e));
-        })
-      : createDispatcher(ctx, table);
-    const limits = {
-      maxBodyBytes: config.jsonRpc.maxBodyBytes,
-      maxBatchItems: config.jsonRpc.maxBatchItems,
-      maxResponseBytes: config.jsonRpc.maxResponseBytes,
-    };
-    const maxOpenConnections = config.jsonRpc.maxOpenConnections;
-    const transport = chooseTransport(config.jsonRpc.transport, { connectionCap: maxOpenConnections > 0 });
-    console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
-    await engine?.sealFirstBlock(genesis.time);
-    engine?.start();
-    const http = splitHostPort(config.jsonRpc.address);
-    const ws = splitHostPort(config.jsonRpc.wsAddress);
-    // HTTP JSON-RPC binds last: clients (and the tests) take its first answer to mean the node is ready, so every
-    // other listener must already accept connections by then. A failure closes what was already started.
-    const started: { close(): Promise<void> }[] = [];
-    const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-    let httpServer: RunningServer;
-    let wsServer: RunningServer;
-    let grpcServer: Awaited<ReturnType<typeof startBankGrpcServer>>;
-    let abciServer: AbciServer | undefined;
-    let cometServer: Awaited<ReturnType<typeof startCometRpcServer>> | undefined;
-    let metricsServer: MetricsServer | undefined;
-    try {
-      if (metrics) {
-        const at = splitHostPort(config.metrics.address);
-        metricsServer = track(
-          await startMetricsServer(at.host, at.port, () => metrics.page(), lineLogger(logs.logger('metrics'), 'error')),
-        );
-      }
-      wsServer = track(
-        await startWsTransport(transport, {
-          host: ws.host,
-          port: ws.port,
-          dispatcher,
-          limits,
-          authToken,
-          corsOrigins: config.jsonRpc.corsOrigins,
-          maxOpenConnections,
-          // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
-          maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * config.jsonRpc.wsSubscriptionBufferBytes),
-          log: lineLogger(logs.logger('rpc'), 'error'),
-        }),
-      );
-      const query = (path: string, data: Uint8Array, height: bigint) => app.query(path, data, height);
-      grpcServer = track(await startBankGrpcServer(config.grpcAddress, { query, headHeight: () => app.head.number }));
-      if (cometApp) {
-        // A (re)connecting CometBFT has an empty mempool: offer it this node's pending txs again.
-        const onConnection = () => forwarder?.resend();
-        abciServer = track(
-          await startAbciServer({
-            laddr: config.abciLaddr,
-            app: metrics ? instrumentAbci(cometApp, metrics) : cometApp,
-            onConnection,
-            log: lineLogger(logs.logger('abci'), 'warn'),
-          }),
-        );
-      }
-      const validator = readValidatorIdentity(paths.validatorKey);
-      // Under CometBFT, CometBFT itself serves this RPC (on the same default port).
-      cometServer = abciServer
-        ? undefined
-        : track(
-            await startCometRpcServer(config.rpcLaddr, {
-              chainId: config.chainId,
-              moniker: 'kestrel',
-              version: VERSION,
-              rpcAddress: config.rpcLaddr,
-              nodeId: validator.address,
-              validator: { ...validator, votingPower: 10n },
-              head: () => app.head,
-              blockByNumber: (n) => chain.blockByNumber(n),
-              appHash: (b) => bank.appHash(b),
-              query,
-              submitTx: async (raw) => void (await txs.submitRaw(raw)),
-              txByCometHash: (sha) => {
-                const hash = chainStore.txHashByCometHash(sha);
-                const mined = hash && chain.minedTx(hash);
-                return mined ? { block: mined.block, index: mined.index } : undefined;
-              },
-              receipts: (b) => chain.receipts(b),
-              onBlock: (fn) => app.onCommit((c) => fn(c.block, c.receipts)),
-            }),
-          );
-      httpServer = track(
-        await startHttpTransport(transport, {
-          host: http.host,
-          port: http.port,
-          dispatcher,
-          limits,
-          corsOrigins: config.jsonRpc.corsOrigins,
-          authToken,
-          requestTimeoutMs: config.jsonRpc.httpTimeoutMs,
-          maxOpenConnections,
-          allowedHosts: config.jsonRpc.allowedHosts,
-          log: lineLogger(logs.logger('rpc'), 'error'),
-        }),
-      );
-    } catch (e) {
-      await Promise.allSettled(started.map((server) => server.close()));
-      await engine?.stop();
-      throw e;
-    }
-    forwarder?.start();
+    const dispatcher = rpcDispatcher(ctx, table, metrics);
+    const { close: closeListeners, ...ports } = await startListeners({
+      config,
+      logs,
+      dispatcher,
+      authToken,
+      bank: { query: (path, data, height) => app.query(path, data, height), headHeight: () => app.head.number },
+      mode,
+      metrics,
+    });
     // The engine's libraries (about 100 ms of CPU, mostly WebAssembly) load shortly after the listeners are up, not
     // at once: a client's first poll then is not queued behind them. Nothing before the first block or call needs
     // them, and those await initEngine() themselves (a failure surfaces there).
     setTimeout(() => initEngine().catch(() => {}), ENGINE_WARMUP_DELAY_MS).unref();
     let closed = false;
     return {
-      httpPort: httpServer.port,
-      wsPort: wsServer.port,
-      grpcPort: grpcServer.port,
-      cometPort: cometServer?.port ?? 0,
-      abciAddress: abciServer?.address,
-      metricsPort: metricsServer?.port,
+      ...ports,
       app,
       dispatcher,
       async close() {
         if (closed) return;
         closed = true;
-        await Promise.allSettled([
-          httpServer.close(),
-          wsServer.close(),
-          grpcServer.close(),
-          cometServer?.close(),
-          abciServer?.close(),
-          metricsServer?.close(),
-        ]);
-        await forwarder?.stop();
-        await engine?.stop();
+        await closeListeners();
+        await mode.stop();
         events.stop();
         // Tracer workers read state through this process's database handle: end them before it closes.
         tracing.close();

@@ -1,8 +1,8 @@
-// The services every namespace adapter may use. Built once in main.ts.
+// The services the namespaces are served from, built once in main.ts. Each namespace module declares the few it
+// uses (a Pick of RpcContext), so what a method can reach is visible at its top and checked by the compiler.
 import type { KestrelApp } from '../app/app.ts';
 import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
-import type { StateDb } from '../app/state/stateDb.ts';
 import type { Common } from '@ethereumjs/common';
 import type { MinerSettings } from '../config/minerSettings.ts';
 import type { NodeConfig } from '../config/schema.ts';
@@ -15,22 +15,28 @@ import type { TxSubmitter } from '../mempool/submit.ts';
 import type { TraceService } from '../tracing/service.ts';
 import type { Compat } from './format/block.ts';
 import type { DevToolkit } from '../consensus/solo/devToolkit.ts';
+import type { FeeOracle } from './services/feeOracle.ts';
+import type { NodeSigner } from './services/signer.ts';
 
-/** Service context handed to every RPC method. */
+/** What the namespaces read of the block producer: its head, the next block's fees, a preview of the pending block. */
+export type ProducerView = Pick<KestrelApp, 'head' | 'nextBaseFee' | 'minGasPrice' | 'previewBlock' | 'etherbase'>;
+
+/** Every service a namespace may ask for. */
 export interface RpcContext {
   config: NodeConfig;
-  app: KestrelApp;
+  app: ProducerView;
   chain: ChainQuery;
   calls: CallService;
   pool: TxPool;
   txs: TxSubmitter;
   compat: Compat;
-  /** Historical state access (proofs, tracing). */
-  state: StateDb;
-  /** Shared Common for txs and headers; `vmCommon()` makes a private one for each VM. */
+  /** Shared Common for txs and headers. */
   common: Common;
-  vmCommon: () => Common;
   clientVersion: string;
+  /** Gas price and priority fee suggestions, fee history. */
+  fees: FeeOracle;
+  /** Signing with the node's keys (eth_sign*, eth_/personal_sendTransaction, *_signTransaction). */
+  signer: NodeSigner;
   /** debug_trace*: replay and tracing. */
   tracing: TraceService;
   /** eth_getLogs over the log index; polling filters; WebSocket subscriptions. */
@@ -48,3 +54,6 @@ export interface RpcContext {
   /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
   dev?: DevToolkit;
 }
+
+/** The services one namespace module uses: `Needs<'chain' | 'pool'>`. */
+export type Needs<K extends keyof RpcContext> = Pick<RpcContext, K>;

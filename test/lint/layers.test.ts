@@ -76,4 +76,12 @@ describe('layers', () => {
     assert.deepEqual(lint('cometrpc/x.ts', "import { listen } from '../rpc/server/listen.ts';"), []);
     assert.equal(lint('cometrpc/x.ts', "import { ethNamespace } from '../rpc/namespaces/eth/index.ts';").length, 1);
   });
+
+  it('lets compose/ wire the servers and engines, and nothing below it import compose/', () => {
+    assert.deepEqual(lint('compose/x.ts', "import { SoloEngine } from '../consensus/solo/engine.ts';"), []);
+    assert.deepEqual(lint('compose/x.ts', "import { ethNamespace } from '../rpc/namespaces/eth/index.ts';"), []);
+    assert.equal(lint('compose/x.ts', "import { main } from '../cli/index.ts';").length, 1);
+    assert.equal(lint('consensus/x.ts', "import { consensusMode } from '../compose/consensus.ts';").length, 1);
+    assert.equal(lint('rpc/x.ts', "import { startListeners } from '../compose/listeners.ts';").length, 1);
+  });
 });

@@ -6,7 +6,7 @@ import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { Address, hexToBytes } from '@ethereumjs/util';
 import { createVM, runTx } from '@ethereumjs/vm';
 import { createChainCommon } from './common.ts';
-import { isCallTimeout, CallTimeout, rejectReasonOf, runTxRefusalOf } from './ethereumjs.ts';
+import { isCallTimeout, CallTimeout, livePrecompiles, rejectReasonOf, runTxRefusalOf } from './ethereumjs.ts';
 
 const common = createChainCommon(9000n);
 const key = hexToBytes('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -70,5 +70,24 @@ describe('ethereumjs adapter', () => {
     assert.ok(isCallTimeout(new CallTimeout()));
     assert.ok(isCallTimeout(new Error('Timeout')));
     assert.ok(!isCallTimeout(new Error('out of gas')));
+  });
+
+  it('moves a precompile through the live table while runTx keeps warming the fork set', async () => {
+    const vm = await createVM({ common });
+    const table = livePrecompiles(vm.evm);
+    const identity = '0000000000000000000000000000000000000004';
+    const moved = '00000000000000000000000000000000000000aa';
+    assert.ok(table.has(identity), "the live table is the EVM's own, keyed by address hex without 0x");
+    table.set(moved, table.get(identity));
+    table.delete(identity);
+    const call = (addr: string) =>
+      vm.evm.runCall({ to: new Address(hexToBytes(`0x${addr}`)), gasLimit: 100_000n, data: Uint8Array.of(1, 2, 3) });
+    // The call path finds precompiles through getPrecompile: the identity now answers at its new address only.
+    assert.deepEqual((await call(moved)).execResult.returnValue, Uint8Array.of(1, 2, 3));
+    assert.deepEqual((await call(identity)).execResult.returnValue, new Uint8Array(0));
+    // What runTx warms (evm.precompiles) is still the fork's set.
+    const warmed = (vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles;
+    assert.ok(warmed.has(identity));
+    assert.ok(!warmed.has(moved));
   });
 });

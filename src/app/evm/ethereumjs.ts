@@ -1,6 +1,8 @@
 // The one place that knows how @ethereumjs behaves beyond its typed API: the text of its errors, its private
 // members, the methods Kestrel overrides at run time. The engine issue replaces this module and deletes it.
+import type { Address } from '@ethereumjs/util';
 import type { TxRejectReason } from '../../errors/index.ts';
+import { bytesToHex } from '../../primitives/hex.ts';
 
 /**
  * Why ethereumjs refused a transaction, read from its message (runTx and tx decoding throw plain Errors). The
@@ -40,4 +42,26 @@ export class CallTimeout extends Error {}
 /** Whether runTx failed because a CallTimeout was thrown inside it (ethereumjs may rethrow it as its own Error). */
 export function isCallTimeout(e: unknown): boolean {
   return e instanceof CallTimeout || (e as Error)?.message?.includes('Timeout') === true;
+}
+
+/**
+ * Splits an ethereumjs EVM's precompile table in two: the returned live table (where calls find precompiles, and
+ * where moves apply) and the fork's own set, which runTx keeps warming at each transaction. geth warms its static
+ * precompile list too, so a precompile moved away leaves its old address warm and its new one cold.
+ */
+export function livePrecompiles(evm: unknown): Map<string, unknown> {
+  const e = evm as {
+    _precompiles: Map<string, unknown>;
+    getPrecompile: (address: Address | string) => unknown;
+  };
+  const live = e._precompiles;
+  const forkSet = new Map(live);
+  e.getPrecompile = (address) =>
+    live.get(
+      typeof address === 'string'
+        ? address.slice(2).padStart(40, '0').toLowerCase()
+        : bytesToHex(address.bytes).slice(2),
+    );
+  Object.defineProperty(e, 'precompiles', { get: () => forkSet, configurable: true });
+  return live;
 }

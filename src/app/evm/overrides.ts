@@ -136,24 +136,5 @@ export function overrideContext(ctx: BlockContext, o: BlockOverrides | undefined
   };
 }
 
-/**
- * Splits an ethereumjs EVM's precompile table in two: the returned live table (where calls find precompiles, and
- * where moves apply) and the fork's own set, which runTx keeps warming at each transaction. geth warms its static
- * precompile list too, so a precompile moved away leaves its old address warm and its new one cold.
- */
-export function livePrecompiles(evm: unknown): Map<string, unknown> {
-  const e = evm as {
-    _precompiles: Map<string, unknown>;
-    getPrecompile: (address: Address | string) => unknown;
-  };
-  const live = e._precompiles;
-  const forkSet = new Map(live);
-  e.getPrecompile = (address) =>
-    live.get(
-      typeof address === 'string'
-        ? address.slice(2).padStart(40, '0').toLowerCase()
-        : bytesToHex(address.bytes).slice(2),
-    );
-  Object.defineProperty(e, 'precompiles', { get: () => forkSet, configurable: true });
-  return live;
-}
+// The ethereumjs precompile-table override lives with the other ethereumjs internals.
+export { livePrecompiles } from './ethereumjs.ts';

@@ -7,12 +7,15 @@ import type { BlockRecord } from '../../../store/records.ts';
 import { NotFoundError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { BlockSelector } from '../../../primitives/blockSelector.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 import { blockSelector, hash32 } from '../../params/index.ts';
 
+/** What these methods use. */
+type Ctx = Needs<'chain' | 'pool'>;
+
 /** The block a raw method names; unknown blocks are errors, worded as geth words them. */
-function blockOf(ctx: RpcContext, sel: BlockSelector, what: string): BlockRecord {
+function blockOf(ctx: Ctx, sel: BlockSelector, what: string): BlockRecord {
   const b = ctx.chain.findBlock(sel);
   if (b) return b;
   if (sel.kind === 'hash') throw new NotFoundError(`${what} ${bytesToHex(sel.hash)} not found`);
@@ -24,21 +27,21 @@ function blockOf(ctx: RpcContext, sel: BlockSelector, what: string): BlockRecord
 export const getRawHeader = defineMethod({
   name: 'debug_getRawHeader',
   params: [blockSelector],
-  handler: (ctx: RpcContext, [sel]) => bytesToHex(blockOf(ctx, sel, 'header').header.serialize()),
+  handler: (ctx: Ctx, [sel]) => bytesToHex(blockOf(ctx, sel, 'header').header.serialize()),
 });
 
 /** Handler for debug_getRawBlock. */
 export const getRawBlock = defineMethod({
   name: 'debug_getRawBlock',
   params: [blockSelector],
-  handler: (ctx: RpcContext, [sel]) => bytesToHex(encodeBlock(blockOf(ctx, sel, 'block'))),
+  handler: (ctx: Ctx, [sel]) => bytesToHex(encodeBlock(blockOf(ctx, sel, 'block'))),
 });
 
 /** Handler for debug_getRawReceipts: each receipt's consensus encoding, in block order. */
 export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
   params: [blockSelector],
-  handler: (ctx: RpcContext, [sel]) =>
+  handler: (ctx: Ctx, [sel]) =>
     ctx.chain.receipts(blockOf(ctx, sel, 'block')).map((r) => bytesToHex(encodeConsensusReceipt(r))),
 });
 
@@ -46,7 +49,7 @@ export const getRawReceipts = defineMethod({
 export const getRawTransaction = defineMethod({
   name: 'debug_getRawTransaction',
   params: [hash32],
-  handler: (ctx: RpcContext, [hash]) => {
+  handler: (ctx: Ctx, [hash]) => {
     const mined = ctx.chain.minedTx(hash);
     if (mined) return bytesToHex(mined.block.txs[mined.index]!.serialize());
     const pooled = ctx.pool.get(hash);

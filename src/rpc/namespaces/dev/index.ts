@@ -4,13 +4,16 @@
 import type { DevToolkit } from '../../../consensus/solo/devToolkit.ts';
 import { MethodNotFoundError } from '../../../errors/index.ts';
 import { bytesToHex, toQuantity as quantity } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { optional, type Codec } from '../../params/codec.ts';
 import { address, bool, bytes, hash32, storageSlot } from '../../params/data.ts';
 import { mineParams, u256, u64, word32 } from './params.ts';
 
-function dev(ctx: RpcContext, method: string): DevToolkit {
+/** What these methods use. */
+type Ctx = Needs<'app' | 'chain' | 'clientVersion' | 'config' | 'dev'>;
+
+function dev(ctx: Ctx, method: string): DevToolkit {
   if (!ctx.dev) throw new MethodNotFoundError(method);
   return ctx.dev;
 }
@@ -24,22 +27,22 @@ const ack = (p: Prefix) => (p === 'hardhat' ? true : null);
 function both<const C extends readonly Codec<unknown>[]>(
   name: string,
   params: C,
-  run: (d: DevToolkit, args: never, p: Prefix, ctx: RpcContext) => unknown,
-): RpcMethod<RpcContext>[] {
+  run: (d: DevToolkit, args: never, p: Prefix, ctx: Ctx) => unknown,
+): RpcMethod<Ctx>[] {
   return (['anvil', 'hardhat'] as const).map((p) =>
     defineMethod({
       name: `${p}_${name}`,
       params,
-      handler: (ctx: RpcContext, args) => run(dev(ctx, `${p}_${name}`), args as never, p, ctx),
+      handler: (ctx: Ctx, args) => run(dev(ctx, `${p}_${name}`), args as never, p, ctx),
     }),
   );
 }
 
-const evm: RpcMethod<RpcContext>[] = [
+const evm: RpcMethod<Ctx>[] = [
   defineMethod({
     name: 'evm_mine',
     params: [optional(mineParams)],
-    handler: async (ctx: RpcContext, [m]) => {
+    handler: async (ctx: Ctx, [m]) => {
       await dev(ctx, 'evm_mine').mine(m?.blocks ?? 1n, { timestamp: m?.timestamp });
       return '0x0';
     },
@@ -47,22 +50,22 @@ const evm: RpcMethod<RpcContext>[] = [
   defineMethod({
     name: 'evm_snapshot',
     params: [],
-    handler: (ctx: RpcContext) => quantity(dev(ctx, 'evm_snapshot').snapshot()),
+    handler: (ctx: Ctx) => quantity(dev(ctx, 'evm_snapshot').snapshot()),
   }),
   defineMethod({
     name: 'evm_revert',
     params: [u64],
-    handler: (ctx: RpcContext, [id]) => dev(ctx, 'evm_revert').revert(id),
+    handler: (ctx: Ctx, [id]) => dev(ctx, 'evm_revert').revert(id),
   }),
   defineMethod({
     name: 'evm_increaseTime',
     params: [u64],
-    handler: (ctx: RpcContext, [seconds]) => dev(ctx, 'evm_increaseTime').increaseTime(seconds).toString(),
+    handler: (ctx: Ctx, [seconds]) => dev(ctx, 'evm_increaseTime').increaseTime(seconds).toString(),
   }),
   defineMethod({
     name: 'evm_setNextBlockTimestamp',
     params: [u64],
-    handler: (ctx: RpcContext, [ts]) => {
+    handler: (ctx: Ctx, [ts]) => {
       dev(ctx, 'evm_setNextBlockTimestamp').setNextBlockTimestamp(ts);
       return ts.toString();
     },
@@ -70,7 +73,7 @@ const evm: RpcMethod<RpcContext>[] = [
   defineMethod({
     name: 'evm_setAutomine',
     params: [bool],
-    handler: (ctx: RpcContext, [on]) => {
+    handler: (ctx: Ctx, [on]) => {
       dev(ctx, 'evm_setAutomine').setAutomine(on);
       return true;
     },
@@ -78,14 +81,14 @@ const evm: RpcMethod<RpcContext>[] = [
   defineMethod({
     name: 'evm_setIntervalMining',
     params: [u64],
-    handler: (ctx: RpcContext, [ms]) => {
+    handler: (ctx: Ctx, [ms]) => {
       dev(ctx, 'evm_setIntervalMining').setIntervalMining(Number(ms));
       return true;
     },
   }),
 ];
 
-const mining: RpcMethod<RpcContext>[] = [
+const mining: RpcMethod<Ctx>[] = [
   ...both('mine', [optional(u64), optional(u64)], async (d, [blocks, interval]: [bigint?, bigint?], p) => {
     await d.mine(blocks ?? 1n, { interval: interval ?? 1n });
     return ack(p);
@@ -97,7 +100,7 @@ const mining: RpcMethod<RpcContext>[] = [
   }),
 ];
 
-const state: RpcMethod<RpcContext>[] = [
+const state: RpcMethod<Ctx>[] = [
   ...both(
     'setBalance',
     [address, u256],
@@ -122,7 +125,7 @@ const state: RpcMethod<RpcContext>[] = [
 ];
 
 /** anvil_nodeInfo: the head and the chain's environment, in Anvil's field names. */
-function nodeInfo(ctx: RpcContext): Record<string, unknown> {
+function nodeInfo(ctx: Ctx): Record<string, unknown> {
   const head = ctx.app.head;
   return {
     currentBlockNumber: quantity(head.number),
@@ -140,16 +143,16 @@ function nodeInfo(ctx: RpcContext): Record<string, unknown> {
   };
 }
 
-const info: RpcMethod<RpcContext>[] = [
+const info: RpcMethod<Ctx>[] = [
   defineMethod({
     name: 'anvil_nodeInfo',
     params: [],
-    handler: (ctx: RpcContext) => (dev(ctx, 'anvil_nodeInfo'), nodeInfo(ctx)),
+    handler: (ctx: Ctx) => (dev(ctx, 'anvil_nodeInfo'), nodeInfo(ctx)),
   }),
   defineMethod({
     name: 'hardhat_metadata',
     params: [],
-    handler: (ctx: RpcContext) => {
+    handler: (ctx: Ctx) => {
       dev(ctx, 'hardhat_metadata');
       return {
         clientVersion: ctx.clientVersion,
@@ -167,7 +170,7 @@ const info: RpcMethod<RpcContext>[] = [
 const all = [...evm, ...mining, ...state, ...info];
 
 /** The dev toolkit's methods by namespace, for buildMethodTable. */
-export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<RpcContext>[]> = {
+export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<Ctx>[]> = {
   evm: all.filter((m) => m.name.startsWith('evm_')),
   anvil: all.filter((m) => m.name.startsWith('anvil_')),
   hardhat: all.filter((m) => m.name.startsWith('hardhat_')),

@@ -1,6 +1,6 @@
 // eth_ block methods. Unknown blocks answer null, as geth does.
 import { toQuantity } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { formatBlock } from '../../format/block.ts';
 import { formatBlockReceipts } from '../../format/receipt.ts';
 import { defineMethod } from '../../method.ts';
@@ -13,12 +13,15 @@ import {
   uintIndex,
 } from '../../params/index.ts';
 
+/** What these methods use. */
+type Ctx = Needs<'app' | 'chain' | 'compat' | 'pool'>;
+
 /**
  * The pending block: the block the pool's executable txs would make next, executed on a copy of the head state,
  * so gasUsed and the roots are real. Its hash is that of the header as sealed now (as Anvil shows it; geth nulls
  * hash, nonce and miner, which the execution-apis block schema does not allow).
  */
-async function pendingBlock(ctx: RpcContext, full: boolean): Promise<Record<string, unknown>> {
+async function pendingBlock(ctx: Ctx, full: boolean): Promise<Record<string, unknown>> {
   const gasLimit = ctx.app.head.header.gasLimit;
   const txs = ctx.pool.executable(gasLimit, { baseFee: ctx.app.nextBaseFee(), minGasPrice: ctx.app.minGasPrice });
   const { block } = await ctx.app.previewBlock(txs, BigInt(Math.floor(Date.now() / 1000)));
@@ -29,7 +32,7 @@ async function pendingBlock(ctx: RpcContext, full: boolean): Promise<Record<stri
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
   params: [blockNumberOrTag, bool],
-  handler: (ctx: RpcContext, [sel, full]) => {
+  handler: (ctx: Ctx, [sel, full]) => {
     if (sel.kind === 'tag' && sel.tag === 'pending') return pendingBlock(ctx, full);
     const b = ctx.chain.findBlock(sel);
     return b ? formatBlock(b, full, ctx.compat) : null;
@@ -40,7 +43,7 @@ export const getBlockByNumber = defineMethod({
 export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
   params: [hash32, bool],
-  handler: (ctx: RpcContext, [hash, full]) => {
+  handler: (ctx: Ctx, [hash, full]) => {
     const b = ctx.chain.blockByHash(hash);
     return b ? formatBlock(b, full, ctx.compat) : null;
   },
@@ -50,7 +53,7 @@ export const getBlockByHash = defineMethod({
 export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
   params: [optionalBlockNumberOrTag],
-  handler: (ctx: RpcContext, [sel]) => {
+  handler: (ctx: Ctx, [sel]) => {
     const b = ctx.chain.findBlock(sel);
     return b ? toQuantity(b.txs.length) : null;
   },
@@ -60,7 +63,7 @@ export const getBlockTransactionCountByNumber = defineMethod({
 export const getBlockTransactionCountByHash = defineMethod({
   name: 'eth_getBlockTransactionCountByHash',
   params: [hash32],
-  handler: (ctx: RpcContext, [hash]) => {
+  handler: (ctx: Ctx, [hash]) => {
     const b = ctx.chain.blockByHash(hash);
     return b ? toQuantity(b.txs.length) : null;
   },
@@ -70,7 +73,7 @@ export const getBlockTransactionCountByHash = defineMethod({
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
   params: [blockSelector],
-  handler: (ctx: RpcContext, [sel]) => {
+  handler: (ctx: Ctx, [sel]) => {
     const b = ctx.chain.findBlock(sel);
     return b ? formatBlockReceipts(b, ctx.chain.receipts(b), ctx.compat) : null;
   },
@@ -80,14 +83,14 @@ export const getBlockReceipts = defineMethod({
 export const getUncleCountByBlockNumber = defineMethod({
   name: 'eth_getUncleCountByBlockNumber',
   params: [blockNumberOrTag],
-  handler: (ctx: RpcContext, [sel]) => (ctx.chain.findBlock(sel) ? '0x0' : null),
+  handler: (ctx: Ctx, [sel]) => (ctx.chain.findBlock(sel) ? '0x0' : null),
 });
 
 /** Handler for eth_getUncleCountByBlockHash. */
 export const getUncleCountByBlockHash = defineMethod({
   name: 'eth_getUncleCountByBlockHash',
   params: [hash32],
-  handler: (ctx: RpcContext, [hash]) => (ctx.chain.blockByHash(hash) ? '0x0' : null),
+  handler: (ctx: Ctx, [hash]) => (ctx.chain.blockByHash(hash) ? '0x0' : null),
 });
 
 /** Handler for eth_getUncleByBlockNumberAndIndex: always null. */

@@ -2,10 +2,13 @@
 import { engineReady } from '../../../evm/index.ts';
 import type { CallOverrides } from '../../../primitives/overrides.ts';
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 import { blockOverrides, callRequest, optional, optionalBlockSelector, stateOverrides } from '../../params/index.ts';
 import type { BlockOverrides, StateOverrides } from '../../../primitives/overrides.ts';
+
+/** What these methods use. */
+type Ctx = Needs<'calls' | 'chain'>;
 
 /** The overrides of a request, or undefined when it has none. */
 export function overridesOf(
@@ -21,7 +24,7 @@ export const call = defineMethod({
   name: 'eth_call',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
   // Synchronous once the engine has loaded (it is): no promise on the hot path.
-  handler: (ctx: RpcContext, [req, sel, state, block]) =>
+  handler: (ctx: Ctx, [req, sel, state, block]) =>
     engineReady()
       ? bytesToHex(ctx.calls.callSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
       : ctx.calls.call(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(bytesToHex),
@@ -31,7 +34,7 @@ export const call = defineMethod({
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
-  handler: (ctx: RpcContext, [req, sel, state, block]) =>
+  handler: (ctx: Ctx, [req, sel, state, block]) =>
     engineReady()
       ? toQuantity(ctx.calls.estimateGasSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
       : ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(toQuantity),
@@ -41,7 +44,7 @@ export const estimateGas = defineMethod({
 export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides)],
-  handler: async (ctx: RpcContext, [req, sel, state]) => {
+  handler: async (ctx: Ctx, [req, sel, state]) => {
     const r = await ctx.calls.createAccessList(req, ctx.chain.resolveBlock(sel), overridesOf(state, undefined));
     return {
       accessList: r.accessList.map((a) => ({

@@ -1,20 +1,23 @@
 // eth_ chain facts: ids, head, sync status, coinbase, accounts.
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
+
+/** What these methods use. */
+type Ctx = Needs<'accounts' | 'app' | 'chain' | 'config' | 'syncStatus'>;
 
 /** Handler for eth_chainId. */
 export const chainId = defineMethod({
   name: 'eth_chainId',
   params: [],
-  handler: (ctx: RpcContext) => toQuantity(ctx.config.evmChainId),
+  handler: (ctx: Ctx) => toQuantity(ctx.config.evmChainId),
 });
 
 /** Handler for eth_blockNumber. */
 export const blockNumber = defineMethod({
   name: 'eth_blockNumber',
   params: [],
-  handler: (ctx: RpcContext) => toQuantity(ctx.chain.head().number),
+  handler: (ctx: Ctx) => toQuantity(ctx.chain.head().number),
 });
 
 /** Handler for eth_protocolVersion (0x41 = eth/65, as Ethermint answers). */
@@ -24,7 +27,7 @@ export const protocolVersion = defineMethod({ name: 'eth_protocolVersion', param
 export const syncing = defineMethod({
   name: 'eth_syncing',
   params: [],
-  handler: async (ctx: RpcContext) => {
+  handler: async (ctx: Ctx) => {
     const p = ctx.syncStatus ? await ctx.syncStatus.progress() : false;
     if (p === false) return false;
     return {
@@ -39,14 +42,14 @@ export const syncing = defineMethod({
 export const coinbase = defineMethod({
   name: 'eth_coinbase',
   params: [],
-  handler: (ctx: RpcContext) => bytesToHex(ctx.app.etherbase),
+  handler: (ctx: Ctx) => bytesToHex(ctx.app.etherbase),
 });
 
 /** Handler for eth_accounts: the key store's accounts. */
 export const accounts = defineMethod({
   name: 'eth_accounts',
   params: [],
-  handler: (ctx: RpcContext) => ctx.accounts().map((a) => bytesToHex(a)),
+  handler: (ctx: Ctx) => ctx.accounts().map((a) => bytesToHex(a)),
 });
 
 /** Handler for eth_mining: blocks are produced by the validator, not mined. */

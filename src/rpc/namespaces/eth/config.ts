@@ -2,14 +2,17 @@
 // serves (eth_capabilities).
 import { blobBaseFee, currentFork, type ForkConfig } from '../../../app/evm/forkConfig.ts';
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
+
+/** What these methods use. */
+type Ctx = Needs<'app' | 'chain' | 'config'>;
 
 /** Handler for eth_baseFee: the base fee of the next block. */
 export const baseFee = defineMethod({
   name: 'eth_baseFee',
   params: [],
-  handler: (ctx: RpcContext) => toQuantity(ctx.app.nextBaseFee()),
+  handler: (ctx: Ctx) => toQuantity(ctx.app.nextBaseFee()),
 });
 
 /**
@@ -19,7 +22,7 @@ export const baseFee = defineMethod({
 export const blobBaseFeeMethod = defineMethod({
   name: 'eth_blobBaseFee',
   params: [],
-  handler: (ctx: RpcContext) => toQuantity(blobBaseFee(ctx.chain.head().header.excessBlobGas ?? 0n)),
+  handler: (ctx: Ctx) => toQuantity(blobBaseFee(ctx.chain.head().header.excessBlobGas ?? 0n)),
 });
 
 function formatFork(f: ForkConfig): Record<string, unknown> {
@@ -41,7 +44,7 @@ function formatFork(f: ForkConfig): Record<string, unknown> {
 export const config = defineMethod({
   name: 'eth_config',
   params: [],
-  handler: (ctx: RpcContext) => {
+  handler: (ctx: Ctx) => {
     const genesis = ctx.chain.blockByNumber(0n)!;
     return { current: formatFork(currentFork(ctx.config.evmChainId, genesis.hash)), next: null, last: null };
   },
@@ -54,7 +57,7 @@ export const config = defineMethod({
 export const capabilities = defineMethod({
   name: 'eth_capabilities',
   params: [],
-  handler: (ctx: RpcContext) => {
+  handler: (ctx: Ctx) => {
     const head = ctx.chain.head();
     const all = { disabled: false, oldestBlock: '0x0' };
     const { mode, keepRecent } = ctx.config.pruning;

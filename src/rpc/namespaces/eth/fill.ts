@@ -4,21 +4,23 @@ import { LATEST } from '../../../primitives/blockSelector.ts';
 import { buildUnsignedTx, fillTxDefaults } from '../../../keystore/txDefaults.ts';
 import { keccak256 } from '../../../primitives/hash.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { formatTx } from '../../format/tx.ts';
 import { defineMethod } from '../../method.ts';
 import { callRequest } from '../../params/index.ts';
-import { defaultsSource } from './sign.ts';
 
 const ZERO_ADDRESS = new Uint8Array(20);
+
+/** What this method uses. */
+type Ctx = Needs<'signer' | 'calls' | 'chain' | 'common'>;
 
 /** Handler for eth_fillTransaction: {raw, tx} of the unsigned transaction. */
 export const fillTransaction = defineMethod({
   name: 'eth_fillTransaction',
   params: [callRequest],
-  handler: async (ctx: RpcContext, [req]) => {
+  handler: async (ctx: Ctx, [req]) => {
     const from = req.from ?? ZERO_ADDRESS;
-    const filled = await fillTxDefaults(req, from, defaultsSource(ctx));
+    const filled = await fillTxDefaults(req, from, ctx.signer.defaults());
     if (req.gas === undefined) {
       const priced =
         filled.gasPrice !== undefined

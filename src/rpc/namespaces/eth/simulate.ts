@@ -1,11 +1,14 @@
 // eth_simulateV1: blocks of calls simulated on top of a block, returned as blocks with each call's outcome.
 import type { SimBlockResult, SimCallResult } from '../../../app/evm/simulate/simulator.ts';
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { formatBlock, type Compat } from '../../format/block.ts';
 import { formatLogEntry } from '../../format/log.ts';
 import { defineMethod } from '../../method.ts';
 import { optionalBlockSelector, simulateRequest } from '../../params/index.ts';
+
+/** What these methods use. */
+type Ctx = Needs<'calls' | 'chain' | 'compat'>;
 
 /** A simulated call's outcome with its logs placed in the simulated block. */
 function formatCall(c: SimCallResult, b: SimBlockResult, index: number, firstLog: number): Record<string, unknown> {
@@ -54,7 +57,7 @@ function formatSimBlock(b: SimBlockResult, full: boolean, compat: Compat): Recor
 export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
   params: [simulateRequest, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [req, sel]) => {
+  handler: async (ctx: Ctx, [req, sel]) => {
     const base = ctx.chain.resolveBlock(sel);
     const results = await ctx.calls.simulate(
       { blocks: req.blockStateCalls, traceTransfers: req.traceTransfers, validation: req.validation },

@@ -1,15 +1,18 @@
 // eth_ account state at any block: balance, nonce, code, storage. The block parameter defaults to `latest`.
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { AccountView } from '../../../app/query.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 import { address, optionalBlockSelector, storageRequests, storageSlot } from '../../params/index.ts';
+
+/** What these methods use. */
+type Ctx = Needs<'chain' | 'txs'>;
 
 /** Handler for eth_getBalance. */
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
   params: [address, optionalBlockSelector],
-  handler: (ctx: RpcContext, [addr, sel]) => {
+  handler: (ctx: Ctx, [addr, sel]) => {
     // Synchronous when the head cache has the account: no promise on the hot path.
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
     return acc instanceof Promise ? acc.then(balanceOf) : balanceOf(acc);
@@ -28,7 +31,7 @@ function nonceOf(acc: AccountView): string {
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   params: [address, optionalBlockSelector],
-  handler: (ctx: RpcContext, [addr, sel]) => {
+  handler: (ctx: Ctx, [addr, sel]) => {
     if (sel.kind === 'tag' && sel.tag === 'pending') return ctx.txs.pendingNonce(addr).then(toQuantity);
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
     return acc instanceof Promise ? acc.then(nonceOf) : nonceOf(acc);
@@ -39,14 +42,14 @@ export const getTransactionCount = defineMethod({
 export const getCode = defineMethod({
   name: 'eth_getCode',
   params: [address, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [addr, sel]) => bytesToHex(await ctx.chain.code(addr, ctx.chain.resolveBlock(sel))),
+  handler: async (ctx: Ctx, [addr, sel]) => bytesToHex(await ctx.chain.code(addr, ctx.chain.resolveBlock(sel))),
 });
 
 /** Handler for eth_getStorageAt. */
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: [address, storageSlot, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [addr, slot, sel]) =>
+  handler: async (ctx: Ctx, [addr, slot, sel]) =>
     bytesToHex(await ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel))),
 });
 
@@ -54,7 +57,7 @@ export const getStorageAt = defineMethod({
 export const getStorageValues = defineMethod({
   name: 'eth_getStorageValues',
   params: [storageRequests, optionalBlockSelector],
-  handler: async (ctx: RpcContext, [requests, sel]) => {
+  handler: async (ctx: Ctx, [requests, sel]) => {
     const block = ctx.chain.resolveBlock(sel);
     const out: Record<string, string[]> = {};
     for (const r of requests) {

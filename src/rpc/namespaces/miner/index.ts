@@ -2,10 +2,13 @@
 // settings that mean something here work: the gas price floor (app.toml, at restart) and the etherbase.
 // https://geth.ethereum.org/docs/interacting-with-geth/rpc/ns-miner
 import { KestrelError } from '../../../errors/index.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { address, codec, optional, string, uint256 } from '../../params/index.ts';
 import { unsupported } from './unsupported.ts';
+
+/** What these methods use. */
+type Ctx = Needs<'config' | 'miner'>;
 
 /** geth's cap on header extra data. */
 const MAX_EXTRA_BYTES = 32;
@@ -18,7 +21,7 @@ export const getHashrate = defineMethod({ name: 'miner_getHashrate', params: [],
 export const setExtra = defineMethod({
   name: 'miner_setExtra',
   params: [string],
-  handler: (_ctx: RpcContext, [extra]) => {
+  handler: (_ctx: Ctx, [extra]) => {
     const len = Buffer.byteLength(extra, 'utf8');
     if (len > MAX_EXTRA_BYTES) throw new KestrelError(`extra exceeds max length. ${len} > ${MAX_EXTRA_BYTES}`);
     throw unsupported('miner_setExtra');
@@ -29,7 +32,7 @@ export const setExtra = defineMethod({
 export const setGasPrice = defineMethod({
   name: 'miner_setGasPrice',
   params: [uint256],
-  handler: (ctx: RpcContext, [price]) => {
+  handler: (ctx: Ctx, [price]) => {
     ctx.miner.setGasPrice(price);
     return true;
   },
@@ -57,7 +60,7 @@ export const setGasLimit = defineMethod({ name: 'miner_setGasLimit', params: [ui
 export const setEtherbase = defineMethod({
   name: 'miner_setEtherbase',
   params: [address],
-  handler: (ctx: RpcContext, [addr]) => {
+  handler: (ctx: Ctx, [addr]) => {
     if (ctx.config.consensus === 'cometbft') throw unsupported('miner_setEtherbase');
     ctx.miner.setEtherbase(addr);
     return true;
@@ -65,7 +68,7 @@ export const setEtherbase = defineMethod({
 });
 
 /** All miner_ methods. */
-export const minerNamespace: RpcMethod<RpcContext>[] = [
+export const minerNamespace: RpcMethod<Ctx>[] = [
   getHashrate,
   setExtra,
   setGasPrice,

@@ -1,34 +1,37 @@
 // The personal_ namespace (private: the registry refuses it without the bearer token). Accounts live in the node's
 // key store; results and error texts follow geth's (internal/ethapi PersonalAccountAPI, accounts/keystore).
-// Every handler is a thin adapter over ctx.keystore and the signing helpers of eth/sign.ts.
+// Every handler is a thin adapter over ctx.keystore and the node signer (rpc/services/signer.ts).
 import { KeyStoreError } from '../../../errors/index.ts';
-import { recoverPersonalMessage, signPersonalMessage } from '../../../keystore/signer.ts';
+import { recoverPersonalMessage } from '../../../keystore/signer.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
-import type { RpcContext } from '../../context.ts';
+import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { address, bool, bytes, callRequest, optional, string } from '../../params/index.ts';
-import { sendFromKeyStore, signFromKeyStore } from '../eth/sign.ts';
+import { signResult } from '../eth/sign.ts';
 import { checkWalletUrl, DEFAULT_UNLOCK_SECONDS, parseRawKey, unlockDurationMs, unlockSeconds } from './params.ts';
+
+/** What these methods use. */
+type Ctx = Needs<'keystore' | 'signer'>;
 
 /** Handler for personal_listAccounts. */
 export const listAccounts = defineMethod({
   name: 'personal_listAccounts',
   params: [],
-  handler: (ctx: RpcContext) => ctx.keystore.accounts().map((a) => bytesToHex(a)),
+  handler: (ctx: Ctx) => ctx.keystore.accounts().map((a) => bytesToHex(a)),
 });
 
 /** Handler for personal_newAccount: a random key, stored encrypted; the account starts locked. */
 export const newAccount = defineMethod({
   name: 'personal_newAccount',
   params: [string],
-  handler: async (ctx: RpcContext, [passphrase]) => bytesToHex(await ctx.keystore.newAccount(passphrase)),
+  handler: async (ctx: Ctx, [passphrase]) => bytesToHex(await ctx.keystore.newAccount(passphrase)),
 });
 
 /** Handler for personal_importRawKey (hex with or without 0x; a duplicate is "account already exists"). */
 export const importRawKey = defineMethod({
   name: 'personal_importRawKey',
   params: [string, string],
-  handler: async (ctx: RpcContext, [hexKey, passphrase]) => {
+  handler: async (ctx: Ctx, [hexKey, passphrase]) => {
     const key = parseRawKey(hexKey);
     try {
       return bytesToHex(await ctx.keystore.importKey(key, passphrase));
@@ -42,7 +45,7 @@ export const importRawKey = defineMethod({
 export const unlockAccount = defineMethod({
   name: 'personal_unlockAccount',
   params: [address, string, optional(unlockSeconds, () => DEFAULT_UNLOCK_SECONDS)],
-  handler: async (ctx: RpcContext, [addr, passphrase, seconds]) => {
+  handler: async (ctx: Ctx, [addr, passphrase, seconds]) => {
     await ctx.keystore.unlock(addr, passphrase, unlockDurationMs(seconds));
     return true;
   },
@@ -52,7 +55,7 @@ export const unlockAccount = defineMethod({
 export const lockAccount = defineMethod({
   name: 'personal_lockAccount',
   params: [address],
-  handler: (ctx: RpcContext, [addr]) => {
+  handler: (ctx: Ctx, [addr]) => {
     ctx.keystore.lock(addr);
     return true;
   },
@@ -62,14 +65,14 @@ export const lockAccount = defineMethod({
 export const sendTransaction = defineMethod({
   name: 'personal_sendTransaction',
   params: [callRequest, string],
-  handler: async (ctx: RpcContext, [req, passphrase]) => bytesToHex(await sendFromKeyStore(ctx, req, passphrase)),
+  handler: async (ctx: Ctx, [req, passphrase]) => bytesToHex(await ctx.signer.send(req, passphrase)),
 });
 
 /** Handler for personal_signTransaction: like eth_signTransaction, with the passphrase. */
 export const signTransaction = defineMethod({
   name: 'personal_signTransaction',
   params: [callRequest, string],
-  handler: (ctx: RpcContext, [req, passphrase]) => signFromKeyStore(ctx, req, passphrase),
+  handler: async (ctx: Ctx, [req, passphrase]) => signResult(await ctx.signer.signTx(req, passphrase)),
 });
 
 /**
@@ -79,14 +82,9 @@ export const signTransaction = defineMethod({
 export const sign = defineMethod({
   name: 'personal_sign',
   params: [bytes, address, optional(string)],
-  handler: async (ctx: RpcContext, [data, addr, passphrase]) => {
-    if (passphrase === undefined) return bytesToHex(signPersonalMessage(data, ctx.keystore.unlockedKey(addr)));
-    const key = await ctx.keystore.decrypt(addr, passphrase);
-    try {
-      return bytesToHex(signPersonalMessage(data, key));
-    } finally {
-      key.fill(0);
-    }
+  handler: async (ctx: Ctx, [data, addr, passphrase]) => {
+    if (passphrase === undefined) return bytesToHex(ctx.signer.signMessage(addr, data));
+    return bytesToHex(await ctx.signer.signMessageWith(addr, data, passphrase));
   },
 });
 
@@ -94,14 +92,14 @@ export const sign = defineMethod({
 export const ecRecover = defineMethod({
   name: 'personal_ecRecover',
   params: [bytes, bytes],
-  handler: (_ctx: RpcContext, [data, sig]) => bytesToHex(recoverPersonalMessage(data, sig)),
+  handler: (_ctx: Ctx, [data, sig]) => bytesToHex(recoverPersonalMessage(data, sig)),
 });
 
 /** Handler for personal_listWallets: one keystore:// wallet per key file, as geth lists them. */
 export const listWallets = defineMethod({
   name: 'personal_listWallets',
   params: [],
-  handler: (ctx: RpcContext) =>
+  handler: (ctx: Ctx) =>
     ctx.keystore.wallets().map((w) => ({
       url: w.url,
       status: w.unlocked ? 'Unlocked' : 'Locked',
@@ -110,7 +108,7 @@ export const listWallets = defineMethod({
 });
 
 /** The key-store wallet at `url`, or geth's errors for a malformed or unknown URL. */
-function requireWallet(ctx: RpcContext, url: string): void {
+function requireWallet(ctx: Ctx, url: string): void {
   checkWalletUrl(url);
   if (!ctx.keystore.wallets().some((w) => w.url === url)) throw new KeyStoreError('unknown wallet');
 }
@@ -119,7 +117,7 @@ function requireWallet(ctx: RpcContext, url: string): void {
 export const openWallet = defineMethod({
   name: 'personal_openWallet',
   params: [string, optional(string)],
-  handler: (ctx: RpcContext, [url]) => {
+  handler: (ctx: Ctx, [url]) => {
     requireWallet(ctx, url);
     return null;
   },
@@ -129,7 +127,7 @@ export const openWallet = defineMethod({
 export const deriveAccount = defineMethod({
   name: 'personal_deriveAccount',
   params: [string, string, optional(bool)],
-  handler: (ctx: RpcContext, [url]) => {
+  handler: (ctx: Ctx, [url]) => {
     requireWallet(ctx, url);
     throw new KeyStoreError('not supported');
   },
@@ -139,7 +137,7 @@ export const deriveAccount = defineMethod({
 export const initializeWallet = defineMethod({
   name: 'personal_initializeWallet',
   params: [string],
-  handler: (ctx: RpcContext, [url]) => {
+  handler: (ctx: Ctx, [url]) => {
     requireWallet(ctx, url);
     throw new KeyStoreError('specified wallet does not support initialization');
   },
@@ -149,14 +147,14 @@ export const initializeWallet = defineMethod({
 export const unpair = defineMethod({
   name: 'personal_unpair',
   params: [string, string],
-  handler: (ctx: RpcContext, [url]) => {
+  handler: (ctx: Ctx, [url]) => {
     requireWallet(ctx, url);
     throw new KeyStoreError('specified wallet does not support pairing');
   },
 });
 
 /** All personal_ methods. */
-export const personalNamespace: RpcMethod<RpcContext>[] = [
+export const personalNamespace: RpcMethod<Ctx>[] = [
   listAccounts,
   newAccount,
   importRawKey,

@@ -1,0 +1,112 @@
+// The node's listeners, in the order the readiness contract needs: metrics, WebSocket, gRPC, the consensus mode's
+// servers, and HTTP JSON-RPC last (clients take its first answer to mean every other listener accepts connections).
+import type { NodeConfig } from '../config/schema.ts';
+import { startBankGrpcServer, type BankQueryDeps } from '../grpc/bankQuery.ts';
+import { lineLogger, type LogSink } from '../log/logger.ts';
+import type { AbciTimer } from '../metrics/abci.ts';
+import { startMetricsServer } from '../metrics/server.ts';
+import type { Dispatcher } from '../rpc/server/jsonrpc.ts';
+import { chooseTransport, startHttpTransport, startWsTransport } from '../rpc/server/transport.ts';
+import type { ConsensusMode, ModeListeners } from './consensus.ts';
+
+/** What the listeners serve. */
+export interface ListenerDeps {
+  config: NodeConfig;
+  logs: LogSink;
+  dispatcher: Dispatcher;
+  /** The bearer token the private namespaces need. */
+  authToken: string;
+  /** The bank queries gRPC answers. */
+  bank: BankQueryDeps;
+  mode: ConsensusMode;
+  /** Prometheus metrics (--metrics): served, and timing the ABCI calls. */
+  metrics?: AbciTimer & { page(): Promise<{ contentType: string; body: string }> };
+}
+
+/** The listening servers; close() closes them all (not the consensus mode). */
+export interface Listeners extends ModeListeners {
+  httpPort: number;
+  wsPort: number;
+  grpcPort: number;
+  metricsPort?: number;
+  close(): Promise<void>;
+}
+
+/** host:port (IPv6 hosts in brackets) → its parts. */
+export function splitHostPort(addr: string): { host: string; port: number } {
+  const i = addr.lastIndexOf(':');
+  if (i < 0) throw new Error(`invalid address "${addr}": expected host:port`);
+  const port = Number(addr.slice(i + 1));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`invalid port in "${addr}"`);
+  return { host: addr.slice(0, i).replace(/^\[|\]$/g, ''), port };
+}
+
+/**
+ * Picks the JSON-RPC transport, starts the consensus mode (it makes block 1 before anything answers), then binds
+ * every listener. A failure closes what was already started and stops the mode.
+ */
+export async function startListeners(d: ListenerDeps): Promise<Listeners> {
+  const { config, logs, dispatcher, authToken, mode, metrics } = d;
+  const rpc = config.jsonRpc;
+  const limits = {
+    maxBodyBytes: rpc.maxBodyBytes,
+    maxBatchItems: rpc.maxBatchItems,
+    maxResponseBytes: rpc.maxResponseBytes,
+  };
+  const maxOpenConnections = rpc.maxOpenConnections;
+  const transport = chooseTransport(rpc.transport, { connectionCap: maxOpenConnections > 0 });
+  console.log(`JSON-RPC transport: ${transport.kind}: ${transport.reason}`);
+  await mode.start();
+  const http = splitHostPort(rpc.address);
+  const ws = splitHostPort(rpc.wsAddress);
+  const started: { close(): Promise<void> }[] = [];
+  const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
+  const closeAll = async () => void (await Promise.allSettled(started.map((server) => server.close())));
+  try {
+    let metricsPort: number | undefined;
+    if (metrics) {
+      const at = splitHostPort(config.metrics.address);
+      const log = lineLogger(logs.logger('metrics'), 'error');
+      metricsPort = track(await startMetricsServer(at.host, at.port, () => metrics.page(), log)).port;
+    }
+    // What both JSON-RPC listeners share.
+    const served = {
+      dispatcher,
+      limits,
+      authToken,
+      corsOrigins: rpc.corsOrigins,
+      maxOpenConnections,
+      log: lineLogger(logs.logger('rpc'), 'error'),
+    };
+    const wsServer = track(
+      await startWsTransport(transport, {
+        ...ws,
+        ...served,
+        // A connection whose client stopped reading is closed well past the point where its subscriptions were dropped.
+        maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * rpc.wsSubscriptionBufferBytes),
+      }),
+    );
+    const grpcServer = track(await startBankGrpcServer(config.grpcAddress, d.bank));
+    const consensus = await mode.listen(track, metrics);
+    const httpServer = track(
+      await startHttpTransport(transport, {
+        ...http,
+        ...served,
+        requestTimeoutMs: rpc.httpTimeoutMs,
+        allowedHosts: rpc.allowedHosts,
+      }),
+    );
+    return {
+      httpPort: httpServer.port,
+      wsPort: wsServer.port,
+      grpcPort: grpcServer.port,
+      ...consensus,
+      metricsPort,
+      close: closeAll,
+    };
+  } catch (e) {
+    await closeAll();
+    await mode.stop();
+    throw e;
+  }
+}
