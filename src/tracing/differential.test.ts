@@ -76,7 +76,7 @@ contract Parent {
 
 const at = (n: number): Uint8Array => new Uint8Array(20).map((_, i) => (i === 19 ? n : i === 0 ? 0xa0 : 0));
 const precompile = (n: number): Uint8Array => new Uint8Array(20).map((_, i) => (i === 19 ? n : 0));
-const [PARENT, CHILD, LIB, RAW, PAYEE] = [at(1), at(2), at(3), at(4), at(5)];
+const [PARENT, CHILD, LIB, RAW, PAYEE, WRITER, STATIC] = [at(1), at(2), at(3), at(4), at(5), at(6), at(7)];
 
 const { Parent, Child, Lib } = compileSource(SOURCE, 'Differential.sol');
 const parentAbi = new Interface(Parent!.abi);
@@ -100,6 +100,13 @@ const PRE: PreAccount[] = [
   { address: LIB, code: hexToBytes(Lib!.deployedBytecode), nonce: 1n },
   // PUSH1 1 PUSH1 0 MSTORE, then a jump to a non-JUMPDEST.
   { address: RAW, code: hexToBytes('0x600160005260055600') },
+  // WRITER: SSTORE(0, 1). STATIC: STATICCALL(gas, WRITER) (a write in a static frame), then RETURNDATACOPY of a
+  // byte the empty return data does not have.
+  { address: WRITER, code: hexToBytes('0x6001600055') },
+  {
+    address: STATIC,
+    code: hexToBytes(`0x600060006000600073${Buffer.from(WRITER).toString('hex')}5afa506001600060003e00`),
+  },
 ];
 
 const SCENARIOS: Scenario[] = [
@@ -119,6 +126,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'a top-level revert with a reason', to: CHILD, data: hexToBytes(childAbi.encodeFunctionData('boom')) },
   { name: 'a top-level out of gas', to: PARENT, data: enc('run', [7]), gas: 60_000n },
   { name: 'a bad jump', to: RAW, data: new Uint8Array(0) },
+  { name: 'a write in a static frame, RETURNDATACOPY out of bounds', to: STATIC, data: new Uint8Array(0) },
   { name: 'a precompile called directly', to: precompile(2), data: Uint8Array.of(1, 2) },
   { name: 'a failing precompile called directly', to: precompile(8), data: Uint8Array.of(1) },
 ];

@@ -188,8 +188,8 @@ export class CallService {
   }
 
   /**
-   * Runs the message once with `gas` on a fresh WorldState over the scope's state. Pre-execution refusals (and the
-   * timeout) throw ExecutionError with the texts clients have always had; an EVM failure is a result.
+   * The message with `gas` ready to run on a fresh WorldState over the scope's state: its env, tx and options, after
+   * the sender's checks (which throw ExecutionError with the texts clients have always had).
    */
   private prepare(req: CallRequest, s: CallScope, gas: bigint, blobOverride: bigint | undefined): PreparedCall {
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
@@ -215,6 +215,10 @@ export class CallService {
     return { world, env, tx, opts, priced, minGas };
   }
 
+  /**
+   * Runs the message once with `gas` on a fresh WorldState over the scope's state. Pre-execution refusals (and the
+   * timeout) throw ExecutionError with the texts clients have always had; an EVM failure is a result.
+   */
   private run(
     req: CallRequest,
     s: CallScope,
