@@ -107,11 +107,30 @@ try {
     );
     return { ms: bestCpu, result };
   };
+  /** The longest eth_blockNumber wait while one trace runs: how long the trace holds the node's event loop. */
+  const stall = async (label: string, cfg: unknown): Promise<void> => {
+    let done = false;
+    let worst = 0;
+    const pinging = (async () => {
+      while (!done) {
+        const t0 = performance.now();
+        await rpcResult(node.http, 'eth_blockNumber');
+        worst = Math.max(worst, performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await rpc(node.http, 'debug_traceTransaction', [tx.hash, cfg], { timeoutMs: 300_000 });
+    done = true;
+    await pinging;
+    console.log(`${label.padEnd(34)} longest eth_blockNumber meanwhile ${worst.toFixed(0).padStart(6)} ms`);
+  };
   const timeout = '120s';
   const struct = await time('struct logger (default)', { timeout });
   const steps = struct.result.structLogs.length;
   console.log(`steps: ${steps}`);
   await time('struct logger, disableStack', { timeout, disableStack: true, disableStorage: true });
+  await stall('struct logger, disableStack', { timeout, disableStack: true, disableStorage: true });
+  await stall('callTracer', { timeout, tracer: 'callTracer' });
   await time('callTracer', { timeout, tracer: 'callTracer' });
   await time('prestateTracer', { timeout, tracer: 'prestateTracer' });
   const noop = await time('noopTracer', { timeout, tracer: 'noopTracer' });
