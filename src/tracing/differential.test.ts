@@ -4,7 +4,7 @@
 // Every built-in tracer and a JS tracer that records everything it can see must print the same JSON.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { Interface } from 'ethers';
+import { getCreateAddress, Interface } from 'ethers';
 import { compileSource } from '../../test/helpers/solc.ts';
 import {
   COINBASE,
@@ -16,7 +16,7 @@ import {
   traceOnEthereumjs,
 } from '../../test/helpers/traceOracle.ts';
 import { initEngine } from '../evm/index.ts';
-import { bytesToBigint, hexToBytes } from '../primitives/hex.ts';
+import { bytesToBigint, bytesToHex, hexToBytes } from '../primitives/hex.ts';
 import { formatTrace } from '../rpc/namespaces/debug/format.ts';
 import { CallTracer } from './callTracer.ts';
 import { JsTracer } from './js/jsTracer.ts';
@@ -109,7 +109,10 @@ const PRE: PreAccount[] = [
   },
 ];
 
-const SCENARIOS: Scenario[] = [
+/** A scenario, with accounts added to the shared pre-state for it alone. */
+type Case = Scenario & { extra?: PreAccount[] };
+
+const SCENARIOS: Case[] = [
   { name: 'nested CALL, reverted STATICCALL, DELEGATECALL, CREATE, logs', to: PARENT, data: enc('run', [7]) },
   { name: 'out of gas and an invalid opcode in inner frames', to: PARENT, data: enc('oog', []) },
   { name: 'precompiles (one failing)', to: PARENT, data: enc('precompiles', ['0x0102030405']) },
@@ -122,6 +125,12 @@ const SCENARIOS: Scenario[] = [
   },
   { name: 'CREATE2 and SELFDESTRUCT', to: PARENT, data: enc('makeAndKill', []) },
   { name: 'a top-level creation', data: hexToBytes(Child!.bytecode) },
+  {
+    name: 'a top-level creation that collides',
+    data: hexToBytes(Child!.bytecode),
+    // Where the sender's creation lands (nonce 3): an existing nonce makes it collide.
+    extra: [{ address: hexToBytes(getCreateAddress({ from: bytesToHex(SENDER), nonce: 3 })), nonce: 1n }],
+  },
   { name: 'a top-level creation that reverts', data: hexToBytes('0x60aa60005260206000fd') },
   { name: 'a top-level revert with a reason', to: CHILD, data: hexToBytes(childAbi.encodeFunctionData('boom')) },
   { name: 'a top-level out of gas', to: PARENT, data: enc('run', [7]), gas: 60_000n },
@@ -185,8 +194,8 @@ describe('tracing on the engine equals tracing on ethereumjs', () => {
       for (const [name, make] of TRACERS) {
         const [a, b] = [await make(), await make()];
         try {
-          const want = formatTrace(await traceOnEthereumjs(PRE, s, a));
-          const got = formatTrace(traceOnEngine(PRE, s, b));
+          const want = formatTrace(await traceOnEthereumjs([...PRE, ...(s.extra ?? [])], s, a));
+          const got = formatTrace(traceOnEngine([...PRE, ...(s.extra ?? [])], s, b));
           const d = firstDifference(got, want, '');
           if (d !== undefined && process.env.DIFF_DUMP && name === 'struct logger') {
             const idx = Number(/structLogs\.(\d+)/.exec(d)?.[1] ?? 0);
