@@ -21,12 +21,21 @@ import { runTransport, transportSpecs } from './workloads/transport.ts';
 import { sendAll } from './workloads/send.ts';
 import { outcomeToSample, RSS_ROW, WRITE_KINDS, writeSpecs, writeTxs } from './workloads/writes.ts';
 
+// Issue 16's startup targets. Kestrel's rows are two starts of one home (the second is the usual start); a peer's
+// only start (a fresh in-memory chain) fills both of its rows.
 const STARTUP_ROW: RowSpec = {
   id: 'startup',
-  label: 'startup to first eth_blockNumber',
+  label: 'startup to first eth_blockNumber (existing home)',
   unit: 'ms',
   better: 'lower',
   target: { kind: 'max', limit: 300 },
+};
+const STARTUP_FRESH_ROW: RowSpec = {
+  id: 'startup-fresh',
+  label: 'startup to first eth_blockNumber (fresh --dev home)',
+  unit: 'ms',
+  better: 'lower',
+  target: { kind: 'max', limit: 600 },
 };
 const TOKEN_SUPPLY = 10n ** 30n;
 
@@ -81,8 +90,10 @@ async function readWriteSession(
   const out = new Map<string, Sample>();
   let chain = await startChain(name);
   try {
+    const fresh = chain.node.freshStartupMs ?? chain.node.startupMs;
     out.set(STARTUP_ROW.id, { value: chain.node.startupMs, status: 'ok' });
-    log(`  startup ${chain.node.startupMs.toFixed(0)} ms`);
+    out.set(STARTUP_FRESH_ROW.id, { value: fresh, status: 'ok' });
+    log(`  startup ${chain.node.startupMs.toFixed(0)} ms (fresh home ${fresh.toFixed(0)} ms)`);
     if (!o.workloads.includes('reads') && !o.workloads.includes('writes')) return out;
     let token = await deployToken(chain, code, senders);
     if (o.workloads.includes('reads')) {
@@ -176,7 +187,7 @@ function peerVersions(): Record<string, string> {
 
 function specsFor(o: Options, senders: number): RowSpec[] {
   return [
-    ...(o.workloads.some((w) => w !== 'logs') ? [STARTUP_ROW] : []),
+    ...(o.workloads.some((w) => w !== 'logs') ? [STARTUP_ROW, STARTUP_FRESH_ROW] : []),
     ...(o.workloads.includes('reads') ? [...readSpecs(), ...transportSpecs()] : []),
     ...(o.workloads.includes('writes')
       ? writeSpecs({ transfers: o.transfers, erc20: o.erc20Transfers, inflight: o.inflight, senders })

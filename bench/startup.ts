@@ -2,9 +2,10 @@
 // N times, timing spawn → first eth_blockNumber reply in wall time and in the process's CPU time (the figure a
 // busy machine does not distort). Usage: node --import tsx bench/startup.ts [runs=7] [launcher=bin/kestreld.js ...].
 // With several launchers (e.g. another checkout's bin/kestreld.js) the runs alternate, so the comparison is fair
-// on a busy machine.
+// on a busy machine. The starts, flags and measurement point are `npm run bench`'s startup rows' (same
+// kestrelStart and spawnNode); this adds the CPU figure and medians over more runs.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kestrelStart } from './nodes/kestrel.ts';
 import { spawnNode } from './nodes/process.ts';
@@ -29,6 +30,11 @@ const fmt = (xs: Sample[]): string =>
   `wall median ${median(xs.map((x) => x.wall)).toFixed(0)} ms, CPU median ${median(xs.map((x) => x.cpu)).toFixed(0)} ms ` +
   `(wall/CPU: ${xs.map((x) => `${x.wall.toFixed(0)}/${x.cpu.toFixed(0)}`).join(', ')})`;
 
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+console.log(`load average before: ${load()}`);
 const fresh = launchers.map((): Sample[] => []);
 const existing = launchers.map((): Sample[] => []);
 for (let i = 0; i < runs; i++) {
@@ -46,3 +52,4 @@ for (const [j, l] of launchers.entries()) {
   console.log(`${l}, fresh --dev home: ${fmt(fresh[j]!)}`);
   console.log(`${l}, existing home:    ${fmt(existing[j]!)}`);
 }
+console.log(`load average after: ${load()}`);

@@ -2,10 +2,11 @@
 // imports rewritten to `.js`, so the node runs with plain `node` and no TypeScript loader (tracer workers
 // included). dist/ mirrors src/ one level below the repository root, so `new URL('../../proto/', import.meta.url)`
 // and friends resolve as they do from the sources. Then dist/cli/index.js and what it imports, the pure-JavaScript
-// packages included, become a bundle in dist/bundle/ (kestreld.js, which bin/kestreld.js runs, and the chunks it
-// imports on demand: each dynamic import() stays lazy), since Node 20's module loader spent ~250 ms of CPU at
-// startup resolving, reading and linking ~500 modules one by one. `node scripts/build.mjs` builds when a source is
-// newer than the last build; `--force` always does.
+// packages included, become one CommonJS bundle, dist/bundle/kestreld.cjs, since Node 20's module loader spent
+// ~250 ms of CPU at startup resolving, reading and linking ~500 modules one by one. Code behind a dynamic import()
+// is in the file but runs only on first use. One script (not ES modules) because a script can be compiled with a
+// V8 code cache on Node 20 too (bin/load-bundle.js). `node scripts/build.mjs` builds when a source is newer than
+// the last build; `--force` always does.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,15 +14,14 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
 const DIST = join(ROOT, 'dist');
-/** Where the bundle goes, relative to dist/ (pruning leaves it alone), and its entry file there. */
+/** Where the bundle goes, relative to dist/ (pruning leaves it alone), and the bundle there. */
 const BUNDLE_DIR = 'bundle';
-const BUNDLE = join(BUNDLE_DIR, 'kestreld.js');
+const BUNDLE = join(BUNDLE_DIR, 'kestreld.cjs');
 /** The bundle's entry, relative to dist/. */
 const BUNDLE_ENTRY = join('cli', 'index.js');
 /**
  * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages, and the gRPC proto tooling
- * (proto-loader, reflection), which only the lazily loaded reflection uses but grpc-js's channelz would otherwise
- * pull into the startup chunk.
+ * (proto-loader, reflection), which only the lazily loaded reflection uses.
  */
 const EXTERNAL = [
   '@grpc/proto-loader',
@@ -30,10 +30,8 @@ const EXTERNAL = [
   '@trufflesuite/uws-js-unofficial',
   'bufferutil',
   'c-kzg',
-  'classic-level',
   'mcl-wasm',
   'quickjs-emscripten',
-  'secp256k1',
   'utf-8-validate',
 ];
 /** What else decides the output besides the sources. */
@@ -112,8 +110,8 @@ export async function build(src = SRC, dist = DIST) {
 /**
  * Each bundled module keeps its own location: `import.meta.url` in ES modules, `__dirname` and `__filename` in
  * CommonJS ones (grpc-js finds its .proto files with them) become the file it was bundled from, computed relative
- * to the bundle's directory. So paths resolved from them (proto/, the tracer worker's entry, createRequire) stay
- * what they are in dist/ and node_modules/.
+ * to the bundle's directory (the banner's __bundleUrl). So paths resolved from them (proto/, the tracer worker's
+ * entry, createRequire) stay what they are in dist/ and node_modules/.
  */
 function ownLocation(outdir) {
   return {
@@ -125,8 +123,7 @@ function ownLocation(outdir) {
         const hasDir = /\b__(dirname|filename)\b/.test(code);
         if (!hasUrl && !hasDir) return undefined;
         const rel = JSON.stringify(relative(outdir, args.path).split(sep).join('/'));
-        if (hasUrl) code = code.replaceAll('import.meta.url', `new URL(${rel}, import.meta.url).href`);
-        // Through the banner's __bundleUrl: `import.meta` here would make esbuild take a CommonJS file for ESM.
+        if (hasUrl) code = code.replaceAll('import.meta.url', `new URL(${rel}, __bundleUrl).href`);
         if (hasDir) {
           const file = `__bundleFileURLToPath(new URL(${rel}, __bundleUrl))`;
           code = `var __filename = ${file}, __dirname = __bundleDirname(__filename);\n` + code;
@@ -138,48 +135,41 @@ function ownLocation(outdir) {
 }
 
 /**
- * Bundles dist/cli/index.js with its packages (EXTERNAL excepted) into dist/bundle/: kestreld.js and chunks. Code
- * behind a dynamic import() goes to a chunk loaded on first use (with the external packages it imports). Chunks are
- * written before the entry that names them; files of earlier builds are removed last.
+ * Bundles dist/cli/index.js with its packages (EXTERNAL excepted) into dist/bundle/kestreld.cjs: one CommonJS
+ * script, strict like the ES modules it is made of, whose `main` bin/kestreld.js calls. A module reached only by
+ * a dynamic import() runs on first use. Files of earlier builds (and their code caches) are removed.
  */
 export async function bundle(dist = DIST) {
   const { build: esbuild } = await import('esbuild');
   const outdir = join(dist, BUNDLE_DIR);
+  const out = join(dist, BUNDLE);
   const { outputFiles } = await esbuild({
-    entryPoints: { kestreld: join(dist, BUNDLE_ENTRY) },
-    outdir,
-    chunkNames: 'chunk-[hash]',
+    entryPoints: [join(dist, BUNDLE_ENTRY)],
+    outfile: out,
     bundle: true,
-    splitting: true,
     write: false,
-    format: 'esm',
+    format: 'cjs',
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
-    // Bundled CommonJS packages call require() for Node's built-ins and the external packages; ownLocation's
-    // __dirname and __filename use the other two.
     banner: {
       js: [
-        "import { createRequire as __bundleRequire } from 'node:module';",
-        "import { dirname as __bundleDirname } from 'node:path';",
-        "import { fileURLToPath as __bundleFileURLToPath } from 'node:url';",
-        'const __bundleUrl = import.meta.url;',
-        'const require = __bundleRequire(__bundleUrl);',
+        "'use strict';",
+        "const { dirname: __bundleDirname } = require('node:path');",
+        "const { fileURLToPath: __bundleFileURLToPath, pathToFileURL: __bundlePathToFileURL } = require('node:url');",
+        'const __bundleUrl = __bundlePathToFileURL(__filename).href;',
       ].join('\n'),
     },
     plugins: [ownLocation(outdir)],
     logLevel: 'error',
   });
   mkdirSync(outdir, { recursive: true });
-  const entry = join(dist, BUNDLE);
-  for (const f of [...outputFiles.filter((f) => f.path !== entry), ...outputFiles.filter((f) => f.path === entry)]) {
-    const tmp = `${f.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, f.contents);
-    renameSync(tmp, f.path);
-  }
-  const keep = new Set(outputFiles.map((f) => f.path));
+  const [file] = outputFiles;
+  const tmp = `${out}.${process.pid}.tmp`;
+  writeFileSync(tmp, file.contents);
+  renameSync(tmp, out);
   for (const name of readdirSync(outdir)) {
-    if (!name.endsWith('.tmp') && !keep.has(join(outdir, name))) rmSync(join(outdir, name), { force: true });
+    if (!name.endsWith('.tmp') && join(outdir, name) !== out) rmSync(join(outdir, name), { force: true });
   }
 }
 

@@ -47,6 +47,7 @@ import { personalNamespace } from './rpc/namespaces/personal/index.ts';
 import { txpoolNamespace } from './rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from './rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from './rpc/registry.ts';
+import type { Dispatcher } from './rpc/server/jsonrpc.ts';
 import { chooseTransport, startHttpTransport, startWsTransport, type RunningServer } from './rpc/server/transport.ts';
 import { ChainStore } from './store/chainStore.ts';
 import { KvStore } from './store/kv.ts';
@@ -59,6 +60,9 @@ import { rejectReason } from './metrics/rejectReason.ts';
 import { startMetricsServer, type MetricsServer } from './metrics/server.ts';
 
 export const VERSION = '0.1.0';
+
+/** How long after the listeners are up the engine's libraries start loading (unless a block or call needs them first). */
+const ENGINE_WARMUP_DELAY_MS = 100;
 
 /** The methods whose failures are admission refusals (counted by reason in the metrics). */
 const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction', 'personal_sendTransaction']);
@@ -75,6 +79,8 @@ export interface RunningNode {
   /** Port of the Prometheus metrics (--metrics only). */
   metricsPort?: number;
   app: KestrelApp;
+  /** The JSON-RPC dispatcher the transports call (in-process benches drive it without a socket). */
+  dispatcher: Dispatcher;
   /** Graceful stop: servers first, then the engine finishes its block, then the database closes. */
   close(): Promise<void>;
 }
@@ -417,9 +423,10 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       throw e;
     }
     forwarder?.start();
-    // The engine's libraries (about 110 ms of WebAssembly) load once the listeners are up: nothing before the first
-    // answer needs them, and the first block or call waits for them (a failure surfaces there).
-    setImmediate(() => initEngine().catch(() => {}));
+    // The engine's libraries (about 100 ms of CPU, mostly WebAssembly) load shortly after the listeners are up, not
+    // at once: a client's first poll then is not queued behind them. Nothing before the first block or call needs
+    // them, and those await initEngine() themselves (a failure surfaces there).
+    setTimeout(() => initEngine().catch(() => {}), ENGINE_WARMUP_DELAY_MS).unref();
     let closed = false;
     return {
       httpPort: httpServer.port,
@@ -429,6 +436,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       abciAddress: abciServer?.address,
       metricsPort: metricsServer?.port,
       app,
+      dispatcher,
       async close() {
         if (closed) return;
         closed = true;

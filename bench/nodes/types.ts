@@ -12,8 +12,13 @@ export interface RunningNode {
   readonly url: string;
   /** PID of the process that serves JSON-RPC now (its RSS is what the bench reports). */
   readonly pid: number;
-  /** Milliseconds from spawn to the first answered eth_blockNumber. */
+  /**
+   * Milliseconds from spawn to the first answered eth_blockNumber. For a node with a home (Kestrel) this is a start
+   * on an existing home, the usual case; a peer has one kind of start (a fresh in-memory chain).
+   */
   readonly startupMs: number;
+  /** The same for the first start on a fresh home (which creates it); undefined for a node without a home. */
+  readonly freshStartupMs?: number;
   /**
    * Adds `n` empty blocks by the node's own means (anvil_mine, hardhat_mine, evm_mine; Kestrel restarts its home
    * with interval sealing); undefined when the node has none.

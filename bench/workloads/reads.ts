@@ -50,6 +50,11 @@ function call(id: number, method: string, params: unknown[]): string {
   return JSON.stringify({ jsonrpc: '2.0', id, method, params });
 }
 
+/** The body each read workload POSTs, and how many answers it expects (for in-process runs of the same bodies). */
+export function readBodies(token: string, accounts: Account[]): Array<{ key: string; body: string; items: number }> {
+  return KINDS.map((k) => ({ key: k.key, body: k.body(token, accounts), items: k.items }));
+}
+
 /** The rows of the read workloads (target: ≥ 1.2× the best peer). */
 export function readSpecs(): RowSpec[] {
   return READ_CONNECTIONS.flatMap((c) =>

@@ -84,7 +84,7 @@ describe('KestrelApp over LevelDB', () => {
 
   async function balances(root: Uint8Array, st = node.state): Promise<bigint[]> {
     const view = st.readView(root);
-    return Promise.all(watched().map(async (a) => (await view.getAccount(new Address(a)))?.balance ?? 0n));
+    return watched().map((a) => view.account(a)?.balance ?? 0n);
   }
 
   before(async () => {
@@ -140,9 +140,9 @@ describe('KestrelApp over LevelDB', () => {
     assert.deepEqual(res.block.senders, [alice.address, alice.address, bob.address, dave.address]);
     assert.deepEqual(res.receipts[3]!.effectiveGasPrice, 3n * GWEI);
     const view = node.state.readView(res.block.header.stateRoot);
-    assert.equal((await view.getAccount(new Address(r1)))?.balance, ETH + 3n);
-    assert.equal((await view.getAccount(new Address(alice.address)))?.nonce, 2n);
-    assert.equal((await view.getAccount(new Address(carol.address)))?.nonce ?? 0n, 0n);
+    assert.equal(view.account(r1)?.balance, ETH + 3n);
+    assert.equal(view.account(alice.address)?.nonce, 2n);
+    assert.equal(view.account(carol.address)?.nonce ?? 0n, 0n);
   });
 
   test('block 2: contract deployments (one whose initcode reverts gets status 0)', async () => {
@@ -158,9 +158,9 @@ describe('KestrelApp over LevelDB', () => {
     assert.equal(res.receipts[0]!.to, undefined);
     contracts.push(addr, res.receipts[1]!.contractAddress!);
     const view = node.state.readView(res.block.header.stateRoot);
-    assert.deepEqual(await view.getCode(new Address(addr)), REVERT_RUNTIME);
-    assert.equal((await view.getCode(new Address(res.receipts[1]!.contractAddress!))).length, 0);
-    assert.equal((await view.getAccount(new Address(bob.address)))?.nonce, 2n, 'a failed deploy still uses the nonce');
+    assert.deepEqual(view.code(addr), REVERT_RUNTIME);
+    assert.equal(view.code(res.receipts[1]!.contractAddress!).length, 0);
+    assert.equal(view.account(bob.address)?.nonce, 2n, 'a failed deploy still uses the nonce');
   });
 
   test('block 3: a call that REVERTs is included with status 0 and pays for its gas', async () => {

@@ -1,9 +1,9 @@
 // The deterministic state machine, ABCI-shaped: checkTx, finalizeBlock, commit, query. It never knows who drives
 // it; the solo engine and (later) the ABCI server call the same methods.
 import type { Common } from '@ethereumjs/common';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Address, createAccount } from '@ethereumjs/util';
 import { initEngine, WorldState } from '../evm/index.ts';
+import { initKeccak } from '../evm/keccak.ts';
+import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import { blockSize } from '../store/chainStore.ts';
@@ -27,6 +27,7 @@ import type { StateDb } from './state/stateDb.ts';
 import { writeState, type WriteOptions } from './evm/stateWrite.ts';
 import { headChangesOf } from './evm/headChanges.ts';
 import type { HeadChange } from './state/headCache.ts';
+import { editsDiff, type StateEdit } from './stateEdits.ts';
 
 /** A transaction that passed CheckTx, with its sender's nonce in the state it was checked against. */
 export interface CheckedTx extends ExecTx {
@@ -38,8 +39,8 @@ export interface CommittedBlock {
   block: BlockRecord;
   receipts: ReceiptRecord[];
   /**
-   * Every account the block changed, as the head-state cache takes them (ChainQuery.applyHeadChanges); absent
-   * when the block's state changes are not all known (dev-toolkit edits went through the ethereumjs state).
+   * Every account the block changed (dev-toolkit edits first, then its transactions'), as the head-state cache
+   * takes them (ChainQuery.applyHeadChanges); absent when they are not known.
    */
   stateChanges?: readonly HeadChange[];
 }
@@ -110,12 +111,13 @@ export class KestrelApp {
     const headNumber = chain.headNumber();
     this.headDb = state.bufferedDb();
     if (headNumber === undefined) {
-      const st = state.executionState(new Uint8Array(0), this.headDb);
-      await st.checkpoint();
-      for (const a of genesis.alloc)
-        await st.putAccount(new Address(a.address), createAccount({ nonce: 0n, balance: a.balance }));
-      await st.commit();
-      const stateRoot = await st.getStateRoot();
+      // The allocation is an edit of the empty state, written by the blocks' state writer.
+      await initKeccak();
+      const db = this.headDb;
+      const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
+      const empty = new ArchiveStateReader(EMPTY_TRIE_ROOT, readNode, () => undefined);
+      const alloc = editsDiff(empty, genesis.alloc);
+      const stateRoot = writeState(EMPTY_TRIE_ROOT, alloc, readNode, (k, v) => db.putSync(k, v));
       const ctx: BlockContext = {
         number: 0n,
         parentHash: new Uint8Array(32),
@@ -185,15 +187,14 @@ export class KestrelApp {
 
   /** An account's nonce and balance in the latest committed state. */
   async headAccount(addr: Uint8Array): Promise<AccountState> {
-    const acc = await this.deps.state.readView(this.headBlock.header.stateRoot).getAccount(new Address(addr));
+    const acc = this.deps.state.readView(this.headBlock.header.stateRoot).account(addr);
     return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n };
   }
 
   /** The stateful half of CheckTx for an already decoded tx (cheap to repeat after a commit: no signature work). */
   async checkDecoded(item: ExecTx): Promise<CheckedTx> {
     const rules = this.rules();
-    const view = this.deps.state.readView(this.headBlock.header.stateRoot);
-    const acc = await view.getAccount(new Address(item.sender));
+    const acc = this.deps.state.readView(this.headBlock.header.stateRoot).account(item.sender);
     const stateNonce = acc?.nonce ?? 0n;
     checkAgainstState(item, { nonce: stateNonce, balance: acc?.balance ?? 0n }, rules);
     return { ...item, stateNonce };
@@ -211,26 +212,22 @@ export class KestrelApp {
     coinbase?: Uint8Array;
     sameSecond?: boolean;
     /** Dev toolkit (anvil_setBalance, …): state edits applied before the block's txs, so they get a block of their own. */
-    prepare?: (state: MerkleStateManager) => Promise<void>;
+    edits?: readonly StateEdit[];
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     await initEngine();
     const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase);
     try {
       let parentRoot = this.headBlock.header.stateRoot;
-      if (req.prepare) {
+      let edited: HeadChange[] = [];
+      if (req.edits !== undefined && req.edits.length > 0) {
         // The edits reach the trie (in the head's write buffer) first, so the engine starts from them.
-        const st = this.deps.state.executionState(parentRoot, this.headDb);
-        await st.checkpoint();
-        await req.prepare(st);
-        await st.commit();
-        parentRoot = await st.getStateRoot();
+        ({ root: parentRoot, changes: edited } = this.applyEdits(parentRoot, this.headDb, req.edits));
       }
       const exec = this.execute(parentRoot, this.headDb, ctx, req.txs);
       const { block, encodedTxs } = await this.sealRecord(ctx, exec.stateRoot, exec);
       this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs, carry: exec.carry };
-      // With dev-toolkit edits the engine's diff is not the whole change (the edits went in before it).
-      if (!req.prepare) this.sealed.headChanges = () => headChangesOf(exec.diff, exec.storageRoots);
+      this.sealed.headChanges = () => [...edited, ...headChangesOf(exec.diff, exec.storageRoots)];
       return { block, receipts: exec.receipts, rejected: exec.rejected };
     } catch (e) {
       await this.abandon();
@@ -278,6 +275,24 @@ export class KestrelApp {
     const stateRoot = writeState(parentRoot, exec.diff, readNode, put, { loaded: reader, storageRoots, tries });
     const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, written);
     return { ...exec, stateRoot, storageRoots, carry };
+  }
+
+  /**
+   * Writes dev-toolkit edits over the state at `parentRoot` into `db`'s buffer; returns the edited state's root and
+   * the edits as head-cache changes.
+   */
+  private applyEdits(
+    parentRoot: Uint8Array,
+    db: BufferedTrieDb,
+    edits: readonly StateEdit[],
+  ): { root: Uint8Array; changes: HeadChange[] } {
+    const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
+    const reader = new ArchiveStateReader(parentRoot, readNode, () => undefined, undefined, this.carried);
+    const diff = editsDiff(reader, edits);
+    const storageRoots: Uint8Array[] = [];
+    const put = (k: Uint8Array, v: Uint8Array): void => db.putSync(k, v);
+    const root = writeState(parentRoot, diff, readNode, put, { loaded: reader, storageRoots });
+    return { root, changes: headChangesOf(diff, storageRoots) };
   }
 
   /** The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`). */
@@ -436,8 +451,7 @@ export class KestrelApp {
     if (!block) throw new NotFoundError(`height ${h} is not available`);
     if (path === '/evm/account') {
       if (data.length !== 20) throw new KestrelError('account query wants a 20-byte address');
-      const acc = await this.deps.state.readView(block.header.stateRoot).getAccount(new Address(data));
-      return acc ? acc.serialize() : new Uint8Array(0);
+      return this.deps.state.readView(block.header.stateRoot).account(data)?.rlp ?? new Uint8Array(0);
     }
     const module = this.deps.queryModules?.find((m) => path.startsWith(m.prefix));
     if (module) return module.query(path, data, block);

@@ -56,6 +56,19 @@ describe('head-state cache fed at commit', () => {
     assert.ok(c.stateChanges && c.stateChanges.length > 0);
   }
 
+  /** Whether `read` is answered without opening a state view (from the head cache alone). */
+  function fromMemory(read: () => unknown): boolean {
+    const readView = node.state.readView.bind(node.state);
+    let opened = 0;
+    node.state.readView = (root) => (opened++, readView(root));
+    try {
+      read();
+    } finally {
+      node.state.readView = readView;
+    }
+    return opened === 0;
+  }
+
   /** What the trie says at the head (a new ChainQuery has nothing cached). */
   async function trieAnswer(addr: Uint8Array) {
     const fresh = new ChainQuery(node.app, node.chain, node.state);
@@ -106,32 +119,57 @@ describe('head-state cache fed at commit', () => {
     const slot = await q.storage(recreated, SLOT0, head);
     assert.equal(slot[31], 1);
     assert.equal((await q.account(destroyed, head)).balance, 0n);
-    assert.equal(await node.state.readView(head.header.stateRoot).getAccount(new Address(destroyed)), undefined);
+    assert.equal(node.state.readView(head.header.stateRoot).account(destroyed), undefined);
 
     // Block 3 touches none of them: everything changed or untouched in block 2 is answered from memory.
     await produce([tx(1, hexToBytes('0x' + '77'.repeat(20)), 1n)]);
     const b3 = node.app.head;
     for (const a of [dev[0]!.address, dev[2]!.address, dev[4]!.address, fresh, recreated, coinbase]) {
-      assert.ok(!(q.account(a, b3) instanceof Promise), `${bytesToHex(a)} from memory`);
+      assert.ok(
+        fromMemory(() => q.account(a, b3)),
+        `${bytesToHex(a)} from memory`,
+      );
     }
-    assert.ok(!(q.storage(recreated, SLOT0, b3) instanceof Promise));
+    assert.ok(fromMemory(() => q.storage(recreated, SLOT0, b3)));
     for (const a of all) assert.deepEqual(await cachedAnswer(a), await trieAnswer(a), bytesToHex(a));
   });
 
-  test('a block with dev-toolkit edits reports no changes (the cache starts over rather than miss the edits)', async () => {
-    const target = new Address(dev[4]!.address);
-    await q.account(target.bytes, node.app.head);
+  test('a block with dev-toolkit edits reports them: the cache follows the edits, no trie walk', async () => {
+    const target = dev[4]!.address;
+    const created = hexToBytes('0x' + '5e'.repeat(20));
+    const slot = SLOT0.slice();
+    slot[31] = 7;
+    await q.account(target, node.app.head);
+    await q.storage(created, slot, node.app.head); // cached as zero before the edit
     await node.app.finalizeBlock({
       txs: [],
       time: node.app.head.header.timestamp + 2n,
-      prepare: async (st) => {
-        const acc = await st.getAccount(target);
-        acc!.balance = 12345n;
-        await st.putAccount(target, acc);
-      },
+      edits: [
+        { address: target, balance: 12345n },
+        {
+          address: created,
+          code: hexToBytes('0x6001600055'),
+          storage: [[slot, hexToBytes('0x' + '00'.repeat(31) + '2a')]],
+        },
+      ],
     });
     const c = await node.app.commit();
-    assert.equal(c.stateChanges, undefined);
-    assert.equal((await q.account(target.bytes, node.app.head)).balance, 12345n);
+    assert.ok(c.stateChanges && c.stateChanges.length >= 2);
+    const head = node.app.head;
+    for (const a of [target, created]) {
+      assert.ok(
+        fromMemory(() => q.account(a, head)),
+        `${bytesToHex(a)} from memory`,
+      );
+      assert.deepEqual(await cachedAnswer(a), await trieAnswer(a), bytesToHex(a));
+    }
+    assert.equal((await q.account(target, head)).balance, 12345n);
+    assert.equal(
+      bytesToHex(q.storage(created, slot, head)),
+      bytesToHex(new ChainQuery(node.app, node.chain, node.state).storage(created, slot, head)),
+    );
+    assert.ok(fromMemory(() => q.storage(created, slot, head)));
+    assert.equal(q.storage(created, slot, head)[31], 0x2a);
+    assert.equal(bytesToHex(q.code(created, head)), '0x6001600055');
   });
 });

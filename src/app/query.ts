@@ -1,7 +1,5 @@
 // Read access to the chain for the RPC layer: block selectors resolved to blocks, txs, receipts and state at any
 // height (archive).
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Address } from '@ethereumjs/util';
 import { NotFoundError, PrunedHistoryError } from '../errors/index.ts';
 import type { BlockSelector } from '../primitives/blockSelector.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
@@ -11,6 +9,7 @@ import type { KestrelApp } from './app.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { HeadStateCache, type HeadChange } from './state/headCache.ts';
 import type { StateDb } from './state/stateDb.ts';
+import type { StateView } from './state/stateView.ts';
 
 /** A mined transaction with its block and position. */
 export interface MinedTx {
@@ -95,7 +94,7 @@ export class ChainQuery {
   }
 
   /** Read-only state at a block. */
-  stateAt(block: BlockRecord): MerkleStateManager {
+  stateAt(block: BlockRecord): StateView {
     return this.state.readView(block.header.stateRoot);
   }
 
@@ -125,23 +124,20 @@ export class ChainQuery {
 
   /**
    * Account fields at a block (zero account when absent). At the head they come from the flat head cache when it
-   * has them, without a trie walk and without a promise (the RPC envelope then stays synchronous).
+   * has them, without a trie walk.
    */
-  account(addr: Uint8Array, block: BlockRecord): AccountView | Promise<AccountView> {
+  account(addr: Uint8Array, block: BlockRecord): AccountView {
     const cache = this.headState(block);
     if (!cache) return this.readAccount(addr, block);
     const hit = cache.account(addr);
     if (hit) return hit;
-    const version = cache.version;
-    return this.readAccount(addr, block).then((view) => {
-      // Kept only if the head has not moved meanwhile (the value is right for `block`, not for a newer head).
-      cache.rememberAccount(version, addr, view);
-      return view;
-    });
+    const view = this.readAccount(addr, block);
+    cache.rememberAccount(cache.version, addr, view);
+    return view;
   }
 
-  private async readAccount(addr: Uint8Array, block: BlockRecord): Promise<AccountView> {
-    const acc = await this.stateAt(block).getAccount(new Address(addr));
+  private readAccount(addr: Uint8Array, block: BlockRecord): AccountView {
+    const acc = this.stateAt(block).account(addr);
     if (!acc) return ZERO_ACCOUNT;
     return Object.freeze({
       nonce: acc.nonce,
@@ -152,45 +148,27 @@ export class ChainQuery {
   }
 
   /** Contract code at a block (empty for EOAs); at the head from the flat cache when it has it. */
-  code(addr: Uint8Array, block: BlockRecord): Uint8Array | Promise<Uint8Array> {
+  code(addr: Uint8Array, block: BlockRecord): Uint8Array {
     const cache = this.headState(block);
-    if (!cache) return this.stateAt(block).getCode(new Address(addr));
-    const acc = cache.account(addr);
-    if (acc) {
-      if (equalBytes(acc.codeHash, EMPTY_CODE_HASH)) return EMPTY_CODE;
-      const hit = cache.code(acc.codeHash);
-      if (hit) return hit;
-    }
-    return (async () => {
-      const view = await this.account(addr, block);
-      if (equalBytes(view.codeHash, EMPTY_CODE_HASH)) return EMPTY_CODE;
-      const code = cache.code(view.codeHash) ?? (await this.stateAt(block).getCode(new Address(addr)));
-      cache.rememberCode(view.codeHash, code);
-      return code;
-    })();
+    if (!cache) return this.stateAt(block).code(addr);
+    const view = this.account(addr, block);
+    if (equalBytes(view.codeHash, EMPTY_CODE_HASH)) return EMPTY_CODE;
+    const hit = cache.code(view.codeHash);
+    if (hit) return hit;
+    const code = this.stateAt(block).code(addr);
+    cache.rememberCode(view.codeHash, code);
+    return code;
   }
 
   /** A 32-byte storage word at a block; at the head from the flat cache when it has it. */
-  storage(addr: Uint8Array, slot: Uint8Array, block: BlockRecord): Uint8Array | Promise<Uint8Array> {
+  storage(addr: Uint8Array, slot: Uint8Array, block: BlockRecord): Uint8Array {
     const cache = this.headState(block);
-    if (!cache) return this.readStorage(addr, slot, block);
+    if (!cache) return this.stateAt(block).storage(addr, slot);
     const hit = cache.storageWord(addr, slot);
     if (hit) return hit;
-    const version = cache.version;
-    return this.readStorage(addr, slot, block).then((word) => {
-      cache.rememberStorage(version, addr, slot, word);
-      return word;
-    });
-  }
-
-  private async readStorage(addr: Uint8Array, slot: Uint8Array, block: BlockRecord): Promise<Uint8Array> {
-    const sm = this.stateAt(block);
-    const a = new Address(addr);
-    if (!(await sm.getAccount(a))) return new Uint8Array(32);
-    const v = await sm.getStorage(a, slot);
-    const out = new Uint8Array(32);
-    out.set(v, 32 - v.length);
-    return out;
+    const word = this.stateAt(block).storage(addr, slot);
+    cache.rememberStorage(cache.version, addr, slot, word);
+    return word;
   }
 }
 

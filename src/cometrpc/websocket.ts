@@ -4,7 +4,7 @@
 // WebsocketClient matches on both).
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { txResultOf } from './chainMethods.ts';
 import { parseConditions } from './chainMethods.ts';
@@ -56,7 +56,6 @@ export function attachWebsocket(
   deps: CometDeps,
   handle: (req: unknown) => Promise<object>,
 ): () => void {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1_000_000 });
   const subs = new Set<Subscription>();
 
   const push = (s: Subscription, data: unknown, events: Record<string, string[]>) => {
@@ -166,7 +165,7 @@ export function attachWebsocket(
     }
   };
 
-  wss.on('connection', (socket: WebSocket) => {
+  const onConnection = (socket: WebSocket) => {
     socket.on('message', (data, isBinary) => {
       if (isBinary)
         return reply(socket, -1, { error: { code: -32600, message: 'Invalid Request', data: 'binary frame' } });
@@ -176,23 +175,47 @@ export function attachWebsocket(
       for (const s of subs) if (s.socket === socket) subs.delete(s);
     });
     socket.on('error', () => socket.terminate());
-  });
+  };
+
+  // ws (and the node:https and node:tls it requires) loads on the first upgrade, not during the node's start. The
+  // upgraded socket has no reader meanwhile, so what the client sends waits in it.
+  let wss: WebSocketServer | undefined;
+  let loading: Promise<WebSocketServer> | undefined;
+  let detached = false;
+  const wsServer = () =>
+    (loading ??= import('ws').then(({ WebSocketServer: Wss }) => {
+      wss = new Wss({ noServer: true, maxPayload: 1_000_000 });
+      wss.on('connection', onConnection);
+      return wss;
+    }));
 
   const onUpgrade = (req: IncomingMessage, sock: Duplex, head: Buffer) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/websocket' || wss.clients.size >= MAX_CLIENTS) {
+    if (path !== '/websocket' || (wss?.clients.size ?? 0) >= MAX_CLIENTS) {
       sock.end(
         `HTTP/1.1 ${path !== '/websocket' ? '404 Not Found' : '503 Service Unavailable'}\r\nConnection: close\r\n\r\n`,
       );
       return;
     }
-    wss.handleUpgrade(req, sock, head, (ws) => wss.emit('connection', ws, req));
+    // A client that goes away while ws loads must not leave an unhandled socket error.
+    const onError = () => sock.destroy();
+    sock.on('error', onError);
+    wsServer().then(
+      (w) => {
+        sock.off('error', onError);
+        if (detached || sock.destroyed) sock.destroy();
+        else w.handleUpgrade(req, sock, head, (ws) => w.emit('connection', ws, req));
+      },
+      () => sock.destroy(),
+    );
   };
   server.on('upgrade', onUpgrade);
   return () => {
+    detached = true;
     server.off('upgrade', onUpgrade);
-    for (const c of wss.clients) c.terminate();
     subs.clear();
+    if (!wss) return;
+    for (const c of wss.clients) c.terminate();
     wss.close();
   };
 }

@@ -1,5 +1,6 @@
-// Runs the repo's state-test bundles in a pool of worker threads (one shard of every bundle's files each) and
-// sums the results per set. Used by the CI test and by the manual runner script.
+// Runs the repo's state-test bundles in a pool of worker threads and sums the results per set. The workers share
+// one counter per set and each claims the next unclaimed fixture file when it reaches it, so the split follows
+// the work: a fixed split left one worker idle for minutes while the other ran its share of the biggest files. Used by the CI test and by the manual runner script.
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -52,7 +53,8 @@ export interface PoolSummary {
 export interface WorkerJob {
   engine: EngineName;
   sets: string[];
-  shard: { index: number; count: number };
+  /** One Int32 per set: the next file index not yet claimed by any worker. */
+  next: SharedArrayBuffer;
   run?: string;
 }
 
@@ -72,9 +74,10 @@ export async function runPool(
     sets.map((s) => [s, { passed: 0, failed: 0, skipped: 0 }]),
   );
   const failures: Failure[] = [];
+  const next = new SharedArrayBuffer(4 * sets.length);
   await Promise.all(
     Array.from({ length: count }, (_, index) => {
-      const job: WorkerJob = { engine, sets, shard: { index, count }, run: opts.run };
+      const job: WorkerJob = { engine, sets, next, run: opts.run };
       const worker = new Worker(WORKER_BOOT, { eval: true, workerData: job });
       return new Promise<void>((resolve, reject) => {
         let done = false;

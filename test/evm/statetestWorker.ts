@@ -1,4 +1,4 @@
-// A state-test worker thread: runs its shard of each set and reports failures and counts to the pool.
+// A state-test worker thread: runs the fixture files of each set it claims and reports failures and counts.
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { StateTestEngine } from '../../src/evm/statetest/engine.ts';
@@ -15,13 +15,21 @@ async function loadEngine(name: WorkerJob['engine']): Promise<StateTestEngine> {
 const engine = await loadEngine(job.engine);
 const counts: Record<string, SetCounts> = {};
 const send = (m: WorkerMessage) => parentPort!.postMessage(m);
-for (const set of job.sets) {
+const next = new Int32Array(job.next);
+for (const [setIndex, set] of job.sets.entries()) {
+  // Every worker walks the same files in the same order; the one holding a file's index runs it, then claims the
+  // next free index. Each file is thus run exactly once, by whichever worker reached it first.
+  let mine = Atomics.add(next, setIndex, 1);
   const c: SetCounts = { passed: 0, failed: 0, skipped: 0 };
   counts[set] = c;
   const bundle = path.join(FIXTURE_DIR, `${set}.json.br`);
   const results = runStateTestCases([bundle], {
     engine,
-    shard: job.shard,
+    claim: (fileIndex) => {
+      if (fileIndex !== mine) return false;
+      mine = Atomics.add(next, setIndex, 1);
+      return true;
+    },
     run: job.run === undefined ? undefined : new RegExp(job.run),
     onSkip: () => c.skipped++,
   });

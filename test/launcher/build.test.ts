@@ -1,8 +1,18 @@
 // The build step (scripts/build.mjs): plain JavaScript with `.js` specifiers, rebuilt when a source changes, one
-// bundle of the CLI, and a compiled node that runs without any TypeScript loader (tracer workers included).
+// bundle of the CLI (loaded with a code cache), and a compiled node that runs without any TypeScript loader (tracer workers included).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -53,19 +63,56 @@ describe('build step', () => {
     assert.equal(isStale(src, dist), true);
   });
 
-  it('bundles cli/index.js into bundle/kestreld.js, each module keeping its own import.meta.url', async () => {
+  it('bundles cli/index.js into bundle/kestreld.cjs, each module keeping its own import.meta.url', async () => {
     mkdirSync(join(src, 'cli'), { recursive: true });
-    write('cli/index.ts', `export { self, value } from '../entry.ts';\nexport const here = import.meta.url;\n`);
+    write(
+      'cli/index.ts',
+      [
+        `export { self, value } from '../entry.ts';`,
+        `export const here = import.meta.url;`,
+        `export const lazy = () => import('../lib/value.ts').then((m) => m.value);`,
+        // ES modules are strict; the bundle, a script, must be too.
+        `export const strict = (function (this: unknown) { return this === undefined; })();`,
+      ].join('\n'),
+    );
     await build(src, dist);
-    const m = (await import(pathToFileURL(join(dist, 'bundle/kestreld.js')).href)) as Record<string, unknown>;
+    const m = createRequire(import.meta.url)(join(dist, 'bundle/kestreld.cjs')) as Record<string, unknown>;
     assert.equal(m.value, 1);
+    assert.equal(await (m.lazy as () => Promise<number>)(), 1);
+    assert.equal(m.strict, true);
     assert.equal(m.self, pathToFileURL(join(dist, 'entry.js')).href);
     assert.equal(m.here, pathToFileURL(join(dist, 'cli/index.js')).href);
     const later = new Date(Date.now() + 10_000);
     utimesSync(join(dist, '.built'), later, later);
     assert.equal(isStale(src, dist), false);
-    rmSync(join(dist, 'bundle/kestreld.js'));
+    rmSync(join(dist, 'bundle/kestreld.cjs'));
     assert.equal(isStale(src, dist), true);
+  });
+
+  it('loads the bundle with a code cache written by the first run and used by the next', async () => {
+    await build(src, dist);
+    const file = join(dist, 'bundle/kestreld.cjs');
+    const run = () =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { loadBundle } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href)});` +
+            `console.log(loadBundle(${JSON.stringify(file)}, 'test').exports.value);`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+      ).trim();
+    const caches = () => readdirSync(join(dist, 'bundle')).filter((f) => f.startsWith('.code-cache-'));
+    assert.deepEqual(caches(), []);
+    assert.equal(run(), '1');
+    assert.equal(caches().length, 1);
+    const written = statSync(join(dist, 'bundle', caches()[0]!)).mtimeMs;
+    assert.equal(run(), '1');
+    assert.equal(statSync(join(dist, 'bundle', caches()[0]!)).mtimeMs, written, 'an accepted cache is not rewritten');
+    // A rebuild removes the caches of the bundle it replaces.
+    await build(src, dist);
+    assert.deepEqual(caches(), []);
   });
 
   it('runs the repository node from dist/ with plain node: no loader, the worker boots compiled JavaScript', () => {

@@ -1,7 +1,6 @@
 // The bank module: multi-denom balances per account. The EVM denom's balance IS the account's balance in the state
 // trie at that block (one source of truth: eth_getBalance and the bank query cannot disagree); the other denoms
 // come from the bank store.
-import { Address } from '@ethereumjs/util';
 import { keccak256 } from '../../primitives/hash.ts';
 import { concatBytes } from '../../primitives/hex.ts';
 import type { BlockRecord } from '../../store/records.ts';
@@ -44,8 +43,7 @@ export class Bank {
 
   /** The EVM denom balance of an account at a block. */
   async evmBalance(addr: Uint8Array, block: BlockRecord): Promise<bigint> {
-    const acc = await this.state.readView(block.header.stateRoot).getAccount(new Address(addr));
-    return acc?.balance ?? 0n;
+    return this.state.readView(block.header.stateRoot).account(addr)?.balance ?? 0n;
   }
 
   /** Every non-zero balance of an account at a block, sorted by denom. */

@@ -2,11 +2,12 @@
 // nowhere else). These come from genesis and no transaction kind moves them yet, so one record per account holds
 // for every height; a Merkle root over all of them is committed next to the state root in the app hash.
 // When a transaction kind that moves them arrives, these records must become versioned by height.
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { trieRoot } from '../../evm/trie/root.ts';
 import { KestrelError } from '../../errors/index.ts';
-import { bigintToBytes, bytesEqual, bytesToBigint, concatBytes } from '../../primitives/hex.ts';
+import { keccak256 } from '../../primitives/hash.ts';
+import { bareHex, bigintToBytes, bytesEqual, bytesToBigint, concatBytes } from '../../primitives/hex.ts';
 import type { KvOp, KvStore } from '../../store/kv.ts';
 import { bankAccountKey, metaKey } from '../../store/schema.ts';
 import type { Genesis } from '../genesis.ts';
@@ -38,13 +39,19 @@ function genesisDigest(bank: Genesis['bank']): Uint8Array {
   return sha256(RLP.encode(parts));
 }
 
-/** The Merkle root over every (address ‖ denom → amount) entry of the bank store. */
-export async function bankRoot(bank: Genesis['bank']): Promise<Uint8Array> {
-  const trie = new MerklePatriciaTrie();
+/**
+ * The Merkle root over every (address ‖ denom → amount) entry of the bank store: a plain (unhashed-key) Merkle-
+ * Patricia trie. A repeated entry replaces the earlier one and a zero amount removes it, as successive puts would.
+ */
+export function bankRoot(bank: Genesis['bank']): Uint8Array {
+  const entries = new Map<string, [Uint8Array, Uint8Array]>();
   for (const b of bank) {
-    for (const c of b.coins) await trie.put(concatBytes(b.address, utf8.encode(c.denom)), bigintToBytes(c.amount));
+    for (const c of b.coins) {
+      const key = concatBytes(b.address, utf8.encode(c.denom));
+      entries.set(bareHex(key), [key, bigintToBytes(c.amount)]);
+    }
   }
-  return trie.root();
+  return trieRoot([...entries.values()], keccak256);
 }
 
 /** Non-EVM balances per account and supply per denom, persisted in LevelDB. */
@@ -77,7 +84,7 @@ export class BankStore {
       ops.push({ type: 'put', key: bankAccountKey(b.address), value: encodeCoins(coins) });
     }
     const supply = sortCoins([...totals].map(([denom, amount]) => ({ denom, amount })));
-    const root = await bankRoot(genesis.bank);
+    const root = bankRoot(genesis.bank);
     ops.push({ type: 'put', key: SUPPLY_KEY, value: encodeCoins(supply) });
     ops.push({ type: 'put', key: ROOT_KEY, value: root });
     ops.push({ type: 'put', key: DIGEST_KEY, value: digest }); // last in the batch: it marks the store complete

@@ -82,7 +82,10 @@ export function movePrecompiles(table: Map<string, unknown>, moves: PrecompileMo
   }
 }
 
-/** Writes a plan's account overrides into an ethereumjs state (inside the caller's checkpoint). */
+/**
+ * Writes a plan's account overrides into an ethereumjs state (inside the caller's checkpoint). LEGACY, with the
+ * MerkleStateManager type import above: only debug_traceCall (callVm.ts) and eth_simulateV1 still call it.
+ */
 export async function writeAccountOverrides(state: MerkleStateManager, accounts: AccountOverride[]): Promise<void> {
   for (const o of accounts) {
     const addr = new Address(o.address);

@@ -39,6 +39,19 @@ const DEFAULT_LIMITS: HeadCacheLimits = { accounts: 65_536, storageWords: 262_14
 
 /** A map key for raw bytes (one char per byte). */
 export function bytesKey(b: Uint8Array): string {
+  // Addresses and slots, the keys of every head read: one call with fixed arguments is about twice as fast as a
+  // Buffer view plus its latin1 decoder (measured on Node 20, key plus Map lookup).
+  // prettier-ignore
+  if (b.length === 20) {
+    return String.fromCharCode(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!,
+      b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!);
+  }
+  // prettier-ignore
+  if (b.length === 32) {
+    return String.fromCharCode(b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!,
+      b[10]!, b[11]!, b[12]!, b[13]!, b[14]!, b[15]!, b[16]!, b[17]!, b[18]!, b[19]!, b[20]!, b[21]!, b[22]!,
+      b[23]!, b[24]!, b[25]!, b[26]!, b[27]!, b[28]!, b[29]!, b[30]!, b[31]!);
+  }
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 }
 

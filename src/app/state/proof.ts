@@ -1,10 +1,10 @@
 // EIP-1186 account and storage proofs from the archive's Merkle-Patricia tries: the account trie at a block's
 // stateRoot and the account's storage trie, so any standard MPT verifier can check them against that root.
-import { createMerkleProof, type MerklePatriciaTrie } from '@ethereumjs/mpt';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Address, type Account } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigint } from '../../primitives/hex.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
+import { decodeAccount, type StateView } from './stateView.ts';
+import { trieProve } from './trieGet.ts';
 
 /** One storage slot's value and its proof nodes (RLP-encoded, root first). */
 export interface StorageProofRecord {
@@ -24,26 +24,13 @@ export interface AccountProofRecord {
   storageProof: StorageProofRecord[];
 }
 
-/** The tries behind a state manager (protected in ethereumjs; its own proof helper reads them the same way). */
-interface TrieAccess {
-  _trie: MerklePatriciaTrie;
-  _getStorageTrie(address: Address, account?: Account): MerklePatriciaTrie;
-}
-
 /**
- * Builds the proof of `address` and `slots` (32-byte keys) in the state `sm` is opened at. An absent account
- * gets an exclusion proof in the account trie and empty storage proofs (value 0) for every slot, as geth does.
+ * Builds the proof of `address` and `slots` (32-byte keys) in the state `view` reads. An absent account gets an
+ * exclusion proof in the account trie and empty storage proofs (value 0) for every slot, as geth does.
  */
-export async function proveAccount(
-  sm: MerkleStateManager,
-  address: Uint8Array,
-  slots: Uint8Array[],
-): Promise<AccountProofRecord> {
-  const tries = sm as unknown as TrieAccess;
-  const addr = new Address(address);
-  const account = await sm.getAccount(addr);
-  const accountProof = await createMerkleProof(tries._trie, address);
-  if (!account) {
+export function proveAccount(view: StateView, address: Uint8Array, slots: Uint8Array[]): AccountProofRecord {
+  const { value, proof: accountProof } = trieProve(view.readNode, view.root, address, view.hash);
+  if (value === undefined) {
     return {
       address,
       nonce: 0n,
@@ -54,12 +41,11 @@ export async function proveAccount(
       storageProof: slots.map((slot) => ({ slot, value: 0n, proof: [] })),
     };
   }
-  const storageTrie = tries._getStorageTrie(addr, account);
-  const storageProof: StorageProofRecord[] = [];
-  for (const slot of slots) {
-    const proof = await createMerkleProof(storageTrie, slot);
-    storageProof.push({ slot, value: bytesToBigint(await sm.getStorage(addr, slot)), proof });
-  }
+  const account = decodeAccount(value);
+  const storageProof = slots.map((slot): StorageProofRecord => {
+    const { value: word, proof } = trieProve(view.readNode, account.storageRoot, slot, view.hash);
+    return { slot, value: word === undefined ? 0n : bytesToBigint(RLP.decode(word) as Uint8Array), proof };
+  });
   return {
     address,
     nonce: account.nonce,

@@ -1,6 +1,7 @@
 // Archive reads shared by every call run against one state root. A call's reads are journaled inside its
 // checkpoint and thrown away with its revert, so without this each eth_call walked the tries again for the same
 // slots; a state root names immutable state, so what was read under it once is the answer for good.
+// LEGACY: only debug_traceCall on @ethereumjs/vm (app/evm/callVm.ts) uses it; it goes when that runs on the engine.
 import { RLP } from '@ethereumjs/rlp';
 import { MerkleStateManager, type MerkleStateManagerOpts } from '@ethereumjs/statemanager';
 import { Account, type Address, createAccountFromRLP, equalsBytes } from '@ethereumjs/util';

@@ -1,5 +1,10 @@
-// State views over the archive: every block's state root stays readable. A view is a MerkleStateManager on a trie
-// at a given root; execution views buffer their writes in memory so nothing reaches disk unless a block commits.
+// State views over the archive: every block's state root stays readable. Reads go through StateView (synchronous
+// trie walks, trieGet.ts); writes are never made here (block execution, genesis and dev-toolkit edits write state
+// diffs through app/evm/stateWrite.ts into a BufferedTrieDb).
+//
+// LEGACY, to remove once debug_trace*/debug_traceCall (src/tracing/**, app/evm/callVm.ts) and eth_simulateV1
+// (app/evm/simulate/**) run on Kestrel's engine: executionState() and callState() below, the @ethereumjs
+// MerklePatriciaTrie/statemanager imports they need, and rootReads.ts. Nothing else uses them.
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
@@ -8,18 +13,25 @@ import { LRUCache } from 'lru-cache';
 import type { KvStore } from '../../store/kv.ts';
 import { trieKey } from '../../store/schema.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
+import { keccak256 } from '../../primitives/hash.ts';
 import { bareHex } from '../../primitives/hex.ts';
 import { type RootReads, RootReadsStateManager } from './rootReads.ts';
+import { StateView } from './stateView.ts';
+import type { NodeReader } from './trieGet.ts';
 import { isEmptyRoot, MissingTrieNodeError } from './walk.ts';
 
 /** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
 const NODE_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** Creates state managers at historical roots, sharing one cache of immutable trie nodes. */
+/** Opens views of historical roots, sharing one cache of immutable trie nodes. */
 export class StateDb {
   private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
-  /** Read views of recent roots, so their caches stay warm across requests. */
-  private readonly views = new LRUCache<string, MerkleStateManager>({ max: 16 });
+  /** Read views of recent roots, so their memos stay warm across requests. */
+  private readonly views = new LRUCache<string, StateView>({ max: 16 });
+  /** The archive's committed nodes and code, through the node cache (never written). */
+  private readonly archive: BufferedTrieDb;
+  /** Reads a committed trie node or code entry by its store key (content-addressed: always consistent). */
+  readonly readNode: NodeReader;
 
   /**
    * Set when state can be missing (pruning, or a node restored from a snapshot): every view then checks that its
@@ -30,29 +42,20 @@ export class StateDb {
 
   constructor(
     private readonly kv: KvStore,
+    /** The legacy ethereumjs views use it, and its keccak (when it has one) hashes trie keys. */
     private readonly common: Common,
-  ) {}
+    /** keccak-256 for trie keys: the Common's (main.ts gives it the WebAssembly one) unless told otherwise. */
+    private readonly hash: (data: Uint8Array) => Uint8Array = common.customCrypto.keccak256 ?? keccak256,
+  ) {
+    this.archive = new BufferedTrieDb(kv, this.nodes);
+    this.readNode = (key) => this.archive.getSync(key);
+  }
 
   /** A fresh buffered trie DB over the archive (writes stay in memory until drained). */
   bufferedDb(): BufferedTrieDb {
     return new BufferedTrieDb(this.kv, this.nodes);
   }
 
-  /** A state manager for executing on top of `root`; its writes go to `db` (drain to persist, or drop). */
-  executionState(root: Uint8Array, db: BufferedTrieDb = this.bufferedDb()): MerkleStateManager {
-    return new MerkleStateManager({ common: this.common, trie: this.trieAt(root, db), caches: new Caches() });
-  }
-
-  /**
-   * A state manager for throw-away execution on top of `reads.root` (writes are never drained) whose archive reads
-   * go through `reads`, shared with every other such state manager at that root.
-   */
-  callState(reads: RootReads): MerkleStateManager {
-    const trie = this.trieAt(reads.root, this.bufferedDb());
-    return new RootReadsStateManager({ common: this.common, trie, caches: new Caches() }, reads);
-  }
-
-  /** The account trie at `root` (empty = the empty trie) over `db`. */
   /** Throws geth's missing-trie-node error when roots are checked and `root`'s node is not stored. */
   requireRoot(root: Uint8Array): void {
     if (this.checkRoots && !isEmptyRoot(root) && this.kv.get(trieKey(root)) === undefined) {
@@ -60,6 +63,37 @@ export class StateDb {
     }
   }
 
+  /** The read-only state at `root`, reused for repeated reads of the same root (its memo then stays warm). */
+  readView(root: Uint8Array): StateView {
+    this.requireRoot(root);
+    const key = bareHex(root);
+    let view = this.views.get(key);
+    if (!view) {
+      view = new StateView(root, this.readNode, this.hash);
+      this.views.set(key, view);
+    }
+    return view;
+  }
+
+  /**
+   * LEGACY (tracing, debug_traceCall, eth_simulateV1 until they run on the engine): an ethereumjs state manager
+   * for executing on top of `root`; its writes go to `db` (drain to persist, or drop).
+   */
+  executionState(root: Uint8Array, db: BufferedTrieDb = this.bufferedDb()): MerkleStateManager {
+    return new MerkleStateManager({ common: this.common, trie: this.trieAt(root, db), caches: new Caches() });
+  }
+
+  /**
+   * LEGACY (debug_traceCall until it runs on the engine): an ethereumjs state manager for throw-away execution on
+   * top of `reads.root` (writes are never drained) whose archive reads go through `reads`, shared with every other
+   * such state manager at that root.
+   */
+  callState(reads: RootReads): MerkleStateManager {
+    const trie = this.trieAt(reads.root, this.bufferedDb());
+    return new RootReadsStateManager({ common: this.common, trie, caches: new Caches() }, reads);
+  }
+
+  /** LEGACY: the ethereumjs account trie at `root` (empty = the empty trie) over `db`. */
   private trieAt(root: Uint8Array, db: BufferedTrieDb): MerklePatriciaTrie {
     this.requireRoot(root);
     return new MerklePatriciaTrie({
@@ -69,20 +103,5 @@ export class StateDb {
       valueEncoding: ValueEncoding.Bytes,
       common: this.common,
     });
-  }
-
-  /**
-   * A read-only view at `root`, reused for repeated reads of the same root (its caches then stay warm).
-   * Callers must not write through it.
-   */
-  readView(root: Uint8Array): MerkleStateManager {
-    this.requireRoot(root);
-    const key = bareHex(root);
-    let view = this.views.get(key);
-    if (!view) {
-      view = this.executionState(root);
-      this.views.set(key, view);
-    }
-    return view;
   }
 }

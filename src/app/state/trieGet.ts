@@ -1,5 +1,6 @@
 // Synchronous point reads from the Merkle-Patricia tries in the archive: one value by key, walking node by node
-// with a synchronous node source. Used where execution runs synchronously (Kestrel's engine, tracer hooks).
+// with a synchronous node source, and the same walk collecting the nodes on the path (eth_getProof). Used where
+// execution runs synchronously (Kestrel's engine, tracer hooks) and by the state views of the RPC reads.
 import { RLP } from '@ethereumjs/rlp';
 import { EMPTY_TRIE_ROOT, keccak256 } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
@@ -39,23 +40,55 @@ export function trieGet(
   key: Uint8Array,
   hash: (data: Uint8Array) => Uint8Array = keccak256,
 ): Uint8Array | undefined {
+  return walkPath(readNode, root, nibbles(hash(key)));
+}
+
+/** A value read from a secure trie with the proof of it (or of its absence). */
+export interface TrieProof {
+  value: Uint8Array | undefined;
+  /** The RLP of every node on the key's path, root first, embedded nodes included (EIP-1186's order). */
+  proof: Uint8Array[];
+}
+
+/**
+ * Reads one value from a secure trie and collects the nodes on its path: the proof any Merkle-Patricia verifier
+ * checks against `root` (for an absent key, the path down to where it leaves the trie). An empty trie has none.
+ */
+export function trieProve(
+  readNode: NodeReader,
+  root: Uint8Array,
+  key: Uint8Array,
+  hash: (data: Uint8Array) => Uint8Array = keccak256,
+): TrieProof {
+  const proof: Uint8Array[] = [];
+  const value = walkPath(readNode, root, nibbles(hash(key)), (rlp) => proof.push(rlp));
+  return { value, proof };
+}
+
+/** Follows `path` down from `root`; `visit` (when given) sees the RLP of each node reached, in order. */
+function walkPath(
+  readNode: NodeReader,
+  root: Uint8Array,
+  path: number[],
+  visit?: (rlp: Uint8Array) => void,
+): Uint8Array | undefined {
   if (bytesEqual(root, EMPTY_TRIE_ROOT)) return undefined;
-  const path = nibbles(hash(key));
   let ref: Node = root;
   let i = 0;
   for (;;) {
     let node: Node;
     if (ref instanceof Uint8Array) {
       if (ref.length === 0) return undefined;
-      if (ref.length < 32) {
-        node = RLP.decode(ref) as Node;
-      } else {
-        const raw = readNode(ref);
+      let raw: Uint8Array | undefined = ref;
+      if (ref.length >= 32) {
+        raw = readNode(ref);
         if (raw === undefined) throw new MissingTrieNodeError(ref, root);
-        node = RLP.decode(raw) as Node;
       }
+      node = RLP.decode(raw) as Node;
+      visit?.(raw);
     } else {
       node = ref; // embedded node (its RLP is shorter than 32 bytes)
+      visit?.(RLP.encode(node));
     }
     if (!Array.isArray(node)) return undefined;
     if (node.length === 17) {

@@ -17,6 +17,14 @@ export const EMPTY_CODE_HASH = Uint8Array.from(
 /** ethereumjs' prefix of code entries in the trie store. */
 export const CODE_PREFIX = 0x63;
 
+/** The store key of code with this hash: 'c' ‖ code hash. */
+export function codeStoreKey(codeHash: Uint8Array): Uint8Array {
+  const key = new Uint8Array(33);
+  key[0] = CODE_PREFIX;
+  key.set(codeHash, 1);
+  return key;
+}
+
 /** A trie node the walk needed is not in the store (geth's wording). */
 export class MissingTrieNodeError extends KestrelError {
   constructor(hash: Uint8Array, root: Uint8Array) {
@@ -55,9 +63,7 @@ export function walkState(
     const codeHash = fields[3]!;
     if (!isEmptyRoot(storageRoot)) work.push([storageRoot, false]);
     if (!sameBytes(codeHash, EMPTY_CODE_HASH)) {
-      const key = new Uint8Array(33);
-      key[0] = CODE_PREFIX;
-      key.set(codeHash, 1);
+      const key = codeStoreKey(codeHash);
       const code = get(key);
       if (code === undefined) throw new MissingTrieNodeError(codeHash, root);
       enter(key, code);

@@ -2,12 +2,11 @@
 // mining on demand, the clock, snapshots that rewind the chain durably, state edits, impersonation. State edits
 // get a block of their own (an empty block whose state carries the edit), so every block's stateRoot stays the
 // root of its state and the archive stays consistent.
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address } from '@ethereumjs/util';
 import { withSender } from '../../store/txWithSender.ts';
 import type { KestrelApp } from '../../app/app.ts';
 import type { ExecTx } from '../../app/evm/executor.ts';
+import type { StateEdit } from '../../app/stateEdits.ts';
 import { InvalidParamsError } from '../../errors/index.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 import type { TxSubmitter } from '../../mempool/submit.ts';
@@ -116,38 +115,29 @@ export class DevToolkit {
     return true;
   }
 
-  /** anvil_setBalance / hardhat_setBalance. */
+  /** anvil_setBalance / hardhat_setBalance (an absent account is created). */
   setBalance(addr: Uint8Array, balance: bigint): Promise<void> {
-    return this.edit(async (st) => st.modifyAccountFields(new Address(addr), { balance }));
+    return this.edit({ address: addr, balance });
   }
 
-  /** anvil_setNonce / hardhat_setNonce. */
+  /** anvil_setNonce / hardhat_setNonce (an absent account is created). */
   setNonce(addr: Uint8Array, nonce: bigint): Promise<void> {
-    return this.edit(async (st) => st.modifyAccountFields(new Address(addr), { nonce }));
+    return this.edit({ address: addr, nonce });
   }
 
-  /** anvil_setCode / hardhat_setCode. */
+  /** anvil_setCode / hardhat_setCode (an absent account is created). */
   setCode(addr: Uint8Array, code: Uint8Array): Promise<void> {
-    return this.edit(async (st) => {
-      const a = new Address(addr);
-      // putCode needs the account to exist.
-      if (!(await st.getAccount(a))) await st.modifyAccountFields(a, { nonce: 0n });
-      await st.putCode(a, code);
-    });
+    return this.edit({ address: addr, code });
   }
 
-  /** anvil_setStorageAt / hardhat_setStorageAt: `slot` and `value` are 32-byte words. */
+  /** anvil_setStorageAt / hardhat_setStorageAt: `slot` and `value` are 32-byte words (an absent account is created). */
   setStorageAt(addr: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void> {
-    return this.edit(async (st) => {
-      const a = new Address(addr);
-      if (!(await st.getAccount(a))) await st.modifyAccountFields(a, { nonce: 0n });
-      await st.putStorage(a, slot, value);
-    });
+    return this.edit({ address: addr, storage: [[slot, value]] });
   }
 
   /** A state edit takes effect in a block of its own, as soon as it returns. */
-  private edit(prepare: (st: MerkleStateManager) => Promise<void>): Promise<void> {
-    return this.engine.exclusive(() => this.engine.seal({ withTxs: false, prepare }));
+  private edit(edit: StateEdit): Promise<void> {
+    return this.engine.exclusive(() => this.engine.seal({ withTxs: false, edits: [edit] }));
   }
 
   /** anvil_/hardhat_impersonateAccount: eth_sendTransaction from `addr` without its key. */

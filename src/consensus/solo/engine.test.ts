@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { Address } from '@ethereumjs/util';
 import { KestrelApp, type CommittedBlock } from '../../app/app.ts';
 import { createChainCommon } from '../../app/evm/common.ts';
 import { makeGenesisDoc, parseGenesis } from '../../app/genesis.ts';
@@ -63,7 +62,7 @@ describe('SoloEngine', () => {
   });
 
   async function stateNonce(a: DevAccount): Promise<bigint> {
-    return (await state.readView(app.head.header.stateRoot).getAccount(new Address(a.address)))?.nonce ?? 0n;
+    return state.readView(app.head.header.stateRoot).account(a.address)?.nonce ?? 0n;
   }
 
   /** Checks and pools `count` txs of `from` starting at `nonce` (no notify). */

@@ -2,8 +2,8 @@
 // everything that arrived meanwhile, never an empty block); otherwise it seals every interval, empty or not.
 // The dev toolkit switches between the two at run time (evm_setAutomine, evm_setIntervalMining), mines on
 // demand (evm_mine) and moves the clock (evm_increaseTime, evm_setNextBlockTimestamp).
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { KestrelApp } from '../../app/app.ts';
+import type { StateEdit } from '../../app/stateEdits.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 
 /** How one block is made on demand. */
@@ -13,7 +13,7 @@ export interface SealRequest {
   /** Exact timestamp of the block (evm_mine with a timestamp). */
   timestamp?: bigint;
   /** State edits applied before the txs (anvil_setBalance, …). */
-  prepare?: (state: MerkleStateManager) => Promise<void>;
+  edits?: readonly StateEdit[];
 }
 
 /** Drives the app: decides when to make a block and which txs go in. */
@@ -179,7 +179,7 @@ export class SoloEngine {
           minGasPrice: this.app.minGasPrice,
         })
       : [];
-    const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp(req.timestamp), prepare: req.prepare });
+    const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp(req.timestamp), edits: req.edits });
     const committed = await this.app.commit();
     this.pool.onCommitted(committed, res.rejected);
   }

@@ -26,8 +26,14 @@ export interface RunOptions {
   fork?: string;
   /** Only cases whose name (or test name) matches. */
   run?: RegExp;
-  /** Only fixture files whose running index ≡ `index` (mod `count`): how a worker pool splits the work. */
+  /** Only fixture files whose running index ≡ `index` (mod `count`): a fixed split of the work. */
   shard?: { index: number; count: number };
+  /**
+   * Only fixture files this claims, asked once per file in order of its running index: how a worker pool splits
+   * the work dynamically (each worker claims the next unclaimed index from a shared counter), so no worker idles
+   * while another still holds a long tail of big files.
+   */
+  claim?: (fileIndex: number) => boolean;
   /** Only fixture files (named `path` or `bundle/inner-path`) this accepts. */
   include?: (file: string) => boolean;
   /** Told of each case left out because the engine does not run its fork. */
@@ -186,7 +192,9 @@ export async function* runStateTestCases(paths: readonly string[], opts: RunOpti
       }
       for (const f of files) {
         if (opts.include !== undefined && !opts.include(f.file)) continue;
-        const mine = opts.shard === undefined || fileIndex % opts.shard.count === opts.shard.index;
+        const mine =
+          (opts.shard === undefined || fileIndex % opts.shard.count === opts.shard.index) &&
+          (opts.claim === undefined || opts.claim(fileIndex));
         fileIndex++;
         if (!mine) continue;
         let tests: StateTest[];

@@ -18,10 +18,15 @@ const TAGS: readonly string[] = Object.freeze([
   'finalized',
 ] satisfies BlockTag[]);
 const MAX_INT64 = 0x7fffffffffffffffn;
+/** One frozen selector per tag, shared by every request naming it (selectors are read, never changed: LATEST is). */
+const TAG_SELECTORS: ReadonlyMap<string, BlockNumberOrTag> = new Map(
+  TAGS.map((tag) => [tag, Object.freeze({ kind: 'tag', tag: tag as BlockTag }) as BlockNumberOrTag]),
+);
 
 /** Decodes a tag or a QUANTITY ≤ 2^63-1 from a string; hexutil errors are reported unwrapped, as geth does. */
 function numberOrTag(s: string, tooHigh: string): BlockNumberOrTag {
-  if (TAGS.includes(s)) return { kind: 'tag', tag: s as BlockTag };
+  const tag = TAG_SELECTORS.get(s);
+  if (tag !== undefined) return tag;
   let n: bigint;
   try {
     n = parseQuantity(s, 64, 'rpc.BlockNumber');

@@ -25,6 +25,8 @@ function fake(): { dispatcher: Dispatcher; calls: string[]; logs: string[]; log:
     switch (method) {
       case 'echo':
         return { method, params };
+      case 'text':
+        return params[0];
       case 'invalid':
         throw new InvalidParamsError('invalid argument 0: bad');
       case 'crash':
@@ -149,6 +151,27 @@ describe('handleBody: envelope', () => {
 });
 
 describe('handleBody: results and errors', () => {
+  it('serializes string results exactly as JSON.stringify does, whether quoted as they are or escaped', async () => {
+    const texts = [
+      '0x1bc16d674ec80000',
+      '',
+      'a"b',
+      'a\\b',
+      'line\nbreak',
+      '\u0000\u001f',
+      '\u007f',
+      'é€',
+      '\ud800',
+      'x'.repeat(200),
+    ];
+    for (const text of texts) {
+      for (const id of [1, -0, 1.5, 1e21, 'id"1', null]) {
+        const { out } = await run(req({ id, method: 'text', params: [text] }));
+        assert.equal(out, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${JSON.stringify(text)}}`);
+      }
+    }
+  });
+
   it('serializes an undefined result as null', async () => {
     assert.equal((await run(req({ id: 1, method: 'nothing' }))).out, '{"jsonrpc":"2.0","id":1,"result":null}');
   });

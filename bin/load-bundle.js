@@ -1,0 +1,98 @@
+// Loads the node's bundle (dist/bundle/kestreld.cjs, one CommonJS script, see scripts/build.mjs) with a V8 code
+// cache beside it: compiling ~3.7 MB of JavaScript and the functions a start runs was about a third of the CPU
+// before the first answer, and Node 20 has no compile cache of its own for modules (module.enableCompileCache is
+// Node >= 22.1). The cache is written once per build, Node version, architecture and kind of command (`start` or
+// the client commands, which run other code): half a second after the command settled (`start`: once the node
+// listens), or at exit if sooner, so it holds the functions such a run compiled. A cache V8 rejects (other V8 flags)
+// is rewritten; a rebuild removes the caches. Without vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER (Node < 20.12;
+// an import() left in the script would need it) the bundle loads with require(), as any CommonJS file.
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import vm from 'node:vm';
+
+/** Delay from a run's steady state to writing its cache: past a start's first answers. */
+const CACHE_DELAY_MS = 500;
+/** The cache file of `file` as built now, for this Node and `kind` of run: a rebuild or another Node names another. */
+function cachePath(file, kind) {
+  const { size, mtimeMs } = statSync(file);
+  const key = `${process.version}-${process.arch}-${size}-${Math.trunc(mtimeMs)}-${kind}`;
+  return join(dirname(file), `.code-cache-${basename(file)}-${key}`);
+}
+
+function readOrUndefined(path) {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes `script`'s code cache to `path` through a temporary file (a concurrent start reads a whole cache or none).
+ * Failures are ignored: the cache only saves time.
+ */
+function writeCache(script, path) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, script.createCachedData());
+    renameSync(tmp, path);
+  } catch {
+    // A read-only install, a full disk: run without a cache.
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      /* nothing was written */
+    }
+  }
+}
+
+/** A loaded bundle. */
+export class LoadedBundle {
+  constructor(exports, saveCache) {
+    /** The bundle's exports. */
+    this.exports = exports;
+    this.saveCache = saveCache;
+  }
+
+  /**
+   * Called once the command reached its steady state (`start`: the node listens): the cache, if this run writes
+   * one, is written a little later, so it holds the functions that state needed but not the first requests' time.
+   */
+  settled() {
+    this.saveCache?.();
+  }
+}
+
+/**
+ * Loads the CommonJS bundle `file`, compiled with its code cache for runs of `kind` when this Node allows one
+ * (KESTREL_CODE_CACHE=0 turns the cache off).
+ */
+export function loadBundle(file, kind) {
+  const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (importer === undefined || process.env.KESTREL_CODE_CACHE === '0') {
+    return new LoadedBundle(createRequire(import.meta.url)(file));
+  }
+  const path = cachePath(file, kind);
+  const cachedData = readOrUndefined(path);
+  const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
+    filename: file,
+    cachedData,
+    importModuleDynamically: importer,
+  });
+  let saveCache;
+  if (cachedData === undefined || script.cachedDataRejected) {
+    let written = false;
+    const write = () => {
+      if (!written) writeCache(script, path);
+      written = true;
+    };
+    // A run that ends (or fails) before it settles still leaves a cache.
+    process.once('exit', write);
+    saveCache = () => setTimeout(write, CACHE_DELAY_MS).unref();
+  }
+  const module = { exports: {}, filename: file, id: file, loaded: false };
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+  module.loaded = true;
+  return new LoadedBundle(module.exports, saveCache);
+}

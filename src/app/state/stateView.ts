@@ -1,0 +1,109 @@
+// The state at one root for the read paths (eth_getBalance, eth_getCode, eth_getStorageAt and eth_getProof at any
+// block, the bank's EVM balances, CheckTx's sender check, the ABCI account query): synchronous walks of the
+// archive's tries (trieGet.ts), memoised for the view's life. A state root names immutable state, so a value read
+// once under it is the answer for good.
+import { RLP } from '@ethereumjs/rlp';
+import { EMPTY_CODE_HASH, keccak256 } from '../../primitives/hash.ts';
+import { bytesEqual, bytesToBigint } from '../../primitives/hex.ts';
+import { bytesKey } from './headCache.ts';
+import { type NodeReader, trieGet } from './trieGet.ts';
+import { codeStoreKey } from './walk.ts';
+
+/**
+ * Values kept before the memo starts over: some 300 bytes each, so a few MiB per view, more than the reads of one
+ * block's worth of requests.
+ */
+const MAX_ENTRIES = 20_000;
+
+/** An account as the account trie holds it. */
+export interface StoredAccount {
+  nonce: bigint;
+  balance: bigint;
+  storageRoot: Uint8Array;
+  codeHash: Uint8Array;
+  /** Its leaf value, rlp([nonce, balance, storageRoot, codeHash]). */
+  rlp: Uint8Array;
+}
+
+/** Decodes an account leaf of the account trie. */
+export function decodeAccount(rlp: Uint8Array): StoredAccount {
+  const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
+  return {
+    nonce: bytesToBigint(nonce!),
+    balance: bytesToBigint(balance!),
+    storageRoot: storageRoot!,
+    codeHash: codeHash!,
+    rlp,
+  };
+}
+
+/** Read-only state at `root`, read through `readNode` (trie nodes by hash, code by codeStoreKey). */
+export class StateView {
+  private accounts = new Map<string, StoredAccount | null>();
+  /** Storage words by (storage root, slot): content that never changes under its root. */
+  private words = new Map<string, Uint8Array>();
+  private codes = new Map<string, Uint8Array>();
+  private entries = 0;
+
+  constructor(
+    readonly root: Uint8Array,
+    readonly readNode: NodeReader,
+    /** keccak-256 for the trie keys (the node's WebAssembly one where it has it). */
+    readonly hash: (data: Uint8Array) => Uint8Array = keccak256,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
+
+  /** The account at `address` (20 bytes), or undefined when it does not exist. */
+  account(address: Uint8Array): StoredAccount | undefined {
+    const key = bytesKey(address);
+    let acc = this.accounts.get(key);
+    if (acc === undefined) {
+      const rlp = trieGet(this.readNode, this.root, address, this.hash);
+      acc = rlp === undefined ? null : decodeAccount(rlp);
+      this.count();
+      this.accounts.set(key, acc);
+    }
+    return acc ?? undefined;
+  }
+
+  /** The account's code (empty for an absent account or one without code). */
+  code(address: Uint8Array): Uint8Array {
+    const acc = this.account(address);
+    if (acc === undefined || bytesEqual(acc.codeHash, EMPTY_CODE_HASH)) return new Uint8Array(0);
+    const key = bytesKey(acc.codeHash);
+    let code = this.codes.get(key);
+    if (code === undefined) {
+      code = this.readNode(codeStoreKey(acc.codeHash)) ?? new Uint8Array(0);
+      this.count();
+      this.codes.set(key, code);
+    }
+    return code;
+  }
+
+  /** The 32-byte word at a 32-byte `slot` of the account's storage (zeros when absent); the caller's own copy. */
+  storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
+    const acc = this.account(address);
+    if (acc === undefined) return new Uint8Array(32);
+    const key = bytesKey(acc.storageRoot) + bytesKey(slot);
+    let word = this.words.get(key);
+    if (word === undefined) {
+      const raw = trieGet(this.readNode, acc.storageRoot, slot, this.hash);
+      word = new Uint8Array(32);
+      if (raw !== undefined) {
+        const v = RLP.decode(raw) as Uint8Array;
+        word.set(v, 32 - v.length);
+      }
+      this.count();
+      this.words.set(key, word);
+    }
+    return word.slice();
+  }
+
+  private count(): void {
+    if (++this.entries <= this.maxEntries) return;
+    this.accounts = new Map();
+    this.words = new Map();
+    this.codes = new Map();
+    this.entries = 1;
+  }
+}
