@@ -2,7 +2,9 @@
 // tracer attached.
 import type { BlockRecord } from '../store/records.ts';
 import type { CallService, PreparedCall } from '../app/evm/call.ts';
+import { refusalOf } from '../app/evm/callRules.ts';
 import { addressBytes } from '../app/evm/engineTx.ts';
+import type { TxInvalidReason } from '../evm/index.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
 import type { CallOverrides } from '../primitives/overrides.ts';
 import { runTraced, txEnvOf, type TracerFactory } from './replay.ts';
@@ -38,7 +40,9 @@ export async function traceCallWith(
           to: req.to,
           coinbase: addressBytes(env.coinbase),
         });
-        return runTraced({ world, env, tx, opts, txEnv }, handle.tracer, deadline).result;
+        // A refusal the sender's checks did not catch first reads as eth_call's would.
+        const refuse = (reason: TxInvalidReason, message: string) => refusalOf(reason, message, tx, call.minGas);
+        return runTraced({ world, env, tx, opts, txEnv }, handle.tracer, deadline, refuse).result;
       },
       overrides,
     );

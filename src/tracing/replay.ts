@@ -12,6 +12,7 @@ import {
   intrinsicGas,
   precompilesFor,
   type Tx,
+  type TxInvalidReason,
   type TxResult,
   WorldState,
 } from '../evm/index.ts';
@@ -80,16 +81,22 @@ export function txEnvOf(
 
 /**
  * Runs one transaction under a tracer and returns the engine's result and the tracer's. A tracer's throw (or the
- * deadline) unwinds the run and leaves `run.world` mid-transaction: the caller must discard it.
+ * deadline) unwinds the run and leaves `run.world` mid-transaction: the caller must discard it. `refuse` words an
+ * invalid transaction's error.
  */
-export function runTraced(run: TracedRun, tracer: Tracer, deadline: number): { r: TxResult; result: TraceResult } {
+export function runTraced(
+  run: TracedRun,
+  tracer: Tracer,
+  deadline: number,
+  refuse: (reason: TxInvalidReason, message: string) => Error = (_r, message) => new ExecutionError(message),
+): { r: TxResult; result: TraceResult } {
   const driver = new TraceDriver(tracer, run.txEnv);
   const opts: ExecOptions = { ...run.opts, tracer: driver, ...(deadline > 0 && { deadline }) };
   let r: TxResult;
   try {
     driver.start();
     const out = executeTransaction(run.world, run.env, run.tx, opts);
-    if (!out.ok) throw new ExecutionError(out.message);
+    if (!out.ok) throw refuse(out.reason, out.message);
     r = out.result;
     driver.finish(r);
     return { r, result: tracer.result() };
