@@ -193,8 +193,6 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     });
     const tracing = new TraceService({
       common,
-      vmCommon,
-      state: stateDb,
       chain,
       calls,
       hashOf: (n) => chainStore.blockByNumber(n)?.hash,

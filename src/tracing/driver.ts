@@ -1,78 +1,26 @@
-// Connects one transaction's execution to a tracer: the EVM's beforeMessage / afterMessage events and the step
-// feed become enter / step / exit / fault calls in geth's vocabulary. It also enforces the deadline and yields to
-// the event loop now and then so a long trace never stalls the node (block production, other requests).
-import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
-import { generateAddress, generateAddress2 } from '@ethereumjs/util';
-import type { OpStep, StepFeed } from '../app/evm/stepFeed.ts';
-import { bigintToBytes } from '../primitives/hex.ts';
-import { gethErrorText, TIMEOUT_MESSAGE, TraceAbort } from './errors.ts';
-import type { FrameEnter, FrameType, StepEvent, Tracer, TxEnv, TxOutcome } from './types.ts';
+// Connects one transaction's run on Kestrel's engine to a tracer: the engine's hook (src/evm/types.ts Tracer) becomes
+// enter / step / exit / fault calls in geth's vocabulary (src/tracing/types.ts). The engine is synchronous, so a
+// hook that throws (a JS tracer's error, the output budget) unwinds the run at once; the deadline is the engine's
+// own (ExecOptions.deadline), checked at jumps and frame entries.
+import type { ExecStatus, FrameEnd, FrameStart, Tracer as EngineTracer, StepView, TxResult } from '../evm/index.ts';
+import { generateAddress } from '@ethereumjs/util';
+import { addressToBytes } from '../evm/bytes.ts';
+import { bigintToBytes, bytesToBigint } from '../primitives/hex.ts';
+import { jumpLocation, precompileFailure, statusError } from '../app/evm/callRules.ts';
+import { addressOf } from '../app/evm/engineTx.ts';
+import { gethErrorText } from './errors.ts';
+import { OP_NAMES } from './opNames.ts';
+import type { FrameEnter, StepEvent, Tracer, TxEnv, TxOutcome } from './types.ts';
 
-const FRAME_OPS: Record<string, FrameType> = {
-  CALL: 'CALL',
-  CALLCODE: 'CALLCODE',
-  DELEGATECALL: 'DELEGATECALL',
-  STATICCALL: 'STATICCALL',
-  CREATE: 'CREATE',
-  CREATE2: 'CREATE2',
-};
 const EMPTY = new Uint8Array(0);
-/** Wall time between two yields to the event loop while a trace runs. */
-const YIELD_EVERY_MS = 20;
+/** The last address of the precompile range (failures inside one are worded by their input's shape). */
+const LAST_PRECOMPILE = 0xffn;
 
 interface OpenFrame {
   enter: FrameEnter;
+  /** The address whose code runs (a precompile's, for its failure text). */
+  code: bigint;
   lastStep?: StepEvent;
-  /** The opcode that opened the most recent child frame (its type). */
-  lastFrameOp?: FrameType;
-  returnData: Uint8Array;
-}
-
-type Listener = (data: never, resolve?: () => void) => void;
-
-/** A step as tracers see it: the feed's live step plus the frame it runs in. */
-class FeedStep implements StepEvent {
-  constructor(
-    private readonly s: OpStep,
-    readonly frame: FrameEnter,
-    readonly returnData: Uint8Array,
-  ) {}
-  get pc(): number {
-    return this.s.pc;
-  }
-  get op(): number {
-    return this.s.op;
-  }
-  get opName(): string {
-    return this.s.opName;
-  }
-  get gas(): bigint {
-    return this.s.gasLeft;
-  }
-  get cost(): bigint {
-    return this.s.cost;
-  }
-  get depth(): number {
-    return this.s.depth + 1;
-  }
-  get refund(): bigint {
-    return this.s.refund;
-  }
-  get stackLength(): number {
-    return this.s.stackLength;
-  }
-  get memoryLength(): number {
-    return this.s.memoryLength;
-  }
-  peek(i: number): bigint {
-    return this.s.peek(i);
-  }
-  stack(): bigint[] {
-    return this.s.stack();
-  }
-  memorySlice(offset: number, size: number): Uint8Array {
-    return this.s.memorySlice(offset, size);
-  }
 }
 
 /** Scalar fields of a step, for snapshotStep. */
@@ -81,7 +29,7 @@ export type StepFields = Pick<
   'pc' | 'op' | 'opName' | 'gas' | 'cost' | 'depth' | 'refund' | 'frame' | 'returnData'
 >;
 
-/** A step over copies of the stack (bottom → top) and memory (the fallback event path, and tests). */
+/** A step over copies of the stack (bottom → top) and memory (tests, and tracers fed without an engine). */
 export function snapshotStep(f: StepFields, stack: bigint[], memory: Uint8Array): StepEvent {
   return {
     ...f,
@@ -89,190 +37,184 @@ export function snapshotStep(f: StepFields, stack: bigint[], memory: Uint8Array)
     memoryLength: memory.length,
     peek: (i) => stack[stack.length - 1 - i]!,
     stack: () => stack.slice(),
-    memorySlice: (offset, size) => {
-      const out = new Uint8Array(size);
-      if (offset < memory.length) out.set(memory.subarray(offset, Math.min(memory.length, offset + size)));
-      return out;
-    },
+    memorySlice: (offset, size) => copyOut(memory, offset, size),
   };
 }
 
-/** Drives a tracer from one EVM's events while one transaction runs. */
-export class TraceDriver {
-  private frames: OpenFrame[] = [];
-  private steps = 0;
-  private lastYield = Date.now();
-  private readonly listeners: Array<[string, Listener]> = [];
-  private feed?: StepFeed;
-  /** Set when a tracer hook threw or the deadline passed; the EVM is unwound with it. */
-  failure?: Error;
+/** A copy of memory[offset, offset + size); bytes past `memory`'s end read as zero. */
+function copyOut(memory: Uint8Array, offset: number, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  if (offset < memory.length) out.set(memory.subarray(offset, Math.min(memory.length, offset + size)));
+  return out;
+}
+
+/**
+ * A step as tracers see it. Scalars are fixed at the step; the stack is copied once, on the first read, and memory
+ * is read from the live frame (exact during the step() call) up to its size before the opcode.
+ */
+class EngineStep implements StepEvent {
+  readonly pc: number;
+  readonly op: number;
+  readonly opName: string;
+  readonly gas: bigint;
+  readonly cost: bigint;
+  readonly depth: number;
+  readonly refund: bigint;
+  readonly memoryLength: number;
+  readonly returnData: Uint8Array;
+  private items?: readonly bigint[];
 
   constructor(
-    private readonly evm: EVM,
+    private readonly v: StepView,
+    readonly frame: FrameEnter,
+  ) {
+    this.pc = v.pc;
+    this.op = v.op;
+    this.opName = OP_NAMES[v.op]!;
+    this.gas = BigInt(v.gas);
+    this.cost = BigInt(v.cost);
+    this.depth = v.depth + 1;
+    this.refund = BigInt(v.refund);
+    this.memoryLength = v.memory().length;
+    this.returnData = v.returnData();
+  }
+
+  private stackItems(): readonly bigint[] {
+    return (this.items ??= this.v.stack());
+  }
+  get stackLength(): number {
+    return this.stackItems().length;
+  }
+  peek(i: number): bigint {
+    const s = this.stackItems();
+    return s[s.length - 1 - i]!;
+  }
+  stack(): bigint[] {
+    return this.stackItems().slice();
+  }
+  memorySlice(offset: number, size: number): Uint8Array {
+    return copyOut(this.v.memory().subarray(0, this.memoryLength), offset, size);
+  }
+}
+
+/** Drives a tracer from the engine's hook while one transaction runs; pass it as ExecOptions.tracer. */
+export class TraceDriver implements EngineTracer {
+  private readonly frames: OpenFrame[] = [];
+  private entered = false;
+  /** The failure text of the transaction's own frame (the outcome repeats it). */
+  private topError?: string;
+  /** The sender's nonce before the transaction (names the contract a creation makes). */
+  private nonce = 0n;
+  /** Absent when the tracer wants no steps: the engine then builds no step view at all. */
+  readonly step?: (v: StepView) => void;
+
+  constructor(
     private readonly tracer: Tracer,
     private readonly env: TxEnv,
-    /** Epoch milliseconds after which the trace is aborted (0 = none). */
-    private readonly deadline: number,
-  ) {}
-
-  /**
-   * Subscribes to the EVM's events and announces the transaction. Steps come from `feed` (the cheap path); without
-   * one, from ethereumjs' `step` event. Tracers that want no steps still get the deadline and the yields.
-   */
-  attach(feed?: StepFeed): void {
-    this.feed = feed;
-    this.guard(() => this.tracer.txStart?.(this.env));
-    this.on('beforeMessage', (msg: Message, resolve?: () => void) => {
-      this.enter(msg).then(resolve!, (e: unknown) => this.fail(e, resolve!));
-    });
-    this.on('afterMessage', (r: EVMResult) => this.guard(() => this.exit(r)));
-    const wants = this.tracer.wantsSteps !== false;
-    if (feed) {
-      feed.listener = (s) => {
-        this.guard(() => this.onStep(wants ? s : undefined));
-        return this.pause();
-      };
-      return;
-    }
-    if (!wants) return; // ethereumjs' step event copies stack and memory each time: not worth a deadline check
-    this.on('step', (ev: InterpreterStep, resolve?: () => void) => {
-      this.guard(() => this.onStep(this.snapshot(ev)));
-      const p = this.pause();
-      if (p) p.then(resolve!);
-      else resolve!();
-    });
+  ) {
+    if (tracer.wantsSteps !== false) this.step = (v) => this.onStep(v);
   }
 
-  /** Removes the listeners (the VM may be reused for the next transaction). */
-  detach(): void {
-    for (const [name, fn] of this.listeners) this.evm.events!.off(name as never, fn as never);
-    this.listeners.length = 0;
-    if (this.feed) this.feed.listener = undefined;
+  /** Announces the transaction (call before it runs: tracers read the pre-state here). */
+  start(): void {
+    this.nonce = this.env.state.account(this.env.from)?.nonce ?? 0n;
+    this.tracer.txStart?.(this.env);
   }
 
-  /** A promise that lets the event loop run, when the trace has held it for a while. */
-  private pause(): Promise<void> | undefined {
-    if ((this.steps & 255) !== 0 || Date.now() - this.lastYield <= YIELD_EVERY_MS) return undefined;
-    return new Promise((resolve) => {
-      setImmediate(() => {
-        this.lastYield = Date.now();
-        resolve();
-      });
-    });
-  }
-
-  /** Reports the transaction's outcome to the tracer. */
-  finish(outcome: TxOutcome): void {
-    this.guard(() => this.tracer.txEnd?.(outcome));
-  }
-
-  private on(name: string, fn: Listener): void {
-    this.listeners.push([name, fn]);
-    this.evm.events!.on(name as never, fn as never);
-  }
-
-  /** Runs a hook; a throw is remembered and re-thrown to unwind the EVM. */
-  private guard(fn: () => void): void {
-    if (this.failure) throw this.failure;
-    try {
-      fn();
-    } catch (e) {
-      this.failure ??= e instanceof Error ? e : new TraceAbort(String(e));
-      throw this.failure;
-    }
-  }
-
-  private fail(e: unknown, resolve: () => void): void {
-    this.failure ??= e instanceof Error ? e : new TraceAbort(String(e));
-    // The EVM awaits this event; unwinding happens at the next hook, which re-throws the failure.
-    resolve();
-  }
-
-  private async enter(msg: Message): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (this.deadline && Date.now() > this.deadline) throw new TraceAbort(TIMEOUT_MESSAGE);
-    const parent = this.frames[this.frames.length - 1];
-    let type: FrameType;
-    if (msg.depth === 0) type = msg.to ? 'CALL' : 'CREATE';
-    else type = parent?.lastFrameOp ?? (msg.to ? 'CALL' : 'CREATE');
-    let to: Uint8Array;
-    if (msg.to === undefined) to = await this.createdAddress(msg, type);
-    else if (type === 'DELEGATECALL' || type === 'CALLCODE') to = msg.codeAddress.bytes;
-    else to = msg.to.bytes;
-    const self = msg.to?.bytes ?? to;
+  /** A frame opens: geth's from/to/self for its kind. */
+  enter(f: FrameStart): void {
+    this.entered = true;
+    const type = f.kind;
+    const self = addressToBytes(f.to);
+    const caller = addressToBytes(f.from);
     const frame: FrameEnter = {
-      depth: msg.depth,
+      depth: f.depth,
       type,
-      from: type === 'DELEGATECALL' ? self : msg.caller.bytes,
-      to,
+      from: type === 'DELEGATECALL' ? self : caller,
+      to: type === 'DELEGATECALL' || type === 'CALLCODE' ? addressToBytes(f.codeAddress) : self,
       self,
-      caller: msg.caller.bytes,
-      input: msg.data,
-      gas: msg.gasLimit,
-      value: type === 'STATICCALL' ? undefined : msg.value,
+      caller,
+      input: f.input,
+      gas: BigInt(f.gas),
+      value: type === 'STATICCALL' ? undefined : f.value,
     };
-    this.frames.push({ enter: frame, returnData: EMPTY });
-    this.guard(() => this.tracer.enter?.(frame));
+    this.frames.push({ enter: frame, code: f.codeAddress });
+    this.tracer.enter?.(frame);
   }
 
-  private async createdAddress(msg: Message, type: FrameType): Promise<Uint8Array> {
-    const caller = msg.caller.bytes;
-    if (type === 'CREATE2' && msg.salt) return generateAddress2(caller, msg.salt, msg.data);
-    // The caller's nonce was already bumped for this creation.
-    const acc = await this.evm.stateManager.getAccount(msg.caller);
-    const nonce = (acc?.nonce ?? 1n) - 1n;
-    return generateAddress(caller, bigintToBytes(nonce));
-  }
-
-  private exit(r: EVMResult): void {
+  /** A frame ends: its last step gets the fault, then the tracer the exit. */
+  exit(f: FrameEnd): void {
     const frame = this.frames.pop();
     if (!frame) return;
-    const raw = r.execResult.exceptionError?.error;
-    const reverted = raw === 'revert';
+    const ok = f.status === 'success';
+    const reverted = f.status === 'revert';
     const last = frame.lastStep;
-    const error = raw === undefined ? undefined : gethErrorText(raw, last && { code: last.op, name: last.opName });
+    const error = ok ? undefined : this.frameError(f.status, frame);
+    if (frame.enter.depth === 0) this.topError = error;
     if (error !== undefined && last) this.tracer.fault?.(last, error);
-    const output = raw === undefined || reverted ? r.execResult.returnValue : EMPTY;
-    const parent = this.frames[this.frames.length - 1];
-    if (parent) {
-      // geth keeps the callee's output as return data, except after a successful creation.
-      const created = frame.enter.type === 'CREATE' || frame.enter.type === 'CREATE2';
-      parent.returnData = (created && raw === undefined) || (raw !== undefined && !reverted) ? EMPTY : output;
+    const output = ok || reverted ? f.output : EMPTY;
+    this.tracer.exit?.({ depth: frame.enter.depth, output, gasUsed: BigInt(f.gasUsed), error, reverted });
+  }
+
+  /**
+   * The text of a frame's failure: geth's words, but a bad jump keeps ethereumjs' "invalid JUMP at <code hash>/
+   * <address>:<pc>" (what traces and eth_call have always said), and a precompile its input-shape text.
+   */
+  private frameError(status: ExecStatus, frame: OpenFrame): string {
+    const last = frame.lastStep;
+    const enter = frame.enter;
+    if (status === 'precompile_failure' && frame.code <= LAST_PRECOMPILE)
+      return precompileFailure(Number(frame.code), enter.input);
+    if (status === 'bad_jump' && last) {
+      const creation = enter.type === 'CREATE' || enter.type === 'CREATE2';
+      const code = creation ? enter.input : this.env.state.code(addressToBytes(frame.code));
+      return `invalid JUMP at ${jumpLocation(code, addressOf(enter.self), last.pc)}`;
     }
-    this.tracer.exit?.({ depth: frame.enter.depth, output, gasUsed: r.execResult.executionGasUsed, error, reverted });
+    return gethErrorText(statusError(status)!, last && { code: last.op, name: last.opName });
   }
 
-  /** The event path's step, copied (ethereumjs already copied stack and memory into the event). */
-  private snapshot(ev: InterpreterStep): StepEvent | undefined {
-    const frame = this.frames[this.frames.length - 1];
-    if (!frame) return undefined;
-    const f = {
-      pc: ev.pc,
-      op: ev.opcode.code,
-      opName: ev.opcode.name,
-      gas: ev.gasLeft,
-      cost: ev.opcode.dynamicFee ?? BigInt(ev.opcode.fee),
-      depth: ev.depth + 1,
-      refund: ev.gasRefund,
-      frame: frame.enter,
-      returnData: frame.returnData,
-    };
-    return snapshotStep(f, ev.stack, ev.memory);
-  }
-
-  /** One opcode: the deadline, then the tracer (`s` is undefined for tracers that want no steps). */
-  private onStep(s: OpStep | StepEvent | undefined): void {
-    if ((++this.steps & 63) === 0 && this.deadline && Date.now() > this.deadline) throw new TraceAbort(TIMEOUT_MESSAGE);
-    if (!s) return;
+  private onStep(v: StepView): void {
     const frame = this.frames[this.frames.length - 1];
     if (!frame) return;
-    const step: StepEvent = 'frame' in s ? s : new FeedStep(s, frame.enter, frame.returnData);
+    const step = new EngineStep(v, frame.enter);
     frame.lastStep = step;
-    const opens = FRAME_OPS[step.opName];
-    if (opens) {
-      frame.lastFrameOp = opens;
-      frame.returnData = EMPTY;
-    }
     this.tracer.step?.(step);
+  }
+
+  /**
+   * Reports the transaction's outcome. A top-level creation that collided never opened a frame in the engine; the
+   * tracer still gets its one failed frame, as the transaction's own.
+   */
+  finish(r: TxResult): void {
+    const env = this.env;
+    if (!this.entered && r.status !== 'success') {
+      const gas = env.gasLimit - env.intrinsicGas;
+      const to = env.to ?? generateAddress(env.from, bigintToBytes(this.nonce));
+      const type = env.to === undefined ? 'CREATE' : 'CALL';
+      const [from, input, value] = [env.from, env.input, env.value];
+      this.tracer.enter?.({ depth: 0, type, from, to, self: to, caller: from, input, gas, value });
+      const error = gethErrorText(statusError(r.status)!);
+      this.tracer.exit?.({ depth: 0, output: EMPTY, gasUsed: gas, error, reverted: false });
+    }
+    this.tracer.txEnd?.(this.outcome(r));
+  }
+
+  /** The outcome of a run, in tracer terms. */
+  outcome(r: TxResult): TxOutcome {
+    const to = this.env.to === undefined ? undefined : bytesToBigint(this.env.to);
+    let error: string | undefined;
+    if (r.status === 'success') error = undefined;
+    else if (r.status === 'bad_jump' && this.topError !== undefined) error = this.topError;
+    else if (r.status === 'precompile_failure' && to !== undefined && to <= LAST_PRECOMPILE)
+      error = precompileFailure(Number(to), this.env.input);
+    else error = gethErrorText(statusError(r.status)!);
+    return {
+      gasUsed: r.gasUsed,
+      failed: r.status !== 'success',
+      returnValue: r.output,
+      error,
+      // A creation names its address whether or not it succeeded (ctx.to of a JS tracer).
+      createdAddress: this.env.to === undefined ? generateAddress(this.env.from, bigintToBytes(this.nonce)) : undefined,
+    };
   }
 }

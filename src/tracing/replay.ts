@@ -1,30 +1,35 @@
-// Re-executes a sealed block's transactions on its parent's state, exactly as the block executor ran them (same
-// block context, same runTx options, same cumulative gas), and traces the ones asked for.
-import { createBlock, type Block } from '@ethereumjs/block';
+// Re-executes a sealed block's transactions on Kestrel's engine over its parent's state, exactly as the block
+// executor ran them (one WorldState for the block, the same BlockEnv, fork and fee rule), and traces the ones
+// asked for.
 import type { Common } from '@ethereumjs/common';
-import type { EVM } from '@ethereumjs/evm';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address } from '@ethereumjs/util';
-import type { RunTxResult, VM } from '@ethereumjs/vm';
-import { createVM, runTx } from '../app/evm/vm.ts';
-import { contextHeader, contextOf } from '../app/block.ts';
-import type { BlockRecord } from '../store/records.ts';
-import { blockHashSource } from '../app/evm/blockHashes.ts';
+import {
+  type BlockEnv,
+  ExecutionAborted,
+  type ExecOptions,
+  executeTransaction,
+  initEngine,
+  intrinsicGas,
+  precompilesFor,
+  type Tx,
+  type TxInvalidReason,
+  type TxResult,
+  WorldState,
+} from '../evm/index.ts';
+import { contextOf } from '../app/block.ts';
+import { ArchiveStateReader } from '../app/evm/archiveReader.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
-import { installStepFeed, type StepFeed } from '../app/evm/stepFeed.ts';
-import type { StateDb } from '../app/state/stateDb.ts';
+import { addressOf, blockEnvOf, engineFork, engineTxOf, KESTREL_RULES } from '../app/evm/engineTx.ts';
+import type { BlockRecord } from '../store/records.ts';
 import { ExecutionError } from '../errors/index.ts';
 import { TraceDriver } from './driver.ts';
-import { gethErrorText } from './errors.ts';
-import { CachedSyncState, type NodeReader } from './syncState.ts';
-import type { Tracer, TraceResult, TxEnv, TxOutcome } from './types.ts';
+import { TIMEOUT_MESSAGE, TraceAbort } from './errors.ts';
+import { type NodeReader, WorldSyncState } from './syncState.ts';
+import type { Tracer, TraceResult, TxEnv } from './types.ts';
 
 /** What replaying needs from the node. */
 export interface ReplayDeps {
   common: Common;
-  vmCommon: () => Common;
-  state: StateDb;
   hashOf: (n: bigint) => Uint8Array | undefined;
   readNode: NodeReader;
 }
@@ -38,161 +43,141 @@ export interface TracerHandle {
 /** Creates the tracer for one transaction (deadline in epoch ms, 0 = none). */
 export type TracerFactory = (deadline: number) => Promise<TracerHandle>;
 
-/** The VM's EVM (createVM always builds the concrete class). */
-export function evmOf(vm: VM): EVM {
-  return vm.evm as EVM;
+/** Wall time a replay may hold the event loop before it yields (between transactions: the engine is synchronous). */
+const YIELD_EVERY_MS = 20;
+
+/** What a traced run needs besides the tracer: the engine's inputs and the tracer's view of them. */
+export interface TracedRun {
+  world: WorldState;
+  env: BlockEnv;
+  tx: Tx;
+  opts: ExecOptions;
+  txEnv: TxEnv;
 }
 
-/** The outcome of a runTx, in tracer terms. */
-export function outcomeOf(r: RunTxResult): TxOutcome {
-  const err = r.execResult.exceptionError?.error;
-  return {
-    gasUsed: r.totalGasSpent,
-    failed: err !== undefined,
-    returnValue: r.execResult.returnValue,
-    error: err === undefined ? undefined : gethErrorText(err),
-    createdAddress: r.createdAddress?.bytes,
-  };
-}
-
-/** The environment a tracer sees for `tx` run by `vm` in `block`. */
-export function txEnv(
-  vm: VM,
-  sm: MerkleStateManager,
-  readNode: NodeReader,
-  tx: TypedTransaction,
-  from: Uint8Array,
-  block: Block,
+/** The environment a tracer sees for `tx` run on `world` in `env` at `gasPrice`. */
+export function txEnvOf(
+  world: WorldState,
+  env: BlockEnv,
+  tx: Tx,
+  opts: ExecOptions,
   gasPrice: bigint,
+  fields: { from: Uint8Array; to?: Uint8Array; coinbase: Uint8Array },
 ): TxEnv {
-  const h = block.header;
+  const precompiles = opts.precompiles ?? precompilesFor(opts.fork);
   return {
-    from,
-    to: tx.to?.bytes,
+    ...fields,
     value: tx.value,
     input: tx.data,
     gasLimit: tx.gasLimit,
     gasPrice,
-    intrinsicGas: tx.getIntrinsicGas(),
-    blockNumber: h.number,
-    timestamp: h.timestamp,
-    coinbase: h.coinbase.bytes,
-    state: new CachedSyncState(sm, readNode),
-    isPrecompile: (a) => evmOf(vm).getPrecompile(new Address(a)) !== undefined,
+    intrinsicGas: intrinsicGas(tx, opts.fork).gas,
+    blockNumber: env.number,
+    timestamp: env.timestamp,
+    state: new WorldSyncState(world),
+    isPrecompile: (a) => precompiles.has(addressOf(a)),
   };
 }
 
-/** Runs one transaction under a tracer; the tracer's own failure wins over the EVM's unwinding error. */
-export async function runTraced(
-  vm: VM,
-  feed: StepFeed | undefined,
-  tx: TypedTransaction,
-  block: Block,
-  blockGasUsed: bigint,
-  env: TxEnv,
-  handle: TracerHandle,
+/**
+ * Runs one transaction under a tracer and returns the engine's result and the tracer's. A tracer's throw (or the
+ * deadline) unwinds the run and leaves `run.world` mid-transaction: the caller must discard it. `refuse` words an
+ * invalid transaction's error.
+ */
+export function runTraced(
+  run: TracedRun,
+  tracer: Tracer,
   deadline: number,
-): Promise<{ r: RunTxResult; result: TraceResult }> {
-  const driver = new TraceDriver(evmOf(vm), handle.tracer, env, deadline);
-  driver.attach(feed);
+  refuse: (reason: TxInvalidReason, message: string) => Error = (_r, message) => new ExecutionError(message),
+): { r: TxResult; result: TraceResult } {
+  const driver = new TraceDriver(tracer, run.txEnv);
+  const opts: ExecOptions = { ...run.opts, tracer: driver, ...(deadline > 0 && { deadline }) };
+  let r: TxResult;
   try {
-    let r: RunTxResult;
-    try {
-      r = await runTx(vm, { tx, block, blockGasUsed, skipHardForkValidation: true });
-    } catch (e) {
-      throw driver.failure ?? new ExecutionError(`replay failed: ${(e as Error)?.message ?? String(e)}`);
-    }
-    driver.finish(outcomeOf(r));
-    return { r, result: handle.tracer.result() };
-  } finally {
-    driver.detach();
+    driver.start();
+    const out = executeTransaction(run.world, run.env, run.tx, opts);
+    if (!out.ok) throw refuse(out.reason, out.message);
+    r = out.result;
+    driver.finish(r);
+    return { r, result: tracer.result() };
+  } catch (e) {
+    if (e instanceof ExecutionAborted) throw new TraceAbort(TIMEOUT_MESSAGE);
+    if (e instanceof Error) throw e;
+    throw new TraceAbort(String(e));
   }
 }
 
-/** One replay of a block: a VM on a private copy of the parent's state, advanced one transaction at a time. */
+/** One replay of a block: a WorldState over the parent's state, advanced one transaction at a time. */
 export class BlockReplay {
-  private vm?: VM;
-  private feed?: StepFeed;
-  private sm?: MerkleStateManager;
+  private world?: WorldState;
   private next = 0;
-  private gasUsed = 0n;
-  private readonly ctxBlock: Block;
+  private readonly env: BlockEnv;
+  private readonly opts: ExecOptions;
+  private readonly txs: Array<Tx | undefined> = [];
 
   constructor(
     private readonly deps: ReplayDeps,
     private readonly block: BlockRecord,
     private readonly parentRoot: Uint8Array,
   ) {
-    const header = contextHeader(contextOf(block.header), deps.common);
-    this.ctxBlock = createBlock({ header }, { common: deps.common, setHardfork: false });
+    this.env = blockEnvOf(contextOf(block.header), deps.common.chainId());
+    this.opts = { fork: engineFork(deps.common), rules: KESTREL_RULES };
+  }
+
+  private tx(index: number): Tx {
+    return (this.txs[index] ??= engineTxOf(this.block.txs[index]!, this.block.senders[index]!));
   }
 
   /** (Re)starts from the parent's state. */
-  private async reset(): Promise<void> {
-    const sm = this.deps.state.executionState(this.parentRoot);
-    // Held for the whole replay: every write stays in the state manager's caches, where CachedSyncState sees it.
-    await sm.checkpoint();
-    this.sm = sm;
-    this.vm = await createVM({
-      common: this.deps.vmCommon(),
-      stateManager: sm,
-      blockchain: blockHashSource(this.deps.hashOf),
-    });
-    this.feed = installStepFeed(evmOf(this.vm));
+  private reset(): WorldState {
+    this.world = new WorldState(new ArchiveStateReader(this.parentRoot, this.deps.readNode, this.deps.hashOf));
     this.next = 0;
-    this.gasUsed = 0n;
+    return this.world;
   }
 
-  /** Runs transactions without tracing up to (excluding) `index`. */
-  async advanceTo(index: number): Promise<void> {
-    if (!this.vm || this.next > index) await this.reset();
+  /** Runs transactions without tracing up to (excluding) `index`, yielding to the event loop now and then. */
+  async advanceTo(index: number): Promise<WorldState> {
+    await initEngine();
+    let world = this.world;
+    if (world === undefined || this.next > index) world = this.reset();
+    let since = Date.now();
     while (this.next < index) {
-      const tx = this.block.txs[this.next]!;
-      let r: RunTxResult;
-      try {
-        r = await runTx(this.vm!, {
-          tx,
-          block: this.ctxBlock,
-          blockGasUsed: this.gasUsed,
-          skipHardForkValidation: true,
-        });
-      } catch (e) {
-        throw new ExecutionError(`replay of transaction ${this.next} failed: ${(e as Error)?.message ?? String(e)}`);
-      }
-      this.gasUsed = r.receipt.cumulativeBlockGasUsed;
+      const out = executeTransaction(world, this.env, this.tx(this.next), this.opts);
+      if (!out.ok) throw new ExecutionError(`replay of transaction ${this.next} failed: ${out.message}`);
       this.next++;
+      if (Date.now() - since > YIELD_EVERY_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        since = Date.now();
+      }
     }
+    return world;
   }
 
   /**
-   * Traces transaction `index` (running its predecessors first). After a tracer failure the EVM's state is not
-   * trustworthy, so the next call starts over from the parent's state.
+   * Traces transaction `index` (running its predecessors first). After a tracer failure the world is mid-transaction,
+   * so the next call starts over from the parent's state.
    */
   async trace(index: number, makeTracer: TracerFactory, timeoutMs: number): Promise<TraceResult> {
-    await this.advanceTo(index);
-    const vm = this.vm!;
-    const tx = this.block.txs[index]!;
+    const world = await this.advanceTo(index);
+    const signed: TypedTransaction = this.block.txs[index]!;
+    const tx = this.tx(index);
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
     const handle = await makeTracer(deadline);
-    const env = txEnv(
-      vm,
-      this.sm!,
-      this.deps.readNode,
-      tx,
-      this.block.senders[index]!,
-      this.ctxBlock,
-      effectiveGasPrice(tx, this.ctxBlock.header.baseFeePerGas ?? 0n),
-    );
-    env.blockHash = this.block.hash;
-    env.txIndex = index;
-    env.txHash = this.block.txHashes[index];
+    const ctx = contextOf(this.block.header);
+    const txEnv = txEnvOf(world, this.env, tx, this.opts, effectiveGasPrice(signed, ctx.baseFeePerGas), {
+      from: this.block.senders[index]!,
+      to: signed.to?.bytes,
+      coinbase: ctx.coinbase,
+    });
+    txEnv.blockHash = this.block.hash;
+    txEnv.txIndex = index;
+    txEnv.txHash = this.block.txHashes[index];
     try {
-      const { r, result } = await runTraced(vm, this.feed, tx, this.ctxBlock, this.gasUsed, env, handle, deadline);
-      this.gasUsed = r.receipt.cumulativeBlockGasUsed;
+      const { result } = runTraced({ world, env: this.env, tx, opts: this.opts, txEnv }, handle.tracer, deadline);
       this.next++;
       return result;
     } catch (e) {
-      this.vm = undefined;
+      this.world = undefined;
       throw e;
     } finally {
       handle.close();

@@ -225,9 +225,7 @@ export class TraceService {
       const job = { type: 'call' as const, req, block: toWire(block), spec: make, overrides };
       return this.gate.run(async () => json(await this.workers.session((w) => w.run(job))));
     }
-    return this.gate.run(() =>
-      traceCallWith(this.deps.calls, this.deps.readNode, req, block, make, cfg.timeoutMs, overrides),
-    );
+    return this.gate.run(() => traceCallWith(this.deps.calls, req, block, make, cfg.timeoutMs, overrides));
   }
 }
 

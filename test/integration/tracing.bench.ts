@@ -2,7 +2,8 @@
 // Run: node --import tsx test/integration/tracing.bench.ts
 // The transaction hashes in a loop (memory grows with every abi.encode, as real contracts' memory does) and calls
 // another contract every 8th round, so every tracer has frames, stack, memory and storage to look at.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Interface } from 'ethers';
 import { nonCoinbaseAccounts } from '../helpers/accounts.ts';
 import { rpc, rpcResult, startNode } from '../helpers/node.ts';
@@ -59,7 +60,14 @@ for (let i = 0; i < 3; i++) {
   pool.close();
 }
 
-const node = await startNode();
+// The default struct logs of a 1M-gas transaction are tens of MB of JSON: above the default reply cap, raised here.
+let node = await startNode();
+const toml = join(node.home, 'config', 'app.toml');
+writeFileSync(
+  toml,
+  readFileSync(toml, 'utf8').replace(/^max-response-bytes = \d+$/m, `max-response-bytes = ${1 << 30}`),
+);
+node = await node.restart();
 try {
   const coinbase = await rpcResult<string>(node.http, 'eth_coinbase');
   const key = nonCoinbaseAccounts(coinbase)[0]!.privateKey;
@@ -99,11 +107,30 @@ try {
     );
     return { ms: bestCpu, result };
   };
+  /** The longest eth_blockNumber wait while one trace runs: how long the trace holds the node's event loop. */
+  const stall = async (label: string, cfg: unknown): Promise<void> => {
+    let done = false;
+    let worst = 0;
+    const pinging = (async () => {
+      while (!done) {
+        const t0 = performance.now();
+        await rpcResult(node.http, 'eth_blockNumber');
+        worst = Math.max(worst, performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    await rpc(node.http, 'debug_traceTransaction', [tx.hash, cfg], { timeoutMs: 300_000 });
+    done = true;
+    await pinging;
+    console.log(`${label.padEnd(34)} longest eth_blockNumber meanwhile ${worst.toFixed(0).padStart(6)} ms`);
+  };
   const timeout = '120s';
   const struct = await time('struct logger (default)', { timeout });
   const steps = struct.result.structLogs.length;
   console.log(`steps: ${steps}`);
   await time('struct logger, disableStack', { timeout, disableStack: true, disableStorage: true });
+  await stall('struct logger, disableStack', { timeout, disableStack: true, disableStorage: true });
+  await stall('callTracer', { timeout, tracer: 'callTracer' });
   await time('callTracer', { timeout, tracer: 'callTracer' });
   await time('prestateTracer', { timeout, tracer: 'prestateTracer' });
   const noop = await time('noopTracer', { timeout, tracer: 'noopTracer' });

@@ -1,14 +1,15 @@
 // eth_call, eth_estimateGas and eth_createAccessList on Kestrel's engine: a message runs exactly as a transaction
 // would (intrinsic gas, warm sets, refunds) on a throw-away WorldState over the block's archived state, bounded by
 // the gas cap and the EVM timeout. State overrides are a StateReader overlay, block overrides a modified BlockEnv.
-// debug_traceCall (callVm.ts) and eth_simulateV1 (simulate/) still run on @ethereumjs/vm.
+// debug_traceCall runs here too (traceCall hands the prepared call to the tracer); eth_simulateV1 (simulate/) still
+// runs on @ethereumjs/vm.
 import type { Common } from '@ethereumjs/common';
-import type { RunTxResult } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
 import {
   type Address,
   type BlockEnv,
+  type ExecOptions,
   ExecutionAborted,
   executeTransaction,
   type Fork,
@@ -31,7 +32,7 @@ import type { NodeReader } from '../state/trieGet.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { buildAccessList, type AccessListResult, type AccessRun } from './accessList.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
-import { type CallHook, checkInitcode, traceCallOnVm } from './callVm.ts';
+import { checkInitcode } from './callVm.ts';
 import {
   jumpLocation,
   precompileFailure,
@@ -46,8 +47,6 @@ import { overlayReader } from './overlayReader.ts';
 import { overrideContext, planOverrides } from './overrides.ts';
 import { decodeRevertReason } from './revert.ts';
 import { simulate, type SimBlockResult, type SimulateOptions } from './simulate/simulator.ts';
-
-export type { CallHook } from './callVm.ts';
 
 /** Limits applied to every call. */
 export interface CallLimits {
@@ -69,6 +68,18 @@ interface CallScope {
   precompiles: ReadonlyMap<Address, Precompile> | undefined;
   /** True when state overrides apply (estimateGas's transfer shortcut then trusts only its probe). */
   overridden: boolean;
+}
+
+/** A call ready to run on the engine: its world, block env, transaction and options (no tracer, no deadline). */
+export interface PreparedCall {
+  world: WorldState;
+  env: BlockEnv;
+  tx: Tx;
+  opts: ExecOptions;
+  /** The request names a gas price (else it runs at price 0 on a zero base fee). */
+  priced: boolean;
+  /** The least gas the call needs (intrinsic gas, or the EIP-7623 floor). */
+  minGas: bigint;
 }
 
 /** What one run of a message produced. */
@@ -177,16 +188,10 @@ export class CallService {
   }
 
   /**
-   * Runs the message once with `gas` on a fresh WorldState over the scope's state. Pre-execution refusals (and the
-   * timeout) throw ExecutionError with the texts clients have always had; an EVM failure is a result.
+   * The message with `gas` ready to run on a fresh WorldState over the scope's state: its env, tx and options, after
+   * the sender's checks (which throw ExecutionError with the texts clients have always had).
    */
-  private run(
-    req: CallRequest,
-    s: CallScope,
-    gas: bigint,
-    blobOverride: bigint | undefined,
-    touched?: Map<Address, Set<bigint>>,
-  ): Run {
+  private prepare(req: CallRequest, s: CallScope, gas: bigint, blobOverride: bigint | undefined): PreparedCall {
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
     const env: BlockEnv = {
       ...s.env,
@@ -198,26 +203,42 @@ export class CallService {
     const sender = s.reader.account(from);
     const tx: Tx = callTxOf(req, gas, sender?.nonce ?? 0n);
     const { gas: intrinsic, floor } = intrinsicGas(tx, this.fork);
-    senderCheck(tx, env, intrinsic > floor ? intrinsic : floor, sender, s.reader, priced);
+    const minGas = intrinsic > floor ? intrinsic : floor;
+    senderCheck(tx, env, minGas, sender, s.reader, priced);
     const world = new WorldState(priced ? s.reader : toppedUp(s.reader, tx));
+    const opts: ExecOptions = {
+      fork: this.fork,
+      rules: KESTREL_RULES,
+      isCall: true,
+      ...(s.precompiles !== undefined && { precompiles: s.precompiles }),
+    };
+    return { world, env, tx, opts, priced, minGas };
+  }
+
+  /**
+   * Runs the message once with `gas` on a fresh WorldState over the scope's state. Pre-execution refusals (and the
+   * timeout) throw ExecutionError with the texts clients have always had; an EVM failure is a result.
+   */
+  private run(
+    req: CallRequest,
+    s: CallScope,
+    gas: bigint,
+    blobOverride: bigint | undefined,
+    touched?: Map<Address, Set<bigint>>,
+  ): Run {
+    const { world, env, tx, opts, priced, minGas } = this.prepare(req, s, gas, blobOverride);
     if (touched !== undefined) world.accessLog = { touched };
     const deadline = this.limits.timeoutMs > 0 ? Date.now() + this.limits.timeoutMs : undefined;
     let out;
     try {
-      out = executeTransaction(world, env, tx, {
-        fork: this.fork,
-        rules: KESTREL_RULES,
-        isCall: true,
-        ...(deadline !== undefined && { deadline }),
-        ...(s.precompiles !== undefined && { precompiles: s.precompiles }),
-      });
+      out = executeTransaction(world, env, tx, { ...opts, ...(deadline !== undefined && { deadline }) });
     } catch (e) {
       if (e instanceof ExecutionAborted) {
         throw new ExecutionError(`execution aborted (timeout = ${this.limits.timeoutMs / 1000}s)`);
       }
       throw e;
     }
-    if (!out.ok) throw refusalOf(out.reason, out.message, tx, intrinsic > floor ? intrinsic : floor);
+    if (!out.ok) throw refusalOf(out.reason, out.message, tx, minGas);
     let error = statusError(out.result.status);
     if (out.result.status === 'bad_jump') error += ' at ' + this.jumpSite(s, env, tx, priced);
     if (out.result.status === 'precompile_failure')
@@ -249,15 +270,19 @@ export class CallService {
     return jumpLocation(code, top.to, t.pc ?? 0);
   }
 
-  /** debug_traceCall: runs the call under `hook` on ethereumjs; a failing call is a result here, not an error. */
-  async traceCall(
+  /**
+   * debug_traceCall: the call prepared exactly as eth_call runs it (gas cap, overrides, the sender's checks, an
+   * unpriced sender's top-up), handed to `exec`, which runs it with a tracer. Refusals throw as eth_call's do.
+   */
+  async traceCall<T>(
     req: CallRequest,
     block: BlockRecord,
-    hook: CallHook,
+    exec: (call: PreparedCall) => T,
     overrides?: CallOverrides,
-  ): Promise<RunTxResult> {
-    const deps = { common: this.common, vmCommon: this.vmCommon, state: this.state, hashOf: this.hashOf };
-    return traceCallOnVm(deps, req, block, this.capGas(req), hook, overrides);
+  ): Promise<T> {
+    await initEngine();
+    const s = this.scope(block, overrides, req);
+    return exec(this.prepare(req, s, this.capGas(req), overrides?.block?.blobBaseFee));
   }
 
   /** eth_call: the return data, or RevertError / ExecutionError. */

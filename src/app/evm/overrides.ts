@@ -84,7 +84,7 @@ export function movePrecompiles(table: Map<string, unknown>, moves: PrecompileMo
 
 /**
  * Writes a plan's account overrides into an ethereumjs state (inside the caller's checkpoint). LEGACY, with the
- * MerkleStateManager type import above: only debug_traceCall (callVm.ts) and eth_simulateV1 still call it.
+ * MerkleStateManager type import above: only eth_simulateV1 still calls it (debug_traceCall runs on the engine).
  */
 export async function writeAccountOverrides(state: MerkleStateManager, accounts: AccountOverride[]): Promise<void> {
   for (const o of accounts) {

@@ -32,6 +32,29 @@ class View implements StepView {
   }
 }
 
+/** The opcodes a static frame may not run (CALL with value aside). */
+const WRITES = new Set([0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xf0, 0xf5, 0xff]);
+/** EIP-2200: SSTORE fails with this much gas left or less. */
+const SSTORE_SENTRY = 2300;
+
+/**
+ * The refund counter as a tracer sees it at an opcode: SSTORE's own change is included, since geth and ethereumjs
+ * apply it while pricing the opcode, before the tracer hears of it.
+ */
+function refundAt(ev: Evm, f: Frame, op: number): number {
+  if (op !== 0x55 || f.isStatic || f.gas <= SSTORE_SENTRY || f.sp < 2) return ev.refund;
+  const key = f.stack[f.sp - 1]!;
+  const value = f.stack[f.sp - 2]!;
+  const current = ev.world.storage(f.acc, key);
+  if (current === value) return ev.refund;
+  const original = ev.world.originalStorage(f.acc, key);
+  let r = ev.refund;
+  if (original !== 0n && current !== 0n && value === 0n) r += 4800;
+  if (original !== 0n && current === 0n) r -= 4800;
+  if (original === value) r += original === 0n ? 19900 : 2800;
+  return r;
+}
+
 /** Memory expansion gas for [off, off+size) from stack words; a huge range costs more than any gas. */
 function memCost(f: Frame, off: bigint, size: bigint): number {
   if (size === 0n) return 0;
@@ -54,6 +77,8 @@ function knownCost(ev: Evm, f: Frame, op: number): number {
   const top = (i: number): bigint => st[f.sp - 1 - i]!;
   const world = ev.world;
   const access = (w: bigint): number => (world.isWarm(world.account(w & MASK160)) ? 100 : 2600);
+  // A failure found while pricing the opcode leaves only its static cost, as geth's (and ethereumjs') tracers show.
+  if (f.isStatic && (WRITES.has(op) || (op === 0xf1 && top(2) !== 0n))) return base;
   switch (op) {
     case 0x0a: {
       const e = top(1);
@@ -65,9 +90,11 @@ function knownCost(ev: Evm, f: Frame, op: number): number {
     case 0x3b:
     case 0x3f:
       return access(top(0));
+    case 0x3e:
+      if (top(1) + top(2) > BigInt(f.returnData.length)) return base;
+      return base + 3 * words(top(2)) + memCost(f, top(0), top(2));
     case 0x37:
     case 0x39:
-    case 0x3e:
       return base + 3 * words(top(2)) + memCost(f, top(0), top(2));
     case 0x3c:
       return access(top(0)) + 3 * words(top(3)) + memCost(f, top(1), top(3));
@@ -79,6 +106,7 @@ function knownCost(ev: Evm, f: Frame, op: number): number {
     case 0x54:
       return f.acc.warmSlots?.has(top(0)) ? 100 : 2100;
     case 0x55: {
+      if (f.gas <= SSTORE_SENTRY) return base;
       const key = top(0);
       const value = top(1);
       const current = world.storage(f.acc, key);
@@ -139,7 +167,7 @@ export function traceStep(ev: Evm, f: Frame, op: number): void {
   v.gas = f.gas;
   v.cost = knownCost(ev, f, op);
   v.depth = f.depth;
-  v.refund = ev.refund;
+  v.refund = refundAt(ev, f, op);
   v.address = f.address;
   t.step(v);
 }

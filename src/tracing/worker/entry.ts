@@ -4,6 +4,7 @@
 // and keeps serving RPC while a trace runs. State comes from the node through the read bridge.
 import { parentPort, workerData } from 'node:worker_threads';
 import { CallService } from '../../app/evm/call.ts';
+import { initEngine } from '../../evm/index.ts';
 import { createChainCommon, createFastKeccak, createSharedCommon } from '../../app/evm/common.ts';
 import { StateDb } from '../../app/state/stateDb.ts';
 import { ExecutionError } from '../../errors/index.ts';
@@ -27,12 +28,13 @@ const common = createSharedCommon(init.evmChainId, keccak);
 const vmCommon = () => createChainCommon(init.evmChainId, keccak);
 const bridge = new ReadBridge(init.reads, init.signal);
 const TRIE_PREFIX = trieKey(new Uint8Array(0))[0];
-// StateDb only ever reads trie nodes and code (through BufferedTrieDb), all of them content-addressed.
+// CallService's constructor still takes a StateDb (eth_simulateV1's, never run here); it would only ever read trie
+// nodes and code (through BufferedTrieDb), all of them content-addressed.
 const kv = {
   get: (key: Uint8Array) => (key[0] === TRIE_PREFIX ? bridge.node(key.subarray(1)) : undefined),
 } as unknown as KvStore;
 const state = new StateDb(kv, common);
-const deps: ReplayDeps = { common, vmCommon, state, hashOf: (n) => bridge.hash(n), readNode: (k) => bridge.node(k) };
+const deps: ReplayDeps = { common, hashOf: (n) => bridge.hash(n), readNode: (k) => bridge.node(k) };
 const calls = new CallService(
   common,
   vmCommon,
@@ -42,7 +44,7 @@ const calls = new CallService(
   deps.readNode,
 );
 const sandboxes = new SandboxHost(init.sandbox);
-await sandboxes.warm();
+await Promise.all([sandboxes.warm(), initEngine()]);
 
 /** The replay of the last block traced: a block trace sends its transactions one job at a time. */
 let current: { hash: string; replay: BlockReplay } | undefined;
@@ -58,17 +60,8 @@ function tracerFactory(id: number, spec: JsTraceSpec): TracerFactory {
 async function run(job: Job): Promise<unknown> {
   const make = tracerFactory(job.id, job.spec);
   if (job.type === 'call') {
-    return (
-      await traceCallWith(
-        calls,
-        deps.readNode,
-        job.req,
-        fromWire(job.block, common),
-        make,
-        job.spec.timeoutMs,
-        job.overrides,
-      )
-    ).value;
+    return (await traceCallWith(calls, job.req, fromWire(job.block, common), make, job.spec.timeoutMs, job.overrides))
+      .value;
   }
   const key = bareHex(job.block.hash);
   if (current?.hash !== key)
