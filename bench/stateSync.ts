@@ -25,7 +25,7 @@ const { values: args } = parseArgs({
     'timeout-commit': { type: 'string', default: '100ms' },
     senders: { type: 'string', default: '6' },
     out: { type: 'string' },
-    keep: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false }, // keep the testnet directory (logs) after the run
   },
 });
 const BLOCKS = Number(args.blocks);
@@ -258,8 +258,11 @@ async function main(): Promise<void> {
     writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
     log(`replay ${r.joinSeconds} s vs state sync ${s.joinSeconds} s (x${result.ratio}); written to ${out}`);
   } finally {
-    if (args.keep) log(`kept ${net.dir}`);
-    else await net.dispose();
+    if (args.keep) {
+      // The processes go either way (they would keep this script alive); only the directory stays for its logs.
+      await Promise.all(net.nodes.map((n) => n.kill()));
+      log(`kept ${net.dir}`);
+    } else await net.dispose();
   }
 }
 
