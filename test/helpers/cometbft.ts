@@ -1,16 +1,29 @@
 // A real validator network for integration tests: `kestreld testnet` lays it out on a block of free loopback ports,
 // and each node's app + CometBFT are started and killed here by PID (not by the supervisor, so a test can keep a
 // validator down). Logs go to files in the testnet directory and are printed when a test fails.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_COMETBFT } from '../../src/testnet/layout.ts';
+import { setTomlValue } from '../../src/config/appToml.ts';
+import { homePaths, initHome } from '../../src/node/home.ts';
+import { appConfigValues, cometConfigValues, DEFAULT_COMETBFT, editCometConfig } from '../../src/testnet/layout.ts';
 import { nodeCommands, nodeFiles, readManifest, type Manifest, type ManifestNode } from '../../src/testnet/manifest.ts';
-import { PORT_STRIDE } from '../../src/testnet/ports.ts';
+import { planPorts, PORT_OFFSETS, PORT_STRIDE } from '../../src/testnet/ports.ts';
+import { stateSyncValues, type StateSyncTrust } from '../../src/testnet/stateSync.ts';
 import { portAccepts } from '../../src/testnet/processes.ts';
-import { REPO_ROOT, sleep, waitFor } from './node.ts';
+import { REPO_ROOT, rpcResult, sleep, waitFor } from './node.ts';
 
 export { DEFAULT_COMETBFT as COMETBFT_BIN };
 
@@ -173,6 +186,24 @@ export class CometNode {
     );
   }
 
+  /** Waits until this node has caught up to `h`: CometBFT no longer catching up, and the app's eth head at `h`. */
+  async waitCaughtUp(h: number, timeoutMs: number): Promise<void> {
+    await waitFor(
+      `${this.name} caught up to ${h}`,
+      async () => {
+        await sleep(150); // the poll's own load stays small beside a node that is syncing
+        try {
+          const s = await cometRpc(this.rpc, 'status');
+          if (s.sync_info.catching_up || Number(s.sync_info.latest_block_height) < h) return undefined;
+          return Number(await rpcResult(this.eth, 'eth_blockNumber', [])) >= h ? true : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      timeoutMs,
+    );
+  }
+
   /** The tails of this node's app and CometBFT logs. */
   logs(): string {
     const f = nodeFiles(this.net.dir, this.spec);
@@ -223,6 +254,31 @@ export class CometNet {
       throw new Error(`kestreld testnet failed (${r.status}): ${r.stderr}`);
     }
     return new CometNet(base, dir, readManifest(dir));
+  }
+
+  /**
+   * Lays out a non-validator node `node<i>` (the i-th port block, so `freePortBlock` must have reserved i + 1) that
+   * peers with the validators and joins by block sync from genesis, or by state sync when `trust` is given.
+   */
+  addNode(i: number, o: { timeoutCommit: string; trust?: StateSyncTrust }): CometNode {
+    const name = `node${i}`;
+    const ports = planPorts(this.manifest.nodes[0]!.ports.ethHttp - PORT_OFFSETS.ethHttp, i + 1)[i]!;
+    const spec: ManifestNode = { name, nodeId: '', ports, cometHome: `${name}/cometbft`, appHome: `${name}/kestrel` };
+    const cometHome = join(this.dir, spec.cometHome);
+    const appHome = join(this.dir, spec.appHome);
+    mkdirSync(join(this.dir, name), { recursive: true });
+    execFileSync(DEFAULT_COMETBFT, ['init', '--home', cometHome], { stdio: 'ignore' });
+    const v0 = this.nodes[0]!.spec;
+    copyFileSync(join(this.dir, v0.cometHome, 'config', 'genesis.json'), join(cometHome, 'config', 'genesis.json'));
+    const peers = this.nodes.map((n) => `${n.spec.nodeId}@127.0.0.1:${n.spec.ports.p2p}`).join(',');
+    const values = cometConfigValues({ timeoutCommit: o.timeoutCommit, timeoutPropose: '1s' }, name, ports, peers);
+    if (o.trust) values.push(...stateSyncValues(o.trust));
+    editCometConfig(join(cometHome, 'config', 'config.toml'), values);
+    spec.nodeId = execFileSync(DEFAULT_COMETBFT, ['show-node-id', '--home', cometHome], { encoding: 'utf8' }).trim();
+    initHome(appHome, { chainId: this.manifest.chainId, dev: true, overwrite: true });
+    copyFileSync(homePaths(join(this.dir, v0.appHome)).genesis, homePaths(appHome).genesis);
+    for (const [s, k, v] of appConfigValues(ports)) setTomlValue(homePaths(appHome).appToml, s, k, v);
+    return new CometNode(this, spec);
   }
 
   /** Starts every node (apps in parallel). */
