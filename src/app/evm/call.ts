@@ -1,7 +1,7 @@
 // eth_call, eth_estimateGas and eth_createAccessList on Kestrel's engine: a message runs exactly as a transaction
 // would (intrinsic gas, warm sets, refunds) on a throw-away WorldState over the block's archived state, bounded by
 // the gas cap and the EVM timeout. State overrides are a StateReader overlay, block overrides a modified BlockEnv.
-// debug_traceCall (callVm.ts) and eth_simulateV1 (simulate/) still run on @ethereumjs/vm.
+// eth_simulateV1 (simulate/) runs on the engine too; debug_traceCall (callVm.ts) still runs on @ethereumjs/vm.
 import type { Common } from '@ethereumjs/common';
 import type { RunTxResult } from '@ethereumjs/vm';
 import { LRUCache } from 'lru-cache';
@@ -279,7 +279,7 @@ export class CallService {
 
   /** eth_simulateV1: simulated blocks on top of `base` (the gas cap bounds all calls together). */
   async simulate(opts: SimulateOptions, base: BlockRecord): Promise<SimBlockResult[]> {
-    const deps = { common: this.common, vmCommon: this.vmCommon, state: this.state, hashOf: this.hashOf };
+    const deps = { common: this.common, reader: this.reader(base), readNode: this.readNode, hashOf: this.hashOf };
     return simulate({ ...deps, gasCap: this.limits.gasCap, timeoutMs: this.limits.timeoutMs }, opts, base);
   }
 
