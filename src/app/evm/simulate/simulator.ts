@@ -2,11 +2,9 @@
 // its overrides, its calls run as transactions (nonces, gas pool, receipts, roots), and a sealed header whose hash
 // the next block's BLOCKHASH sees. One WorldState over the base block's archived state holds the whole
 // simulation; each block's state root is its diff written over the base root in memory. Nothing is persisted.
-import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
+import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
-import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import { Address as EthAddress, createContractAddress, toChecksumAddress } from '@ethereumjs/util';
+import { createContractAddress } from '@ethereumjs/util';
 import { ExecutionError, SimulateError } from '../../../errors/index.ts';
 import type {
   Address,
@@ -27,24 +25,31 @@ import {
   WorldState,
 } from '../../../evm/index.ts';
 import { bytesToBigint } from '../../../evm/bytes.ts';
-import { indexedTrieRoot } from '../../../evm/trie/root.ts';
-import type { Withdrawal } from '../../../primitives/overrides.ts';
-import { encodeBlock } from '../../../store/encoding.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
-import { blockBloom, keccakOf, receiptsRoot, transactionsRoot } from '../../block.ts';
 import type { NodeReader } from '../../state/trieGet.ts';
-import { vmErrorText } from '../accessList.ts';
 import type { ArchiveStateReader } from '../archiveReader.ts';
 import { jumpLocation, precompileFailure, statusError, topFault } from '../callRules.ts';
 import { addressBytes, addressOf, engineFork, KESTREL_RULES } from '../engineTx.ts';
 import { logRecord } from '../executor.ts';
 import { blobBaseFee } from '../forkConfig.ts';
 import { planOverrides } from '../overrides.ts';
-import { decodeRevertReason } from '../revert.ts';
 import { writeState } from '../stateWrite.ts';
 import { CallLogCollector } from './callLogs.ts';
-import { checkLimits, planChain, precheck, type SimBlockInput, type SimBlockPlan } from './plan.ts';
+import { planRequest, type SimBlockInput, type SimBlockPlan } from './plan.ts';
+import {
+  type BlockBody,
+  callError,
+  effectivePrice,
+  headerFields,
+  prepareCall,
+  sealBlock,
+  type SimBlockResult,
+  type SimCallResult,
+  withdrawalWei,
+} from './sealing.ts';
 import { writeWorldOverrides } from './worldOverrides.ts';
+
+export type { SimBlockResult, SimCallError, SimCallResult } from './sealing.ts';
 
 /** What the simulator needs from the node. */
 export interface SimulateDeps {
@@ -66,37 +71,6 @@ export interface SimulateOptions {
   validation: boolean;
 }
 
-/** A call's failure as eth_simulateV1 reports it inside the result. */
-export interface SimCallError {
-  message: string;
-  code: number;
-  data?: Uint8Array;
-}
-
-/** One call's outcome. */
-export interface SimCallResult {
-  returnData: Uint8Array;
-  logs: LogRecord[];
-  gasUsed: bigint;
-  maxUsedGas: bigint;
-  status: 0 | 1;
-  error?: SimCallError;
-}
-
-/** One simulated block: a block record (as stored blocks are) and its calls' outcomes. */
-export interface SimBlockResult {
-  block: BlockRecord;
-  calls: SimCallResult[];
-}
-
-const ZERO32 = new Uint8Array(32);
-const MAX_NONCE = 2n ** 64n - 1n;
-/** EIP-3860's limit on init code (2 × the 24576-byte code limit). */
-const MAX_INITCODE_SIZE = 49152;
-const GWEI = 1_000_000_000n;
-/** geth's code for a call that failed in the EVM (other than a revert). */
-const VM_ERROR_CODE = -32015;
-const REVERT_CODE = 3;
 /** Trie nodes of a simulated block's root are not kept: each block's root is computed over the base root again. */
 const DROP = (): void => {};
 
@@ -106,10 +80,8 @@ export async function simulate(
   opts: SimulateOptions,
   base: BlockRecord,
 ): Promise<SimBlockResult[]> {
-  checkLimits(opts.blocks);
-  const plans = planChain(opts.blocks, { number: base.number, time: base.header.timestamp });
   await initEngine();
-  return new Simulation(deps, opts, base).run(plans);
+  return new Simulation(deps, opts, base).run(planRequest(opts.blocks, base));
 }
 
 /** What one call's transaction did, with the error text ethereumjs gave it (undefined on success). */
@@ -179,18 +151,8 @@ class Simulation {
   private block(plan: SimBlockPlan, parent: BlockHeader): SimBlockResult {
     const o = plan.overrides;
     const common = this.deps.common;
-    const baseFee = o.baseFeePerGas ?? (this.opts.validation ? parent.calcNextBaseFee() : 0n);
-    const fields = {
-      parentHash: parent.hash(),
-      coinbase: o.feeRecipient ?? parent.coinbase.bytes,
-      number: plan.number,
-      timestamp: plan.time,
-      gasLimit: o.gasLimit ?? parent.gasLimit,
-      mixHash: o.prevRandao ?? ZERO32,
-      baseFeePerGas: baseFee,
-      parentBeaconBlockRoot: o.beaconRoot ?? ZERO32,
-      difficulty: 0n,
-    };
+    const fields = headerFields(plan, parent, this.opts.validation);
+    const baseFee = fields.baseFeePerGas;
     const priced: BlockEnv = {
       number: plan.number,
       timestamp: plan.time,
@@ -211,84 +173,33 @@ class Simulation {
     const precompiles = this.precompilesOf(planned.precompiles);
     writeWorldOverrides(this.world, planned.accounts);
 
-    const txs: TypedTransaction[] = [];
-    const hashes: Uint8Array[] = [];
-    const senders: Uint8Array[] = [];
-    const receipts: ReceiptRecord[] = [];
+    const body: BlockBody = { txs: [], hashes: [], senders: [], receipts: [], gasUsed: 0n };
     const calls: SimCallResult[] = [];
-    let gasUsed = 0n;
+    const ctx = {
+      common,
+      gasLimit: fields.gasLimit,
+      gasUsed: 0n,
+      budget: 0n,
+      baseFee,
+      validation: this.opts.validation,
+    };
     for (const req of plan.calls) {
-      const from = req.from ?? new Uint8Array(20);
-      const acc = this.world.account(addressOf(from));
-      const nonce = req.nonce ?? acc.nonce;
-      const remaining = fields.gasLimit - gasUsed;
-      const asked = req.gas ?? remaining;
-      if (remaining < asked) {
-        throw new SimulateError(
-          'BLOCK_GAS_LIMIT_REACHED',
-          `block gas limit reached: remaining: ${remaining}, required: ${asked}`,
-        );
-      }
-      const gas = asked < this.budget ? asked : this.budget;
-      const capped = gas < asked;
-      const maxFeePerGas = req.gasPrice ?? req.maxFeePerGas ?? 0n;
-      const maxPriorityFeePerGas = req.gasPrice ?? req.maxPriorityFeePerGas ?? 0n;
-      const data = req.data ?? new Uint8Array(0);
-      if (req.to === undefined && data.length > MAX_INITCODE_SIZE) {
-        throw new SimulateError(
-          'INIT_CODE_TOO_LARGE',
-          `err: max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE} (supplied gas ${gas})`,
-        );
-      }
-      const accessList = req.accessList ?? [];
-      // EIP-2681 caps a transaction's nonce below 2^64-1; a state nonce past it (an override) only runs unchecked.
-      const txNonce = nonce < MAX_NONCE ? nonce : 0n;
-      const value = req.value ?? 0n;
-      const tx = buildTx(
-        {
-          type: 2,
-          chainId: common.chainId(),
-          nonce: txNonce,
-          gasLimit: gas,
-          maxFeePerGas,
-          maxPriorityFeePerGas,
-          to: req.to,
-          value,
-          data,
-          accessList: accessList.map((a) => [a.address, a.storageKeys]) as never,
-        },
-        common,
-      );
-      const sender = new EthAddress(from);
-      (tx as unknown as { getSenderAddress: () => EthAddress }).getSenderAddress = () => sender;
-      const hash = keccakOf(common)(tx.serialize());
-      precheck(
-        {
-          from: toChecksumAddress(sender.toString()),
-          nonce,
-          gas,
-          value,
-          maxFeePerGas,
-          maxPriorityFeePerGas,
-          intrinsicGas: tx.getIntrinsicGas(),
-        },
-        { nonce: acc.nonce, balance: acc.balance },
-        baseFee,
-        this.opts.validation,
-      );
-      const pays = maxFeePerGas > 0n || this.opts.validation;
-      const engineTx: Tx = {
+      const acc = this.world.account(addressOf(req.from ?? new Uint8Array(20)));
+      ctx.gasUsed = body.gasUsed;
+      ctx.budget = this.budget;
+      const c = prepareCall(req, acc, ctx);
+      const tx: Tx = {
         type: 2,
-        from: addressOf(from),
+        from: addressOf(c.from),
         to: req.to === undefined ? undefined : addressOf(req.to),
-        nonce: txNonce,
-        gasLimit: gas,
-        value,
-        data,
+        nonce: c.txNonce,
+        gasLimit: c.gas,
+        value: c.value,
+        data: c.data,
         gasPrice: 0n,
-        maxFeePerGas,
-        maxPriorityFeePerGas,
-        accessList: accessList.map((a) => ({
+        maxFeePerGas: c.maxFeePerGas,
+        maxPriorityFeePerGas: c.maxPriorityFeePerGas,
+        accessList: (req.accessList ?? []).map((a) => ({
           address: addressOf(a.address),
           storageKeys: a.storageKeys.map((k) => bytesToBigint(k)),
         })),
@@ -296,48 +207,49 @@ class Simulation {
         blobVersionedHashes: [],
         authorizationList: [],
       };
-      const { outcome, error } = this.execute(pays ? priced : unpriced, engineTx, precompiles);
-      if (!outcome.ok) throw refused(outcome.reason, outcome.message, engineTx, this.fork);
+      const { outcome, error } = this.execute(c.pays ? priced : unpriced, tx, precompiles);
+      if (!outcome.ok) throw refused(outcome.reason, outcome.message, tx, this.fork);
       const r = outcome.result;
       const spent = r.gasUsed;
       if (spent > this.budget)
         throw new ExecutionError(`RPC gas cap exhausted: need ${spent}, remaining ${this.budget}`);
       this.budget -= spent;
-      gasUsed += spent;
+      body.gasUsed += spent;
       const bloom = new Uint8Array(256);
       const receiptLogs: LogRecord[] = r.logs.map((l) => logRecord(l, bloom));
       const receipt: ReceiptRecord = {
         type: 2,
         status: error !== undefined ? 0 : 1,
-        cumulativeGasUsed: gasUsed,
+        cumulativeGasUsed: body.gasUsed,
         gasUsed: spent,
         logs: receiptLogs,
         bloom,
-        from,
-        effectiveGasPrice: pays ? effectivePrice(maxFeePerGas, maxPriorityFeePerGas, baseFee) : 0n,
+        from: c.from,
+        effectiveGasPrice: c.pays ? effectivePrice(c.maxFeePerGas, c.maxPriorityFeePerGas, baseFee) : 0n,
       };
       if (req.to) receipt.to = req.to;
-      else receipt.contractAddress = createContractAddress(sender, nonce).bytes;
+      else receipt.contractAddress = createContractAddress(c.sender, c.nonce).bytes;
       // Where the EIP-7623 floor is what the call paid, no refund is counted (ethereumjs' gasRefund).
-      const floored = r.gasRefund > 0n && spent === intrinsicGas(engineTx, this.fork).floor;
+      const floored = r.gasRefund > 0n && spent === intrinsicGas(tx, this.fork).floor;
       const result: SimCallResult = {
         // A failed call's output is in its error (revert data), not in returnData (geth's ExecutionResult.Return).
         returnData: error !== undefined ? new Uint8Array(0) : r.output,
         logs: error !== undefined ? [] : this.logs ? this.logs.logs() : receiptLogs,
         gasUsed: spent,
+        // Gas before refunds (the spec's maxUsedGas): the refund applied is the EIP-3529-capped one.
         maxUsedGas: floored ? spent : spent + r.gasRefund,
         status: error !== undefined ? 0 : 1,
       };
-      if (error !== undefined) result.error = callError(error, r.output, capped);
-      txs.push(tx);
-      hashes.push(hash);
-      senders.push(from);
-      receipts.push(receipt);
+      if (error !== undefined) result.error = callError(error, r.output, c.capped);
+      body.txs.push(c.tx);
+      body.hashes.push(c.hash);
+      body.senders.push(c.from);
+      body.receipts.push(receipt);
       calls.push(result);
     }
     const withdrawals = o.withdrawals ?? [];
     for (const w of withdrawals) {
-      const amount = w.amount * GWEI;
+      const amount = withdrawalWei(w);
       if (amount === 0n) continue;
       const a = this.world.account(addressOf(w.address));
       this.world.setBalance(a, a.balance + amount);
@@ -345,35 +257,7 @@ class Simulation {
     const stateRoot = writeState(this.base.header.stateRoot, this.world.diff(), this.deps.readNode, DROP, {
       loaded: this.deps.reader,
     });
-    const hashFn = keccakOf(common);
-    const header = createBlockHeader(
-      {
-        ...fields,
-        stateRoot,
-        transactionsTrie: transactionsRoot(
-          txs.map((t) => t.serialize()),
-          hashFn,
-        ),
-        receiptTrie: receiptsRoot(receipts, hashFn),
-        logsBloom: blockBloom(receipts),
-        gasUsed,
-        withdrawalsRoot: indexedTrieRoot(withdrawals.map(encodeWithdrawal), hashFn),
-        blobGasUsed: 0n,
-        excessBlobGas: 0n,
-      },
-      { common, setHardfork: false },
-    );
-    const record: BlockRecord = {
-      header,
-      hash: header.hash(),
-      number: plan.number,
-      txs,
-      txHashes: hashes,
-      senders,
-      size: 0n,
-    };
-    record.size = BigInt(encodeBlock(record, withdrawals.map(withdrawalItem)).length);
-    return { block: record, calls };
+    return { block: sealBlock(common, fields, body, withdrawals, stateRoot), calls };
   }
 
   /**
@@ -425,15 +309,6 @@ class Simulation {
   }
 }
 
-/** Builds the simulated transaction; a field ethereumjs refuses is the request's fault. */
-function buildTx(data: Parameters<typeof createTx>[0], common: Common): TypedTransaction {
-  try {
-    return createTx(data, { common, freeze: false });
-  } catch (e) {
-    throw new SimulateError('INVALID_PARAMS', `err: ${(e instanceof Error ? e.message : String(e)).split(' (')[0]}`);
-  }
-}
-
 /** A transaction the engine refused before running it (a rule precheck() does not cover), in ethereumjs' words. */
 function refused(reason: string, message: string, tx: Tx, fork: Fork): SimulateError {
   if (reason === 'INTRINSIC_GAS_TOO_LOW' || reason === 'FLOOR_DATA_GAS_TOO_LOW') {
@@ -448,37 +323,4 @@ function refused(reason: string, message: string, tx: Tx, fork: Fork): SimulateE
     return new SimulateError('INIT_CODE_TOO_LARGE', `err: max initcode size exceeded: ${message}`);
   }
   return new SimulateError('INVALID_PARAMS', `err: ${message}`);
-}
-
-function effectivePrice(feeCap: bigint, tip: bigint, baseFee: bigint): bigint {
-  return feeCap < baseFee + tip ? feeCap : baseFee + tip;
-}
-
-function withdrawalItem(w: Withdrawal): Uint8Array[] {
-  const q = (n: bigint) =>
-    n === 0n
-      ? new Uint8Array(0)
-      : Uint8Array.from(Buffer.from(n.toString(16).padStart(Math.ceil(n.toString(16).length / 2) * 2, '0'), 'hex'));
-  return [q(w.index), q(w.validatorIndex), w.address, q(w.amount)];
-}
-
-function encodeWithdrawal(w: Withdrawal): Uint8Array {
-  return RLP.encode(withdrawalItem(w));
-}
-
-function callError(error: string, data: Uint8Array, capped: boolean): SimCallError {
-  if (error === 'revert') {
-    const reason = decodeRevertReason(data);
-    return {
-      message: reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted',
-      code: REVERT_CODE,
-      data,
-    };
-  }
-  // The spec's schema wants "vm execution error…" for -32015 (geth sends the bare EVM error: "out of gas").
-  const text = `vm execution error: ${vmErrorText(error)}`;
-  return {
-    message: capped ? `${text} (gas limit was capped by the RPC server's global gas cap)` : text,
-    code: VM_ERROR_CODE,
-  };
 }
