@@ -142,11 +142,19 @@ export function prepareCall(req: CallRequest, sender: SenderState, ctx: CallCont
     ctx.common,
   );
   const address = new Address(from);
-  (tx as unknown as { getSenderAddress: () => Address }).getSenderAddress = () => address;
-  const hash = keccakOf(ctx.common)(tx.serialize());
+  // The record's transaction is read again by sealing (roots, size) and formatting: its sender and encoding are
+  // fixed, so they are answered from here (an unsigned tx has no sender to recover; encoding it costs ~15 µs).
+  const encoded = tx.serialize();
+  const patched = tx as unknown as { getSenderAddress: () => Address; serialize: () => Uint8Array };
+  patched.getSenderAddress = () => address;
+  patched.serialize = () => encoded;
+  const hash = keccakOf(ctx.common)(encoded);
   precheck(
     {
-      from: toChecksumAddress(address.toString()),
+      // Only an error message needs the checksummed sender (a JS keccak of its own).
+      get from() {
+        return toChecksumAddress(address.toString());
+      },
       nonce,
       gas,
       value,
