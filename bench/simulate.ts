@@ -55,3 +55,21 @@ for (const traceTransfers of [false, true]) {
       `ethereumjs ${oracle.toFixed(2)} ms CPU (${(oracle / engine).toFixed(1)}×)`,
   );
 }
+
+// A long request: 256 blocks × 39 creations (each block's state root over its parent's, so the cost is linear).
+const long: SimulateOptions = {
+  blocks: Array.from({ length: 256 }, (_, b) => ({
+    calls: Array.from({ length: 39 }, (_, i) => ({
+      from: SENDERS[i % SENDERS.length]!,
+      to: SIM,
+      gas: 200_000n,
+      data: bytes(sim.encodeFunctionData('make', [BigInt(b * 100 + i + 1)])),
+    })),
+  })),
+  traceTransfers: false,
+  validation: false,
+};
+const t0 = process.cpuUsage();
+await fx.engine(long, 10n ** 12n);
+const t = process.cpuUsage(t0);
+console.log(`256 blocks × 39 creations: engine ${((t.user + t.system) / 1000).toFixed(0)} ms CPU`);

@@ -204,6 +204,22 @@ describe('eth_simulateV1 on the engine = the ethereumjs simulator', () => {
     }
   });
 
+  it('agrees over 40 chained blocks (each block state root written over its parent root)', async () => {
+    const r = rng(4242);
+    const nonces = new Map<string, bigint>();
+    const blocks: SimBlockInput[] = [];
+    for (let b = 0; b < 40; b++) {
+      const block: SimBlockInput = { calls: [0, 1, 2].map(() => randomCall(r, false, nonces)) };
+      // Storage replaced, then written, then replaced again: the later blocks must see each block's own result.
+      if (b % 7 === 3) block.stateOverrides = [{ address: SIM, state: [[word(BigInt(b)), word(1n)]] }];
+      if (b % 11 === 5) block.stateOverrides = [{ address: EOA, balance: 0n, nonce: 0n }];
+      blocks.push(block);
+    }
+    const [engine, oracle] = await both({ blocks, traceTransfers: true, validation: false });
+    assert.equal((engine as unknown[]).length, 40);
+    assert.deepEqual(engine, oracle);
+  });
+
   it('agrees on a sender with code calling itself (no EIP-3607 check in simulation; its code runs)', async () => {
     const opts: SimulateOptions = {
       blocks: [

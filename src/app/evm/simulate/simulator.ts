@@ -34,6 +34,7 @@ import { logRecord } from '../executor.ts';
 import { blobBaseFee } from '../forkConfig.ts';
 import { planOverrides } from '../overrides.ts';
 import { writeState } from '../stateWrite.ts';
+import { MemoryNodes, stateAfter } from './afterBlock.ts';
 import { CallLogCollector } from './callLogs.ts';
 import { planRequest, type SimBlockInput, type SimBlockPlan } from './plan.ts';
 import {
@@ -71,9 +72,6 @@ export interface SimulateOptions {
   validation: boolean;
 }
 
-/** Trie nodes of a simulated block's root are not kept: each block's root is computed over the base root again. */
-const DROP = (): void => {};
-
 /** Runs eth_simulateV1 on top of `base`. */
 export async function simulate(
   deps: SimulateDeps,
@@ -92,7 +90,13 @@ interface CallRun {
 
 class Simulation {
   private readonly simulatedHashes = new Map<bigint, Uint8Array>();
-  private readonly world: WorldState;
+  /** The running block's world, over the state its parent left. */
+  private world: WorldState;
+  /** The state and state root the next block starts from. */
+  private state: StateReader;
+  private root: Uint8Array;
+  /** Trie nodes the simulated blocks' roots added. */
+  private readonly nodes: MemoryNodes;
   private readonly fork: Fork;
   private readonly forkTable: ReadonlyMap<Address, Precompile>;
   private readonly logs: CallLogCollector | undefined;
@@ -106,13 +110,15 @@ class Simulation {
   ) {
     const reader = deps.reader;
     // BLOCKHASH sees the simulated blocks before the chain's.
-    const state: StateReader = {
+    this.state = {
       account: (a) => reader.account(a),
       code: (h) => reader.code(h),
       storage: (a, k) => reader.storage(a, k),
       blockHash: (n) => this.simulatedHashes.get(n) ?? reader.blockHash(n),
     };
-    this.world = new WorldState(state);
+    this.world = new WorldState(this.state);
+    this.root = base.header.stateRoot;
+    this.nodes = new MemoryNodes(deps.readNode);
     this.fork = engineFork(deps.common);
     this.forkTable = precompilesFor(this.fork);
     this.budget = deps.gasCap > 0n ? deps.gasCap : 2n ** 64n - 1n;
@@ -171,6 +177,8 @@ class Simulation {
       [...this.forkTable.keys()].map((a) => addressBytes(a)),
     );
     const precompiles = this.precompilesOf(planned.precompiles);
+    // One WorldState per block, over the state the previous block left: its diff is the block's own changes.
+    this.world = new WorldState(this.state);
     writeWorldOverrides(this.world, planned.accounts);
 
     const body: BlockBody = { txs: [], hashes: [], senders: [], receipts: [], gasUsed: 0n };
@@ -254,9 +262,15 @@ class Simulation {
       const a = this.world.account(addressOf(w.address));
       this.world.setBalance(a, a.balance + amount);
     }
-    const stateRoot = writeState(this.base.header.stateRoot, this.world.diff(), this.deps.readNode, DROP, {
-      loaded: this.deps.reader,
+    const diff = this.world.diff();
+    const storageRoots: Uint8Array[] = [];
+    const stateRoot = writeState(this.root, diff, this.nodes.read, this.nodes.put, {
+      storageRoots,
+      // The first block's parent is the base root, whose nodes the archive reader has decoded already.
+      ...(this.root === this.base.header.stateRoot && { loaded: this.deps.reader }),
     });
+    this.state = stateAfter(this.state, diff, storageRoots);
+    this.root = stateRoot;
     return { block: sealBlock(common, fields, body, withdrawals, stateRoot), calls };
   }
 
