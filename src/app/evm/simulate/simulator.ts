@@ -1,7 +1,8 @@
 // eth_simulateV1 on Kestrel's engine: simulated blocks on top of a block's state, one after the other, each with
 // its overrides, its calls run as transactions (nonces, gas pool, receipts, roots), and a sealed header whose hash
-// the next block's BLOCKHASH sees. One WorldState over the base block's archived state holds the whole
-// simulation; each block's state root is its diff written over the base root in memory. Nothing is persisted.
+// the next block's BLOCKHASH sees. Each block runs on its own WorldState over the state its parent left (the base
+// block's archived state, then afterBlock.ts's layers); its state root is its diff written over its parent's root,
+// the new trie nodes kept in memory. Nothing is persisted.
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createContractAddress } from '@ethereumjs/util';
@@ -130,6 +131,8 @@ class Simulation {
     const out: SimBlockResult[] = [];
     let parent: BlockHeader = this.base.header;
     for (const plan of plans) {
+      // The timeout covers the whole request: empty blocks and sealing too, not only the EVM.
+      if (this.deadline !== undefined && Date.now() > this.deadline) throw this.timeout();
       const result = this.block(plan, parent);
       this.simulatedHashes.set(result.block.number, result.block.hash);
       parent = result.block.header;
