@@ -220,6 +220,33 @@ describe('eth_simulateV1 on the engine = the ethereumjs simulator', () => {
     assert.deepEqual(engine, oracle);
   });
 
+  it('agrees on the error texts of a top-level bad jump and a failing precompile', async () => {
+    const call = (to: Uint8Array, data = new Uint8Array(0)): CallRequest => ({
+      from: SENDERS[1]!,
+      to,
+      gas: 100_000n,
+      data,
+    });
+    const opts: SimulateOptions = {
+      blocks: [
+        {
+          // PUSH1 5; JUMP (no JUMPDEST at 5), then a failing BN254 pairing (input not a multiple of 192 bytes).
+          stateOverrides: [{ address: addr(0x66), code: bytes('0x600556') }],
+          calls: [call(addr(0x66)), call(precompile(8), new Uint8Array(100).fill(1))],
+        },
+      ],
+      traceTransfers: true,
+      validation: false,
+    };
+    const [engine, oracle] = await both(opts);
+    assert.deepEqual(engine, oracle);
+    const errors = (engine as Array<{ calls: Array<{ error?: { message: string } }> }>)[0]!.calls.map(
+      (c) => c.error?.message,
+    );
+    assert.match(errors[0]!, /^vm execution error: invalid JUMP at 0x[0-9a-f]{64}\/0x6{40}:2$/);
+    assert.equal(errors[1], 'vm execution error: invalid input length');
+  });
+
   it('agrees on a sender with code calling itself (no EIP-3607 check in simulation; its code runs)', async () => {
     const opts: SimulateOptions = {
       blocks: [
