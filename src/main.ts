@@ -7,7 +7,7 @@ import { BankQueries } from './app/bank/query.ts';
 import { BankStore } from './app/bank/store.ts';
 import { CallService } from './app/evm/call.ts';
 import { initEngine } from './evm/index.ts';
-import { createChainCommon, createFastKeccak, createSharedCommon } from './app/evm/common.ts';
+import { createFastKeccak, createSharedCommon } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
@@ -92,7 +92,6 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
   const keccak = await createFastKeccak();
   const common = createSharedCommon(config.evmChainId, keccak);
-  const vmCommon = () => createChainCommon(config.evmChainId, keccak);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
   try {
     const chainStore = new ChainStore(kv, common);
@@ -115,7 +114,6 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       chain: chainStore,
       state: stateDb,
       common,
-      vmCommon,
       genesis,
       evmChainId: config.evmChainId,
       minGasPrice: config.minGasPrice,
@@ -167,8 +165,6 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     expiry.start();
     const calls = new CallService(
       common,
-      vmCommon,
-      stateDb,
       (n) => chainStore.blockByNumber(n)?.hash,
       {
         gasCap: config.jsonRpc.gasCap,

@@ -57,8 +57,6 @@ export interface AppDeps {
   state: StateDb;
   /** Shared, copy-free Common for txs and headers (see createSharedCommon). */
   common: Common;
-  /** Makes a private Common for a VM (an EVM registers listeners on its Common). */
-  vmCommon: () => Common;
   genesis: Genesis;
   evmChainId: bigint;
   minGasPrice: bigint;

@@ -267,13 +267,12 @@ describe('TxPool.onCommitted (real app)', () => {
       }),
       'kestrel',
     );
-    // A variable, not a literal: AppDeps is gaining fields (vmCommon) and extra ones must not break the type check.
+    // A variable, not a literal: AppDeps may gain fields, and extra ones must not break the type check.
     const deps = {
       kv,
       chain: new ChainStore(kv, common),
       state: new StateDb(kv, common),
       common,
-      vmCommon: () => createChainCommon(9000n),
       genesis,
       evmChainId: 9000n,
       minGasPrice: 0n,

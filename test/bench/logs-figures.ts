@@ -9,7 +9,7 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, createContractAddress } from '@ethereumjs/util';
 import { KestrelApp } from '../../src/app/app.ts';
 import type { ExecTx } from '../../src/app/evm/executor.ts';
-import { createChainCommon, createFastKeccak, createSharedCommon } from '../../src/app/evm/common.ts';
+import { createFastKeccak, createSharedCommon } from '../../src/app/evm/common.ts';
 import { makeGenesisDoc, parseGenesis } from '../../src/app/genesis.ts';
 import { StateDb } from '../../src/app/state/stateDb.ts';
 import { LogIndex } from '../../src/filters/logIndex.ts';
@@ -50,7 +50,6 @@ async function main(): Promise<void> {
     chain,
     state,
     common,
-    vmCommon: () => createChainCommon(9000n, keccak),
     genesis,
     evmChainId: 9000n,
     minGasPrice: 0n,

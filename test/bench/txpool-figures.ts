@@ -85,7 +85,6 @@ async function openApp(dir: string) {
     chain: new ChainStore(kv, common),
     state: new StateDb(kv, common),
     common,
-    vmCommon: () => createChainCommon(9000n),
     genesis,
     evmChainId: 9000n,
     minGasPrice: 0n,

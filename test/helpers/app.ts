@@ -46,7 +46,6 @@ export async function openTestApp(
     chain,
     state,
     common: TEST_COMMON,
-    vmCommon: () => createChainCommon(9000n),
     genesis: DEV_GENESIS,
     evmChainId: 9000n,
     minGasPrice: 0n,

@@ -1,8 +1,8 @@
 // eth_call, eth_estimateGas and eth_createAccessList on Kestrel's engine: a message runs exactly as a transaction
 // would (intrinsic gas, warm sets, refunds) on a throw-away WorldState over the block's archived state, bounded by
 // the gas cap and the EVM timeout. State overrides are a StateReader overlay, block overrides a modified BlockEnv.
-// debug_traceCall runs here too (traceCall hands the prepared call to the tracer); eth_simulateV1 (simulate/) still
-// runs on @ethereumjs/vm.
+// debug_traceCall runs here too (traceCall hands the prepared call to the tracer), and eth_simulateV1 (simulate/)
+// on the same engine.
 import type { Common } from '@ethereumjs/common';
 import { LRUCache } from 'lru-cache';
 import { ExecutionError, RevertError } from '../../errors/index.ts';
@@ -29,7 +29,6 @@ import type { CallOverrides } from '../../primitives/overrides.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import { contextOf } from '../block.ts';
 import type { NodeReader } from '../state/trieGet.ts';
-import type { StateDb } from '../state/stateDb.ts';
 import { buildAccessList, type AccessListResult, type AccessRun } from './accessList.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
 import { checkInitcode } from './callVm.ts';
@@ -100,8 +99,6 @@ export class CallService {
 
   constructor(
     private readonly common: Common,
-    private readonly vmCommon: () => Common,
-    private readonly state: StateDb,
     private readonly hashOf: (n: bigint) => Uint8Array | undefined,
     private readonly limits: CallLimits,
     private readonly readNode: NodeReader,
@@ -304,7 +301,7 @@ export class CallService {
 
   /** eth_simulateV1: simulated blocks on top of `base` (the gas cap bounds all calls together). */
   async simulate(opts: SimulateOptions, base: BlockRecord): Promise<SimBlockResult[]> {
-    const deps = { common: this.common, vmCommon: this.vmCommon, state: this.state, hashOf: this.hashOf };
+    const deps = { common: this.common, reader: this.reader(base), readNode: this.readNode, hashOf: this.hashOf };
     return simulate({ ...deps, gasCap: this.limits.gasCap, timeoutMs: this.limits.timeoutMs }, opts, base);
   }
 

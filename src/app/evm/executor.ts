@@ -79,8 +79,8 @@ function bloomAdd(bloom: Uint8Array, value: Uint8Array): void {
   }
 }
 
-/** A log as the receipt stores it, and its bits in the receipt's bloom. */
-function logRecord(log: Log, bloom: Uint8Array): LogRecord {
+/** A log as the receipt stores it, and its bits in the receipt's bloom (block execution and eth_simulateV1). */
+export function logRecord(log: Log, bloom: Uint8Array): LogRecord {
   const address = addressToBytes(log.address);
   bloomAdd(bloom, address);
   const topics = log.topics.map((t) => {

@@ -41,13 +41,12 @@ describe('SoloEngine', () => {
       }),
       'kestrel',
     );
-    // A variable, not a literal: AppDeps is gaining fields (vmCommon) and extra ones must not break the type check.
+    // A variable, not a literal: AppDeps may gain fields, and extra ones must not break the type check.
     const deps = {
       kv,
       chain: new ChainStore(kv, common),
       state,
       common,
-      vmCommon: () => createChainCommon(9000n),
       genesis,
       evmChainId: 9000n,
       minGasPrice: 0n,

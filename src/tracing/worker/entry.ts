@@ -5,11 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { CallService } from '../../app/evm/call.ts';
 import { initEngine } from '../../evm/index.ts';
-import { createChainCommon, createFastKeccak, createSharedCommon } from '../../app/evm/common.ts';
-import { StateDb } from '../../app/state/stateDb.ts';
+import { createFastKeccak, createSharedCommon } from '../../app/evm/common.ts';
 import { ExecutionError } from '../../errors/index.ts';
-import type { KvStore } from '../../store/kv.ts';
-import { trieKey } from '../../store/schema.ts';
 import { traceCallWith } from '../callTrace.ts';
 import { TraceAbort } from '../errors.ts';
 import { JsTracer } from '../js/jsTracer.ts';
@@ -25,24 +22,9 @@ const post = (r: Reply): void => port.postMessage(r);
 
 const keccak = await createFastKeccak();
 const common = createSharedCommon(init.evmChainId, keccak);
-const vmCommon = () => createChainCommon(init.evmChainId, keccak);
 const bridge = new ReadBridge(init.reads, init.signal);
-const TRIE_PREFIX = trieKey(new Uint8Array(0))[0];
-// CallService's constructor still takes a StateDb (eth_simulateV1's, never run here); it would only ever read trie
-// nodes and code (through BufferedTrieDb), all of them content-addressed.
-const kv = {
-  get: (key: Uint8Array) => (key[0] === TRIE_PREFIX ? bridge.node(key.subarray(1)) : undefined),
-} as unknown as KvStore;
-const state = new StateDb(kv, common);
 const deps: ReplayDeps = { common, hashOf: (n) => bridge.hash(n), readNode: (k) => bridge.node(k) };
-const calls = new CallService(
-  common,
-  vmCommon,
-  state,
-  deps.hashOf,
-  { gasCap: init.gasCap, timeoutMs: 0 },
-  deps.readNode,
-);
+const calls = new CallService(common, deps.hashOf, { gasCap: init.gasCap, timeoutMs: 0 }, deps.readNode);
 const sandboxes = new SandboxHost(init.sandbox);
 await Promise.all([sandboxes.warm(), initEngine()]);
 

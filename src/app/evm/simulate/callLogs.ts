@@ -1,10 +1,10 @@
 // The logs of one simulated call in emission order, with ERC-7528 transfer logs for ether moved by calls when
 // traceTransfers is on: each frame collects its own logs, a frame that fails drops them, one that succeeds hands
-// them to its parent (geth's simulate tracer). Regular logs come from the LOG opcodes as they run, so transfers and
-// events interleave as they happened.
-import type { EVM, EVMResult, Message } from '@ethereumjs/evm';
+// them to its parent (geth's simulate tracer). Regular logs are taken from the LOG opcodes as they run (the engine's
+// step hook), so transfers and events interleave as they happened.
+import type { Address, FrameEnd, FrameStart, StepView, Tracer } from '../../../evm/index.ts';
+import { addressToBytes, MASK160, wordToBytes } from '../../../evm/bytes.ts';
 import type { LogRecord } from '../../../store/records.ts';
-import type { StepFeed } from '../stepFeed.ts';
 
 /** ERC-7528's pseudo-address for the native currency. */
 export const NATIVE_TOKEN = Uint8Array.from(Buffer.from('eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee', 'hex'));
@@ -16,79 +16,32 @@ export const TRANSFER_TOPIC = Uint8Array.from(
 const LOG0 = 0xa0;
 const LOG4 = 0xa4;
 const SELFDESTRUCT = 0xff;
+/** Past this much memory growth a LOG cannot be paid for: it fails (with its frame) before it runs. */
+const MAX_LOG_GROWTH = 0x1000000n;
 
-function word(b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(32);
-  out.set(b, 32 - b.length);
-  return out;
-}
-
-function wordOf(n: bigint): Uint8Array {
-  return word(Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex')));
-}
-
-/** A log of an open frame; a creation's address is filled in when its frame ends. */
-interface PendingLog {
-  log: LogRecord;
-  /** The log's address is the contract being created (a LOG in init code). */
-  atCreated: boolean;
-  /** The transfer's recipient is the contract being created. */
-  toCreated: boolean;
-}
-
-/** One open call frame: its logs so far and the address its code runs as (undefined while creating). */
+/** One open call frame: its logs so far, and whether its code is init code. */
 interface Frame {
-  logs: PendingLog[];
-  address: Uint8Array | undefined;
+  logs: LogRecord[];
+  create: boolean;
 }
 
-/** Collects one call's logs at a time on one EVM. */
-export class CallLogCollector {
+function transfer(from: Address, to: Address, value: bigint): LogRecord {
+  return {
+    address: NATIVE_TOKEN,
+    topics: [TRANSFER_TOPIC, wordToBytes(from), wordToBytes(to)],
+    data: wordToBytes(value),
+  };
+}
+
+/** Collects one call's logs at a time, as the engine's tracer of the simulation's transactions. */
+export class CallLogCollector implements Tracer {
   private frames: Frame[] = [];
   private result: LogRecord[] = [];
 
   constructor(
-    evm: EVM,
-    feed: StepFeed,
-    private readonly traceTransfers: boolean,
     /** The live balance of an account (SELFDESTRUCT moves all of it). */
-    private readonly balanceOf: (address: Uint8Array) => Promise<bigint>,
-  ) {
-    evm.events!.on('beforeMessage', (m: Message) => this.enter(m));
-    evm.events!.on('afterMessage', (r: EVMResult) => this.exit(r));
-    feed.listener = (step) => {
-      const frame = this.frames[this.frames.length - 1];
-      if (frame === undefined) return;
-      if (step.op === SELFDESTRUCT) return this.selfdestruct(frame, step.peek(0));
-      if (step.op < LOG0 || step.op > LOG4) return;
-      const topics: Uint8Array[] = [];
-      for (let i = 0; i < step.op - LOG0; i++) topics.push(wordOf(step.peek(2 + i)));
-      const offset = step.peek(0);
-      const size = step.peek(1);
-      // A LOG whose memory range cannot be paid for fails before it runs (and takes its frame with it).
-      const fits = offset + size <= BigInt(step.memoryLength) + 0x1000000n;
-      const data = fits ? step.memorySlice(Number(offset), Number(size)) : new Uint8Array(0);
-      const address = frame.address ?? new Uint8Array(20);
-      frame.logs.push({ log: { address, topics, data }, atCreated: frame.address === undefined, toCreated: false });
-    };
-  }
-
-  /**
-   * SELFDESTRUCT moves the contract's whole balance without a message of its own (geth reports it as a frame), so its
-   * transfer is logged here, before the opcode runs; a SELFDESTRUCT that fails takes its frame's logs with it.
-   */
-  private async selfdestruct(frame: Frame, beneficiaryWord: bigint): Promise<void> {
-    if (!this.traceTransfers || frame.address === undefined) return;
-    const value = await this.balanceOf(frame.address);
-    if (value === 0n) return;
-    const beneficiary = wordOf(beneficiaryWord & ((1n << 160n) - 1n));
-    const log: LogRecord = {
-      address: NATIVE_TOKEN,
-      topics: [TRANSFER_TOPIC, word(frame.address), beneficiary],
-      data: wordOf(value),
-    };
-    frame.logs.push({ log, atCreated: false, toCreated: false });
-  }
+    private readonly balanceOf: (address: Address) => bigint,
+  ) {}
 
   /** Starts a new call (clears what the previous one left). */
   reset(): void {
@@ -96,39 +49,55 @@ export class CallLogCollector {
     this.result = [];
   }
 
-  private enter(m: Message): void {
-    const frame: Frame = { logs: [], address: m.to?.bytes };
+  /** A frame begins: a value moved by CALL (or a creation, or the transaction itself) is a transfer. */
+  enter(f: FrameStart): void {
+    const create = f.kind === 'CREATE' || f.kind === 'CREATE2';
+    const frame: Frame = { logs: [], create };
     this.frames.push(frame);
-    const callcode =
-      m.to !== undefined &&
-      m.codeAddress !== undefined &&
-      !m.delegatecall &&
-      m.caller.equals(m.to) &&
-      !m.codeAddress.equals(m.to);
-    if (!this.traceTransfers || m.value === 0n || m.delegatecall || callcode) return;
-    const log: LogRecord = {
-      address: NATIVE_TOKEN,
-      topics: [TRANSFER_TOPIC, word(m.caller.bytes), word(m.to?.bytes ?? new Uint8Array(20))],
-      data: wordOf(m.value),
-    };
-    frame.logs.push({ log, atCreated: false, toCreated: m.to === undefined });
+    if (f.value === 0n || f.kind === 'DELEGATECALL' || f.kind === 'CALLCODE') return;
+    frame.logs.push(transfer(f.from, f.to, f.value));
   }
 
-  private exit(r: EVMResult): void {
+  /** A frame ends: its logs go to its parent on success and are dropped on failure. */
+  exit(e: FrameEnd): void {
     const frame = this.frames.pop();
-    if (!frame) return;
-    const created = r.createdAddress?.bytes;
-    if (frame.address === undefined && created) {
-      for (const p of frame.logs) {
-        if (p.atCreated) p.log.address = created;
-        if (p.toCreated) p.log.topics[2] = word(created);
-        p.atCreated = p.toCreated = false;
-      }
-    }
-    if (r.execResult.exceptionError !== undefined) return;
+    if (!frame || e.status !== 'success') return;
     const parent = this.frames[this.frames.length - 1];
     if (parent) parent.logs.push(...frame.logs);
-    else this.result = frame.logs.map((p) => p.log);
+    else this.result = frame.logs;
+  }
+
+  /** LOGn opcodes (and SELFDESTRUCT's transfer), before they run; one that fails takes its frame with it. */
+  step(s: StepView): void {
+    const op = s.op;
+    if (op !== SELFDESTRUCT && (op < LOG0 || op > LOG4)) return;
+    const frame = this.frames[this.frames.length - 1];
+    if (frame === undefined) return;
+    const stack = s.stack();
+    const top = (i: number): bigint => stack[stack.length - 1 - i]!;
+    if (op === SELFDESTRUCT) {
+      // SELFDESTRUCT moves the whole balance without a frame of its own, so its transfer is logged here. (Init
+      // code's SELFDESTRUCT logs none: Kestrel's answer since eth_simulateV1 first shipped.)
+      if (frame.create || stack.length < 1) return;
+      const value = this.balanceOf(s.address);
+      if (value !== 0n) frame.logs.push(transfer(s.address, top(0) & MASK160, value));
+      return;
+    }
+    const n = op - LOG0;
+    if (stack.length < 2 + n) return;
+    const topics: Uint8Array[] = [];
+    for (let i = 0; i < n; i++) topics.push(wordToBytes(top(2 + i)));
+    const offset = top(0);
+    const size = top(1);
+    const memory = s.memory();
+    let data = new Uint8Array(0);
+    if (size > 0n && offset + size <= BigInt(memory.length) + MAX_LOG_GROWTH) {
+      // Memory past its current end is what the LOG expands it with: zeros.
+      data = new Uint8Array(Number(size));
+      const start = Number(offset);
+      if (start < memory.length) data.set(memory.subarray(start, Math.min(memory.length, start + data.length)));
+    }
+    frame.logs.push({ address: addressToBytes(s.address), topics, data });
   }
 
   /** The logs of the call that just ran (empty when it failed). */

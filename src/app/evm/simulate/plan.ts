@@ -82,6 +82,15 @@ export function planChain(blocks: SimBlockInput[], base: { number: bigint; time:
   return out;
 }
 
+/** Checks a request's limits, then numbers and times its blocks on top of `base`. */
+export function planRequest(
+  blocks: SimBlockInput[],
+  base: { number: bigint; header: { timestamp: bigint } },
+): SimBlockPlan[] {
+  checkLimits(blocks);
+  return planChain(blocks, { number: base.number, time: base.header.timestamp });
+}
+
 /** What the pre-execution checks read about the sender. */
 export interface SenderState {
   nonce: bigint;

@@ -1,43 +1,65 @@
-// eth_simulateV1 on the ethereumjs engine: simulated blocks on top of a block's state, one after the other, each
-// with its overrides, its calls run as transactions (nonces, gas pool, receipts, roots), and a sealed header whose
-// hash the next block's BLOCKHASH sees. Nothing is persisted: the state lives in a buffered trie that is dropped.
-import { createBlock, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
+// eth_simulateV1 on Kestrel's engine: simulated blocks on top of a block's state, one after the other, each with
+// its overrides, its calls run as transactions (nonces, gas pool, receipts, roots), and a sealed header whose hash
+// the next block's BLOCKHASH sees. Each block runs on its own WorldState over the state its parent left (the base
+// block's archived state, then afterBlock.ts's layers); its state root is its diff written over its parent's root,
+// the new trie nodes kept in memory. Nothing is persisted.
+import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { createTx, type TypedTransaction } from '@ethereumjs/tx';
-import {
-  Account,
-  Address,
-  KECCAK256_NULL,
-  createContractAddress,
-  equalsBytes,
-  toChecksumAddress,
-} from '@ethereumjs/util';
-import type { VM } from '@ethereumjs/vm';
-import { createVM, runTx } from '../vm.ts';
-import { RLP } from '@ethereumjs/rlp';
+import { createContractAddress } from '@ethereumjs/util';
 import { ExecutionError, SimulateError } from '../../../errors/index.ts';
-import type { Withdrawal } from '../../../primitives/overrides.ts';
-import { blockBloom, keccakOf, receiptsRoot, transactionsRoot } from '../../block.ts';
-import { encodeBlock } from '../../../store/encoding.ts';
-import { indexedTrieRoot } from '../../../evm/trie/root.ts';
+import type {
+  Address,
+  BlockEnv,
+  ExecOptions,
+  Fork,
+  Precompile,
+  StateReader,
+  Tx,
+  TxOutcome,
+} from '../../../evm/index.ts';
+import {
+  ExecutionAborted,
+  executeTransaction,
+  initEngine,
+  intrinsicGas,
+  precompilesFor,
+  WorldState,
+} from '../../../evm/index.ts';
+import { bytesToBigint } from '../../../evm/bytes.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
-import type { StateDb } from '../../state/stateDb.ts';
-import { vmErrorText } from '../accessList.ts';
-import { blockHashSource } from '../blockHashes.ts';
-import { armDeadline } from '../callVm.ts';
-import { isCallTimeout } from '../ethereumjs.ts';
-import { livePrecompiles, movePrecompiles, planOverrides, writeAccountOverrides } from '../overrides.ts';
-import { decodeRevertReason } from '../revert.ts';
-import { installStepFeed } from '../stepFeed.ts';
+import type { NodeReader } from '../../state/trieGet.ts';
+import type { ArchiveStateReader } from '../archiveReader.ts';
+import { jumpLocation, precompileFailure, statusError, topFault } from '../callRules.ts';
+import { addressBytes, addressOf, engineFork, KESTREL_RULES } from '../engineTx.ts';
+import { logRecord } from '../executor.ts';
+import { blobBaseFee } from '../forkConfig.ts';
+import { planOverrides } from '../overrides.ts';
+import { writeState } from '../stateWrite.ts';
+import { MemoryNodes, stateAfter } from './afterBlock.ts';
 import { CallLogCollector } from './callLogs.ts';
-import { checkLimits, planChain, precheck, type SimBlockInput, type SimBlockPlan } from './plan.ts';
+import { planRequest, type SimBlockInput, type SimBlockPlan } from './plan.ts';
+import {
+  type BlockBody,
+  callError,
+  effectivePrice,
+  headerFields,
+  prepareCall,
+  sealBlock,
+  type SimBlockResult,
+  type SimCallResult,
+  withdrawalWei,
+} from './sealing.ts';
+import { writeWorldOverrides } from './worldOverrides.ts';
+
+export type { SimBlockResult, SimCallError, SimCallResult } from './sealing.ts';
 
 /** What the simulator needs from the node. */
 export interface SimulateDeps {
   common: Common;
-  vmCommon: () => Common;
-  state: StateDb;
+  /** The base block's state (the reader of its root, shared with eth_call). */
+  reader: ArchiveStateReader;
+  /** The archive's trie nodes (each block's state root is computed over them, in memory). */
+  readNode: NodeReader;
   hashOf: (n: bigint) => Uint8Array | undefined;
   /** Gas all calls of one request may use together (the node's gas cap; 0 = none). */
   gasCap: bigint;
@@ -51,387 +73,271 @@ export interface SimulateOptions {
   validation: boolean;
 }
 
-/** A call's failure as eth_simulateV1 reports it inside the result. */
-export interface SimCallError {
-  message: string;
-  code: number;
-  data?: Uint8Array;
-}
-
-/** One call's outcome. */
-export interface SimCallResult {
-  returnData: Uint8Array;
-  logs: LogRecord[];
-  gasUsed: bigint;
-  maxUsedGas: bigint;
-  status: 0 | 1;
-  error?: SimCallError;
-}
-
-/** One simulated block: a block record (as stored blocks are) and its calls' outcomes. */
-export interface SimBlockResult {
-  block: BlockRecord;
-  calls: SimCallResult[];
-}
-
-const ZERO32 = new Uint8Array(32);
-const MAX_NONCE = 2n ** 64n - 1n;
-/** EIP-3860's limit on init code (2 × the 24576-byte code limit). */
-const MAX_INITCODE_SIZE = 49152;
-const GWEI = 1_000_000_000n;
-/** geth's code for a call that failed in the EVM (other than a revert). */
-const VM_ERROR_CODE = -32015;
-const REVERT_CODE = 3;
-
 /** Runs eth_simulateV1 on top of `base`. */
 export async function simulate(
   deps: SimulateDeps,
   opts: SimulateOptions,
   base: BlockRecord,
 ): Promise<SimBlockResult[]> {
-  checkLimits(opts.blocks);
-  const plans = planChain(opts.blocks, { number: base.number, time: base.header.timestamp });
-  return new Simulation(deps, opts, base).run(plans);
+  await initEngine();
+  return new Simulation(deps, opts, base).run(planRequest(opts.blocks, base));
+}
+
+/** What one call's transaction did, with the error text ethereumjs gave it (undefined on success). */
+interface CallRun {
+  outcome: TxOutcome;
+  error: string | undefined;
 }
 
 class Simulation {
-  private readonly state: MerkleStateManager;
   private readonly simulatedHashes = new Map<bigint, Uint8Array>();
+  /** The running block's world, over the state its parent left. */
+  private world: WorldState;
+  /** The state and state root the next block starts from. */
+  private state: StateReader;
+  private root: Uint8Array;
+  /** Trie nodes the simulated blocks' roots added. */
+  private readonly nodes: MemoryNodes;
+  private readonly fork: Fork;
+  private readonly forkTable: ReadonlyMap<Address, Precompile>;
+  private readonly logs: CallLogCollector | undefined;
+  private readonly deadline: number | undefined;
   private budget: bigint;
-  private readonly clock = { deadline: 0 };
 
   constructor(
     private readonly deps: SimulateDeps,
     private readonly opts: SimulateOptions,
     private readonly base: BlockRecord,
   ) {
-    this.state = deps.state.executionState(base.header.stateRoot);
+    const reader = deps.reader;
+    // BLOCKHASH sees the simulated blocks before the chain's.
+    this.state = {
+      account: (a) => reader.account(a),
+      code: (h) => reader.code(h),
+      storage: (a, k) => reader.storage(a, k),
+      blockHash: (n) => this.simulatedHashes.get(n) ?? reader.blockHash(n),
+    };
+    this.world = new WorldState(this.state);
+    this.root = base.header.stateRoot;
+    this.nodes = new MemoryNodes(deps.readNode);
+    this.fork = engineFork(deps.common);
+    this.forkTable = precompilesFor(this.fork);
     this.budget = deps.gasCap > 0n ? deps.gasCap : 2n ** 64n - 1n;
+    if (opts.traceTransfers) this.logs = new CallLogCollector((a) => this.world.account(a).balance);
+    if (deps.timeoutMs > 0) this.deadline = Date.now() + deps.timeoutMs;
   }
 
-  async run(plans: SimBlockPlan[]): Promise<SimBlockResult[]> {
-    const hashOf = (n: bigint): Uint8Array | undefined => this.simulatedHashes.get(n) ?? this.deps.hashOf(n);
-    const vm = await createVM({
-      common: this.deps.vmCommon(),
-      stateManager: this.state,
-      blockchain: blockHashSource(hashOf),
-    });
-    armDeadline(vm, this.clock);
-    const table = livePrecompiles(vm.evm);
-    const original = new Map(table);
-    let logs: CallLogCollector | undefined;
-    if (this.opts.traceTransfers) {
-      const feed = installStepFeed(vm.evm as never);
-      if (!feed) throw new ExecutionError('traceTransfers is not available on this engine build');
-      logs = new CallLogCollector(
-        vm.evm as never,
-        feed,
-        true,
-        async (a) => (await this.state.getAccount(new Address(a)))?.balance ?? 0n,
-      );
-    }
-    this.clock.deadline = this.deps.timeoutMs > 0 ? Date.now() + this.deps.timeoutMs : 0;
+  run(plans: SimBlockPlan[]): SimBlockResult[] {
     const out: SimBlockResult[] = [];
     let parent: BlockHeader = this.base.header;
-    try {
-      for (const plan of plans) {
-        // Precompile moves hold for their block only (geth recomputes the active set per block).
-        table.clear();
-        for (const [k, v] of original) table.set(k, v);
-        const result = await this.block(vm, plan, parent, table, logs);
-        this.simulatedHashes.set(result.block.number, result.block.hash);
-        parent = result.block.header;
-        out.push(result);
-      }
-    } catch (e) {
-      if (isCallTimeout(e)) throw new ExecutionError(`execution aborted (timeout = ${this.deps.timeoutMs / 1000}s)`);
-      throw e;
-    } finally {
-      this.clock.deadline = 0;
+    for (const plan of plans) {
+      // The timeout covers the whole request: empty blocks and sealing too, not only the EVM.
+      if (this.deadline !== undefined && Date.now() > this.deadline) throw this.timeout();
+      const result = this.block(plan, parent);
+      this.simulatedHashes.set(result.block.number, result.block.hash);
+      parent = result.block.header;
+      out.push(result);
     }
     return out;
   }
 
-  private async block(
-    vm: VM,
-    plan: SimBlockPlan,
-    parent: BlockHeader,
-    table: Map<string, unknown>,
-    collector: CallLogCollector | undefined,
-  ): Promise<SimBlockResult> {
+  private timeout(): ExecutionError {
+    return new ExecutionError(`execution aborted (timeout = ${this.deps.timeoutMs / 1000}s)`);
+  }
+
+  /** The precompiles of one block: the fork's, with this block's moves applied (they hold for their block only). */
+  private precompilesOf(moves: ReturnType<typeof planOverrides>['precompiles']): Map<Address, Precompile> | undefined {
+    if (moves.length === 0) return undefined;
+    const table = new Map(this.forkTable);
+    for (const m of moves) {
+      const p = table.get(addressOf(m.from));
+      if (m.to !== undefined && p !== undefined) table.set(addressOf(m.to), p);
+      table.delete(addressOf(m.from));
+    }
+    return table;
+  }
+
+  private block(plan: SimBlockPlan, parent: BlockHeader): SimBlockResult {
     const o = plan.overrides;
     const common = this.deps.common;
-    const baseFee = o.baseFeePerGas ?? (this.opts.validation ? parent.calcNextBaseFee() : 0n);
-    const fields = {
-      parentHash: parent.hash(),
-      coinbase: o.feeRecipient ?? parent.coinbase.bytes,
+    const fields = headerFields(plan, parent, this.opts.validation);
+    const baseFee = fields.baseFeePerGas;
+    const priced: BlockEnv = {
       number: plan.number,
       timestamp: plan.time,
-      gasLimit: o.gasLimit ?? parent.gasLimit,
-      mixHash: o.prevRandao ?? ZERO32,
-      baseFeePerGas: baseFee,
-      parentBeaconBlockRoot: o.beaconRoot ?? ZERO32,
-      difficulty: 0n,
+      coinbase: addressOf(fields.coinbase),
+      gasLimit: fields.gasLimit,
+      baseFee,
+      prevRandao: bytesToBigint(fields.mixHash),
+      blobBaseFee: o.blobBaseFee ?? blobBaseFee(0n),
+      chainId: common.chainId(),
     };
-    const execBlock = (fee: bigint) => {
-      const header = createBlockHeader(
-        { ...fields, baseFeePerGas: fee },
-        { common, setHardfork: false, freeze: false },
-      );
-      const b = createBlock({ header }, { common, setHardfork: false, freeze: false });
-      if (o.blobBaseFee !== undefined) b.header.getBlobGasPrice = () => o.blobBaseFee!;
-      return b;
-    };
-    const priced = execBlock(baseFee);
-    // A call without fees outside validation pays nothing (geth's NoBaseFee); ethereumjs would refuse its fee cap
-    // against a non-zero base fee, so such calls run at base fee 0.
-    const unpriced = baseFee === 0n ? priced : execBlock(0n);
+    // A call without fees outside validation pays nothing (geth's NoBaseFee): it runs at base fee 0.
+    const unpriced: BlockEnv = { ...priced, baseFee: 0n };
 
-    const plannedOverrides = planOverrides(
+    const planned = planOverrides(
       plan.stateOverrides,
-      [...table.keys()].map((k) => Uint8Array.from(Buffer.from(k, 'hex'))),
+      [...this.forkTable.keys()].map((a) => addressBytes(a)),
     );
-    movePrecompiles(table, plannedOverrides.precompiles);
-    await writeAccountOverrides(this.state, plannedOverrides.accounts);
+    const precompiles = this.precompilesOf(planned.precompiles);
+    // One WorldState per block, over the state the previous block left: its diff is the block's own changes.
+    this.world = new WorldState(this.state);
+    writeWorldOverrides(this.world, planned.accounts);
 
-    const txs: TypedTransaction[] = [];
-    const hashes: Uint8Array[] = [];
-    const senders: Uint8Array[] = [];
-    const receipts: ReceiptRecord[] = [];
+    const body: BlockBody = { txs: [], hashes: [], senders: [], receipts: [], gasUsed: 0n };
     const calls: SimCallResult[] = [];
-    let gasUsed = 0n;
+    const ctx = {
+      common,
+      gasLimit: fields.gasLimit,
+      gasUsed: 0n,
+      budget: 0n,
+      baseFee,
+      validation: this.opts.validation,
+    };
     for (const req of plan.calls) {
-      const from = req.from ?? new Uint8Array(20);
-      const sender = new Address(from);
-      const acc = await this.state.getAccount(sender);
-      const nonce = req.nonce ?? acc?.nonce ?? 0n;
-      const remaining = fields.gasLimit - gasUsed;
-      const asked = req.gas ?? remaining;
-      if (remaining < asked) {
-        throw new SimulateError(
-          'BLOCK_GAS_LIMIT_REACHED',
-          `block gas limit reached: remaining: ${remaining}, required: ${asked}`,
-        );
-      }
-      const gas = asked < this.budget ? asked : this.budget;
-      const capped = gas < asked;
-      const maxFeePerGas = req.gasPrice ?? req.maxFeePerGas ?? 0n;
-      const maxPriorityFeePerGas = req.gasPrice ?? req.maxPriorityFeePerGas ?? 0n;
-      const data = req.data ?? new Uint8Array(0);
-      if (req.to === undefined && data.length > MAX_INITCODE_SIZE) {
-        throw new SimulateError(
-          'INIT_CODE_TOO_LARGE',
-          `err: max initcode size exceeded: code size ${data.length} limit ${MAX_INITCODE_SIZE} (supplied gas ${gas})`,
-        );
-      }
-      const tx = buildTx(
-        {
-          type: 2,
-          chainId: common.chainId(),
-          // EIP-2681 caps a transaction's nonce below 2^64-1; a state nonce past it (an override) only runs unchecked.
-          nonce: nonce < MAX_NONCE ? nonce : 0n,
-          gasLimit: gas,
-          maxFeePerGas,
-          maxPriorityFeePerGas,
-          to: req.to,
-          value: req.value ?? 0n,
-          data,
-          accessList: (req.accessList ?? []).map((a) => [a.address, a.storageKeys]) as never,
-        },
-        common,
-      );
-      (tx as unknown as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
-      const hash = keccakOf(common)(tx.serialize());
-      precheck(
-        {
-          from: toChecksumAddress(sender.toString()),
-          nonce,
-          gas,
-          value: req.value ?? 0n,
-          maxFeePerGas,
-          maxPriorityFeePerGas,
-          intrinsicGas: tx.getIntrinsicGas(),
-        },
-        {
-          nonce: acc?.nonce ?? 0n,
-          balance: acc?.balance ?? 0n,
-        },
-        baseFee,
-        this.opts.validation,
-      );
-      const pays = maxFeePerGas > 0n || this.opts.validation;
-      const block = pays ? priced : unpriced;
-      collector?.reset();
-      const r = await this.runAsAnySender(vm, tx, block, gasUsed, sender, acc);
-      const spent = r.totalGasSpent;
+      const acc = this.world.account(addressOf(req.from ?? new Uint8Array(20)));
+      ctx.gasUsed = body.gasUsed;
+      ctx.budget = this.budget;
+      const c = prepareCall(req, acc, ctx);
+      const tx: Tx = {
+        type: 2,
+        from: addressOf(c.from),
+        to: req.to === undefined ? undefined : addressOf(req.to),
+        nonce: c.txNonce,
+        gasLimit: c.gas,
+        value: c.value,
+        data: c.data,
+        gasPrice: 0n,
+        maxFeePerGas: c.maxFeePerGas,
+        maxPriorityFeePerGas: c.maxPriorityFeePerGas,
+        accessList: (req.accessList ?? []).map((a) => ({
+          address: addressOf(a.address),
+          storageKeys: a.storageKeys.map((k) => bytesToBigint(k)),
+        })),
+        maxFeePerBlobGas: 0n,
+        blobVersionedHashes: [],
+        authorizationList: [],
+      };
+      const { outcome, error } = this.execute(c.pays ? priced : unpriced, tx, precompiles);
+      if (!outcome.ok) throw refused(outcome.reason, outcome.message, tx, this.fork);
+      const r = outcome.result;
+      const spent = r.gasUsed;
       if (spent > this.budget)
         throw new ExecutionError(`RPC gas cap exhausted: need ${spent}, remaining ${this.budget}`);
       this.budget -= spent;
-      gasUsed += spent;
-      // Kestrel's fee rule: the base fee is not burned, the coinbase gets the whole fee (as in its own blocks).
-      if (pays && block.header.baseFeePerGas! > 0n)
-        await this.credit(block.header.coinbase.bytes, spent * block.header.baseFeePerGas!);
-      const err = r.execResult.exceptionError;
-      const receiptLogs = (r.receipt.logs ?? []).map(([address, topics, data]) => ({ address, topics, data }));
+      body.gasUsed += spent;
+      const bloom = new Uint8Array(256);
+      const receiptLogs: LogRecord[] = r.logs.map((l) => logRecord(l, bloom));
       const receipt: ReceiptRecord = {
         type: 2,
-        status: err ? 0 : 1,
-        cumulativeGasUsed: gasUsed,
+        status: error !== undefined ? 0 : 1,
+        cumulativeGasUsed: body.gasUsed,
         gasUsed: spent,
         logs: receiptLogs,
-        bloom: r.bloom.bitvector,
-        from,
-        effectiveGasPrice: pays ? effectivePrice(maxFeePerGas, maxPriorityFeePerGas, baseFee) : 0n,
+        bloom,
+        from: c.from,
+        effectiveGasPrice: c.pays ? effectivePrice(c.maxFeePerGas, c.maxPriorityFeePerGas, baseFee) : 0n,
       };
       if (req.to) receipt.to = req.to;
-      else receipt.contractAddress = createContractAddress(sender, nonce).bytes;
+      else receipt.contractAddress = createContractAddress(c.sender, c.nonce).bytes;
+      // Where the EIP-7623 floor is what the call paid, no refund is counted (ethereumjs' gasRefund).
+      const floored = r.gasRefund > 0n && spent === intrinsicGas(tx, this.fork).floor;
       const result: SimCallResult = {
         // A failed call's output is in its error (revert data), not in returnData (geth's ExecutionResult.Return).
-        returnData: err ? new Uint8Array(0) : r.execResult.returnValue,
-        logs: err ? [] : collector ? collector.logs() : receiptLogs,
+        returnData: error !== undefined ? new Uint8Array(0) : r.output,
+        logs: error !== undefined ? [] : this.logs ? this.logs.logs() : receiptLogs,
         gasUsed: spent,
-        maxUsedGas: spent + r.gasRefund,
-        status: err ? 0 : 1,
+        // Gas before refunds (the spec's maxUsedGas): the refund applied is the EIP-3529-capped one.
+        maxUsedGas: floored ? spent : spent + r.gasRefund,
+        status: error !== undefined ? 0 : 1,
       };
-      if (err) result.error = callError(err.error, r.execResult.returnValue, capped);
-      txs.push(tx);
-      hashes.push(hash);
-      senders.push(from);
-      receipts.push(receipt);
+      if (error !== undefined) result.error = callError(error, r.output, c.capped);
+      body.txs.push(c.tx);
+      body.hashes.push(c.hash);
+      body.senders.push(c.from);
+      body.receipts.push(receipt);
       calls.push(result);
     }
     const withdrawals = o.withdrawals ?? [];
-    for (const w of withdrawals) await this.credit(w.address, w.amount * GWEI);
-    const stateRoot = await this.state.getStateRoot();
-    const hashFn = keccakOf(common);
-    const header = createBlockHeader(
-      {
-        ...fields,
-        stateRoot,
-        transactionsTrie: transactionsRoot(
-          txs.map((t) => t.serialize()),
-          hashFn,
-        ),
-        receiptTrie: receiptsRoot(receipts, hashFn),
-        logsBloom: blockBloom(receipts),
-        gasUsed,
-        withdrawalsRoot: indexedTrieRoot(withdrawals.map(encodeWithdrawal), hashFn),
-        blobGasUsed: 0n,
-        excessBlobGas: 0n,
-      },
-      { common, setHardfork: false },
-    );
-    const record: BlockRecord = {
-      header,
-      hash: header.hash(),
-      number: plan.number,
-      txs,
-      txHashes: hashes,
-      senders,
-      size: 0n,
-    };
-    record.size = BigInt(encodeBlock(record, withdrawals.map(withdrawalItem)).length);
-    return { block: record, calls };
+    for (const w of withdrawals) {
+      const amount = withdrawalWei(w);
+      if (amount === 0n) continue;
+      const a = this.world.account(addressOf(w.address));
+      this.world.setBalance(a, a.balance + amount);
+    }
+    const diff = this.world.diff();
+    const storageRoots: Uint8Array[] = [];
+    const stateRoot = writeState(this.root, diff, this.nodes.read, this.nodes.put, {
+      storageRoots,
+      // The first block's parent is the base root, whose nodes the archive reader has decoded already.
+      ...(this.root === this.base.header.stateRoot && { loaded: this.deps.reader }),
+    });
+    this.state = stateAfter(this.state, diff, storageRoots);
+    this.root = stateRoot;
+    return { block: sealBlock(common, fields, body, withdrawals, stateRoot), calls };
   }
 
   /**
-   * runTx refuses a sender with code (EIP-3607); geth's simulation skips that check. The sender's first read inside
-   * runTx (its pre-transaction account) then shows no code, and the code hash is put back after the transaction.
+   * Runs one call as a transaction of the simulation: no nonce check and no EIP-3607 sender check (geth's
+   * simulation skips both); the fee and balance rules were checked by precheck(). The timeout covers the whole
+   * request. A bad jump of the top frame is replayed with a tracer for where it was (ethereumjs' error text).
    */
-  private async runAsAnySender(
-    vm: VM,
-    tx: TypedTransaction,
-    block: ReturnType<typeof createBlock>,
-    blockGasUsed: bigint,
-    sender: Address,
-    acc: Account | undefined,
-  ) {
-    const opts = {
-      tx,
-      block,
-      blockGasUsed,
-      skipNonce: true,
-      skipBalance: true,
-      skipBlockGasLimitValidation: true,
-      skipHardForkValidation: true,
+  private execute(env: BlockEnv, tx: Tx, precompiles: Map<Address, Precompile> | undefined): CallRun {
+    if (this.deadline !== undefined && Date.now() > this.deadline) throw this.timeout();
+    const opts: ExecOptions = {
+      fork: this.fork,
+      rules: KESTREL_RULES,
+      isCall: true,
+      ...(this.deadline !== undefined && { deadline: this.deadline }),
+      ...(precompiles !== undefined && { precompiles }),
     };
-    if (!acc || equalsBytes(acc.codeHash, KECCAK256_NULL)) return runTx(vm, opts).catch(rejectedByEngine);
-    const sm = this.state as unknown as { getAccount: (a: Address) => Promise<Account | undefined> };
-    const read = sm.getAccount;
-    let first = true;
-    sm.getAccount = async (a: Address) => {
-      const got = await read.call(this.state, a);
-      if (!first || !got || !a.equals(sender)) return got;
-      first = false;
-      return new Account(got.nonce, got.balance, got.storageRoot, KECCAK256_NULL);
-    };
+    const snap = this.world.snapshot();
+    this.logs?.reset();
+    const outcome = this.guarded(tx, env, this.logs ? { ...opts, tracer: this.logs } : opts);
+    if (!outcome.ok) return { outcome, error: undefined };
+    const status = outcome.result.status;
+    let error = statusError(status);
+    if (status === 'precompile_failure') error = precompileFailure(this.precompileNumber(tx.to!, precompiles), tx.data);
+    if (status === 'bad_jump') {
+      this.world.revertTo(snap);
+      const t = topFault();
+      this.guarded(tx, env, { ...opts, tracer: t });
+      const top = t.top!;
+      const code = top.kind === 'CREATE' ? top.input : this.world.code(this.world.account(top.codeAddress));
+      error += ' at ' + jumpLocation(code, top.to, t.pc ?? 0);
+    }
+    return { outcome, error };
+  }
+
+  private guarded(tx: Tx, env: BlockEnv, opts: ExecOptions): TxOutcome {
     try {
-      return await runTx(vm, opts).catch(rejectedByEngine);
-    } finally {
-      sm.getAccount = read;
-      const after = await this.state.getAccount(sender);
-      if (after && equalsBytes(after.codeHash, KECCAK256_NULL)) {
-        after.codeHash = acc.codeHash;
-        await this.state.putAccount(sender, after);
-      }
+      return executeTransaction(this.world, env, tx, opts);
+    } catch (e) {
+      if (e instanceof ExecutionAborted) throw this.timeout();
+      throw e;
     }
   }
 
-  private async credit(address: Uint8Array, amount: bigint): Promise<void> {
-    if (amount === 0n) return;
-    const a = new Address(address);
-    const acc = (await this.state.getAccount(a)) ?? new Account();
-    acc.balance += amount;
-    await this.state.putAccount(a, acc);
+  /** The fork-table address (a small number) of the precompile a top-level call ran at `to`. */
+  private precompileNumber(to: Address, precompiles: Map<Address, Precompile> | undefined): number {
+    const ran = (precompiles ?? this.forkTable).get(to);
+    for (const [a, p] of this.forkTable) if (p === ran) return Number(a);
+    return 0;
   }
 }
 
-/** Builds the simulated transaction; a field ethereumjs refuses is the request's fault. */
-function buildTx(data: Parameters<typeof createTx>[0], common: Common): TypedTransaction {
-  try {
-    return createTx(data, { common, freeze: false });
-  } catch (e) {
-    throw new SimulateError('INVALID_PARAMS', `err: ${(e instanceof Error ? e.message : String(e)).split(' (')[0]}`);
+/** A transaction the engine refused before running it (a rule precheck() does not cover), in ethereumjs' words. */
+function refused(reason: string, message: string, tx: Tx, fork: Fork): SimulateError {
+  if (reason === 'INTRINSIC_GAS_TOO_LOW' || reason === 'FLOOR_DATA_GAS_TOO_LOW') {
+    const { gas, floor } = intrinsicGas(tx, fork);
+    const min = gas > floor ? gas : floor;
+    return new SimulateError(
+      'INVALID_PARAMS',
+      `err: INTRINSIC_GAS_TOO_LOW: tx gas limit ${tx.gasLimit} is lower than the minimum gas limit of ${min}`,
+    );
   }
-}
-
-/** A transaction the engine refused before running it (a rule the pre-checks above do not cover). */
-function rejectedByEngine(e: unknown): never {
-  if (isCallTimeout(e)) throw e;
-  const msg = (e instanceof Error ? e.message : String(e)).split(' (')[0]!.split('\n')[0]!;
-  if (/initcode/i.test(msg)) throw new SimulateError('INIT_CODE_TOO_LARGE', `err: max initcode size exceeded: ${msg}`);
-  throw new SimulateError('INVALID_PARAMS', `err: ${msg}`);
-}
-
-function effectivePrice(feeCap: bigint, tip: bigint, baseFee: bigint): bigint {
-  return feeCap < baseFee + tip ? feeCap : baseFee + tip;
-}
-
-function withdrawalItem(w: Withdrawal): Uint8Array[] {
-  const q = (n: bigint) =>
-    n === 0n
-      ? new Uint8Array(0)
-      : Uint8Array.from(Buffer.from(n.toString(16).padStart(Math.ceil(n.toString(16).length / 2) * 2, '0'), 'hex'));
-  return [q(w.index), q(w.validatorIndex), w.address, q(w.amount)];
-}
-
-function encodeWithdrawal(w: Withdrawal): Uint8Array {
-  return RLP.encode(withdrawalItem(w));
-}
-
-function callError(error: string, data: Uint8Array, capped: boolean): SimCallError {
-  if (error === 'revert') {
-    const reason = decodeRevertReason(data);
-    return {
-      message: reason !== undefined ? `execution reverted: ${reason}` : 'execution reverted',
-      code: REVERT_CODE,
-      data,
-    };
+  if (reason === 'INITCODE_TOO_LARGE') {
+    return new SimulateError('INIT_CODE_TOO_LARGE', `err: max initcode size exceeded: ${message}`);
   }
-  // The spec's schema wants "vm execution error…" for -32015 (geth sends the bare EVM error: "out of gas").
-  const text = `vm execution error: ${vmErrorText(error)}`;
-  return {
-    message: capped ? `${text} (gas limit was capped by the RPC server's global gas cap)` : text,
-    code: VM_ERROR_CODE,
-  };
+  return new SimulateError('INVALID_PARAMS', `err: ${message}`);
 }
