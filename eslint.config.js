@@ -35,6 +35,25 @@ export default tseslint.config(
     rules: { 'kestrel/layers': 'error' },
   },
   {
+    // The node runs on its own engine: ethereumjs's EVM, VM, state manager and trie are test oracles only
+    // (devDependencies). src/evm/ is stricter still (below).
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts', 'src/evm/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@ethereumjs/evm', '@ethereumjs/vm', '@ethereumjs/statemanager', '@ethereumjs/mpt'],
+              message: "runtime code uses Kestrel's engine and trie; this package is a devDependency (test oracle).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The engine is born free of ethereumjs: it replaces it.
     // (Tests may use @ethereumjs as the differential oracle.)
     files: ['src/evm/**/*.ts'],

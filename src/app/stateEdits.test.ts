@@ -16,6 +16,7 @@ import {
 import { ArchiveStateReader } from './evm/archiveReader.ts';
 import { writeState } from './evm/stateWrite.ts';
 import { editsDiff, type StateEdit } from './stateEdits.ts';
+import { executionState } from '../../test/helpers/ethereumjsState.ts';
 
 const word = (hex: string) => hexToBytes('0x' + hex.padStart(64, '0'));
 
@@ -66,7 +67,7 @@ describe('state edits as a diff, against ethereumjs', () => {
     for (const e of edits) {
       const reader = new ArchiveStateReader(root, readNode, () => undefined);
       root = writeState(root, editsDiff(reader, [e]), readNode, (k, v) => buf.putSync(k, v), { loaded: reader });
-      const sm = fx.db.executionState(ethjsRoot, buf);
+      const sm = executionState(fx.db, ethjsRoot, buf);
       await sm.checkpoint();
       await ethjsEdit(sm, e);
       await sm.commit();
@@ -95,7 +96,7 @@ describe('state edits as a diff, against ethereumjs', () => {
     ];
     const reader = new ArchiveStateReader(fx.root, readNode, () => undefined);
     const root = writeState(fx.root, editsDiff(reader, edits), readNode, (k, v) => buf.putSync(k, v));
-    const sm = fx.db.executionState(fx.root, buf);
+    const sm = executionState(fx.db, fx.root, buf);
     for (const e of edits) await ethjsEdit(sm, e);
     await sm.flush();
     assert.equal(bytesToHex(root), bytesToHex(await sm.getStateRoot()));
@@ -112,7 +113,7 @@ describe('state edits as a diff, against ethereumjs', () => {
     const readNode = (k: Uint8Array) => buf.getSync(k);
     const empty = new ArchiveStateReader(EMPTY_TRIE_ROOT, readNode, () => undefined);
     const root = writeState(EMPTY_TRIE_ROOT, editsDiff(empty, alloc), readNode, (k, v) => buf.putSync(k, v));
-    const sm = fx.db.executionState(new Uint8Array(0), fx.db.bufferedDb());
+    const sm = executionState(fx.db, new Uint8Array(0), fx.db.bufferedDb());
     for (const a of alloc)
       await sm.putAccount(new Address(a.address), createAccount({ nonce: 0n, balance: a.balance }));
     await sm.flush();

@@ -15,6 +15,7 @@ import { keccak256 } from '../evm/keccak.ts';
 import type { KvStore } from '../store/kv.ts';
 import { trieKey } from '../store/schema.ts';
 import { WorldSyncState } from './syncState.ts';
+import { executionState } from '../../test/helpers/ethereumjsState.ts';
 
 describe('WorldSyncState', () => {
   let fixture: ArchiveFixture;
@@ -30,7 +31,7 @@ describe('WorldSyncState', () => {
   after(() => fixture.close());
 
   it('reads the same accounts, code and storage as the async state manager, before and after writes', async () => {
-    const sm = db.executionState(root);
+    const sm = executionState(db, root);
     await sm.checkpoint();
     const world = new WorldState(
       new ArchiveStateReader(

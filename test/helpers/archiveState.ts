@@ -7,6 +7,7 @@ import { Address, createAccount } from '@ethereumjs/util';
 import { createFastKeccak, createSharedCommon } from '../../src/app/evm/common.ts';
 import { StateDb } from '../../src/app/state/stateDb.ts';
 import { KvStore } from '../../src/store/kv.ts';
+import { executionState } from './ethereumjsState.ts';
 
 /** The fixture's address `i` (20 bytes of i). */
 export const fixtureAddress = (i: number): Address => new Address(new Uint8Array(20).fill(i));
@@ -27,7 +28,7 @@ export async function openArchiveFixture(): Promise<ArchiveFixture> {
   const kv = await KvStore.open(join(dir, 'db'));
   const db = new StateDb(kv, createSharedCommon(9000n, await createFastKeccak()));
   const buf = db.bufferedDb();
-  const sm = db.executionState(new Uint8Array(0), buf);
+  const sm = executionState(db, new Uint8Array(0), buf);
   for (let i = 1; i <= 40; i++) {
     const a = fixtureAddress(i);
     await sm.putAccount(a, createAccount({ nonce: BigInt(i), balance: BigInt(i) * 10n ** 18n }));

@@ -3,7 +3,7 @@
 // become enter / step / exit / fault calls in geth's vocabulary. Test code only.
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import { generateAddress, generateAddress2 } from '@ethereumjs/util';
-import type { OpStep, StepFeed } from '../../src/app/evm/stepFeed.ts';
+import type { OpStep, StepFeed } from './stepFeed.ts';
 import { bigintToBytes } from '../../src/primitives/hex.ts';
 import { snapshotStep } from '../../src/tracing/driver.ts';
 import { gethErrorText, TIMEOUT_MESSAGE, TraceAbort } from '../../src/tracing/errors.ts';

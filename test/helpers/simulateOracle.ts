@@ -9,8 +9,9 @@ import { Account, Address, KECCAK256_NULL, createContractAddress, equalsBytes } 
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { ExecutionError, SimulateError } from '../../src/errors/index.ts';
 import type { BlockRecord, ReceiptRecord } from '../../src/store/records.ts';
-import { blockHashSource } from '../../src/app/evm/blockHashes.ts';
-import { livePrecompiles, movePrecompiles, planOverrides, writeAccountOverrides } from '../../src/app/evm/overrides.ts';
+import { blockHashSource } from './blockHashes.ts';
+import { planOverrides } from '../../src/app/evm/overrides.ts';
+import { livePrecompiles, movePrecompiles, writeAccountOverrides } from './ethereumjsOverrides.ts';
 import { planRequest, type SimBlockPlan } from '../../src/app/evm/simulate/plan.ts';
 import * as sealing from '../../src/app/evm/simulate/sealing.ts';
 import type { SimBlockResult, SimCallResult } from '../../src/app/evm/simulate/sealing.ts';

@@ -10,7 +10,7 @@ import { createVM, runTx } from '@ethereumjs/vm';
 import { createChainCommon } from '../../src/app/evm/common.ts';
 import { KESTREL_RULES } from '../../src/app/evm/engineTx.ts';
 import { blobBaseFee } from '../../src/app/evm/forkConfig.ts';
-import { installStepFeed } from '../../src/app/evm/stepFeed.ts';
+import { installStepFeed } from './stepFeed.ts';
 import { type BlockEnv, type Tx, WorldState } from '../../src/evm/index.ts';
 import { MemReader } from '../../src/evm/testing/mem-reader.ts';
 import { bigintToBytes, bytesToBigint } from '../../src/primitives/hex.ts';

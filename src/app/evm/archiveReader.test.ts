@@ -12,6 +12,7 @@ import { trieKey } from '../../store/schema.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import { MissingTrieNodeError } from '../state/walk.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
+import { executionState } from '../../../test/helpers/ethereumjsState.ts';
 
 const big = (a: Address) => BigInt('0x' + Buffer.from(a.bytes).toString('hex'));
 
@@ -29,7 +30,7 @@ describe('ArchiveStateReader', () => {
   after(() => fixture.close());
 
   it('reads the accounts, code and storage the async state manager reads at the same root', async () => {
-    const sm = db.executionState(root);
+    const sm = executionState(db, root);
     // A small memo bound, so the reads also cross a reset of the memo.
     const reader = new ArchiveStateReader(root, readNode, () => undefined, 64);
     for (let i = 0; i <= 42; i++) {

@@ -31,8 +31,8 @@ import { contextOf } from '../block.ts';
 import type { NodeReader } from '../state/trieGet.ts';
 import { buildAccessList, type AccessListResult, type AccessRun } from './accessList.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
-import { checkInitcode } from './callVm.ts';
 import {
+  checkInitcode,
   jumpLocation,
   precompileFailure,
   refusalOf,

@@ -3,6 +3,7 @@
 // fee, the sender's code (EIP-3607), the balance; an unpriced call's sender is credited what it lacks; EVM
 // failures keep ethereumjs' error texts, which clients have matched on.
 import { ExecutionError } from '../../errors/index.ts';
+import type { CallRequest } from '../../primitives/callRequest.ts';
 import type {
   AccountInfo,
   BlockEnv,
@@ -18,6 +19,17 @@ import { keccak256 } from '../../evm/keccak.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 import { bytesEqual, bytesToHex } from '../../primitives/hex.ts';
 import { addressBytes } from './engineTx.ts';
+
+/** EIP-3860's limit on init code (2 × the 24576-byte code limit). */
+const MAX_INITCODE_SIZE = 49152;
+
+/** geth's refusal of a creation whose init code exceeds EIP-3860's limit (checked before anything else). */
+export function checkInitcode(req: CallRequest): void {
+  const size = req.data?.length ?? 0;
+  if (req.to === undefined && size > MAX_INITCODE_SIZE) {
+    throw new ExecutionError(`max initcode size exceeded: code size ${size} limit ${MAX_INITCODE_SIZE}`);
+  }
+}
 
 /** ethereumjs' text of each failed end state (a top-level failure; call_depth and balance fail only inner frames). */
 const STATUS_TEXT: Partial<Record<ExecStatus, string>> = {

@@ -24,12 +24,13 @@ import { StateDb } from '../state/stateDb.ts';
 import { walkState } from '../state/walk.ts';
 import { compileSource } from '../../../test/helpers/solc.ts';
 import { ArchiveStateReader, type CarriedTries } from './archiveReader.ts';
-import { blockHashSource } from './blockHashes.ts';
+import { blockHashSource } from '../../../test/helpers/blockHashes.ts';
 import { createChainCommon } from './common.ts';
 import { blockEnvOf } from './engineTx.ts';
 import { rejectReasonOf } from './ethereumjs.ts';
 import { effectiveGasPrice, executeBlock, type BlockExecution, type ExecTx } from './executor.ts';
 import { writeState, type WriteOptions } from './stateWrite.ts';
+import { executionState } from '../../../test/helpers/ethereumjsState.ts';
 
 const common = createChainCommon(9000n);
 const GWEI = 10n ** 9n;
@@ -151,7 +152,7 @@ describe('block execution on the engine', () => {
     const { Token, Ephemeral } = compileSource(SOURCE, 'Exec.sol');
     const token = new Interface(Token!.abi);
     const db0 = state.bufferedDb();
-    const genesis = state.executionState(new Uint8Array(0), db0);
+    const genesis = executionState(state, new Uint8Array(0), db0);
     for (const a of dev) await genesis.putAccount(new Address(a.address), createAccount({ balance: 10n ** 22n }));
     let root = await genesis.getStateRoot();
     let carried: CarriedTries | undefined;
@@ -256,7 +257,7 @@ describe('block execution on the engine', () => {
       const hashOf = (n: bigint) => hashes.get(n);
 
       const oldDb = state.bufferedDb();
-      const st = state.executionState(root, oldDb);
+      const st = executionState(state, root, oldDb);
       const vm = await createVM({
         common: createChainCommon(9000n),
         stateManager: st,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OverrideError } from '../../errors/index.ts';
-import { movePrecompiles, planOverrides } from './overrides.ts';
+import { movePrecompiles } from '../../../test/helpers/ethereumjsOverrides.ts';
+import { planOverrides } from './overrides.ts';
 
 const addr = (n: number) => {
   const a = new Uint8Array(20);

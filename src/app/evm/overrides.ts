@@ -1,9 +1,7 @@
 // State overrides as an overlay over the state a call reads, and block overrides over its block context. The
 // validation and ordering (geth's) are engine-neutral: planOverrides() turns overrides into precompile moves and
-// account writes; each engine applies the plan to its own state and precompile table. The ethereumjs adapter is
-// here; Kestrel's own engine (src/evm/) gets the same plan through its StateReader/precompile map.
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, toChecksumAddress } from '@ethereumjs/util';
+// account writes, which Kestrel's engine (src/evm/) applies through its StateReader overlay and precompile map.
+import { toChecksumAddress } from '@ethereumjs/util';
 import { OverrideError } from '../../errors/index.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
 import type { AccountOverride, BlockOverrides, StateOverrides } from '../../primitives/overrides.ts';
@@ -72,41 +70,6 @@ export function planOverrides(overrides: StateOverrides | undefined, precompiles
   return plan;
 }
 
-/** Applies a plan's precompile moves to an ethereumjs EVM's precompile table (keys: hex without 0x). */
-export function movePrecompiles(table: Map<string, unknown>, moves: PrecompileMove[]): void {
-  for (const m of moves) {
-    const from = key(m.from).slice(2);
-    const fn = table.get(from);
-    if (m.to !== undefined && fn !== undefined) table.set(key(m.to).slice(2), fn);
-    table.delete(from);
-  }
-}
-
-/**
- * Writes a plan's account overrides into an ethereumjs state (inside the caller's checkpoint). LEGACY, with the
- * MerkleStateManager type import above: only eth_simulateV1 still calls it (debug_traceCall runs on the engine).
- */
-export async function writeAccountOverrides(state: MerkleStateManager, accounts: AccountOverride[]): Promise<void> {
-  for (const o of accounts) {
-    const addr = new Address(o.address);
-    if (o.nonce !== undefined || o.balance !== undefined) {
-      const acc = (await state.getAccount(addr)) ?? new Account();
-      if (o.nonce !== undefined) acc.nonce = o.nonce;
-      if (o.balance !== undefined) acc.balance = o.balance;
-      await state.putAccount(addr, acc);
-    }
-    if (o.code !== undefined) await state.putCode(addr, o.code);
-    if (o.state !== undefined) {
-      await state.clearStorage(addr);
-      for (const [slot, value] of o.state) await state.putStorage(addr, slot, value);
-    }
-    if (o.stateDiff !== undefined) {
-      if ((await state.getAccount(addr)) === undefined) await state.putAccount(addr, new Account());
-      for (const [slot, value] of o.stateDiff) await state.putStorage(addr, slot, value);
-    }
-  }
-}
-
 /**
  * A block context with the overridden header fields. `beaconRoot` and `withdrawals` belong to eth_simulateV1;
  * elsewhere they are refused with geth's message. Difficulty is ignored after the merge.
@@ -135,6 +98,3 @@ export function overrideContext(ctx: BlockContext, o: BlockOverrides | undefined
     baseFeePerGas: o.baseFeePerGas ?? ctx.baseFeePerGas,
   };
 }
-
-// The ethereumjs precompile-table override lives with the other ethereumjs internals.
-export { livePrecompiles } from './ethereumjs.ts';

@@ -1,21 +1,13 @@
 // State views over the archive: every block's state root stays readable. Reads go through StateView (synchronous
 // trie walks, trieGet.ts); writes are never made here (block execution, genesis and dev-toolkit edits write state
 // diffs through app/evm/stateWrite.ts into a BufferedTrieDb).
-//
-// LEGACY, to remove once debug_trace*/debug_traceCall (src/tracing/**, app/evm/callVm.ts) and eth_simulateV1
-// (app/evm/simulate/**) run on Kestrel's engine: executionState() and callState() below, the @ethereumjs
-// MerklePatriciaTrie/statemanager imports they need, and rootReads.ts. Nothing else uses them.
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { ValueEncoding } from '@ethereumjs/util';
 import { LRUCache } from 'lru-cache';
 import type { KvStore } from '../../store/kv.ts';
 import { trieKey } from '../../store/schema.ts';
 import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
 import { keccak256 } from '../../primitives/hash.ts';
 import { bareHex } from '../../primitives/hex.ts';
-import { type RootReads, RootReadsStateManager } from './rootReads.ts';
 import { StateView } from './stateView.ts';
 import type { NodeReader } from './trieGet.ts';
 import { isEmptyRoot, MissingTrieNodeError } from './walk.ts';
@@ -42,8 +34,8 @@ export class StateDb {
 
   constructor(
     private readonly kv: KvStore,
-    /** The legacy ethereumjs views use it, and its keccak (when it has one) hashes trie keys. */
-    private readonly common: Common,
+    /** Its keccak (when it has one) hashes trie keys. */
+    common: Common,
     /** keccak-256 for trie keys: the Common's (main.ts gives it the WebAssembly one) unless told otherwise. */
     private readonly hash: (data: Uint8Array) => Uint8Array = common.customCrypto.keccak256 ?? keccak256,
   ) {
@@ -73,35 +65,5 @@ export class StateDb {
       this.views.set(key, view);
     }
     return view;
-  }
-
-  /**
-   * LEGACY (tracing, debug_traceCall, eth_simulateV1 until they run on the engine): an ethereumjs state manager
-   * for executing on top of `root`; its writes go to `db` (drain to persist, or drop).
-   */
-  executionState(root: Uint8Array, db: BufferedTrieDb = this.bufferedDb()): MerkleStateManager {
-    return new MerkleStateManager({ common: this.common, trie: this.trieAt(root, db), caches: new Caches() });
-  }
-
-  /**
-   * LEGACY (debug_traceCall until it runs on the engine): an ethereumjs state manager for throw-away execution on
-   * top of `reads.root` (writes are never drained) whose archive reads go through `reads`, shared with every other
-   * such state manager at that root.
-   */
-  callState(reads: RootReads): MerkleStateManager {
-    const trie = this.trieAt(reads.root, this.bufferedDb());
-    return new RootReadsStateManager({ common: this.common, trie, caches: new Caches() }, reads);
-  }
-
-  /** LEGACY: the ethereumjs account trie at `root` (empty = the empty trie) over `db`. */
-  private trieAt(root: Uint8Array, db: BufferedTrieDb): MerklePatriciaTrie {
-    this.requireRoot(root);
-    return new MerklePatriciaTrie({
-      db,
-      root: root.length ? root : undefined,
-      useKeyHashing: true,
-      valueEncoding: ValueEncoding.Bytes,
-      common: this.common,
-    });
   }
 }

@@ -15,6 +15,7 @@ import {
 } from '../../../test/helpers/archiveState.ts';
 import { proveAccount } from './proof.ts';
 import { trieProve } from './trieGet.ts';
+import { executionState } from '../../../test/helpers/ethereumjsState.ts';
 
 /** The proof as Kestrel built it on ethereumjs before (createMerkleProof over the state manager's tries). */
 async function ethjsProof(sm: MerkleStateManager, address: Address, slots: Uint8Array[]) {
@@ -46,7 +47,7 @@ describe('StateView and proofs against ethereumjs', () => {
   const slots = Array.from({ length: 22 }, (_, i) => fixtureSlot(i));
 
   it('reads every account, code and storage word as the state manager does', async () => {
-    const sm = fx.db.executionState(fx.root);
+    const sm = executionState(fx.db, fx.root);
     const view = fx.db.readView(fx.root);
     for (const a of addresses) {
       const want = await sm.getAccount(a);
@@ -79,7 +80,7 @@ describe('StateView and proofs against ethereumjs', () => {
   });
 
   it('proves every account and slot with the nodes ethereumjs gives, in its order', async () => {
-    const sm = fx.db.executionState(fx.root);
+    const sm = executionState(fx.db, fx.root);
     const view = fx.db.readView(fx.root);
     let nodes = 0;
     for (const a of addresses) {
