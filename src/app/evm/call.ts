@@ -34,7 +34,7 @@ import { ArchiveStateReader } from './archiveReader.ts';
 import {
   checkInitcode,
   jumpLocation,
-  precompileFailure,
+  precompileInputFault,
   refusalOf,
   senderCheck,
   statusError,
@@ -86,6 +86,8 @@ interface Run {
   result: TxResult;
   /** ethereumjs' error text of a failed run (what clients have always seen), undefined on success. */
   error: string | undefined;
+  /** The run failed for want of gas (a precompile failing past its input checks counts: ethereumjs' reading). */
+  outOfGas: boolean;
 }
 
 /** Runs calls and gas estimations against historical state. */
@@ -237,10 +239,14 @@ export class CallService {
     }
     if (!out.ok) throw refusalOf(out.reason, out.message, tx, minGas);
     let error = statusError(out.result.status);
+    let outOfGas = out.result.status === 'out_of_gas';
     if (out.result.status === 'bad_jump') error += ' at ' + this.jumpSite(s, env, tx, priced);
-    if (out.result.status === 'precompile_failure')
-      error = precompileFailure(this.precompileNumber(s, tx.to!), tx.data);
-    return { result: out.result, error };
+    if (out.result.status === 'precompile_failure') {
+      const fault = precompileInputFault(this.precompileNumber(s, tx.to!), tx.data);
+      outOfGas = fault === undefined;
+      error = fault ?? statusError('out_of_gas');
+    }
+    return { result: out.result, error, outOfGas };
   }
 
   /** The fork-table address (a small number) of the precompile a top-level message called at `to`. */
@@ -355,10 +361,8 @@ export class CallService {
     }
     const first = this.run(req, s, hi, blob);
     if (first.error !== undefined) {
-      if (first.error === 'revert') throw failure(first.error, first.result.output);
-      throw new ExecutionError(
-        first.error.includes('out of gas') ? `gas required exceeds allowance (${hi})` : first.error,
-      );
+      if (first.result.status === 'revert') throw failure(first.error, first.result.output);
+      throw new ExecutionError(first.outOfGas ? `gas required exceeds allowance (${hi})` : first.error);
     }
     const used = first.result.gasUsed;
     let lo = used - 1n;

@@ -61,10 +61,11 @@ const BLS_EXACT: Record<number, number> = { 0x0b: 256, 0x0d: 512, 0x10: 64, 0x11
 const BLS_MULTIPLE: Record<number, number> = { 0x0c: 160, 0x0e: 288, 0x0f: 384 };
 
 /**
- * ethereumjs' text when a message called directly at the top level fails inside precompile `n` (its address in
- * the fork's table). Its input-shape checks are reproduced; a failure past them reads "out of gas".
+ * The input-shape fault of a message that failed inside precompile `n` (its address in the fork's table), in
+ * ethereumjs' words; undefined when the input is well-formed, i.e. the failure was past those checks (it then
+ * reads, and counts, as running out of gas).
  */
-export function precompileFailure(n: number, input: Uint8Array): string {
+export function precompileInputFault(n: number, input: Uint8Array): string | undefined {
   const len = input.length;
   if (n === 0x08 && len % 192 !== 0) return 'invalid input length';
   if (n === 0x09 && (len !== 213 || input[212]! > 1)) return 'value out of range';
@@ -75,7 +76,12 @@ export function precompileFailure(n: number, input: Uint8Array): string {
     if (len === 0) return 'input is empty';
     if (len % unit !== 0) return 'invalid input length';
   }
-  return 'out of gas';
+  return undefined;
+}
+
+/** ethereumjs' text when a message fails inside precompile `n`: its input-shape fault, else "out of gas". */
+export function precompileFailure(n: number, input: Uint8Array): string {
+  return precompileInputFault(n, input) ?? STATUS_TEXT.out_of_gas!;
 }
 
 /** ethereumjs names a bad jump with where it is: keccak(code)/address:pc of the top frame. */
