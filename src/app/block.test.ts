@@ -2,10 +2,14 @@
 // and successful, with and without logs; and the block bloom against ethereumjs' Bloom.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createBlockHeader } from '@ethereumjs/block';
+import { Common, Mainnet } from '@ethereumjs/common';
+import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
+import { blockSize } from '../store/chainStore.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 import { bytesToHex } from '../primitives/hex.ts';
-import { blockBloom, encodeConsensusReceipt } from './block.ts';
+import { blockBloom, blockSizeOf, encodeConsensusReceipt } from './block.ts';
 
 function receipt(type: number, status: 0 | 1, cumulativeGasUsed: bigint, logs: number): ReceiptRecord {
   return {
@@ -58,5 +62,31 @@ describe('blockBloom', () => {
     for (const r of rs) bloom.or(new Bloom(r.bloom));
     assert.deepEqual(blockBloom(rs), bloom.bitvector);
     assert.deepEqual(blockBloom([]), new Uint8Array(256));
+  });
+});
+
+describe('blockSizeOf', () => {
+  it("is chainStore's blockSize, from the txs' encodings (legacy txs embedded as lists, typed ones as strings)", () => {
+    const common = new Common({ chain: Mainnet, hardfork: 'prague' });
+    const key = new Uint8Array(32).fill(3);
+    const header = createBlockHeader({ number: 5n, gasLimit: 30_000_000n, baseFeePerGas: 7n }, { common });
+    for (const n of [0, 1, 3, 40]) {
+      const txs = Array.from({ length: n }, (_, i) => {
+        // Data sizes across the RLP short/long string boundaries.
+        const data = new Uint8Array([0, 10, 60, 300, 70_000][i % 5]!).fill(1);
+        const fields = { nonce: BigInt(i), gasLimit: 1_000_000n, to: new Uint8Array(20).fill(9), data, value: 1n };
+        return i % 2 === 0
+          ? createLegacyTx({ ...fields, gasPrice: 10n }, { common }).sign(key)
+          : createFeeMarket1559Tx({ ...fields, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n }, { common }).sign(key);
+      });
+      assert.equal(
+        blockSizeOf(
+          header.raw(),
+          txs.map((t) => t.serialize()),
+        ),
+        blockSize(header.raw(), txs),
+        `${n} txs`,
+      );
+    }
   });
 });

@@ -95,6 +95,25 @@ export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
   return bloom;
 }
 
+/** Bytes an RLP header takes before a string or list of `n` bytes. */
+function rlpHeaderLength(n: number): number {
+  return n < 56 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : n < 16777216 ? 4 : 5;
+}
+
+/**
+ * Size of the block's Ethereum RLP encoding (header, txs, no uncles, no withdrawals), from the txs' canonical
+ * encodings (what store/chainStore.ts's blockSize encodes the block for, without serialising each tx again): a
+ * legacy tx is its own RLP list, embedded as is; a typed one (type byte first) is a byte string.
+ */
+export function blockSizeOf(headerRaw: Uint8Array[], encodedTxs: readonly Uint8Array[]): bigint {
+  let txsPayload = 0;
+  for (const e of encodedTxs) txsPayload += e[0]! >= 0xc0 ? e.length : rlpHeaderLength(e.length) + e.length;
+  const header = rlpEncode(headerRaw).length;
+  // Two empty lists (uncles, withdrawals) of one byte each.
+  const payload = header + rlpHeaderLength(txsPayload) + txsPayload + 2;
+  return BigInt(rlpHeaderLength(payload) + payload);
+}
+
 /** The sealed header once execution has produced the state root and receipts. */
 export async function sealHeader(
   ctx: BlockContext,
