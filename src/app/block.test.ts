@@ -8,8 +8,10 @@ import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { blockSize } from '../store/chainStore.ts';
 import type { ReceiptRecord } from '../store/records.ts';
+import { initKeccak } from '../evm/keccak.ts';
 import { bytesToHex } from '../primitives/hex.ts';
-import { blockBloom, blockSizeOf, encodeConsensusReceipt } from './block.ts';
+import { indexedTrieRoot } from '../evm/trie/root.ts';
+import { blockBloom, blockSizeOf, encodeConsensusReceipt, receiptsRoot } from './block.ts';
 
 function receipt(type: number, status: 0 | 1, cumulativeGasUsed: bigint, logs: number): ReceiptRecord {
   return {
@@ -51,6 +53,19 @@ describe('encodeConsensusReceipt', () => {
           assert.equal(bytesToHex(encodeConsensusReceipt(r)), bytesToHex(want), `type ${type} status ${status} ${gas}`);
         }
       }
+    }
+  });
+});
+
+describe('receiptsRoot', () => {
+  it("is the indexed trie of the receipts' encodings, one scratch reused across them (also past its size)", async () => {
+    await initKeccak();
+    for (const n of [0, 1, 2, 130, 300]) {
+      // Every 7th receipt carries 40 logs: an encoding larger than the scratch, written into its own array.
+      const rs = Array.from({ length: n }, (_, i) =>
+        receipt(i % 5, (i % 3 === 0 ? 0 : 1) as 0 | 1, BigInt(i), i % 7 === 0 ? 40 : i % 3),
+      );
+      assert.deepEqual(receiptsRoot(rs), indexedTrieRoot(rs.map((r) => encodeConsensusReceipt(r))), `${n} receipts`);
     }
   });
 });

@@ -18,30 +18,42 @@ export function hexPrefix(path: ArrayLike<number>, from: number, to: number, lea
   return out;
 }
 
-/** The encoding of a leaf (`hp` its hex-prefixed path, `value` its value). */
-export function encodeLeaf(hp: Uint8Array, value: Uint8Array): Uint8Array {
+/**
+ * Where an encoding is written: into `scratch` when given and large enough (the caller hashes or copies the view
+ * before the next encoding: a node that is only hashed then costs no allocation), else into a new array.
+ */
+function target(size: number, scratch: Uint8Array | undefined): Uint8Array {
+  return scratch !== undefined && scratch.length >= size ? scratch.subarray(0, size) : new Uint8Array(size);
+}
+
+/** The encoding of a leaf (`hp` its hex-prefixed path, `value` its value); see target() for `scratch`. */
+export function encodeLeaf(hp: Uint8Array, value: Uint8Array, scratch?: Uint8Array): Uint8Array {
   const payload = stringLength(hp) + stringLength(value);
-  const out = new Uint8Array(lengthOfHeader(payload) + payload);
+  const out = target(lengthOfHeader(payload) + payload, scratch);
   writeString(out, writeString(out, writeHeader(out, 0, payload, 0xc0), hp), value);
   return out;
 }
 
 /** The encoding of an extension (`hp` its hex-prefixed path, `child` its child's reference). */
-export function encodeExtension(hp: Uint8Array, child: Ref): Uint8Array {
+export function encodeExtension(hp: Uint8Array, child: Ref, scratch?: Uint8Array): Uint8Array {
   const payload = stringLength(hp) + refLength(child);
-  const out = new Uint8Array(lengthOfHeader(payload) + payload);
+  const out = target(lengthOfHeader(payload) + payload, scratch);
   writeRef(out, writeString(out, writeHeader(out, 0, payload, 0xc0), hp), child);
   return out;
 }
 
 /** The encoding of a branch: 16 child references (undefined for none) and its value (empty for none). */
-export function encodeBranch(children: ReadonlyArray<Ref | undefined>, value: Uint8Array): Uint8Array {
+export function encodeBranch(
+  children: ReadonlyArray<Ref | undefined>,
+  value: Uint8Array,
+  scratch?: Uint8Array,
+): Uint8Array {
   let payload = stringLength(value);
   for (let i = 0; i < 16; i++) {
     const c = children[i];
     payload += c === undefined ? 1 : refLength(c);
   }
-  const out = new Uint8Array(lengthOfHeader(payload) + payload);
+  const out = target(lengthOfHeader(payload) + payload, scratch);
   let pos = writeHeader(out, 0, payload, 0xc0);
   for (let i = 0; i < 16; i++) {
     const c = children[i];

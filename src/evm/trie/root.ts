@@ -24,34 +24,45 @@ function toNibbles(key: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Builds the nodes over sorted nibble keys, each written once, straight to its RLP. */
+/**
+ * Builds the nodes over sorted nibble keys, each written once, straight to its RLP, into one scratch buffer: a node
+ * is hashed (or, embedded, copied) before the next is written, so hashed nodes cost no allocation.
+ */
 class Builder {
+  private readonly scratch = new Uint8Array(4096);
+
   constructor(
     private readonly keys: Uint8Array[],
-    private readonly values: Uint8Array[],
+    /** The value of the entry at a sorted position (a view it may reuse: it is copied into the leaf at once). */
+    private readonly valueAt: (position: number) => Uint8Array,
     private readonly hash: Hash,
   ) {}
 
+  /** The root hash. */
+  root(): Uint8Array {
+    return this.hash(this.node(0, this.keys.length, 0));
+  }
+
   /** The encoding of the node holding entries [lo, hi) whose keys agree on their first `depth` nibbles. */
-  node(lo: number, hi: number, depth: number): Uint8Array {
+  private node(lo: number, hi: number, depth: number): Uint8Array {
     const keys = this.keys;
     const first = keys[lo]!;
-    if (hi - lo === 1) return encodeLeaf(hexPrefix(first, depth, first.length, true), this.values[lo]!);
+    if (hi - lo === 1) return encodeLeaf(hexPrefix(first, depth, first.length, true), this.valueAt(lo), this.scratch);
     // Keys are sorted, so the prefix shared by all is the one the first and the last share.
     const last = keys[hi - 1]!;
     let shared = 0;
     const max = Math.min(first.length, last.length) - depth;
     while (shared < max && first[depth + shared] === last[depth + shared]) shared++;
     if (shared > 0) {
-      const branch = this.branch(lo, hi, depth + shared);
-      return encodeExtension(hexPrefix(first, depth, depth + shared, false), this.ref(branch));
+      const branch = this.ref(this.branch(lo, hi, depth + shared));
+      return encodeExtension(hexPrefix(first, depth, depth + shared, false), branch, this.scratch);
     }
     return this.branch(lo, hi, depth);
   }
 
-  /** A child's reference: its encoding when shorter than 32 bytes, its hash otherwise. */
+  /** A child's reference: its encoding (copied out of the scratch) when shorter than 32 bytes, its hash otherwise. */
   private ref(encoded: Uint8Array): Ref {
-    return encoded.length < 32 ? encoded : this.hash(encoded);
+    return encoded.length < 32 ? encoded.slice() : this.hash(encoded);
   }
 
   private branch(lo: number, hi: number, depth: number): Uint8Array {
@@ -60,7 +71,7 @@ class Builder {
     let value = EMPTY;
     let i = lo;
     // A key that ends here (only possible when keys differ in length) is the branch's value.
-    if (keys[i]!.length === depth) value = this.values[i++]!;
+    if (keys[i]!.length === depth) value = this.valueAt(i++).slice();
     while (i < hi) {
       const nibble = keys[i]![depth]!;
       let j = i + 1;
@@ -68,7 +79,7 @@ class Builder {
       children[nibble] = this.ref(this.node(i, j, depth + 1));
       i = j;
     }
-    return encodeBranch(children, value);
+    return encodeBranch(children, value, this.scratch);
   }
 }
 
@@ -86,12 +97,11 @@ export function trieRoot(
   for (let i = 1; i < present.length; i++) {
     if (Buffer.compare(present[i - 1]![0], present[i]![0]) === 0) throw new Error('trieRoot: duplicate key');
   }
-  const builder = new Builder(
+  return new Builder(
     present.map(([k]) => toNibbles(k)),
-    present.map(([, v]) => v),
+    (i) => present[i]![1],
     hash,
-  );
-  return hash(builder.node(0, present.length, 0));
+  ).root();
 }
 
 /**
@@ -106,13 +116,8 @@ function indexKey(i: number): Uint8Array {
   return toNibbles(Uint8Array.from([0x80 + bytes.length, ...bytes]));
 }
 
-/**
- * Root of values keyed by rlp(index): the transactions, receipts and withdrawals tries of a block. The keys' byte
- * order is known without sorting: 1..127 (one byte each), then 0 (0x80), then 128.. (0x81 xx, 0x82 xx xx, ...,
- * longer encodings starting higher, equal lengths ordered by value).
- */
+/** Root of values keyed by rlp(index): the transactions, receipts and withdrawals tries of a block. */
 export function indexedTrieRoot(values: readonly Uint8Array[], hash: Hash = keccak256): Uint8Array {
-  const n = values.length;
   // An empty value means "absent" (as in trieRoot); block tries never hold one, so that case takes the general path.
   if (values.some((v) => v.length === 0)) {
     return trieRoot(
@@ -120,15 +125,28 @@ export function indexedTrieRoot(values: readonly Uint8Array[], hash: Hash = kecc
       hash,
     );
   }
+  return indexedTrieRootOf(values.length, (i) => values[i]!, hash);
+}
+
+/**
+ * Root of `n` values keyed by rlp(index), each made by `valueAt(i)` when its leaf is written (a view it may reuse
+ * for the next: the leaf copies it at once); every value must be non-empty. The keys' byte order is known without
+ * sorting: 1..127 (one byte each), then 0 (0x80), then 128.. (0x81 xx, 0x82 xx xx, ..., longer encodings starting
+ * higher, equal lengths ordered by value).
+ */
+export function indexedTrieRootOf(n: number, valueAt: (i: number) => Uint8Array, hash: Hash = keccak256): Uint8Array {
   if (n === 0) return EMPTY_TRIE_ROOT;
   const order: number[] = [];
   for (let i = 1; i < n && i < 0x80; i++) order.push(i);
   order.push(0);
   for (let i = 0x80; i < n; i++) order.push(i);
-  const builder = new Builder(
+  return new Builder(
     order.map(indexKey),
-    order.map((i) => values[i]!),
+    (position) => {
+      const v = valueAt(order[position]!);
+      if (v.length === 0) throw new Error('indexedTrieRootOf: empty value');
+      return v;
+    },
     hash,
-  );
-  return hash(builder.node(0, n, 0));
+  ).root();
 }
