@@ -5,11 +5,11 @@
 // nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
 // Updates are persistent (a put builds new nodes and never changes a loaded one), so the tree loaded by reads of
 // the parent state can be forked and updated while the reads' view stays the parent's.
-import { encodeBranch, encodeExtension, encodeLeaf, hexPrefix, type Ref } from '../../evm/trie/node.ts';
+import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from '../../evm/trie/node.ts';
 import { rlpDecode, rlpEncode, type RlpItem } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
-import { fromHexPrefix, type NodeReader, nibbles } from '../state/trieGet.ts';
+import { fromHexPrefix, type NodeReader } from '../state/trieGet.ts';
 import { MissingTrieNodeError } from '../state/walk.ts';
 
 /** A keccak-256 (the caller's: the node's WebAssembly one). */
@@ -44,10 +44,24 @@ type Loaded = Leaf | Extension | Branch;
 
 const EMPTY = new Uint8Array(0);
 
-/** Length of the common prefix of `path` and `key` from `at`. */
-function common(path: number[], key: number[], at: number): number {
+/** Nibble `i` of `key` (keys are walked in place: no nibble array per get or put). */
+function nib(key: Uint8Array, i: number): number {
+  const b = key[i >> 1]!;
+  return i & 1 ? b & 15 : b >> 4;
+}
+
+/** The nibbles of `key` in [from, to). */
+function keyPath(key: Uint8Array, from: number, to: number = key.length * 2): number[] {
+  const out = new Array<number>(to - from);
+  for (let i = from; i < to; i++) out[i - from] = nib(key, i);
+  return out;
+}
+
+/** Length of the common prefix of `path` and `key`'s nibbles from `at`. */
+function common(path: number[], key: Uint8Array, at: number): number {
+  const n = Math.min(path.length, key.length * 2 - at);
   let i = 0;
-  while (i < path.length && path[i] === key[at + i]) i++;
+  while (i < n && path[i] === nib(key, at + i)) i++;
   return i;
 }
 
@@ -107,19 +121,18 @@ export class TrieUpdate {
 
   /** The value at a 32-byte (already hashed) key, or undefined. */
   get(key: Uint8Array): Uint8Array | undefined {
-    const path = nibbles(key);
     if (this.root === undefined) return undefined;
     let node = (this.root = this.load(this.root));
     let at = 0;
     for (;;) {
-      if (node.t === 0) return common(node.path, path, at) === node.path.length ? node.value : undefined;
+      if (node.t === 0) return common(node.path, key, at) === node.path.length ? node.value : undefined;
       if (node.t === 1) {
-        if (common(node.path, path, at) !== node.path.length) return undefined;
+        if (common(node.path, key, at) !== node.path.length) return undefined;
         at += node.path.length;
         node = node.child = this.load(node.child);
         continue;
       }
-      const i = path[at++]!;
+      const i = nib(key, at++);
       const c = node.children[i];
       if (c === undefined) return undefined;
       node = node.children[i] = this.load(c);
@@ -128,16 +141,16 @@ export class TrieUpdate {
 
   /** Sets (or, with an empty value, deletes) the value at a 32-byte (already hashed) key. */
   put(key: Uint8Array, value: Uint8Array): void {
-    const path = nibbles(key);
-    this.root = value.length === 0 ? this.remove(this.root, path, 0) : this.insert(this.root, path, 0, value);
+    this.root = value.length === 0 ? this.remove(this.root, key, 0) : this.insert(this.root, key, 0, value);
   }
 
-  private insert(n: Node | undefined, key: number[], at: number, value: Uint8Array): Loaded {
-    if (n === undefined) return { t: 0, path: key.slice(at), value };
+  private insert(n: Node | undefined, key: Uint8Array, at: number, value: Uint8Array): Loaded {
+    if (n === undefined) return { t: 0, path: keyPath(key, at), value };
     const node = this.load(n);
     if (node.t === 2) {
       const children = node.children.slice();
-      children[key[at]!] = this.insert(children[key[at]!], key, at + 1, value);
+      const i = nib(key, at);
+      children[i] = this.insert(children[i], key, at + 1, value);
       return { t: 2, children, value: node.value };
     }
     const cp = common(node.path, key, at);
@@ -150,13 +163,13 @@ export class TrieUpdate {
     const rest = node.path.slice(cp + 1);
     if (node.t === 0) children[node.path[cp]!] = { t: 0, path: rest, value: node.value };
     else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child } : node.child;
-    children[key[at + cp]!] = { t: 0, path: key.slice(at + cp + 1), value };
+    children[nib(key, at + cp)] = { t: 0, path: keyPath(key, at + cp + 1), value };
     const branch: Branch = { t: 2, children, value: EMPTY };
-    return cp > 0 ? { t: 1, path: key.slice(at, at + cp), child: branch } : branch;
+    return cp > 0 ? { t: 1, path: keyPath(key, at, at + cp), child: branch } : branch;
   }
 
   /** Removes `key` below `n`; returns `n` itself when the key was absent (so nothing above it changes). */
-  private remove(n: Node | undefined, key: number[], at: number): Node | undefined {
+  private remove(n: Node | undefined, key: Uint8Array, at: number): Node | undefined {
     if (n === undefined) return undefined;
     const node = this.load(n);
     if (node.t === 0) return common(node.path, key, at) === node.path.length ? undefined : n;
@@ -167,7 +180,7 @@ export class TrieUpdate {
       if (child === undefined) return undefined;
       return this.prefixed(node.path, child);
     }
-    const i = key[at]!;
+    const i = nib(key, at);
     const child = this.remove(node.children[i], key, at + 1);
     if (child === node.children[i]) return n;
     const children = node.children.slice();
@@ -217,8 +230,10 @@ export class TrieUpdate {
       }
       return encodeBranch(refs, node.value);
     }
-    const hp = hexPrefix(node.path, 0, node.path.length, node.t === 0);
-    return node.t === 0 ? encodeLeaf(hp, node.value) : encodeExtension(hp, this.refOf(node.child, store));
+    const p = node.path;
+    return node.t === 0
+      ? encodeLeaf(p, 0, p.length, node.value)
+      : encodeExtension(p, 0, p.length, this.refOf(node.child, store));
   }
 
   private refOf(node: Node, store: (hash: Uint8Array, rlp: Uint8Array) => void): Ref {

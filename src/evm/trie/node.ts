@@ -6,16 +6,43 @@
 /** A node's reference in its parent: its hash, or its own encoding when shorter than 32 bytes. */
 export type Ref = Uint8Array;
 
-/** Hex-prefix encoding of nibbles path[from..to) (Yellow Paper appendix C): flag 2 marks a leaf, +1 an odd length. */
-export function hexPrefix(path: ArrayLike<number>, from: number, to: number, leaf: boolean): Uint8Array {
-  const n = to - from;
-  const odd = n & 1;
-  const out = new Uint8Array((n >> 1) + 1);
-  out[0] = ((leaf ? 2 : 0) + odd) << 4;
+/**
+ * Writes the hex-prefix encoding of nibbles path[from..to) (Yellow Paper appendix C): flag 2 marks a leaf, +1 an
+ * odd length.
+ */
+function writeHexPrefixBytes(
+  out: Uint8Array,
+  pos: number,
+  path: ArrayLike<number>,
+  from: number,
+  to: number,
+  leaf: boolean,
+): number {
+  const odd = (to - from) & 1;
   let i = from;
-  if (odd) out[0] |= path[i++]!;
-  for (let j = 1; i < to; i += 2, j++) out[j] = (path[i]! << 4) | path[i + 1]!;
-  return out;
+  out[pos] = (((leaf ? 2 : 0) + odd) << 4) | (odd ? path[i++]! : 0);
+  for (pos++; i < to; i += 2) out[pos++] = (path[i]! << 4) | path[i + 1]!;
+  return pos;
+}
+
+/** Bytes the hex-prefixed path [from, to) takes as an RLP string (its one byte, below 0x80, when alone). */
+function pathLength(from: number, to: number): number {
+  const n = ((to - from) >> 1) + 1;
+  return n === 1 ? 1 : lengthOfHeader(n) + n;
+}
+
+/** Writes the hex-prefixed path [from, to) as an RLP string. */
+function writePath(
+  out: Uint8Array,
+  pos: number,
+  path: ArrayLike<number>,
+  from: number,
+  to: number,
+  leaf: boolean,
+): number {
+  const n = ((to - from) >> 1) + 1;
+  if (n > 1) pos = writeHeader(out, pos, n, 0x80);
+  return writeHexPrefixBytes(out, pos, path, from, to, leaf);
 }
 
 /**
@@ -26,19 +53,31 @@ function target(size: number, scratch: Uint8Array | undefined): Uint8Array {
   return scratch !== undefined && scratch.length >= size ? scratch.subarray(0, size) : new Uint8Array(size);
 }
 
-/** The encoding of a leaf (`hp` its hex-prefixed path, `value` its value); see target() for `scratch`. */
-export function encodeLeaf(hp: Uint8Array, value: Uint8Array, scratch?: Uint8Array): Uint8Array {
-  const payload = stringLength(hp) + stringLength(value);
+/** The encoding of a leaf: nibbles path[from..to), then its value; see target() for `scratch`. */
+export function encodeLeaf(
+  path: ArrayLike<number>,
+  from: number,
+  to: number,
+  value: Uint8Array,
+  scratch?: Uint8Array,
+): Uint8Array {
+  const payload = pathLength(from, to) + stringLength(value);
   const out = target(lengthOfHeader(payload) + payload, scratch);
-  writeString(out, writeString(out, writeHeader(out, 0, payload, 0xc0), hp), value);
+  writeString(out, writePath(out, writeHeader(out, 0, payload, 0xc0), path, from, to, true), value);
   return out;
 }
 
-/** The encoding of an extension (`hp` its hex-prefixed path, `child` its child's reference). */
-export function encodeExtension(hp: Uint8Array, child: Ref, scratch?: Uint8Array): Uint8Array {
-  const payload = stringLength(hp) + refLength(child);
+/** The encoding of an extension: nibbles path[from..to), then its child's reference. */
+export function encodeExtension(
+  path: ArrayLike<number>,
+  from: number,
+  to: number,
+  child: Ref,
+  scratch?: Uint8Array,
+): Uint8Array {
+  const payload = pathLength(from, to) + refLength(child);
   const out = target(lengthOfHeader(payload) + payload, scratch);
-  writeRef(out, writeString(out, writeHeader(out, 0, payload, 0xc0), hp), child);
+  writeRef(out, writePath(out, writeHeader(out, 0, payload, 0xc0), path, from, to, false), child);
   return out;
 }
 

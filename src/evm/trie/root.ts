@@ -2,7 +2,7 @@
 // the fuzzer need roots of whole account maps, and blocks the roots of their transactions, receipts and withdrawals;
 // none needs proofs or incremental updates.
 import { keccak256 } from '../keccak.ts';
-import { encodeBranch, encodeExtension, encodeLeaf, hexPrefix, type Ref } from './node.ts';
+import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from './node.ts';
 import { bigintToBytes, rlpEncode } from './rlp.ts';
 
 /** A keccak-256 implementation (the engine's by default; a caller may pass the one it already holds). */
@@ -47,7 +47,7 @@ class Builder {
   private node(lo: number, hi: number, depth: number): Uint8Array {
     const keys = this.keys;
     const first = keys[lo]!;
-    if (hi - lo === 1) return encodeLeaf(hexPrefix(first, depth, first.length, true), this.valueAt(lo), this.scratch);
+    if (hi - lo === 1) return encodeLeaf(first, depth, first.length, this.valueAt(lo), this.scratch);
     // Keys are sorted, so the prefix shared by all is the one the first and the last share.
     const last = keys[hi - 1]!;
     let shared = 0;
@@ -55,7 +55,7 @@ class Builder {
     while (shared < max && first[depth + shared] === last[depth + shared]) shared++;
     if (shared > 0) {
       const branch = this.ref(this.branch(lo, hi, depth + shared));
-      return encodeExtension(hexPrefix(first, depth, depth + shared, false), branch, this.scratch);
+      return encodeExtension(first, depth, depth + shared, branch, this.scratch);
     }
     return this.branch(lo, hi, depth);
   }
