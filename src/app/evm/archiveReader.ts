@@ -47,6 +47,8 @@ export interface LoadedTries {
   accountKey(address: Address): Uint8Array;
   /** A slot's trie key, keccak(slot). */
   slotKey(slot: bigint): Uint8Array;
+  /** An account's storage root at the reader's root when the reader already read it (EMPTY_TRIE_ROOT if absent). */
+  knownStorageRoot(address: Address): Uint8Array | undefined;
 }
 
 /**
@@ -141,6 +143,13 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
       slotKeys.set(slot, key);
     }
     return key;
+  }
+
+  /** An account's storage root at the root when already read (EMPTY_TRIE_ROOT if absent), else undefined. */
+  knownStorageRoot(address: Address): Uint8Array | undefined {
+    const acc = this.accounts.get(address);
+    if (acc === undefined) return undefined;
+    return acc === null ? EMPTY_TRIE_ROOT : acc.storageRoot;
   }
 
   /** The account at the root, or undefined when it does not exist. */
