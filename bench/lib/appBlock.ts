@@ -58,8 +58,11 @@ export interface AppBlockRates {
   erc20Wall: number;
 }
 
-/** Runs `rounds` measured 500-tx blocks of value transfers, then of ERC20 transfers (two warm-up blocks each). */
-export async function appBlockRates(rounds: number): Promise<AppBlockRates> {
+/**
+ * Runs `rounds` measured 500-tx blocks of value transfers, then of ERC20 transfers (two warm-up blocks each);
+ * `only` runs one workload (for a profile of it), the other's figures are then 0.
+ */
+export async function appBlockRates(rounds: number, only?: 'transfers' | 'erc20'): Promise<AppBlockRates> {
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-appblock-'));
   const holders = Array.from({ length: BLOCK_TXS }, (_, i) => holderKey(i));
   const addrs = holders.map((k) => sign(k, 0n, new Uint8Array(20), new Uint8Array(0), 0n, 21_000n).sender);
@@ -115,9 +118,11 @@ export async function appBlockRates(rounds: number): Promise<AppBlockRates> {
     };
     let fresh = 0;
     const recipient = (): Uint8Array => hexToBytes('0x' + (0xbeef0000 + fresh++).toString(16).padStart(40, '0'));
-    const [transfersCpu, transfersWall] = await measure((i) =>
-      sign(holders[i]!, nonces[i]!++, recipient(), new Uint8Array(0), 1000n, 21_000n),
-    );
+    const [transfersCpu, transfersWall] =
+      only === 'erc20'
+        ? [0, 0]
+        : await measure((i) => sign(holders[i]!, nonces[i]!++, recipient(), new Uint8Array(0), 1000n, 21_000n));
+    if (only === 'transfers') return { transfersCpu, transfersWall, erc20Cpu: 0, erc20Wall: 0 };
     const [erc20Cpu, erc20Wall] = await measure((i) => {
       const data = new Uint8Array([
         ...hexToBytes('0xa9059cbb'),

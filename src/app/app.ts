@@ -9,7 +9,7 @@ import type { ChainStore } from '../store/chainStore.ts';
 import { blockSize } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
-import { deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
+import { blockSizeOf, deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
 import { blockEnvOf } from './evm/engineTx.ts';
@@ -329,7 +329,7 @@ export class KestrelApp {
       txs,
       txHashes: exec.included.map((t) => t.hash),
       senders: exec.included.map((t) => t.sender),
-      size: blockSize(header.raw(), txs),
+      size: blockSizeOf(header.raw(), encodedTxs),
     };
     return { block, encodedTxs };
   }

@@ -3,8 +3,9 @@ import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
-import { indexedTrieRoot, type Hash } from '../evm/trie/root.ts';
-import { bigintToBytes, rlpEncode } from '../evm/trie/rlp.ts';
+import { indexedTrieRoot, indexedTrieRootOf, type Hash } from '../evm/trie/root.ts';
+import { bigintToMinBytes } from '../evm/bytes.ts';
+import { rlpEncode, rlpEncodeAfter } from '../evm/trie/rlp.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */
@@ -65,22 +66,24 @@ const ZERO_BYTE = Uint8Array.of(0);
 
 /**
  * The consensus encoding of a receipt (type byte ‖ rlp([status, cumulativeGasUsed, bloom, logs])), byte for byte
- * ethereumjs' encodeReceipt (a zero gas total is its single zero byte), with the engine's one-pass RLP encoder.
+ * ethereumjs' encodeReceipt (a zero gas total is its single zero byte), with the engine's one-pass RLP encoder;
+ * written into `scratch` when given and large enough (see rlpEncodeAfter: the receipts root only hashes it).
  */
-export function encodeConsensusReceipt(r: ReceiptRecord): Uint8Array {
-  const gas = r.cumulativeGasUsed === 0n ? ZERO_BYTE : bigintToBytes(r.cumulativeGasUsed);
+export function encodeConsensusReceipt(r: ReceiptRecord, scratch?: Uint8Array): Uint8Array {
+  const gas = r.cumulativeGasUsed === 0n ? ZERO_BYTE : bigintToMinBytes(r.cumulativeGasUsed);
   const logs = r.logs.map((l) => [l.address, l.topics, l.data]);
-  const body = rlpEncode([r.status === 0 ? STATUS_FAILED : STATUS_OK, gas, r.bloom, logs]);
-  if (r.type === 0) return body;
-  const out = new Uint8Array(body.length + 1);
+  const item = [r.status === 0 ? STATUS_FAILED : STATUS_OK, gas, r.bloom, logs];
+  if (r.type === 0) return rlpEncodeAfter(item, 0, scratch);
+  const out = rlpEncodeAfter(item, 1, scratch);
   out[0] = r.type;
-  out.set(body, 1);
   return out;
 }
 
 /** Root of the receipts trie (key rlp(index), value the consensus receipt encoding). */
 export function receiptsRoot(receipts: ReceiptRecord[], hash: Hash = keccak256): Uint8Array {
-  return indexedTrieRoot(receipts.map(encodeConsensusReceipt), hash);
+  // Each encoding is hashed into its leaf before the next is written, so one scratch serves them all.
+  const scratch = new Uint8Array(4096);
+  return indexedTrieRootOf(receipts.length, (i) => encodeConsensusReceipt(receipts[i]!, scratch), hash);
 }
 
 /** Root of the transactions trie (key rlp(index), value each tx's canonical encoding, computed once per block). */
@@ -91,8 +94,32 @@ export function transactionsRoot(encodedTxs: Uint8Array[], hash: Hash = keccak25
 /** OR of the receipts' blooms. */
 export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
   const bloom = new Uint8Array(256);
-  for (const r of receipts) for (let i = 0; i < bloom.length; i++) bloom[i]! |= r.bloom[i]!;
+  const out = new DataView(bloom.buffer);
+  // Four bytes at a time: a 500-tx block ORs 128 KB of blooms.
+  for (const r of receipts) {
+    const b = new DataView(r.bloom.buffer, r.bloom.byteOffset, 256);
+    for (let i = 0; i < 256; i += 4) out.setUint32(i, out.getUint32(i) | b.getUint32(i));
+  }
   return bloom;
+}
+
+/** Bytes an RLP header takes before a string or list of `n` bytes. */
+function rlpHeaderLength(n: number): number {
+  return n < 56 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : n < 16777216 ? 4 : 5;
+}
+
+/**
+ * Size of the block's Ethereum RLP encoding (header, txs, no uncles, no withdrawals), from the txs' canonical
+ * encodings (what store/chainStore.ts's blockSize encodes the block for, without serialising each tx again): a
+ * legacy tx is its own RLP list, embedded as is; a typed one (type byte first) is a byte string.
+ */
+export function blockSizeOf(headerRaw: Uint8Array[], encodedTxs: readonly Uint8Array[]): bigint {
+  let txsPayload = 0;
+  for (const e of encodedTxs) txsPayload += e[0]! >= 0xc0 ? e.length : rlpHeaderLength(e.length) + e.length;
+  const header = rlpEncode(headerRaw).length;
+  // Two empty lists (uncles, withdrawals) of one byte each.
+  const payload = header + rlpHeaderLength(txsPayload) + txsPayload + 2;
+  return BigInt(rlpHeaderLength(payload) + payload);
 }
 
 /** The sealed header once execution has produced the state root and receipts. */

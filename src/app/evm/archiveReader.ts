@@ -20,6 +20,14 @@ import { TrieUpdate } from './trieUpdate.ts';
  */
 const MAX_ENTRIES = 50_000;
 
+/**
+ * Hashed trie keys kept across readers before the memo starts over: keccak(address) and keccak(slot) are pure, so
+ * every reader shares them, and the accounts and slots of one block are mostly the next block's too.
+ */
+const MAX_KEYS = 100_000;
+let accountKeys = new Map<Address, Uint8Array>();
+let slotKeys = new Map<bigint, Uint8Array>();
+
 /** ethereumjs' key prefix of code entries in the trie store. */
 const CODE_PREFIX = 0x63;
 
@@ -39,6 +47,8 @@ export interface LoadedTries {
   accountKey(address: Address): Uint8Array;
   /** A slot's trie key, keccak(slot). */
   slotKey(slot: bigint): Uint8Array;
+  /** An account's storage root at the reader's root when the reader already read it (EMPTY_TRIE_ROOT if absent). */
+  knownStorageRoot(address: Address): Uint8Array | undefined;
 }
 
 /**
@@ -57,9 +67,6 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   private accounts = new Map<Address, StoredAccount | null>();
   private slots = new Map<Address, Map<bigint, bigint>>();
   private codes = new Map<string, Uint8Array>();
-  /** Hashed trie keys (a block's writer needs the keys its reads hashed). */
-  private accountKeys = new Map<Address, Uint8Array>();
-  private slotKeys = new Map<bigint, Uint8Array>();
   private accountTrie: TrieUpdate;
   /** Storage tries by root (bytesKey). */
   private storageTries = new Map<string, TrieUpdate>();
@@ -118,22 +125,31 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
 
   /** An account's trie key, keccak(address). */
   accountKey(address: Address): Uint8Array {
-    let key = this.accountKeys.get(address);
+    let key = accountKeys.get(address);
     if (key === undefined) {
       key = keccak256(addressToBytes(address));
-      this.accountKeys.set(address, key);
+      if (accountKeys.size >= MAX_KEYS) accountKeys = new Map();
+      accountKeys.set(address, key);
     }
     return key;
   }
 
   /** A slot's trie key, keccak(slot). */
   slotKey(slot: bigint): Uint8Array {
-    let key = this.slotKeys.get(slot);
+    let key = slotKeys.get(slot);
     if (key === undefined) {
       key = keccak256(wordToBytes(slot));
-      this.slotKeys.set(slot, key);
+      if (slotKeys.size >= MAX_KEYS) slotKeys = new Map();
+      slotKeys.set(slot, key);
     }
     return key;
+  }
+
+  /** An account's storage root at the root when already read (EMPTY_TRIE_ROOT if absent), else undefined. */
+  knownStorageRoot(address: Address): Uint8Array | undefined {
+    const acc = this.accounts.get(address);
+    if (acc === undefined) return undefined;
+    return acc === null ? EMPTY_TRIE_ROOT : acc.storageRoot;
   }
 
   /** The account at the root, or undefined when it does not exist. */
@@ -222,8 +238,6 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     this.accounts = new Map();
     this.slots = new Map();
     this.codes = new Map();
-    this.accountKeys = new Map();
-    this.slotKeys = new Map();
     // Tries already being walked keep the nodes they hold until the walk ends; new walks start from the roots.
     this.accountTrie = new TrieUpdate(this.root, this.loadNode, keccak256);
     this.storageTries = new Map();

@@ -55,8 +55,13 @@ export function writeState(
     }
     let storageRoot: Uint8Array = EMPTY_TRIE_ROOT;
     if (!d.storageCleared) {
-      const old = accounts.get(key);
-      if (old !== undefined) storageRoot = (rlpDecode(old) as Uint8Array[])[2]!;
+      // Execution read every account it changed: its reader knows the storage root without a trie walk.
+      const known = loaded?.knownStorageRoot(d.address);
+      if (known !== undefined) storageRoot = known;
+      else {
+        const old = accounts.get(key);
+        if (old !== undefined) storageRoot = (rlpDecode(old) as Uint8Array[])[2]!;
+      }
     }
     if (d.storage.size > 0) {
       const storage = loaded?.forkStorage(storageRoot) ?? new TrieUpdate(storageRoot, readNode, keccak256);

@@ -5,20 +5,15 @@
 // nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
 // Updates are persistent (a put builds new nodes and never changes a loaded one), so the tree loaded by reads of
 // the parent state can be forked and updated while the reads' view stays the parent's.
+import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from '../../evm/trie/node.ts';
 import { rlpDecode, rlpEncode, type RlpItem } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
-import { fromHexPrefix, type NodeReader, nibbles } from '../state/trieGet.ts';
+import { fromHexPrefix, type NodeReader } from '../state/trieGet.ts';
 import { MissingTrieNodeError } from '../state/walk.ts';
 
 /** A keccak-256 (the caller's: the node's WebAssembly one). */
 export type Hash = (data: Uint8Array) => Uint8Array;
-
-/**
- * A node's reference in its parent, as the parent's encoding includes it: its 32-byte hash (written as an RLP
- * string), or its own encoding when that is shorter than 32 bytes (embedded as is). The length tells them apart.
- */
-type Ref = Uint8Array;
 
 interface Leaf {
   t: 0;
@@ -49,21 +44,24 @@ type Loaded = Leaf | Extension | Branch;
 
 const EMPTY = new Uint8Array(0);
 
-/** Hex-prefix encoding of a path (Yellow Paper appendix C). */
-function hexPrefix(path: number[], leaf: boolean): Uint8Array {
-  const odd = path.length & 1;
-  const out = new Uint8Array((path.length >> 1) + 1);
-  out[0] = ((leaf ? 2 : 0) + odd) << 4;
-  let i = 0;
-  if (odd) out[0] |= path[i++]!;
-  for (let j = 1; i < path.length; i += 2, j++) out[j] = (path[i]! << 4) | path[i + 1]!;
+/** Nibble `i` of `key` (keys are walked in place: no nibble array per get or put). */
+function nib(key: Uint8Array, i: number): number {
+  const b = key[i >> 1]!;
+  return i & 1 ? b & 15 : b >> 4;
+}
+
+/** The nibbles of `key` in [from, to). */
+function keyPath(key: Uint8Array, from: number, to: number = key.length * 2): number[] {
+  const out = new Array<number>(to - from);
+  for (let i = from; i < to; i++) out[i - from] = nib(key, i);
   return out;
 }
 
-/** Length of the common prefix of `path` and `key` from `at`. */
-function common(path: number[], key: number[], at: number): number {
+/** Length of the common prefix of `path` and `key`'s nibbles from `at`. */
+function common(path: number[], key: Uint8Array, at: number): number {
+  const n = Math.min(path.length, key.length * 2 - at);
   let i = 0;
-  while (i < path.length && path[i] === key[at + i]) i++;
+  while (i < n && path[i] === nib(key, at + i)) i++;
   return i;
 }
 
@@ -123,19 +121,18 @@ export class TrieUpdate {
 
   /** The value at a 32-byte (already hashed) key, or undefined. */
   get(key: Uint8Array): Uint8Array | undefined {
-    const path = nibbles(key);
     if (this.root === undefined) return undefined;
     let node = (this.root = this.load(this.root));
     let at = 0;
     for (;;) {
-      if (node.t === 0) return common(node.path, path, at) === node.path.length ? node.value : undefined;
+      if (node.t === 0) return common(node.path, key, at) === node.path.length ? node.value : undefined;
       if (node.t === 1) {
-        if (common(node.path, path, at) !== node.path.length) return undefined;
+        if (common(node.path, key, at) !== node.path.length) return undefined;
         at += node.path.length;
         node = node.child = this.load(node.child);
         continue;
       }
-      const i = path[at++]!;
+      const i = nib(key, at++);
       const c = node.children[i];
       if (c === undefined) return undefined;
       node = node.children[i] = this.load(c);
@@ -144,16 +141,16 @@ export class TrieUpdate {
 
   /** Sets (or, with an empty value, deletes) the value at a 32-byte (already hashed) key. */
   put(key: Uint8Array, value: Uint8Array): void {
-    const path = nibbles(key);
-    this.root = value.length === 0 ? this.remove(this.root, path, 0) : this.insert(this.root, path, 0, value);
+    this.root = value.length === 0 ? this.remove(this.root, key, 0) : this.insert(this.root, key, 0, value);
   }
 
-  private insert(n: Node | undefined, key: number[], at: number, value: Uint8Array): Loaded {
-    if (n === undefined) return { t: 0, path: key.slice(at), value };
+  private insert(n: Node | undefined, key: Uint8Array, at: number, value: Uint8Array): Loaded {
+    if (n === undefined) return { t: 0, path: keyPath(key, at), value };
     const node = this.load(n);
     if (node.t === 2) {
       const children = node.children.slice();
-      children[key[at]!] = this.insert(children[key[at]!], key, at + 1, value);
+      const i = nib(key, at);
+      children[i] = this.insert(children[i], key, at + 1, value);
       return { t: 2, children, value: node.value };
     }
     const cp = common(node.path, key, at);
@@ -166,13 +163,13 @@ export class TrieUpdate {
     const rest = node.path.slice(cp + 1);
     if (node.t === 0) children[node.path[cp]!] = { t: 0, path: rest, value: node.value };
     else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child } : node.child;
-    children[key[at + cp]!] = { t: 0, path: key.slice(at + cp + 1), value };
+    children[nib(key, at + cp)] = { t: 0, path: keyPath(key, at + cp + 1), value };
     const branch: Branch = { t: 2, children, value: EMPTY };
-    return cp > 0 ? { t: 1, path: key.slice(at, at + cp), child: branch } : branch;
+    return cp > 0 ? { t: 1, path: keyPath(key, at, at + cp), child: branch } : branch;
   }
 
   /** Removes `key` below `n`; returns `n` itself when the key was absent (so nothing above it changes). */
-  private remove(n: Node | undefined, key: number[], at: number): Node | undefined {
+  private remove(n: Node | undefined, key: Uint8Array, at: number): Node | undefined {
     if (n === undefined) return undefined;
     const node = this.load(n);
     if (node.t === 0) return common(node.path, key, at) === node.path.length ? undefined : n;
@@ -183,7 +180,7 @@ export class TrieUpdate {
       if (child === undefined) return undefined;
       return this.prefixed(node.path, child);
     }
-    const i = key[at]!;
+    const i = nib(key, at);
     const child = this.remove(node.children[i], key, at + 1);
     if (child === node.children[i]) return n;
     const children = node.children.slice();
@@ -226,36 +223,17 @@ export class TrieUpdate {
   /** A node's RLP, written straight from the node (no intermediate RLP structure: this is a block's hot path). */
   private encode(node: Loaded, store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
     if (node.t === 2) {
-      const refs = new Array<Uint8Array | undefined>(16);
-      let payload = stringLength(node.value);
+      const refs = new Array<Ref | undefined>(16);
       for (let i = 0; i < 16; i++) {
         const c = node.children[i];
-        if (c === undefined) {
-          payload += 1;
-          continue;
-        }
-        const r = (refs[i] = this.refOf(c, store));
-        payload += r.length === 32 ? 33 : r.length;
+        if (c !== undefined) refs[i] = this.refOf(c, store);
       }
-      const out = new Uint8Array(listHeaderLength(payload) + payload);
-      let pos = writeListHeader(out, payload);
-      for (let i = 0; i < 16; i++) {
-        const r = refs[i];
-        if (r === undefined) out[pos++] = 0x80;
-        else pos = writeRef(out, pos, r);
-      }
-      writeString(out, pos, node.value);
-      return out;
+      return encodeBranch(refs, node.value);
     }
-    const path = hexPrefix(node.path, node.t === 0);
-    const second = node.t === 0 ? node.value : this.refOf(node.child, store);
-    const secondLength = node.t === 0 ? stringLength(second) : second.length === 32 ? 33 : second.length;
-    const payload = stringLength(path) + secondLength;
-    const out = new Uint8Array(listHeaderLength(payload) + payload);
-    const pos = writeString(out, writeListHeader(out, payload), path);
-    if (node.t === 0) writeString(out, pos, second);
-    else writeRef(out, pos, second);
-    return out;
+    const p = node.path;
+    return node.t === 0
+      ? encodeLeaf(p, 0, p.length, node.value)
+      : encodeExtension(p, 0, p.length, this.refOf(node.child, store));
   }
 
   private refOf(node: Node, store: (hash: Uint8Array, rlp: Uint8Array) => void): Ref {
@@ -267,50 +245,4 @@ export class TrieUpdate {
     store(hash, enc);
     return (node.ref = hash);
   }
-}
-
-/** Bytes an RLP string takes. */
-function stringLength(b: Uint8Array): number {
-  const n = b.length;
-  if (n === 1 && b[0]! < 0x80) return 1;
-  return n < 56 ? 1 + n : n < 256 ? 2 + n : n < 65536 ? 3 + n : 4 + n;
-}
-
-/** Bytes an RLP list header takes for a payload of `n` bytes (a node's payload is below 2^24). */
-function listHeaderLength(n: number): number {
-  return n < 56 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : 4;
-}
-
-/** Writes a list header at 0; returns the offset after it. */
-function writeListHeader(out: Uint8Array, n: number): number {
-  return writeLength(out, 0, n, 0xc0);
-}
-
-function writeLength(out: Uint8Array, pos: number, n: number, base: number): number {
-  if (n < 56) {
-    out[pos] = base + n;
-    return pos + 1;
-  }
-  const lol = n < 256 ? 1 : n < 65536 ? 2 : 3;
-  out[pos] = base + 55 + lol;
-  for (let i = lol; i > 0; i--, n >>>= 8) out[pos + i] = n & 0xff;
-  return pos + 1 + lol;
-}
-
-/** Writes an RLP string; returns the offset after it. */
-function writeString(out: Uint8Array, pos: number, b: Uint8Array): number {
-  if (b.length === 1 && b[0]! < 0x80) {
-    out[pos] = b[0]!;
-    return pos + 1;
-  }
-  pos = writeLength(out, pos, b.length, 0x80);
-  out.set(b, pos);
-  return pos + b.length;
-}
-
-/** Writes a child reference: a hash as an RLP string, an embedded node's encoding as it is. */
-function writeRef(out: Uint8Array, pos: number, ref: Ref): number {
-  if (ref.length === 32) return writeString(out, pos, ref);
-  out.set(ref, pos);
-  return pos + ref.length;
 }

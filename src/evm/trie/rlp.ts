@@ -73,9 +73,19 @@ function write(item: RlpItem, out: Uint8Array, pos: number, listSizes: number[],
 
 /** The RLP encoding of an item. */
 export function rlpEncode(item: RlpItem): Uint8Array {
+  return rlpEncodeAfter(item, 0);
+}
+
+/**
+ * `prefix` bytes the caller fills in, then the RLP encoding of `item` (a typed receipt's type byte comes first).
+ * Written into `scratch` when it fits: a view the caller uses up before it reuses the scratch (a value that is only
+ * hashed then costs no allocation); else into a new array.
+ */
+export function rlpEncodeAfter(item: RlpItem, prefix: number, scratch?: Uint8Array): Uint8Array {
   const listSizes: number[] = [];
-  const out = new Uint8Array(measure(item, listSizes));
-  write(item, out, 0, listSizes, { i: 0 });
+  const size = prefix + measure(item, listSizes);
+  const out = scratch !== undefined && scratch.length >= size ? scratch.subarray(0, size) : new Uint8Array(size);
+  write(item, out, prefix, listSizes, { i: 0 });
   return out;
 }
 

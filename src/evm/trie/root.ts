@@ -2,12 +2,13 @@
 // the fuzzer need roots of whole account maps, and blocks the roots of their transactions, receipts and withdrawals;
 // none needs proofs or incremental updates.
 import { keccak256 } from '../keccak.ts';
-import { bigintToBytes, rlpEncode, type RlpItem } from './rlp.ts';
+import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from './node.ts';
+import { bigintToBytes, rlpEncode } from './rlp.ts';
 
 /** A keccak-256 implementation (the engine's by default; a caller may pass the one it already holds). */
 export type Hash = (data: Uint8Array) => Uint8Array;
 
-const EMPTY = new Uint8Array(0);
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 /** keccak256(rlp("")): the root of a trie with no entries. */
 export const EMPTY_TRIE_ROOT = Uint8Array.from(
@@ -23,68 +24,62 @@ function toNibbles(key: Uint8Array): Uint8Array {
   return out;
 }
 
-// Hex-prefix encoding of a nibble path (Yellow Paper appendix C): flag 2 marks a leaf, +1 an odd length.
-function hexPrefix(nibbles: Uint8Array, leaf: boolean): Uint8Array {
-  const odd = nibbles.length % 2;
-  const out = new Uint8Array(1 + (nibbles.length >> 1));
-  const flag = (leaf ? 2 : 0) + odd;
-  let i = 0;
-  if (odd === 1) {
-    out[0] = (flag << 4) | nibbles[0]!;
-    i = 1;
-  } else {
-    out[0] = flag << 4;
-  }
-  for (let o = 1; i < nibbles.length; i += 2, o++) out[o] = (nibbles[i]! << 4) | nibbles[i + 1]!;
-  return out;
-}
-
-// A child reference: the node itself when its encoding is shorter than 32 bytes, its hash otherwise.
-function reference(node: RlpItem, hash: Hash): RlpItem {
-  const encoded = rlpEncode(node);
-  return encoded.length < 32 ? node : hash(encoded);
-}
-
+/**
+ * Builds the nodes over sorted nibble keys, each written once, straight to its RLP, into one scratch buffer: a node
+ * is hashed (or, embedded, copied) before the next is written, so hashed nodes cost no allocation.
+ */
 class Builder {
+  private readonly scratch = new Uint8Array(4096);
+
   constructor(
     private readonly keys: Uint8Array[],
-    private readonly values: Uint8Array[],
+    /** The value of the entry at a sorted position (a view it may reuse: it is copied into the leaf at once). */
+    private readonly valueAt: (position: number) => Uint8Array,
     private readonly hash: Hash,
   ) {}
 
-  /** The node holding entries [lo, hi) whose keys agree on their first `depth` nibbles. */
-  node(lo: number, hi: number, depth: number): RlpItem {
+  /** The root hash. */
+  root(): Uint8Array {
+    return this.hash(this.node(0, this.keys.length, 0));
+  }
+
+  /** The encoding of the node holding entries [lo, hi) whose keys agree on their first `depth` nibbles. */
+  private node(lo: number, hi: number, depth: number): Uint8Array {
     const keys = this.keys;
-    if (hi - lo === 1) return [hexPrefix(keys[lo]!.subarray(depth), true), this.values[lo]!];
-    // Keys are sorted, so the prefix shared by all is the one the first and the last share.
     const first = keys[lo]!;
+    if (hi - lo === 1) return encodeLeaf(first, depth, first.length, this.valueAt(lo), this.scratch);
+    // Keys are sorted, so the prefix shared by all is the one the first and the last share.
     const last = keys[hi - 1]!;
     let shared = 0;
     const max = Math.min(first.length, last.length) - depth;
     while (shared < max && first[depth + shared] === last[depth + shared]) shared++;
     if (shared > 0) {
-      return [
-        hexPrefix(first.subarray(depth, depth + shared), false),
-        reference(this.branch(lo, hi, depth + shared), this.hash),
-      ];
+      const branch = this.ref(this.branch(lo, hi, depth + shared));
+      return encodeExtension(first, depth, depth + shared, branch, this.scratch);
     }
     return this.branch(lo, hi, depth);
   }
 
-  private branch(lo: number, hi: number, depth: number): RlpItem[] {
+  /** A child's reference: its encoding (copied out of the scratch) when shorter than 32 bytes, its hash otherwise. */
+  private ref(encoded: Uint8Array): Ref {
+    return encoded.length < 32 ? encoded.slice() : this.hash(encoded);
+  }
+
+  private branch(lo: number, hi: number, depth: number): Uint8Array {
     const keys = this.keys;
-    const children: RlpItem[] = new Array<RlpItem>(17).fill(EMPTY);
+    const children = new Array<Ref | undefined>(16);
+    let value = EMPTY;
     let i = lo;
     // A key that ends here (only possible when keys differ in length) is the branch's value.
-    if (keys[i]!.length === depth) children[16] = this.values[i++]!;
+    if (keys[i]!.length === depth) value = this.valueAt(i++).slice();
     while (i < hi) {
       const nibble = keys[i]![depth]!;
       let j = i + 1;
       while (j < hi && keys[j]![depth] === nibble) j++;
-      children[nibble] = reference(this.node(i, j, depth + 1), this.hash);
+      children[nibble] = this.ref(this.node(i, j, depth + 1));
       i = j;
     }
-    return children;
+    return encodeBranch(children, value, this.scratch);
   }
 }
 
@@ -102,18 +97,56 @@ export function trieRoot(
   for (let i = 1; i < present.length; i++) {
     if (Buffer.compare(present[i - 1]![0], present[i]![0]) === 0) throw new Error('trieRoot: duplicate key');
   }
-  const builder = new Builder(
+  return new Builder(
     present.map(([k]) => toNibbles(k)),
-    present.map(([, v]) => v),
+    (i) => present[i]![1],
     hash,
-  );
-  return hash(rlpEncode(builder.node(0, present.length, 0)));
+  ).root();
+}
+
+/**
+ * Nibbles of rlp(i), the key of entry i in a block's transactions, receipts and withdrawals tries: 0x80 for 0,
+ * the byte itself below 0x80, else 0x80 + length and the big-endian bytes.
+ */
+function indexKey(i: number): Uint8Array {
+  if (i === 0) return Uint8Array.of(8, 0);
+  if (i < 0x80) return Uint8Array.of(i >> 4, i & 15);
+  const bytes: number[] = [];
+  for (let v = i; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
+  return toNibbles(Uint8Array.from([0x80 + bytes.length, ...bytes]));
 }
 
 /** Root of values keyed by rlp(index): the transactions, receipts and withdrawals tries of a block. */
 export function indexedTrieRoot(values: readonly Uint8Array[], hash: Hash = keccak256): Uint8Array {
-  return trieRoot(
-    values.map((v, i) => [rlpEncode(bigintToBytes(BigInt(i))), v] as const),
+  // An empty value means "absent" (as in trieRoot); block tries never hold one, so that case takes the general path.
+  if (values.some((v) => v.length === 0)) {
+    return trieRoot(
+      values.map((v, i) => [rlpEncode(bigintToBytes(BigInt(i))), v] as const),
+      hash,
+    );
+  }
+  return indexedTrieRootOf(values.length, (i) => values[i]!, hash);
+}
+
+/**
+ * Root of `n` values keyed by rlp(index), each made by `valueAt(i)` when its leaf is written (a view it may reuse
+ * for the next: the leaf copies it at once); every value must be non-empty. The keys' byte order is known without
+ * sorting: 1..127 (one byte each), then 0 (0x80), then 128.. (0x81 xx, 0x82 xx xx, ..., longer encodings starting
+ * higher, equal lengths ordered by value).
+ */
+export function indexedTrieRootOf(n: number, valueAt: (i: number) => Uint8Array, hash: Hash = keccak256): Uint8Array {
+  if (n === 0) return EMPTY_TRIE_ROOT;
+  const order: number[] = [];
+  for (let i = 1; i < n && i < 0x80; i++) order.push(i);
+  order.push(0);
+  for (let i = 0x80; i < n; i++) order.push(i);
+  return new Builder(
+    order.map(indexKey),
+    (position) => {
+      const v = valueAt(order[position]!);
+      if (v.length === 0) throw new Error('indexedTrieRootOf: empty value');
+      return v;
+    },
     hash,
-  );
+  ).root();
 }

@@ -105,6 +105,23 @@ describe('trie root', () => {
     }
   });
 
+  test('matches @ethereumjs/mpt with long keys (hex-prefixed paths of 56 bytes and more)', async () => {
+    const next = rng(5);
+    for (const n of [1, 2, 9, 40]) {
+      const map = new Map<string, Uint8Array>();
+      // A shared 120-byte stem: extensions and leaves whose paths need a long RLP string header.
+      const stem = randomBytes(next, 120);
+      for (let i = 0; i < n; i++) {
+        const key = Uint8Array.from([...stem.subarray(0, 60 + (i % 3) * 30), ...randomBytes(next, 1 + (i % 70))]);
+        map.set(hex(key), randomBytes(next, 1 + (i % 50)));
+      }
+      const oracle = new MerklePatriciaTrie();
+      for (const [k, v] of map) await oracle.put(Buffer.from(k, 'hex'), v);
+      const ours = trieRoot([...map].map(([k, v]) => [Uint8Array.from(Buffer.from(k, 'hex')), v] as const));
+      assert.equal(hex(ours), hex(oracle.root()), `${n} keys`);
+    }
+  });
+
   test('state root matches a secure @ethereumjs/mpt built account by account', async () => {
     const next = rng(5);
     for (let round = 0; round < 20; round++) {
