@@ -197,7 +197,9 @@ function suite(choice: TransportChoice): void {
         );
         r.on('error', reject);
         const chunk = Buffer.alloc(1 << 20, 0x20);
-        // Six 1 MiB chunks exceed 5 MiB; the server must answer without waiting for the end.
+        // Six 1 MiB chunks exceed 5 MiB and the upload never ends: the server answers without buffering it, at once
+        // (node:http, whose close then lingers) or after the linger (uWS, which resets a connection whose chunked
+        // upload goes on under a written reply: it answers once the upload ends, or LINGER_MS after the limit).
         let sent = 0;
         const pump = (): void => {
           while (sent < 6) {
