@@ -2,7 +2,7 @@
 // LastResultsHash, so they must not move when a message is reworded.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rejectReasonOf } from '../app/evm/ethereumjs.ts';
+import { rejectReasonOf } from '../../test/helpers/rejectReason.ts';
 import { InvalidParamsError, NotFoundError, TxRejectedError, type TxRejectReason } from '../errors/index.ts';
 import { abciCode, rejectCode } from './codes.ts';
 

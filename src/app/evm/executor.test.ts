@@ -27,7 +27,7 @@ import { ArchiveStateReader, type CarriedTries } from './archiveReader.ts';
 import { blockHashSource } from '../../../test/helpers/blockHashes.ts';
 import { createChainCommon } from './common.ts';
 import { blockEnvOf } from './engineTx.ts';
-import { rejectReasonOf } from './ethereumjs.ts';
+import { rejectReasonOf } from '../../../test/helpers/rejectReason.ts';
 import { effectiveGasPrice, executeBlock, type BlockExecution, type ExecTx } from './executor.ts';
 import { writeState, type WriteOptions } from './stateWrite.ts';
 import { executionState } from '../../../test/helpers/ethereumjsState.ts';

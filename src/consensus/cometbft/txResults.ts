@@ -4,7 +4,6 @@
 // (bad nonce, no funds, undecodable) gets a non-zero code, no gas, and no Ethereum receipt.
 import type { ExecTxResult, Event } from 'cosmjs-types/tendermint/abci/types';
 import type { FinalizeResult } from '../../app/app.ts';
-import { rejectReasonOf } from '../../app/evm/ethereumjs.ts';
 import type { ExecTx } from '../../app/evm/executor.ts';
 import { abciCode } from '../../abci/codes.ts';
 import { TxRejectedError } from '../../errors/index.ts';
@@ -14,8 +13,8 @@ import { bytesEqual, bytesToHex } from '../../primitives/hex.ts';
 export type BlockTx = { item: ExecTx } | { error: Error };
 
 function failed(err: Error, gasWanted: bigint): ExecTxResult {
-  const rejection =
-    err instanceof TxRejectedError ? err : new TxRejectedError(rejectReasonOf(err.message), err.message);
+  // The decoder and the engine give every refusal a typed reason; anything else is a fault of Kestrel's own, code 18.
+  const rejection = err instanceof TxRejectedError ? err : new TxRejectedError('other', err.message);
   const { code, codespace, log } = abciCode(rejection);
   // ethereumjs appends a dump of the VM state to its messages: keep the reason only.
   return {

@@ -1,7 +1,7 @@
-// What is left of the ethereumjs adapter: the ABCI reason of a tx a block could not include, read from its message.
-// Block execution runs on Kestrel's engine (with geth's words); the classes stay those the ethereumjs-era messages
-// had, because the codes are part of CometBFT's LastResultsHash and chains holding such blocks must still replay.
-import type { TxRejectReason } from '../../errors/index.ts';
+// The rejection reason a geth- or ethereumjs-worded refusal message stands for, with the classes those messages had
+// as ABCI codes. Tests only: Kestrel's engine and decoder give typed reasons, and the tests check that a message
+// read back lands on the same code (and build expected rejections from the ethereumjs oracle's messages).
+import type { TxRejectReason } from '../../src/errors/index.ts';
 
 /**
  * Why ethereumjs refused a transaction, read from its message (runTx and tx decoding throw plain Errors). The

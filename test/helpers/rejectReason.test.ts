@@ -1,7 +1,7 @@
-// The ABCI reasons of block-rejected txs, by message (the classes their codes had; see ethereumjs.ts).
+// The ABCI reasons of block-rejected txs, by message (the classes their codes had; see rejectReason.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rejectReasonOf } from './ethereumjs.ts';
+import { rejectReasonOf } from './rejectReason.ts';
 
 describe('block rejection reasons', () => {
   it('classifies block-execution refusals as the ABCI codes had them', () => {
