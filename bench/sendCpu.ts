@@ -1,0 +1,75 @@
+// The ERC20 write workload with 32 in flight (`npm run bench`'s write.erc20.inflight: same presigned txs, same
+// sendAll) against one or more launchers, reporting beside tx/s the node process's CPU time per mined tx and the
+// number of blocks it took: the figures a busy machine distorts least. With several launchers (e.g. another
+// checkout's bin/kestreld.js) the runs alternate. Usage:
+//   N=3000 ROUNDS=3 node --import tsx bench/sendCpu.ts [--prof] <launcher> [launcher ...]
+// A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
+// --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileContracts, tokenConstructorArgs } from './lib/contracts.ts';
+import { RpcClient } from './lib/rpc.ts';
+import { devAccounts } from './lib/tx.ts';
+import { kestrelStart } from './nodes/kestrel.ts';
+import { REPO_ROOT } from './nodes/paths.ts';
+import { spawnNode } from './nodes/process.ts';
+import type { RunningNode } from './nodes/types.ts';
+import { deploy, type Chain } from './workloads/chain.ts';
+import { sendAll } from './workloads/send.ts';
+import { WRITE_KINDS, writeTxs } from './workloads/writes.ts';
+
+const launchers = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+if (launchers.length === 0) throw new Error('usage: bench/sendCpu.ts [--prof] <launcher> [launcher ...]');
+const prof = process.argv.includes('--prof');
+const profDir = process.env.PROF_DIR ?? join(tmpdir(), 'kestrel-sendcpu-prof');
+const total = Number(process.env.N ?? 2000);
+const rounds = Number(process.env.ROUNDS ?? 1);
+if (!Number.isInteger(total) || total < 1 || !Number.isInteger(rounds) || rounds < 1)
+  throw new Error('N and ROUNDS must be positive integers');
+const kind = WRITE_KINDS.find((k) => k.id === 'write.erc20.inflight')!;
+
+/** User + system CPU time of a process in ms (clock ticks at Linux's usual 100 Hz). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const code = compileContracts();
+const senders = devAccounts(10);
+for (let r = 0; r < rounds; r++) {
+  for (const spec of launchers) {
+    const [launcher, ...flags] = spec.split('+') as [string, ...string[]];
+    const base = mkdtempSync(join(tmpdir(), 'kestrel-sendcpu-'));
+    const { url, args } = await kestrelStart(launcher, join(base, 'home'), flags);
+    const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+    const s = await spawnNode('kestrel', process.execPath, [...nodeArgs, ...args], url, { cwd: REPO_ROOT });
+    const client = new RpcClient(url, 60_000, 8);
+    try {
+      const node = { name: 'kestrel', url } as RunningNode;
+      const chain: Chain = { node, client, chainId: BigInt(await client.call<string>('eth_chainId')) };
+      const holders = senders.map((a) => a.address);
+      const token = await deploy(chain, senders[0]!, code.token + tokenConstructorArgs(holders, 10n ** 30n));
+      const txs = await writeTxs(chain, kind, senders, total, token);
+      const blocks0 = Number(await client.call<string>('eth_blockNumber'));
+      const cpu0 = cpuMs(s.pid);
+      const o = await sendAll(url, txs, {
+        mode: 'inflight',
+        inflight: 32,
+        stallMs: 15_000,
+        maxMs: 60_000,
+        requestTimeoutMs: 10_000,
+      });
+      const cpu = cpuMs(s.pid) - cpu0;
+      const blocks = Number(await client.call<string>('eth_blockNumber')) - blocks0;
+      console.log(
+        `${spec}: ${(o.mined / o.seconds).toFixed(0)} tx/s, mined ${o.mined}/${o.total} (rejected ${o.rejected}), ` +
+          `CPU ${((cpu * 1000) / Math.max(o.mined, 1)).toFixed(0)} us/tx, ${blocks} blocks, load ${loadavg()[0]!.toFixed(2)}`,
+      );
+    } finally {
+      client.close();
+      await s.stop();
+      rmSync(base, { recursive: true, force: true });
+    }
+  }
+}
