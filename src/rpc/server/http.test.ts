@@ -332,12 +332,18 @@ function suite(choice: TransportChoice): void {
       const { port } = servers[0]!;
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const once = () =>
-        new Promise<{ header: string | undefined; socket: net.Socket }>((resolve, reject) => {
+        new Promise<{ header: string | undefined; hint: string | undefined; socket: net.Socket }>((resolve, reject) => {
           const r = http.request(
             { host: '127.0.0.1', port, method: 'POST', agent, headers: { 'Content-Type': 'application/json' } },
             (res) => {
               res.resume();
-              res.on('end', () => resolve({ header: res.headers.connection, socket: r.socket as net.Socket }));
+              res.on('end', () =>
+                resolve({
+                  header: res.headers.connection,
+                  hint: res.headers['keep-alive'] as string | undefined,
+                  socket: r.socket as net.Socket,
+                }),
+              );
             },
           );
           r.on('error', reject);
@@ -349,6 +355,11 @@ function suite(choice: TransportChoice): void {
       // HTTP/1.1 is persistent by default: node:http says so in a header, uWebSockets.js does not.
       assert.ok(a.header === 'keep-alive' || a.header === undefined, `Connection: ${a.header}`);
       assert.equal(a.socket, b.socket);
+      // Pooling clients (Node's agent, undici) retire an idle socket a second before this hint; without it they
+      // reuse one that uWS's fixed idle close (10 s, ticking every 4 s: from 8 s) is ending, and see "socket hang up".
+      const hint = Number(/^timeout=(\d+)$/.exec(a.hint ?? '')?.[1]);
+      assert.ok(hint >= 2, `Keep-Alive: ${a.hint}`);
+      if (choice.kind === 'uws') assert.ok(hint <= 8, `Keep-Alive: ${a.hint} outlives uWS's idle close`);
     });
 
     it('drops a client that never finishes its request', { timeout: 15_000 }, async () => {
