@@ -5,7 +5,7 @@ import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
 import { indexedTrieRoot, indexedTrieRootOf, type Hash } from '../evm/trie/root.ts';
 import { bigintToMinBytes } from '../evm/bytes.ts';
-import { rlpEncode, rlpEncodeAfter } from '../evm/trie/rlp.ts';
+import { rlpEncode, rlpEncodeAfter, rlpHeaderLength } from '../evm/trie/rlp.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */
@@ -101,11 +101,6 @@ export function blockBloom(receipts: ReceiptRecord[]): Uint8Array {
     for (let i = 0; i < 256; i += 4) out.setUint32(i, out.getUint32(i) | b.getUint32(i));
   }
   return bloom;
-}
-
-/** Bytes an RLP header takes before a string or list of `n` bytes. */
-function rlpHeaderLength(n: number): number {
-  return n < 56 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : n < 16777216 ? 4 : 5;
 }
 
 /**

@@ -8,21 +8,11 @@ import { keccak256 } from '../../evm/keccak.ts';
 import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import type { NodeReader } from '../state/trieGet.ts';
+import { codeStoreKey } from '../state/walk.ts';
 import { TrieUpdate } from './trieUpdate.ts';
 import type { LoadedTries } from './archiveReader.ts';
 
-/** ethereumjs' key prefix of code entries in the trie store ('c'). */
-const CODE_PREFIX = 0x63;
-
 const EMPTY = new Uint8Array(0);
-
-/** The store key of a contract's code. */
-export function codeKey(codeHash: Uint8Array): Uint8Array {
-  const k = new Uint8Array(33);
-  k[0] = CODE_PREFIX;
-  k.set(codeHash, 1);
-  return k;
-}
 
 /** What a block's writer may borrow and report besides the new root. */
 export interface WriteOptions {
@@ -75,7 +65,7 @@ export function writeState(
       tries?.storage.push([storageRoot, storage]);
     }
     storageRoots?.push(storageRoot);
-    if (d.code !== undefined) put(codeKey(d.codeHash), d.code);
+    if (d.code !== undefined) put(codeStoreKey(d.codeHash), d.code);
     accounts.put(key, rlpEncode([bigintToMinBytes(d.nonce), bigintToMinBytes(d.balance), storageRoot, d.codeHash]));
   }
   const root = accounts.commit(put);

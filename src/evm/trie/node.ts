@@ -2,6 +2,7 @@
 // of them (state, transactions and receipts tries), so each is sized once and written into one buffer.
 // A child is referenced in its parent by its 32-byte hash (written as an RLP string), or, when its encoding is
 // shorter than 32 bytes, by that encoding embedded as is; the length tells the two apart.
+import { rlpHeaderLength, rlpStringLength, writeRlpHeader, writeRlpString } from './rlp.ts';
 
 /** A node's reference in its parent: its hash, or its own encoding when shorter than 32 bytes. */
 export type Ref = Uint8Array;
@@ -28,7 +29,7 @@ function writeHexPrefixBytes(
 /** Bytes the hex-prefixed path [from, to) takes as an RLP string (its one byte, below 0x80, when alone). */
 function pathLength(from: number, to: number): number {
   const n = ((to - from) >> 1) + 1;
-  return n === 1 ? 1 : lengthOfHeader(n) + n;
+  return n === 1 ? 1 : rlpHeaderLength(n) + n;
 }
 
 /** Writes the hex-prefixed path [from, to) as an RLP string. */
@@ -41,7 +42,7 @@ function writePath(
   leaf: boolean,
 ): number {
   const n = ((to - from) >> 1) + 1;
-  if (n > 1) pos = writeHeader(out, pos, n, 0x80);
+  if (n > 1) pos = writeRlpHeader(out, pos, n, 0x80);
   return writeHexPrefixBytes(out, pos, path, from, to, leaf);
 }
 
@@ -61,9 +62,9 @@ export function encodeLeaf(
   value: Uint8Array,
   scratch?: Uint8Array,
 ): Uint8Array {
-  const payload = pathLength(from, to) + stringLength(value);
-  const out = target(lengthOfHeader(payload) + payload, scratch);
-  writeString(out, writePath(out, writeHeader(out, 0, payload, 0xc0), path, from, to, true), value);
+  const payload = pathLength(from, to) + rlpStringLength(value);
+  const out = target(rlpHeaderLength(payload) + payload, scratch);
+  writeRlpString(out, writePath(out, writeRlpHeader(out, 0, payload, 0xc0), path, from, to, true), value);
   return out;
 }
 
@@ -76,8 +77,8 @@ export function encodeExtension(
   scratch?: Uint8Array,
 ): Uint8Array {
   const payload = pathLength(from, to) + refLength(child);
-  const out = target(lengthOfHeader(payload) + payload, scratch);
-  writeRef(out, writePath(out, writeHeader(out, 0, payload, 0xc0), path, from, to, false), child);
+  const out = target(rlpHeaderLength(payload) + payload, scratch);
+  writeRef(out, writePath(out, writeRlpHeader(out, 0, payload, 0xc0), path, from, to, false), child);
   return out;
 }
 
@@ -87,27 +88,20 @@ export function encodeBranch(
   value: Uint8Array,
   scratch?: Uint8Array,
 ): Uint8Array {
-  let payload = stringLength(value);
+  let payload = rlpStringLength(value);
   for (let i = 0; i < 16; i++) {
     const c = children[i];
     payload += c === undefined ? 1 : refLength(c);
   }
-  const out = target(lengthOfHeader(payload) + payload, scratch);
-  let pos = writeHeader(out, 0, payload, 0xc0);
+  const out = target(rlpHeaderLength(payload) + payload, scratch);
+  let pos = writeRlpHeader(out, 0, payload, 0xc0);
   for (let i = 0; i < 16; i++) {
     const c = children[i];
     if (c === undefined) out[pos++] = 0x80;
     else pos = writeRef(out, pos, c);
   }
-  writeString(out, pos, value);
+  writeRlpString(out, pos, value);
   return out;
-}
-
-/** Bytes an RLP string takes. */
-function stringLength(b: Uint8Array): number {
-  const n = b.length;
-  if (n === 1 && b[0]! < 0x80) return 1;
-  return lengthOfHeader(n) + n;
 }
 
 /** Bytes a reference takes in its parent. */
@@ -115,37 +109,9 @@ function refLength(r: Ref): number {
   return r.length === 32 ? 33 : r.length;
 }
 
-/** Bytes an RLP header takes for a payload of `n` bytes (a node's payload, or a value, is below 2^32). */
-function lengthOfHeader(n: number): number {
-  return n < 56 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : n < 16777216 ? 4 : 5;
-}
-
-/** Writes a string or list header at `pos`; returns the offset after it. */
-function writeHeader(out: Uint8Array, pos: number, n: number, base: number): number {
-  if (n < 56) {
-    out[pos] = base + n;
-    return pos + 1;
-  }
-  const lol = lengthOfHeader(n) - 1;
-  out[pos] = base + 55 + lol;
-  for (let i = lol; i > 0; i--, n = Math.floor(n / 256)) out[pos + i] = n & 0xff;
-  return pos + 1 + lol;
-}
-
-/** Writes an RLP string; returns the offset after it. */
-function writeString(out: Uint8Array, pos: number, b: Uint8Array): number {
-  if (b.length === 1 && b[0]! < 0x80) {
-    out[pos] = b[0]!;
-    return pos + 1;
-  }
-  pos = writeHeader(out, pos, b.length, 0x80);
-  out.set(b, pos);
-  return pos + b.length;
-}
-
 /** Writes a child reference: a hash as an RLP string, an embedded node's encoding as it is. */
 function writeRef(out: Uint8Array, pos: number, ref: Ref): number {
-  if (ref.length === 32) return writeString(out, pos, ref);
+  if (ref.length === 32) return writeRlpString(out, pos, ref);
   out.set(ref, pos);
   return pos + ref.length;
 }

@@ -18,13 +18,16 @@ export class RlpError extends Error {
   }
 }
 
-function lengthOfLength(n: number): number {
-  let bytes = 0;
-  while (n > 0) {
-    bytes++;
-    n = Math.floor(n / 256);
-  }
-  return bytes;
+/** Bytes an RLP header takes before a string or list of `n` bytes (payloads here stay below 2^32). */
+export function rlpHeaderLength(n: number): number {
+  return n < 56 ? 1 : n < 256 ? 2 : n < 65536 ? 3 : n < 16777216 ? 4 : 5;
+}
+
+/** Bytes a byte string takes RLP-encoded (a single byte below 0x80 is its own encoding). */
+export function rlpStringLength(b: Uint8Array): number {
+  const n = b.length;
+  if (n === 1 && b[0]! < 0x80) return 1;
+  return rlpHeaderLength(n) + n;
 }
 
 // Payload sizes of the lists, in the order the writer meets them (depth-first), so each list is sized once.
@@ -32,41 +35,42 @@ function measure(item: RlpItem, listSizes: number[]): number {
   if (item instanceof Uint8Array) {
     const n = item.length;
     if (n === 1 && item[0]! < 0x80) return 1;
-    return n < 56 ? 1 + n : 1 + lengthOfLength(n) + n;
+    return rlpHeaderLength(n) + n;
   }
   const slot = listSizes.length;
   listSizes.push(0);
   let payload = 0;
   for (const child of item) payload += measure(child, listSizes);
   listSizes[slot] = payload;
-  return payload < 56 ? 1 + payload : 1 + lengthOfLength(payload) + payload;
+  return rlpHeaderLength(payload) + payload;
 }
 
-function writeHeader(out: Uint8Array, pos: number, length: number, shortBase: number): number {
-  if (length < 56) {
-    out[pos] = shortBase + length;
+/** Writes the header of a string (base 0x80) or list (base 0xc0) of `n` payload bytes; returns the offset after it. */
+export function writeRlpHeader(out: Uint8Array, pos: number, n: number, base: number): number {
+  if (n < 56) {
+    out[pos] = base + n;
     return pos + 1;
   }
-  const lol = lengthOfLength(length);
-  out[pos] = shortBase + 55 + lol;
-  for (let i = lol; i > 0; i--) {
-    out[pos + i] = length & 0xff;
-    length = Math.floor(length / 256);
-  }
+  const lol = rlpHeaderLength(n) - 1;
+  out[pos] = base + 55 + lol;
+  for (let i = lol; i > 0; i--, n = Math.floor(n / 256)) out[pos + i] = n & 0xff;
   return pos + 1 + lol;
 }
 
-function write(item: RlpItem, out: Uint8Array, pos: number, listSizes: number[], cursor: { i: number }): number {
-  if (item instanceof Uint8Array) {
-    if (item.length === 1 && item[0]! < 0x80) {
-      out[pos] = item[0]!;
-      return pos + 1;
-    }
-    pos = writeHeader(out, pos, item.length, 0x80);
-    out.set(item, pos);
-    return pos + item.length;
+/** Writes a byte string RLP-encoded; returns the offset after it. */
+export function writeRlpString(out: Uint8Array, pos: number, b: Uint8Array): number {
+  if (b.length === 1 && b[0]! < 0x80) {
+    out[pos] = b[0]!;
+    return pos + 1;
   }
-  pos = writeHeader(out, pos, listSizes[cursor.i++]!, 0xc0);
+  pos = writeRlpHeader(out, pos, b.length, 0x80);
+  out.set(b, pos);
+  return pos + b.length;
+}
+
+function write(item: RlpItem, out: Uint8Array, pos: number, listSizes: number[], cursor: { i: number }): number {
+  if (item instanceof Uint8Array) return writeRlpString(out, pos, item);
+  pos = writeRlpHeader(out, pos, listSizes[cursor.i++]!, 0xc0);
   for (const child of item) pos = write(child, out, pos, listSizes, cursor);
   return pos;
 }
