@@ -33,5 +33,10 @@ export class TraceAbort extends ExecutionError {
   override name = 'TraceAbort';
 }
 
+/** The request's trace output went over its byte budget: fails the whole request, even one tx of a block trace. */
+export class OutputCapExceeded extends TraceAbort {
+  override name = 'OutputCapExceeded';
+}
+
 /** geth's message when the trace deadline passes. */
 export const TIMEOUT_MESSAGE = 'execution timeout';

@@ -11,7 +11,7 @@ import type { CallOverrides } from '../primitives/overrides.ts';
 import { Semaphore } from '../primitives/semaphore.ts';
 import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
-import { TraceAbort } from './errors.ts';
+import { OutputCapExceeded, TraceAbort } from './errors.ts';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './js/limits.ts';
 import { PrestateTracer } from './prestateTracer.ts';
 import { BlockReplay, type ReplayDeps, type TracerFactory } from './replay.ts';
@@ -191,7 +191,7 @@ export class TraceService {
         try {
           out.push({ txHash, result: await trace(i) });
         } catch (e) {
-          if (!(e instanceof TraceAbort) || e.message.startsWith('trace output exceeds')) throw e;
+          if (!(e instanceof TraceAbort) || e instanceof OutputCapExceeded) throw e;
           out.push({ txHash, error: e.message });
         }
       }

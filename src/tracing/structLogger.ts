@@ -1,6 +1,6 @@
 // The default tracer: one entry per executed opcode, as geth's struct logger records it.
 import { bareHex, bigintToBytes } from '../primitives/hex.ts';
-import { TraceAbort } from './errors.ts';
+import { OutputCapExceeded } from './errors.ts';
 import type {
   FrameEnter,
   StepEvent,
@@ -26,7 +26,7 @@ export class OutputBudget {
   charge(bytes: number): void {
     this.used += bytes;
     if (this.maxBytes > 0 && this.used > this.maxBytes) {
-      throw new TraceAbort(
+      throw new OutputCapExceeded(
         `trace output exceeds ${Math.round(this.maxBytes / 1048576)} MiB; set "limit", "disableStack" or leave memory disabled`,
       );
     }

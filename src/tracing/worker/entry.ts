@@ -8,7 +8,7 @@ import { initEngine } from '../../evm/index.ts';
 import { createFastKeccak, createSharedCommon } from '../../app/evm/common.ts';
 import { ExecutionError } from '../../errors/index.ts';
 import { traceCallWith } from '../callTrace.ts';
-import { TraceAbort } from '../errors.ts';
+import { OutputCapExceeded, TraceAbort } from '../errors.ts';
 import { JsTracer } from '../js/jsTracer.ts';
 import { SandboxHost } from '../js/sandbox.ts';
 import { BlockReplay, type ReplayDeps, type TracerFactory } from '../replay.ts';
@@ -55,7 +55,14 @@ port.on('message', (job: Job) => {
   run(job).then(
     (value) => post({ type: 'done', id: job.id, value }),
     (e: unknown) => {
-      const kind: FailureKind = e instanceof TraceAbort ? 'abort' : e instanceof ExecutionError ? 'execution' : 'other';
+      const kind: FailureKind =
+        e instanceof OutputCapExceeded
+          ? 'outputCap'
+          : e instanceof TraceAbort
+            ? 'abort'
+            : e instanceof ExecutionError
+              ? 'execution'
+              : 'other';
       post({ type: 'failed', id: job.id, kind, message: e instanceof Error ? e.message : String(e) });
     },
   );

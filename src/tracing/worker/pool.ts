@@ -4,10 +4,10 @@
 // built-in call, and a fresh one is started in the background to take its place.
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { ExecutionError } from '../../errors/index.ts';
-import { TIMEOUT_MESSAGE, TraceAbort } from '../errors.ts';
+import { OutputCapExceeded, TIMEOUT_MESSAGE, TraceAbort } from '../errors.ts';
 import type { SandboxLimits } from '../js/limits.ts';
 import type { NodeReader } from '../syncState.ts';
-import type { Job, JobBody, Reply, WorkerInit } from './protocol.ts';
+import type { FailureKind, Job, JobBody, Reply, WorkerInit } from './protocol.ts';
 import { serveReads } from './readBridge.ts';
 
 /** How long past its deadline a tracer may run before its worker is terminated (it normally stops itself). */
@@ -133,7 +133,7 @@ class TraceWorker {
     clearTimeout(r.timer);
     this.running = undefined;
     if (m.type === 'done') r.resolve(m.value);
-    else r.reject(m.kind === 'abort' ? new TraceAbort(m.message) : new ExecutionError(m.message));
+    else r.reject(failure(m.kind, m.message));
   }
 
   /** Terminates the worker; its job (if any) fails with `reason`. */
@@ -159,6 +159,18 @@ class TraceWorker {
 export interface WorkerSession {
   /** Runs a job; after a killed worker the next job goes to a fresh one. */
   run(body: JobBody): Promise<unknown>;
+}
+
+/** The error a worker's failure becomes on this side, of the class it had there. */
+function failure(kind: FailureKind, message: string): Error {
+  switch (kind) {
+    case 'outputCap':
+      return new OutputCapExceeded(message);
+    case 'abort':
+      return new TraceAbort(message);
+    default:
+      return new ExecutionError(message);
+  }
 }
 
 /** A pool of warm tracer workers. */

@@ -61,8 +61,11 @@ export type JobBody =
 /** A job as sent: the body plus its id. */
 export type Job = JobBody & { id: number };
 
-/** How a failed job failed: a trace abort (timeout, tracer error), an execution error, or anything else. */
-export type FailureKind = 'abort' | 'execution' | 'other';
+/**
+ * How a failed job failed: over the output budget, another trace abort (timeout, tracer error), an execution error,
+ * or anything else.
+ */
+export type FailureKind = 'outputCap' | 'abort' | 'execution' | 'other';
 
 /** Worker → node. `armed` comes when the traced transaction starts, with its deadline (epoch ms). */
 export type Reply =
