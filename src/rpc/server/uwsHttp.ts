@@ -255,25 +255,5 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
   );
   sweep.unref();
 
-  let port: number;
-  try {
-    port = await listener.listen(opts.port);
-  } catch (e) {
-    clearInterval(sweep);
-    app.close();
-    throw e;
-  }
-  let closed = false;
-  return {
-    transport: 'uws',
-    port,
-    async close() {
-      if (closed) return;
-      closed = true;
-      clearInterval(sweep);
-      listener.close();
-      // Closes every connection; requests still running see onAborted and their replies are dropped.
-      app.close();
-    },
-  };
+  return listener.serve(opts.port, sweep);
 }

@@ -1,6 +1,7 @@
 // Binding a uWebSockets.js app: resolve with the bound port, reject with the kernel's reason when it cannot bind.
 import net from 'node:net';
 import { ListenGate } from './openConnections.ts';
+import type { RunningServer } from './transport.ts';
 import type { UwsApp, UwsModule, us_listen_socket } from './uws.ts';
 
 /** Listens on host:port (0 picks a free port); resolves with the listen socket and the port actually bound. */
@@ -68,6 +69,35 @@ export class UwsListener {
     this.bound = b.port;
     this.gate.start(b.port);
     return b.port;
+  }
+
+  /**
+   * Binds `port` and returns the running server. `timer` (the server's sweep) stops on close or when binding fails;
+   * `closeConnections` runs before the app closes (uWS would otherwise drop WebSockets without a close frame).
+   */
+  async serve(port: number, timer: NodeJS.Timeout, closeConnections?: () => void): Promise<RunningServer> {
+    let bound: number;
+    try {
+      bound = await this.listen(port);
+    } catch (e) {
+      clearInterval(timer);
+      this.app.close();
+      throw e;
+    }
+    let closed = false;
+    return {
+      transport: 'uws',
+      port: bound,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        clearInterval(timer);
+        this.close();
+        closeConnections?.();
+        // Closes every connection; requests still running see onAborted and their replies are dropped.
+        this.app.close();
+      },
+    };
   }
 
   /** Stops the gate and closes the listen socket; open connections are the caller's to close. */

@@ -151,25 +151,7 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
   }, pingIntervalMs);
   pinger.unref();
 
-  let port: number;
-  try {
-    port = await listener.listen(opts.port);
-  } catch (e) {
-    clearInterval(pinger);
-    app.close();
-    throw e;
-  }
-  let closed = false;
-  return {
-    transport: 'uws',
-    port,
-    async close() {
-      if (closed) return;
-      closed = true;
-      clearInterval(pinger);
-      listener.close();
-      for (const conn of [...open]) conn.ws!.close();
-      app.close();
-    },
-  };
+  return listener.serve(opts.port, pinger, () => {
+    for (const conn of [...open]) conn.ws!.close();
+  });
 }
