@@ -141,14 +141,21 @@ export class BlockReplay {
     let world = this.world;
     if (world === undefined || this.next > index) world = this.reset();
     let since = Date.now();
-    while (this.next < index) {
-      const out = executeTransaction(world, this.env, this.tx(this.next), this.opts);
-      if (!out.ok) throw new ExecutionError(`replay of transaction ${this.next} failed: ${out.message}`);
-      this.next++;
-      if (Date.now() - since > YIELD_EVERY_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        since = Date.now();
+    try {
+      while (this.next < index) {
+        const out = executeTransaction(world, this.env, this.tx(this.next), this.opts);
+        if (!out.ok) throw new ExecutionError(`replay of transaction ${this.next} failed: ${out.message}`);
+        this.next++;
+        if (Date.now() - since > YIELD_EVERY_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          since = Date.now();
+        }
       }
+    } catch (e) {
+      // A read that failed mid-transaction (a lost state read, a missing node) left the world half-applied: the
+      // next trace of this block must start over, not re-run that transaction on it ("nonce too high").
+      this.world = undefined;
+      throw e;
     }
     return world;
   }

@@ -47,7 +47,14 @@ export class ReadBridge {
   private read(req: ReadRequest): Uint8Array | undefined {
     Atomics.store(this.signal, 0, 0);
     this.port.postMessage(req);
-    if (Atomics.wait(this.signal, 0, 0, READ_TIMEOUT_MS) === 'timed-out') throw new Error('state read timed out');
+    // The flag, not the wake-up, says the answer is there: the node flips the flag and then notifies, and when the
+    // worker saw the flag of the previous read before that read's notify came, the late notify wakes this wait
+    // before its answer exists (CI saw "state read lost" once; a 0.2-ms pause between flip and notify shows it).
+    const deadline = Date.now() + READ_TIMEOUT_MS;
+    while (Atomics.load(this.signal, 0) === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0 || Atomics.wait(this.signal, 0, 0, left) === 'timed-out') throw new Error('state read timed out');
+    }
     const got = receiveMessageOnPort(this.port);
     if (!got) throw new Error('state read lost');
     const reply = got.message as ReadReply;
