@@ -1,10 +1,12 @@
 // A snapshot restore in process, timed: a node makes --blocks blocks of --txs transfers each (every one to a new
 // account), writes its snapshot, and an empty node restores it chunk by chunk as CometBFT would drive it. Prints
-// the restore's wall and CPU time; run with --cpu-prof to see where it goes.
+// the snapshot's wall time and the longest event-loop stall while it is written, and the restore's wall and CPU
+// time; run with --cpu-prof to see where it goes.
 //   nice node --import tsx bench/snapshotRestore.ts [--blocks 300] [--txs 40]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { ResponseApplySnapshotChunk_Result as Apply } from 'cosmjs-types/tendermint/abci/types';
@@ -56,7 +58,15 @@ try {
     await src.app.commit();
   }
   const store = new SnapshotStore(join(src.dir, 'snapshots'), src.kv, { interval: 1, keepRecent: 1 }, console.log);
-  const snap = store.create(src.app.head.number, src.app.head.header.stateRoot);
+  // The longest the event loop went without a turn while the snapshot was written (blocks wait that long).
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const s0 = performance.now();
+  const snap = await store.create(src.app.head.number, src.app.head.header.stateRoot);
+  loop.disable();
+  console.log(
+    `snapshot: ${(performance.now() - s0).toFixed(0)} ms wall, longest event-loop stall ${(loop.max / 1e6).toFixed(1)} ms`,
+  );
   const empty = await node();
   const t0 = performance.now();
   const c0 = process.cpuUsage();

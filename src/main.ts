@@ -97,6 +97,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     const chainStore = new ChainStore(kv, common);
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
+    // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
+    const mode = consensusMode({ config, kv, dataDir: paths.data, logs });
     const pruner =
       config.pruning.mode === 'archive'
         ? undefined
@@ -105,10 +107,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             config.pruning,
             (n) => chainStore.blockByNumber(n)?.header.stateRoot,
             lineLogger(logs.logger('pruning')),
+            () => mode.pinnedRoots?.() ?? [],
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
-    // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
-    const mode = consensusMode({ config, kv, dataDir: paths.data, logs });
     const app = await KestrelApp.open({
       kv,
       chain: chainStore,
@@ -122,7 +123,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       afterCommit:
         pruner || mode.afterCommit
           ? async (c) => {
-              // The snapshot first: a sweep could remove state the snapshot still has to read.
+              // The snapshot starts first, pinning its root: a sweep keeps the state a snapshot still has to read.
               mode.afterCommit?.(c.block.number, c.block.header.stateRoot);
               await pruner?.afterCommit(c.block.number);
             }

@@ -43,9 +43,14 @@ export class CometbftMode implements ConsensusMode {
     );
   }
 
-  /** Takes a state-sync snapshot at each interval height. */
+  /** Starts a state-sync snapshot at each interval height (written in slices between blocks). */
   afterCommit(height: bigint, stateRoot: Uint8Array): void {
     this.snapshots.afterCommit(height, stateRoot);
+  }
+
+  /** The root of the snapshot being written, if any. */
+  pinnedRoots(): Uint8Array[] {
+    return this.snapshots.pinnedRoots();
   }
 
   /** CometBFT decides when blocks are made; a pooled tx is forwarded by the submit path itself. */
@@ -111,8 +116,9 @@ export class CometbftMode implements ConsensusMode {
     return { cometPort: 0, abciAddress: server.address };
   }
 
-  /** Stops forwarding. */
+  /** Stops forwarding and abandons a snapshot in progress. */
   async stop(): Promise<void> {
     await this.forwarder?.stop();
+    await this.snapshots.stop();
   }
 }

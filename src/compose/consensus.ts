@@ -67,6 +67,8 @@ export interface ModeListeners {
 export interface ConsensusMode {
   /** After each commit, before the pruner's sweep (which could remove state a snapshot still reads). */
   afterCommit?(height: bigint, stateRoot: Uint8Array): void;
+  /** State roots this mode is still reading (a snapshot being written): the pruner keeps them. */
+  pinnedRoots?(): Uint8Array[];
   /** The submit path's signal that a tx entered the pool. */
   onPending(): void;
   /** Builds the engine and wires the submit path; returns the services the namespaces get from this mode. */

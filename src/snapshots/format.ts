@@ -64,13 +64,15 @@ export function decodeChunk(chunk: Uint8Array): SnapshotRecord[] {
   });
 }
 
-/** Cuts records into chunks of about CHUNK_BYTES. */
+/** Cuts records into chunks of about CHUNK_BYTES, handing each to `sink` as it closes. */
 export class ChunkWriter {
   private current: Uint8Array[][] = [];
   private size = 0;
-  readonly chunks: Uint8Array[] = [];
 
-  constructor(private readonly target = CHUNK_BYTES) {}
+  constructor(
+    private readonly target: number,
+    private readonly sink: (chunk: Uint8Array) => void,
+  ) {}
 
   /** Adds a record, closing the current chunk first when it would grow past the target. */
   add(r: SnapshotRecord): void {
@@ -81,22 +83,21 @@ export class ChunkWriter {
     this.size += n;
   }
 
-  /** Closes the last chunk; returns all chunks. */
-  finish(): Uint8Array[] {
+  /** Closes the last chunk. */
+  finish(): void {
     if (this.current.length > 0) this.flush();
-    return this.chunks;
   }
 
   private flush(): void {
-    this.chunks.push(RLP.encode(this.current));
+    this.sink(RLP.encode(this.current));
     this.current = [];
     this.size = 0;
   }
 }
 
-/** Metadata (the chunk hashes) and the snapshot hash for a list of chunks. */
-export function describeChunks(chunks: Uint8Array[]): { metadata: Uint8Array; hash: Uint8Array } {
-  const metadata = RLP.encode(chunks.map(sha256));
+/** Metadata (the list of the chunks' SHA-256 hashes) and the snapshot hash. */
+export function describeChunks(chunkHashes: Uint8Array[]): { metadata: Uint8Array; hash: Uint8Array } {
+  const metadata = RLP.encode(chunkHashes);
   return { metadata, hash: sha256(metadata) };
 }
 

@@ -22,6 +22,10 @@ import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
 import { SnapshotRestore } from './restore.ts';
 import { DEV_GENESIS, openTestApp, TEST_COMMON } from '../../test/helpers/app.ts';
 import { SnapshotStore } from './store.ts';
+import { StatePruner } from '../app/state/pruner.ts';
+import { pruningConfig } from '../config/pruning.ts';
+import { readdirSync } from 'node:fs';
+import { trieKey } from '../store/schema.ts';
 
 const common = TEST_COMMON;
 const genesis = DEV_GENESIS;
@@ -47,7 +51,7 @@ async function node() {
     },
     log: (l) => logs.push(l),
   });
-  return { dir, kv, app, bank, restore, logs, query: new ChainQuery(app, chain, state) };
+  return { dir, kv, app, chain, bank, restore, logs, query: new ChainQuery(app, chain, state) };
 }
 
 let nonce = 0n;
@@ -95,7 +99,7 @@ describe('snapshots', { timeout: 300_000 }, () => {
       keepRecent: 2,
       chunkBytes: 4096,
     });
-    const snap = store.create(src.app.head.number, src.app.head.header.stateRoot);
+    const snap = await store.create(src.app.head.number, src.app.head.header.stateRoot);
     assert.deepEqual(
       store.list().map((s) => s.height),
       [300n],
@@ -146,6 +150,68 @@ describe('snapshots', { timeout: 300_000 }, () => {
     assert.ok(src.query.blockByNumber(44n));
     // An app that already has blocks refuses offers.
     assert.equal(empty.restore.offer({ snapshot: snap, appHash }).result, Offer.ABORT);
+    for (const n of [src, empty]) await n.kv.close();
+  });
+
+  it('a snapshot is written in slices while blocks go on, pruning keeps its root until it ends, stop() abandons one', async () => {
+    const src = await node();
+    nonce = 0n;
+    const roots: Uint8Array[] = [];
+    for (let h = 1; h <= 45; h++)
+      roots[h] = (await seal(src.app, [transfer(h)], 1_900_000_000n + BigInt(h))).block.header.stateRoot;
+    const logs: string[] = [];
+    const dir = join(src.dir, 'snapshots');
+    const store = new SnapshotStore(
+      dir,
+      src.kv,
+      { interval: 40, keepRecent: 2, chunkBytes: 4096, sliceReads: 1 },
+      (l) => logs.push(l),
+    );
+    const pruner = new StatePruner(
+      src.kv,
+      pruningConfig('custom', 2, 1),
+      (n) => src.chain.blockByNumber(n)?.header.stateRoot,
+      () => [],
+      () => store.pinnedRoots(),
+    );
+    store.afterCommit(40n, roots[40]!);
+    // Under way, not listed yet, its root pinned.
+    assert.deepEqual(store.pinnedRoots(), [roots[40]]);
+    assert.deepEqual(store.list(), []);
+    // A sweep that keeps only heights 44 and 45 runs meanwhile: the snapshot's root survives it, 41's does not.
+    const swept = await pruner.prune(45n);
+    assert.ok(
+      swept.deleted > 0,
+      JSON.stringify(swept, (_k, v) => (typeof v === 'bigint' ? String(v) : v)),
+    );
+    await store.whenIdle();
+    assert.deepEqual(store.pinnedRoots(), []);
+    assert.deepEqual(
+      store.list().map((s) => s.height),
+      [40n],
+      logs.join('\n'),
+    );
+    assert.equal(src.kv.get(trieKey(roots[41]!)), undefined, "41's root node was swept");
+    assert.notEqual(src.kv.get(trieKey(roots[40]!)), undefined);
+    const snap = store.list()[0]!;
+    const empty = await node();
+    assert.equal(empty.restore.offer({ snapshot: snap, appHash: src.bank.appHashOf(roots[40]!) }).result, Offer.ACCEPT);
+    const applied = await restoreAll(empty, snap, (i) => store.chunk(snap.height, 1, i));
+    assert.ok(
+      applied.every((r) => r === Apply.ACCEPT),
+      JSON.stringify(applied),
+    );
+    assert.equal(empty.app.head.number, 40n);
+    // One at a time: a second interval height while one is written is skipped. stop() abandons the one under way.
+    store.afterCommit(40n, roots[40]!);
+    store.afterCommit(80n, roots[45]!);
+    assert.ok(logs.some((l) => /skipped height 80: the snapshot of height 40 is still being written/.test(l)));
+    await store.stop();
+    assert.ok(logs.some((l) => /snapshot of height 40 abandoned: the node is stopping/.test(l)));
+    assert.deepEqual(store.pinnedRoots(), []);
+    assert.deepEqual(readdirSync(dir).sort(), ['40']);
+    store.afterCommit(40n, roots[40]!);
+    assert.deepEqual(store.pinnedRoots(), [], 'a stopped store starts no snapshot');
     for (const n of [src, empty]) await n.kv.close();
   });
 });

@@ -52,6 +52,8 @@ export class StatePruner {
     /** The state root of the block at a height (undefined: no such block here). */
     private readonly rootAt: (n: bigint) => Uint8Array | undefined,
     private readonly log: (line: string) => void = () => {},
+    /** Roots outside the window whose state is still being read (a snapshot in progress): kept too. */
+    private readonly pinned: () => Uint8Array[] = () => [],
   ) {}
 
   /** The lowest height whose state is still stored (0 until the first sweep). */
@@ -73,9 +75,12 @@ export class StatePruner {
     const earliest = head - BigInt(this.config.keepRecent) + 1n;
     const live = new Set<string>();
     const get = (k: Uint8Array) => this.kv.get(trieKey(k));
+    const roots: Uint8Array[] = [];
     for (let n = earliest < 0n ? 0n : earliest; n <= head; n++) {
       const root = this.rootAt(n);
-      if (!root) continue;
+      if (root) roots.push(root);
+    }
+    for (const root of [...roots, ...this.pinned()]) {
       walkState(root, get, (key) => {
         const id = Buffer.from(key).toString('latin1');
         if (live.has(id)) return false;

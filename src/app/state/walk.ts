@@ -53,46 +53,70 @@ export function walkState(
   get: (key: Uint8Array) => Uint8Array | undefined,
   enter: (key: Uint8Array, value: Uint8Array) => boolean,
 ): void {
-  if (isEmptyRoot(root)) return;
-  // Work list of [node reference, is it in the account trie].
-  const work: Array<[Nested, boolean]> = [[root, true]];
-  const leafValue = (value: Uint8Array, accountTrie: boolean) => {
-    if (!accountTrie) return;
+  new StateWalk(root, get, enter).step(Infinity);
+}
+
+/**
+ * walkState in steps: each step() reads at most `maxReads` entries from the store, so a long walk (a snapshot of a
+ * large state) can yield to the event loop between steps. The store must keep the root's entries until it ends.
+ */
+export class StateWalk {
+  /** Work list of [node reference, is it in the account trie]. */
+  private readonly work: Array<[Nested, boolean]>;
+
+  constructor(
+    private readonly root: Uint8Array,
+    private readonly get: (key: Uint8Array) => Uint8Array | undefined,
+    private readonly enter: (key: Uint8Array, value: Uint8Array) => boolean,
+  ) {
+    this.work = isEmptyRoot(root) ? [] : [[root, true]];
+  }
+
+  /** Walks on for at most `maxReads` store reads; true once the walk is complete. */
+  step(maxReads: number): boolean {
+    const { work, root, get, enter } = this;
+    let reads = 0;
+    while (work.length > 0 && reads < maxReads) {
+      const [ref, accountTrie] = work.pop()!;
+      let node: Nested;
+      if (ref instanceof Uint8Array) {
+        if (ref.length === 0) continue;
+        if (ref.length !== 32)
+          throw new KestrelError(`trie node reference of ${ref.length} bytes under ${bytesToHex(root)}`);
+        const raw = get(ref);
+        reads++;
+        if (raw === undefined) throw new MissingTrieNodeError(ref, root);
+        if (!enter(ref, raw)) continue;
+        node = RLP.decode(raw) as Nested;
+      } else {
+        node = ref; // embedded node (< 32 bytes encoded)
+      }
+      if (!Array.isArray(node)) continue;
+      if (node.length === 17) {
+        for (let i = 0; i < 16; i++) work.push([node[i]!, accountTrie]);
+        const v = node[16] as Uint8Array;
+        if (v.length > 0 && accountTrie) reads += this.account(v);
+      } else if (node.length === 2) {
+        const path = node[0] as Uint8Array;
+        const isLeaf = path.length > 0 && path[0]! >> 4 >= 2;
+        if (!isLeaf) work.push([node[1]!, accountTrie]);
+        else if (accountTrie) reads += this.account(node[1] as Uint8Array);
+      }
+    }
+    return work.length === 0;
+  }
+
+  /** An account leaf: queues its storage trie and enters its code; returns the store reads it made. */
+  private account(value: Uint8Array): number {
     const fields = RLP.decode(value) as Uint8Array[];
     const storageRoot = fields[2]!;
     const codeHash = fields[3]!;
-    if (!isEmptyRoot(storageRoot)) work.push([storageRoot, false]);
-    if (!sameBytes(codeHash, EMPTY_CODE_HASH)) {
-      const key = codeStoreKey(codeHash);
-      const code = get(key);
-      if (code === undefined) throw new MissingTrieNodeError(codeHash, root);
-      enter(key, code);
-    }
-  };
-  while (work.length > 0) {
-    const [ref, accountTrie] = work.pop()!;
-    let node: Nested;
-    if (ref instanceof Uint8Array) {
-      if (ref.length === 0) continue;
-      if (ref.length !== 32)
-        throw new KestrelError(`trie node reference of ${ref.length} bytes under ${bytesToHex(root)}`);
-      const raw = get(ref);
-      if (raw === undefined) throw new MissingTrieNodeError(ref, root);
-      if (!enter(ref, raw)) continue;
-      node = RLP.decode(raw) as Nested;
-    } else {
-      node = ref; // embedded node (< 32 bytes encoded)
-    }
-    if (!Array.isArray(node)) continue;
-    if (node.length === 17) {
-      for (let i = 0; i < 16; i++) work.push([node[i]!, accountTrie]);
-      const v = node[16] as Uint8Array;
-      if (v.length > 0) leafValue(v, accountTrie);
-    } else if (node.length === 2) {
-      const path = node[0] as Uint8Array;
-      const isLeaf = path.length > 0 && path[0]! >> 4 >= 2;
-      if (isLeaf) leafValue(node[1] as Uint8Array, accountTrie);
-      else work.push([node[1]!, accountTrie]);
-    }
+    if (!isEmptyRoot(storageRoot)) this.work.push([storageRoot, false]);
+    if (sameBytes(codeHash, EMPTY_CODE_HASH)) return 0;
+    const key = codeStoreKey(codeHash);
+    const code = this.get(key);
+    if (code === undefined) throw new MissingTrieNodeError(codeHash, this.root);
+    this.enter(key, code);
+    return 1;
   }
 }
