@@ -47,15 +47,34 @@ export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules)
       `invalid chain id for signer: have ${txChainId} want ${rules.evmChainId}`,
     );
   }
+  const keccak = common.customCrypto.keccak256 ?? keccak256;
   let sender: Uint8Array;
   try {
-    sender = tx.getSenderAddress().bytes;
+    // ethereumjs's getSenderAddress hashes the public key with its pure-JS keccak; the chain's keccak (WebAssembly
+    // in the node) gives the same 20 bytes for a fraction of the cost.
+    sender = keccak(tx.getSenderPublicKey()).slice(12);
   } catch {
     throw new TxRejectedError('invalidSender', 'invalid sender');
   }
-  // The hash is keccak of the canonical encoding (as tx.hash() computes it), kept for the block's tx trie.
-  const encoded = tx.serialize();
-  return { tx, sender, hash: (common.customCrypto.keccak256 ?? keccak256)(encoded), encoded };
+  // The hash is keccak of the canonical encoding (as tx.hash() computes it), kept for the block's tx trie. The
+  // bytes received are that encoding unless an integer the decoder does not check carries leading zeros.
+  const encoded = isCanonical(raw, tx.type) ? raw : tx.serialize();
+  return { tx, sender, hash: keccak(encoded), encoded };
+}
+
+/**
+ * Whether a decoded tx's received bytes are its canonical encoding (tx.serialize()). The RLP decoder refuses
+ * non-canonical lengths and prefixes, the tx constructors refuse leading zeros in every integer field and check
+ * address and storage-key lengths, and byte fields are kept verbatim: all but a typed tx's chainId, checked here.
+ */
+function isCanonical(raw: Uint8Array, type: number): boolean {
+  if (type === 0) return true;
+  // raw = type byte, list prefix (1 byte, or 1 + length-of-length), then the chainId item.
+  const list = raw[1]!;
+  const at = 2 + (list > 0xf7 ? list - 0xf7 : 0);
+  const b = raw[at]!;
+  if (b < 0x80) return b !== 0; // a single byte: 0x00 would be zero with a leading zero (zero is 0x80)
+  return b === 0x80 || (b <= 0xb7 && raw[at + 1] !== 0);
 }
 
 function shortReason(e: unknown): string {
