@@ -8,12 +8,8 @@
 //   npx esbuild bench/sendInProcess.ts --bundle --platform=node --format=esm --packages=external \
 //     --outfile=dist/sendInProcess.mjs && node dist/sendInProcess.mjs [txs per round] [rounds]
 import { readFileSync } from 'node:fs';
-import { createTestNode } from '../test/helpers/testNode.ts';
 import { DEFAULT_RPC_LIMITS, handleBody } from '../src/rpc/server/jsonrpc.ts';
-import { compileContracts, tokenConstructorArgs } from './lib/contracts.ts';
-import { devAccounts } from './lib/tx.ts';
-import type { RunningNode } from './nodes/types.ts';
-import { deploy, openChain } from './workloads/chain.ts';
+import { inProcessTokenNode } from './lib/inProcess.ts';
 import { WRITE_KINDS, writeTxs } from './workloads/writes.ts';
 
 const perRound = Number(process.argv[2] ?? 3000);
@@ -26,20 +22,9 @@ function mainThreadMs(): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
-const tn = await createTestNode();
+const node = await inProcessTokenNode();
 try {
-  const handle: RunningNode = {
-    name: 'kestrel',
-    url: tn.url,
-    pid: process.pid,
-    startupMs: 0,
-    logTail: () => '',
-    stop: async () => {},
-  };
-  const chain = await openChain(handle);
-  const senders = devAccounts(10);
-  const holders = senders.map((a) => a.address);
-  const token = await deploy(chain, senders[0]!, compileContracts().token + tokenConstructorArgs(holders, 10n ** 30n));
+  const { tn, chain, accounts: senders, token } = node;
   const kind = WRITE_KINDS.find((k) => k.id === 'write.erc20.inflight')!;
   const meta = { transport: 'http' as const, authorized: false };
   let id = 0;
@@ -84,7 +69,6 @@ try {
         `process ${((cpu.user + cpu.system) / mined).toFixed(0)} us/tx`,
     );
   }
-  chain.client.close();
 } finally {
-  await tn.close();
+  await node.close();
 }
