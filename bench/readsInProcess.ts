@@ -4,38 +4,18 @@
 // Run it bundled, as the node runs (tsx's keepNames wraps every closure and inflates small costs ~1.5x):
 //   npx esbuild bench/readsInProcess.ts --bundle --platform=node --format=esm --packages=external \
 //     --outfile=dist/readsInProcess.mjs && node dist/readsInProcess.mjs [requests per kind] [kind,kind]
-import { createTestNode } from '../test/helpers/testNode.ts';
 import { DEFAULT_RPC_LIMITS, handleBody } from '../src/rpc/server/jsonrpc.ts';
-import { compileContracts, tokenConstructorArgs } from './lib/contracts.ts';
-import { devAccounts } from './lib/tx.ts';
-import type { RunningNode } from './nodes/types.ts';
-import { deploy, openChain } from './workloads/chain.ts';
+import { inProcessTokenNode } from './lib/inProcess.ts';
 import { readBodies } from './workloads/reads.ts';
 
 const perKind = Number(process.argv[2] ?? 20_000);
 const only = process.argv[3]?.split(',');
 const ROUNDS = 5;
 
-const tn = await createTestNode();
+const node = await inProcessTokenNode();
 try {
-  const handle: RunningNode = {
-    name: 'kestrel',
-    url: tn.url,
-    pid: process.pid,
-    startupMs: 0,
-    logTail: () => '',
-    stop: async () => {},
-  };
-  const chain = await openChain(handle);
-  const accounts = devAccounts(10);
-  const code =
-    compileContracts().token +
-    tokenConstructorArgs(
-      accounts.map((a) => a.address),
-      10n ** 30n,
-    );
-  const token = await deploy(chain, accounts[0]!, code);
-  chain.client.close();
+  const { tn, token, accounts } = node;
+  node.chain.client.close();
   const meta = { transport: 'http' as const, authorized: false };
   for (const { key, body, items } of readBodies(token, accounts)) {
     if (only !== undefined && !only.includes(key)) continue;
@@ -57,5 +37,5 @@ try {
     console.log(`${key}: ${best.toFixed(2)} µs CPU per request (best of ${ROUNDS} rounds of ${reps})`);
   }
 } finally {
-  await tn.close();
+  await node.close();
 }

@@ -4,7 +4,8 @@
 // checkout's bin/kestreld.js) the runs alternate. Usage:
 //   N=3000 ROUNDS=3 node --import tsx bench/sendCpu.ts [--prof] <launcher> [launcher ...]
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
-// --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof).
+// --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof;
+// $PROF_INTERVAL_US sets the sampling interval, default node's 1,000 µs).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,8 @@ for (let r = 0; r < rounds; r++) {
     const [launcher, ...flags] = spec.split('+') as [string, ...string[]];
     const base = mkdtempSync(join(tmpdir(), 'kestrel-sendcpu-'));
     const { url, args } = await kestrelStart(launcher, join(base, 'home'), flags);
-    const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [];
+    const interval = process.env.PROF_INTERVAL_US ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL_US}`] : [];
+    const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval] : [];
     const s = await spawnNode('kestrel', process.execPath, [...nodeArgs, ...args], url, { cwd: REPO_ROOT });
     const client = new RpcClient(url, 60_000, 8);
     try {

@@ -7,6 +7,7 @@ import { BankQueries } from './app/bank/query.ts';
 import { BankStore } from './app/bank/store.ts';
 import { CallService } from './app/evm/call.ts';
 import { initEngine } from './evm/index.ts';
+import { rlpEncode } from './evm/trie/rlp.ts';
 import { createFastKeccak, createSharedCommon } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
@@ -94,7 +95,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const common = createSharedCommon(config.evmChainId, keccak);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
   try {
-    const chainStore = new ChainStore(kv, common);
+    const chainStore = new ChainStore(kv, common, rlpEncode);
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.

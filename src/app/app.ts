@@ -185,17 +185,24 @@ export class KestrelApp {
 
   /** An account's nonce and balance in the latest committed state. */
   async headAccount(addr: Uint8Array): Promise<AccountState> {
+    return this.readHeadAccount(addr);
+  }
+
+  private readHeadAccount(addr: Uint8Array): AccountState {
     const acc = this.deps.state.readView(this.headBlock.header.stateRoot).account(addr);
     return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n };
   }
 
-  /** The stateful half of CheckTx for an already decoded tx (cheap to repeat after a commit: no signature work). */
-  async checkDecoded(item: ExecTx): Promise<CheckedTx> {
+  /**
+   * The stateful half of CheckTx for an already decoded tx (cheap to repeat after a commit: no signature work).
+   * `sender` is the sender's account at the head when the caller holds it already (the node's head-state cache,
+   * read in the same synchronous step), sparing a trie walk; otherwise it is read here.
+   */
+  async checkDecoded(item: ExecTx, sender?: AccountState): Promise<CheckedTx> {
     const rules = this.rules();
-    const acc = this.deps.state.readView(this.headBlock.header.stateRoot).account(item.sender);
-    const stateNonce = acc?.nonce ?? 0n;
-    checkAgainstState(item, { nonce: stateNonce, balance: acc?.balance ?? 0n }, rules);
-    return { ...item, stateNonce };
+    const acc = sender ?? this.readHeadAccount(item.sender);
+    checkAgainstState(item, acc, rules);
+    return { ...item, stateNonce: acc.nonce };
   }
 
   /**

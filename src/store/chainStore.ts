@@ -28,8 +28,19 @@ export function blockSize(headerRaw: Uint8Array[], txs: TypedTransaction[]): big
   return BigInt(RLP.encode([headerRaw, txs.map(txRlpItem), [], []]).length);
 }
 
-function encodeReceipts(rs: ReceiptRecord[]): Uint8Array {
-  return RLP.encode(
+/** A nested list of byte strings, as an RLP encoder takes it. */
+export type RlpList = Array<Uint8Array | RlpList>;
+
+/**
+ * An RLP encoder (any: the encoding is canonical). The node passes the engine's one-pass encoder, about 4x faster
+ * than @ethereumjs/rlp's on a block's receipts; the store may not import the engine itself (DESIGN.md's layers).
+ */
+export type RlpEncoder = (list: RlpList) => Uint8Array;
+
+const ethereumjsEncode: RlpEncoder = (list) => RLP.encode(list);
+
+function encodeReceipts(rs: ReceiptRecord[], encode: RlpEncoder): Uint8Array {
+  return encode(
     rs.map((r) => [
       bigintToBytes(BigInt(r.type)),
       bigintToBytes(BigInt(r.status)),
@@ -89,18 +100,14 @@ function plain(b: Uint8Array): Uint8Array {
   return b instanceof Buffer ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : b;
 }
 
-function encodeBlockLogs(block: BlockRecord, receipts: ReceiptRecord[]): Uint8Array {
-  const txs: Array<[Uint8Array, Uint8Array, Uint8Array[][]]> = [];
+function encodeBlockLogs(block: BlockRecord, receipts: ReceiptRecord[], encode: RlpEncoder): Uint8Array {
+  const txs: RlpList = [];
   receipts.forEach((r, i) => {
     if (r.logs.length > 0) {
-      txs.push([
-        bigintToBytes(BigInt(i)),
-        block.txHashes[i]!,
-        r.logs.map((l) => [l.address, l.topics as never, l.data]),
-      ]);
+      txs.push([bigintToBytes(BigInt(i)), block.txHashes[i]!, r.logs.map((l) => [l.address, l.topics, l.data])]);
     }
   });
-  return RLP.encode([bigintToBytes(block.header.timestamp), txs as never]);
+  return encode([bigintToBytes(block.header.timestamp), txs]);
 }
 
 function blockLogsOf(block: BlockRecord, receipts: ReceiptRecord[]): BlockLogs {
@@ -119,6 +126,8 @@ export class ChainStore {
   constructor(
     private readonly kv: KvStore,
     private readonly common: Common,
+    /** Encodes the block, receipts and logs records (see RlpEncoder). */
+    private readonly encode: RlpEncoder = ethereumjsEncode,
   ) {}
 
   /** The stored head height, or undefined for an empty database. */
@@ -134,11 +143,11 @@ export class ChainStore {
   blockOps(block: BlockRecord, receipts: ReceiptRecord[], encodedTxs?: Uint8Array[]): KvOp[] {
     const n = block.number;
     const encoded = encodedTxs ?? block.txs.map((t) => t.serialize());
-    const record = RLP.encode([block.header.serialize(), encoded, block.senders]);
+    const record = this.encode([block.header.serialize(), encoded, block.senders]);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
-      { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts) },
-      { type: 'put', key: blockLogsKey(n), value: encodeBlockLogs(block, receipts) },
+      { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts, this.encode) },
+      { type: 'put', key: blockLogsKey(n), value: encodeBlockLogs(block, receipts, this.encode) },
       { type: 'put', key: canonKey(n), value: block.hash },
       { type: 'put', key: hashKey(block.hash), value: u64be(n) },
     ];

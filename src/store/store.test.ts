@@ -7,6 +7,7 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { BlockRecord, ReceiptRecord } from './records.ts';
 import { createChainCommon } from '../app/evm/common.ts';
+import { rlpEncode } from '../evm/trie/rlp.ts';
 import { bytesToHex, u64be } from '../primitives/hex.ts';
 import { blockSize, ChainStore } from './chainStore.ts';
 import { KvStore } from './kv.ts';
@@ -130,12 +131,11 @@ describe('store', () => {
       effectiveGasPrice: 8n,
     });
     // The middle tx emits nothing: the block-wide log index must still count across it.
-    const receipts = [
+    const receipts: ReceiptRecord[] = [
       receipt([log(3, [4, 5], [6]), log(3, [], [])]),
-      receipt([]),
-      receipt([log(9, [1, 2, 3, 4], [7, 7])]),
+      { ...receipt([]), contractAddress: new Uint8Array(20).fill(5), status: 0, type: 0 },
+      { ...receipt([log(9, [1, 2, 3, 4], [7, 7])]), to: new Uint8Array(20).fill(6), effectiveGasPrice: 10n ** 20n },
     ];
-    await kv.write(new ChainStore(kv, common).blockOps(block, receipts));
     const norm = (v: unknown): unknown => {
       if (v instanceof Uint8Array) return bytesToHex(v);
       if (typeof v === 'bigint') return `${v}`;
@@ -143,6 +143,13 @@ describe('store', () => {
       if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]));
       return v;
     };
+    const ops = new ChainStore(kv, common).blockOps(block, receipts);
+    // The node's store encodes with the engine's RLP encoder: the records must be the same bytes.
+    assert.deepEqual(
+      new ChainStore(kv, common, rlpEncode).blockOps(block, receipts).map((o) => norm(o)),
+      ops.map((o) => norm(o)),
+    );
+    await kv.write(ops);
     const expected = {
       hash: bytesToHex(block.hash),
       timestamp: '1700000123',

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { TxRejectedError } from '../../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
@@ -67,6 +68,28 @@ describe('decodeTx', () => {
       { common },
     ).sign(alice.privateKey);
     assert.equal(decodeTx(al.serialize(), common, rules).tx.type, 1);
+  });
+
+  test('keeps the received bytes as the encoding when canonical, else re-encodes (hash as tx.hash())', () => {
+    const legacy = createLegacyTx({ nonce: 1n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common });
+    for (const tx of [dyn(), dyn({ data: new Uint8Array(100).fill(7) }), legacy.sign(alice.privateKey)]) {
+      const raw = tx.serialize();
+      const item = decodeTx(raw, common, rules);
+      assert.deepEqual([item.encoded, item.hash, item.sender], [raw, tx.hash(), alice.address]);
+    }
+    // A typed tx's chainId is the one integer the decoder takes with leading zeros: such bytes are re-encoded, and
+    // the tx keeps its canonical hash (the signature covers the decoded value, so the sender is unchanged).
+    for (const tx of [dyn(), dyn({ data: new Uint8Array(100).fill(7) })]) {
+      const fields = RLP.decode(tx.serialize().subarray(1)) as Uint8Array[];
+      fields[0] = concatBytes(Uint8Array.of(0), fields[0]!);
+      const padded = concatBytes(Uint8Array.of(2), RLP.encode(fields));
+      const item = decodeTx(padded, common, rules);
+      assert.deepEqual([item.encoded, item.hash, item.sender], [tx.serialize(), tx.hash(), alice.address]);
+    }
+    // Every other integer with a leading zero is refused (what keeping the received bytes relies on).
+    const fields = RLP.decode(legacy.sign(alice.privateKey).serialize()) as Uint8Array[];
+    fields[0] = Uint8Array.of(0, 1);
+    rejects(() => decodeTx(RLP.encode(fields), common, rules), /rlp: invalid transaction/);
   });
 
   test('rejects unprotected legacy txs (EIP-155 required)', () => {

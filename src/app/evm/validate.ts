@@ -2,10 +2,12 @@
 // with geth's messages, because wallets and libraries match on them.
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
+import { ecrecover } from '@ethereumjs/util';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { ExecTx } from './executor.ts';
 import { keccak256 } from '../../primitives/hash.ts';
-import { bareHex } from '../../primitives/hex.ts';
+import { bareHex, bytesToBigint } from '../../primitives/hex.ts';
+import { signedParts, type SignedParts } from './signingHash.ts';
 
 /** Largest accepted serialized transaction (geth's txMaxSize, 4 slots of 32 KiB). */
 export const MAX_TX_BYTES = 128 * 1024;
@@ -47,15 +49,47 @@ export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules)
       `invalid chain id for signer: have ${txChainId} want ${rules.evmChainId}`,
     );
   }
+  const keccak = common.customCrypto.keccak256 ?? keccak256;
+  // The hash is keccak of the canonical encoding (as tx.hash() computes it), kept for the block's tx trie. The
+  // bytes received are that encoding unless an integer the decoder does not check carries leading zeros.
+  const canonical = isCanonical(raw, tx.type);
   let sender: Uint8Array;
   try {
-    sender = tx.getSenderAddress().bytes;
+    // ethereumjs's getSenderAddress re-encodes the signed fields and hashes the public key with its pure-JS
+    // keccak; the signed bytes are read off the encoding, and the chain's keccak (WebAssembly in the node) gives
+    // the same 20 bytes for a fraction of the cost.
+    const parts = canonical ? signedParts(raw, tx.type, txChainId, keccak) : undefined;
+    sender = keccak(parts ? recoverPublicKey(tx, parts, txChainId, common) : tx.getSenderPublicKey()).slice(12);
   } catch {
     throw new TxRejectedError('invalidSender', 'invalid sender');
   }
-  // The hash is keccak of the canonical encoding (as tx.hash() computes it), kept for the block's tx trie.
-  const encoded = tx.serialize();
-  return { tx, sender, hash: (common.customCrypto.keccak256 ?? keccak256)(encoded), encoded };
+  const encoded = canonical ? raw : tx.serialize();
+  return { tx, sender, hash: keccak(encoded), encoded };
+}
+
+/** secp256k1n / 2: a larger s is refused since Homestead (EIP-2). */
+const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+/** ethereumjs's getSenderPublicKey over already extracted parts: the same checks, the same recovery function. */
+function recoverPublicKey(tx: TypedTransaction, parts: SignedParts, chainId: bigint, common: Common): Uint8Array {
+  if (bytesToBigint(parts.s) > HALF_ORDER) throw new Error('high s');
+  const recover = common.customCrypto.ecrecover ?? ecrecover;
+  return recover(parts.msgHash, tx.v!, parts.r, parts.s, tx.type === 0 ? chainId : undefined);
+}
+
+/**
+ * Whether a decoded tx's received bytes are its canonical encoding (tx.serialize()). The RLP decoder refuses
+ * non-canonical lengths and prefixes, the tx constructors refuse leading zeros in every integer field and check
+ * address and storage-key lengths, and byte fields are kept verbatim: all but a typed tx's chainId, checked here.
+ */
+function isCanonical(raw: Uint8Array, type: number): boolean {
+  if (type === 0) return true;
+  // raw = type byte, list prefix (1 byte, or 1 + length-of-length), then the chainId item.
+  const list = raw[1]!;
+  const at = 2 + (list > 0xf7 ? list - 0xf7 : 0);
+  const b = raw[at]!;
+  if (b < 0x80) return b !== 0; // a single byte: 0x00 would be zero with a leading zero (zero is 0x80)
+  return b === 0x80 || (b <= 0xb7 && raw[at + 1] !== 0);
 }
 
 function shortReason(e: unknown): string {
