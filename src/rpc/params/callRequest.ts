@@ -69,31 +69,36 @@ export const callRequest: Codec<CallRequest> = codec((raw) => {
       'both "data" and "input" are set and not equal. Please use "input" to pass transaction call data',
     );
   }
-  const values: CallRequest = {
-    from: field(raw, 'from', address),
-    to: field(raw, 'to', address),
-    gas: gas ?? gasLimit,
-    gasPrice: field(raw, 'gasPrice', uint256),
-    maxFeePerGas: field(raw, 'maxFeePerGas', uint256),
-    maxPriorityFeePerGas: field(raw, 'maxPriorityFeePerGas', uint256),
-    value: field(raw, 'value', uint256),
-    data: input ?? data,
-    nonce: field(raw, 'nonce', uint64),
-    accessList: accessList(raw),
-    type: field(raw, 'type', uint64),
-    chainId: field(raw, 'chainId', uint256),
-  };
-  if (
-    values.gasPrice !== undefined &&
-    (values.maxFeePerGas !== undefined || values.maxPriorityFeePerGas !== undefined)
-  ) {
+  // Decoded in geth's field order (the first bad field is the one reported), then the fee check.
+  const from = field(raw, 'from', address);
+  const to = field(raw, 'to', address);
+  const gasPrice = field(raw, 'gasPrice', uint256);
+  const maxFeePerGas = field(raw, 'maxFeePerGas', uint256);
+  const maxPriorityFeePerGas = field(raw, 'maxPriorityFeePerGas', uint256);
+  const value = field(raw, 'value', uint256);
+  const nonce = field(raw, 'nonce', uint64);
+  const list = accessList(raw);
+  const type = field(raw, 'type', uint64);
+  const chainId = field(raw, 'chainId', uint256);
+  if (gasPrice !== undefined && (maxFeePerGas !== undefined || maxPriorityFeePerGas !== undefined)) {
     throw new ParamError('both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified');
   }
-  // Only the fields present, added rather than deleted: deleting properties turns an object into a slow dictionary,
-  // and every consumer of the request reads its fields.
+  // Only the fields present, added rather than deleted (deleting properties turns an object into a slow
+  // dictionary, and every consumer of the request reads its fields), straight into the result: no second object.
   const req: CallRequest = {};
-  for (const k of Object.keys(values) as (keyof CallRequest)[]) {
-    if (values[k] !== undefined) (req as Record<string, unknown>)[k] = values[k];
-  }
+  if (from !== undefined) req.from = from;
+  if (to !== undefined) req.to = to;
+  const g = gas ?? gasLimit;
+  if (g !== undefined) req.gas = g;
+  if (gasPrice !== undefined) req.gasPrice = gasPrice;
+  if (maxFeePerGas !== undefined) req.maxFeePerGas = maxFeePerGas;
+  if (maxPriorityFeePerGas !== undefined) req.maxPriorityFeePerGas = maxPriorityFeePerGas;
+  if (value !== undefined) req.value = value;
+  const d = input ?? data;
+  if (d !== undefined) req.data = d;
+  if (nonce !== undefined) req.nonce = nonce;
+  if (list !== undefined) req.accessList = list;
+  if (type !== undefined) req.type = type;
+  if (chainId !== undefined) req.chainId = chainId;
   return req;
 });

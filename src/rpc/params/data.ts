@@ -55,9 +55,9 @@ export function structField<T>(
   struct: string,
   path: string = key,
 ): T | undefined {
-  if (!Object.hasOwn(obj, key)) return undefined;
   const raw = obj[key];
-  if (raw === undefined || raw === null) return undefined;
+  // Most fields are absent: one failed lookup answers, and only a present value is checked to be the object's own.
+  if (raw === undefined || raw === null || !Object.hasOwn(obj, key)) return undefined;
   try {
     return c.decode(raw);
   } catch (e) {
