@@ -30,6 +30,7 @@ export function bytesToBigint(b: Uint8Array): bigint {
   const n = b.length;
   if (n === 0) return 0n;
   if (n === 32) return wordAt(b, 0);
+  if (n === 20) return addressFromBytes(b);
   if (n <= 6) {
     let v = 0;
     for (let i = 0; i < n; i++) v = v * 256 + b[i]!;
@@ -61,6 +62,13 @@ export function wordAt(b: Uint8Array, off: number): bigint {
   return (
     (dv.getBigUint64(0) << 192n) | (dv.getBigUint64(8) << 128n) | (dv.getBigUint64(16) << 64n) | dv.getBigUint64(24)
   );
+}
+
+/** A 20-byte big-endian address as a 160-bit integer (through the scratch word, as wordAt: no DataView over b). */
+export function addressFromBytes(b: Uint8Array): bigint {
+  for (let i = 0; i < 20; i++) SCRATCH[i] = b[i]!;
+  const dv = SCRATCH_VIEW;
+  return (BigInt(dv.getUint32(0)) << 128n) | (dv.getBigUint64(4) << 64n) | dv.getBigUint64(12);
 }
 
 /** Words below this are written from one double: memory pointers, lengths, small amounts (most MSTOREs). */
