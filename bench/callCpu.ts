@@ -3,7 +3,8 @@
 // busy machine distorts least. Every node is started and given the token first; then the wrk runs alternate
 // between them, round by round. `anvil` as a launcher runs Anvil beside them. Usage:
 //   KIND=callBalanceOf SECONDS=5 ROUNDS=3 CONNS=2,32 node --import tsx bench/callCpu.ts [--prof] <launcher|anvil> [...]
-// A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--json-rpc.transport=node`.
+// A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--json-rpc.transport=node`, and
+// node flags after an '@', comma-separated, e.g. `bin/kestreld.js@--max-semi-space-size=32`.
 // --prof starts each Kestrel under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-callcpu-prof;
 // sampling interval $PROF_INTERVAL_US, default Node's 1000).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -46,14 +47,18 @@ interface Target {
 
 async function start(spec: string): Promise<RunningNode> {
   if (spec === 'anvil') return startAnvil();
-  const [launcher, ...flags] = spec.split('+') as [string, ...string[]];
+  const [head, node] = spec.split('@') as [string, string | undefined];
+  const nodeFlags = node === undefined ? [] : node.split(',');
+  const [launcher, ...flags] = head.split('+') as [string, ...string[]];
   const base = mkdtempSync(join(tmpdir(), 'kestrel-callcpu-'));
   const { url, args } = await kestrelStart(launcher, join(base, 'home'), flags);
   const interval = process.env.PROF_INTERVAL_US;
   const nodeArgs = prof
     ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...(interval ? ['--cpu-prof-interval', interval] : [])]
     : [];
-  const s = await spawnNode('kestrel', process.execPath, [...nodeArgs, ...args], url, { cwd: REPO_ROOT });
+  const s = await spawnNode('kestrel', process.execPath, [...nodeFlags, ...nodeArgs, ...args], url, {
+    cwd: REPO_ROOT,
+  });
   return {
     name: 'kestrel',
     url,
