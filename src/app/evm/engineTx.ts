@@ -3,7 +3,7 @@
 // context. Shared by block execution and the call paths so both run the same rules.
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { addressToBytes } from '../../evm/bytes.ts';
+import { addressFromBytes, addressToBytes } from '../../evm/bytes.ts';
 import type { AccessListItem as EngineAccessItem, BlockEnv, ChainRules, Fork, Tx } from '../../evm/index.ts';
 import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
@@ -23,9 +23,7 @@ export function engineFork(common: Common): Fork {
 
 /** A 20-byte address as the engine's 160-bit integer (three lanes: no hex string on the per-call path). */
 export function addressOf(bytes: Uint8Array): bigint {
-  if (bytes.length !== 20) return bytesToBigint(bytes);
-  const dv = new DataView(bytes.buffer, bytes.byteOffset, 20);
-  return (BigInt(dv.getUint32(0)) << 128n) | (dv.getBigUint64(4) << 64n) | dv.getBigUint64(12);
+  return bytes.length === 20 ? addressFromBytes(bytes) : bytesToBigint(bytes);
 }
 
 /** A 160-bit address as 20 bytes (the engine's conversion: no hex string on the per-call path). */

@@ -55,9 +55,23 @@ export function structField<T>(
   struct: string,
   path: string = key,
 ): T | undefined {
-  if (!Object.hasOwn(obj, key)) return undefined;
-  const raw = obj[key];
-  if (raw === undefined || raw === null) return undefined;
+  return structValue(obj, key, obj[key], c, struct, path);
+}
+
+/**
+ * structField for a value the caller has read as obj[key] already: a load by a constant name at each call site
+ * stays monomorphic, where one `obj[key]` serving every field of a struct goes megamorphic.
+ */
+export function structValue<T>(
+  obj: JsonObject,
+  key: string,
+  raw: unknown,
+  c: Codec<T>,
+  struct: string,
+  path: string = key,
+): T | undefined {
+  // Most fields are absent: one failed lookup answers, and only a present value is checked to be the object's own.
+  if (raw === undefined || raw === null || !Object.hasOwn(obj, key)) return undefined;
   try {
     return c.decode(raw);
   } catch (e) {
