@@ -10,12 +10,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { ResponseApplySnapshotChunk_Result as Apply } from 'cosmjs-types/tendermint/abci/types';
-import { Bank } from '../src/app/bank/bank.ts';
-import { BankStore } from '../src/app/bank/store.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../src/keys/devAccounts.ts';
-import { SnapshotRestore } from '../src/snapshots/restore.ts';
 import { SnapshotStore } from '../src/snapshots/store.ts';
-import { DEV_GENESIS, openTestApp, TEST_COMMON } from '../test/helpers/app.ts';
+import { openSnapshotApp, TEST_COMMON } from '../test/helpers/app.ts';
 
 const { values: args } = parseArgs({
   options: { blocks: { type: 'string', default: '300' }, txs: { type: 'string', default: '40' } },
@@ -26,19 +23,7 @@ const dirs: string[] = [];
 async function node() {
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-snaprestore-'));
   dirs.push(dir);
-  const { kv, app, state } = await openTestApp(join(dir, 'db'));
-  const bank = new Bank(await BankStore.open(kv, DEV_GENESIS), state, DEV_GENESIS);
-  const restore = new SnapshotRestore({
-    kv,
-    height: () => app.head.number,
-    appHashOf: (r) => bank.appHashOf(r),
-    restored: async () => {
-      state.checkRoots = true;
-      await app.reload();
-    },
-    log: (l) => console.log(l),
-  });
-  return { dir, kv, app, bank, restore };
+  return { dir, ...(await openSnapshotApp(join(dir, 'db'), (l) => console.log(l))) };
 }
 
 try {

@@ -14,13 +14,10 @@ import {
   type Snapshot,
 } from 'cosmjs-types/tendermint/abci/types';
 import { KestrelApp } from '../app/app.ts';
-import { Bank } from '../app/bank/bank.ts';
-import { BankStore } from '../app/bank/store.ts';
 import { ChainQuery } from '../app/query.ts';
 import { PrunedHistoryError } from '../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
-import { SnapshotRestore } from './restore.ts';
-import { DEV_GENESIS, openTestApp, TEST_COMMON } from '../../test/helpers/app.ts';
+import { openSnapshotApp, TEST_COMMON } from '../../test/helpers/app.ts';
 import { SnapshotStore } from './store.ts';
 import { StatePruner } from '../app/state/pruner.ts';
 import { pruningConfig } from '../config/pruning.ts';
@@ -28,7 +25,6 @@ import { readdirSync } from 'node:fs';
 import { trieKey } from '../store/schema.ts';
 
 const common = TEST_COMMON;
-const genesis = DEV_GENESIS;
 const [alice] = deriveAccounts(DEV_MNEMONIC, 1);
 const dirs: string[] = [];
 after(() => {
@@ -38,20 +34,9 @@ after(() => {
 async function node() {
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-snap-'));
   dirs.push(dir);
-  const { kv, chain, state, app } = await openTestApp(join(dir, 'db'));
-  const bank = new Bank(await BankStore.open(kv, genesis), state, genesis);
   const logs: string[] = [];
-  const restore = new SnapshotRestore({
-    kv,
-    height: () => app.head.number,
-    appHashOf: (r) => bank.appHashOf(r),
-    restored: async () => {
-      state.checkRoots = true;
-      await app.reload();
-    },
-    log: (l) => logs.push(l),
-  });
-  return { dir, kv, app, chain, bank, restore, logs, query: new ChainQuery(app, chain, state) };
+  const t = await openSnapshotApp(join(dir, 'db'), (l) => logs.push(l));
+  return { dir, ...t, logs, query: new ChainQuery(t.app, t.chain, t.state) };
 }
 
 let nonce = 0n;

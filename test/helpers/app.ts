@@ -4,6 +4,9 @@ import { KestrelApp, type AppDeps } from '../../src/app/app.ts';
 import { createChainCommon } from '../../src/app/evm/common.ts';
 import { makeGenesisDoc, parseGenesis, type Genesis } from '../../src/app/genesis.ts';
 import { StateDb } from '../../src/app/state/stateDb.ts';
+import { Bank } from '../../src/app/bank/bank.ts';
+import { BankStore } from '../../src/app/bank/store.ts';
+import { SnapshotRestore } from '../../src/snapshots/restore.ts';
 import { ChainStore } from '../../src/store/chainStore.ts';
 import { KvStore } from '../../src/store/kv.ts';
 
@@ -53,4 +56,28 @@ export async function openTestApp(
     ...extra({ kv, chain, state }),
   });
   return { kv, chain, state, app };
+}
+
+/**
+ * openTestApp with its bank and a state-sync SnapshotRestore wired as the node wires them (a restore reloads the
+ * app over the restored state): the snapshot tests and bench/snapshotRestore.ts.
+ */
+export async function openSnapshotApp(
+  path: string,
+  log: (line: string) => void,
+): Promise<TestApp & { bank: Bank; restore: SnapshotRestore }> {
+  const t = await openTestApp(path);
+  const { kv, state, app } = t;
+  const bank = new Bank(await BankStore.open(kv, DEV_GENESIS), state, DEV_GENESIS);
+  const restore = new SnapshotRestore({
+    kv,
+    height: () => app.head.number,
+    appHashOf: (r) => bank.appHashOf(r),
+    restored: async () => {
+      state.checkRoots = true;
+      await app.reload();
+    },
+    log,
+  });
+  return { ...t, bank, restore };
 }
