@@ -25,7 +25,8 @@ export class RpcClient {
     maxSockets = 64,
   ) {
     this.target = new URL(url);
-    this.agent = new http.Agent({ keepAlive: true, maxSockets });
+    // Idle sockets time out after 5 s, as on Node's global agent: uWS closes idle keep-alive connections after 10 s.
+    this.agent = new http.Agent({ keepAlive: true, maxSockets, timeout: 5_000 });
   }
 
   /** Calls one method; resolves to its result, rejects with RpcCallError on an error answer. */

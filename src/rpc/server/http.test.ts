@@ -355,8 +355,8 @@ function suite(choice: TransportChoice): void {
       // HTTP/1.1 is persistent by default: node:http says so in a header, uWebSockets.js does not.
       assert.ok(a.header === 'keep-alive' || a.header === undefined, `Connection: ${a.header}`);
       assert.equal(a.socket, b.socket);
-      // Pooling clients (Node's agent, undici) retire an idle socket a second before this hint; without it they
-      // reuse one that uWS's fixed idle close (10 s, ticking every 4 s: from 8 s) is ending, and see "socket hang up".
+      // Pooling clients (undici; Node's agent with an idle timeout) retire an idle socket a second before this hint;
+      // without it they reuse one that uWS's fixed idle close (10 s, ticking every 4 s) is ending: "socket hang up".
       const hint = Number(/^timeout=(\d+)$/.exec(a.hint ?? '')?.[1]);
       assert.ok(hint >= 2, `Keep-Alive: ${a.hint}`);
       if (choice.kind === 'uws') assert.ok(hint <= 8, `Keep-Alive: ${a.hint} outlives uWS's idle close`);

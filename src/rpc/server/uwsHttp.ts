@@ -43,8 +43,8 @@ const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, s
 /**
  * The Keep-Alive hint on every reply that keeps its connection. uWS closes an idle keep-alive connection after its
  * fixed 10 s (HTTP_IDLE_TIMEOUT_S; its timer ticks every 4 s, so as early as 8 s), and a pooled client socket reused
- * just as that FIN arrives fails with "socket hang up" (5 in 110k requests of the 120-s load test). Node's agent and
- * undici retire an idle socket a second before the hinted timeout, well inside uWS's; node:http sends its own.
+ * just as that FIN arrives fails with "socket hang up". undici, and Node's agent when it has an idle timeout (its
+ * global agent does: 5 s), retire an idle socket a second before the hinted timeout; node:http sends its own.
  */
 const KEEP_ALIVE_HINT = 'timeout=5';
 
