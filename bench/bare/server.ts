@@ -3,9 +3,12 @@
 // ratio Kestrel / bare measures exactly the cost of everything Kestrel adds above the transport.
 // Usage: node --import tsx bench/bare/server.ts <uws|node> <port>
 import http from 'node:http';
+import { BusyPoll } from '../../src/rpc/server/busyPoll.ts';
 import { loadUws } from '../../src/rpc/server/uws.ts';
 
 const REPLY_TAIL = ',"result":"0x1"}';
+// The transport's busy-polling, as kestreld runs it (its default window; BUSY_POLL_US overrides).
+const busyPoll = new BusyPoll(Number(process.env.BUSY_POLL_US ?? 100));
 
 function reply(body: string): string {
   const msg = JSON.parse(body) as { id?: unknown };
@@ -33,6 +36,7 @@ function serveUws(port: number): void {
           : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       const out = reply(text);
       if (!aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json').end(out));
+      busyPoll.touch();
     });
   });
   app.listen('127.0.0.1', port, (socket) => {
@@ -49,6 +53,7 @@ function serveNode(port: number): void {
       const out = reply(Buffer.concat(chunks).toString('utf8'));
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(out)) });
       res.end(out);
+      busyPoll.touch();
     });
   });
   server.listen(port, '127.0.0.1', () => process.stdout.write(`bare node listening on ${port}\n`));

@@ -6,6 +6,7 @@ import { lineLogger, type LogSink } from '../log/logger.ts';
 import type { AbciTimer } from '../metrics/abci.ts';
 import { startMetricsServer } from '../metrics/server.ts';
 import type { Dispatcher } from '../rpc/server/jsonrpc.ts';
+import { BusyPoll } from '../rpc/server/busyPoll.ts';
 import { chooseTransport, startHttpTransport, startWsTransport } from '../rpc/server/transport.ts';
 import type { ConsensusMode, ModeListeners } from './consensus.ts';
 
@@ -61,7 +62,11 @@ export async function startListeners(d: ListenerDeps): Promise<Listeners> {
   const ws = splitHostPort(rpc.wsAddress);
   const started: { close(): Promise<void> }[] = [];
   const track = <T extends { close(): Promise<void> }>(server: T): T => (started.push(server), server);
-  const closeAll = async () => void (await Promise.allSettled(started.map((server) => server.close())));
+  const busyPoll = new BusyPoll(rpc.busyPollUs);
+  const closeAll = async () => {
+    busyPoll.stop();
+    await Promise.allSettled(started.map((server) => server.close()));
+  };
   try {
     let metricsPort: number | undefined;
     if (metrics) {
@@ -76,6 +81,7 @@ export async function startListeners(d: ListenerDeps): Promise<Listeners> {
       authToken,
       corsOrigins: rpc.corsOrigins,
       maxOpenConnections,
+      busyPoll,
       log: lineLogger(logs.logger('rpc'), 'error'),
     };
     const wsServer = track(

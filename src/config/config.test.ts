@@ -210,6 +210,17 @@ describe('loadConfig', () => {
       () => loadConfig(home, { 'json-rpc.transport': 'epoll' }, DEFAULT_CHAIN_ID),
       /invalid json-rpc.transport "epoll" \(use auto, uws or node\)/,
     );
+    // Busy-polling after an answer: 100 µs by default, 0 turns it off, past 10 ms refused.
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).jsonRpc.busyPollUs, 100);
+    assert.equal(loadConfig(home, { 'json-rpc.busy-poll-us': '0' }, DEFAULT_CHAIN_ID).jsonRpc.busyPollUs, 0);
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.busy-poll-us': '20000' }, DEFAULT_CHAIN_ID),
+      /json-rpc.busy-poll-us must be at most 10000/,
+    );
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.busy-poll-us': '-1' }, DEFAULT_CHAIN_ID),
+      /json-rpc.busy-poll-us must be a non-negative integer/,
+    );
   });
 
   test('validation errors from app.toml', () => {

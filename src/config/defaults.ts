@@ -71,6 +71,10 @@ http-timeout = "30s"
 # HTTP and WebSocket back end: "auto" runs uWebSockets.js where its binary loads (Linux/macOS/Windows on Node 16,
 # 18, 20) and node:http + ws elsewhere; "uws" or "node" forces one. The node logs which one runs and why.
 transport = "auto"
+# After answering a request, keep polling for the next one this many microseconds before sleeping (0 = sleep at
+# once). Waking a sleeping event loop costs more than answering a simple read, so a client that waits for each answer
+# is served up to ~1.7x faster; the cost is at most this much CPU time per answer, and none while idle.
+busy-poll-us = 100
 max-body-bytes = 5242880
 batch-request-limit = 1000
 # Largest reply to one request or batch, in bytes; a bigger one is answered with -32003 "response too large".

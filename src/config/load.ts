@@ -35,6 +35,13 @@ function int(v: unknown, key: string): number {
   return n;
 }
 
+/** Busy-polling beyond 10 ms would only burn CPU: a client that waits that long is not waiting on the loop. */
+function busyPollUs(v: unknown): number {
+  const n = int(v, 'json-rpc.busy-poll-us');
+  if (n > 10_000) throw new Error('config: json-rpc.busy-poll-us must be at most 10000');
+  return n;
+}
+
 function optionalInt(v: unknown, key: string): number | undefined {
   return v === undefined || v === '' ? undefined : int(v, key);
 }
@@ -200,6 +207,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       allowedHosts,
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
       transport,
+      busyPollUs: busyPollUs(pick('json-rpc', 'busy-poll-us')),
       compat,
       authTokenFile: authTokenFile(home, pick('json-rpc', 'auth-token-file')),
     },

@@ -34,6 +34,8 @@ export interface JsonRpcConfig {
   httpTimeoutMs: number;
   /** HTTP/WS back end: uWebSockets.js where its binary loads ('auto'), or forced. */
   transport: 'auto' | 'uws' | 'node';
+  /** Microseconds the event loop keeps polling after an answer before it sleeps (0 = sleep at once). */
+  busyPollUs: number;
   compat: 'none' | 'ethermint';
   /** File holding the bearer token of the private namespaces (default <home>/config/auth.token). */
   authTokenFile: string;

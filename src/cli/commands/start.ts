@@ -26,6 +26,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.maxOpenConnections': 'json-rpc.max-open-connections',
   'jsonRpc.allowedHosts': 'json-rpc.allowed-hosts',
   'jsonRpc.transport': 'json-rpc.transport',
+  'jsonRpc.busyPollUs': 'json-rpc.busy-poll-us',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -92,6 +93,10 @@ export function registerStartCommand(program: Command): void {
     .option(
       '--json-rpc.allowed-hosts <list>',
       'Host header names HTTP answers, comma-separated; IPs always pass; * = any (default localhost)',
+    )
+    .option(
+      '--json-rpc.busy-poll-us <n>',
+      'microseconds to keep polling for the next request after an answer before sleeping (default 100; 0 = off)',
     )
     .option(
       '--json-rpc.transport <kind>',

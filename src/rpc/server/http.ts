@@ -77,7 +77,7 @@ function lingeringClose(socket: Socket): void {
 
 /** Starts the HTTP JSON-RPC server; resolves once it listens (port 0 picks a free port). */
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
-  const { dispatcher, limits, corsOrigins, authToken } = opts;
+  const { dispatcher, limits, corsOrigins, authToken, busyPoll } = opts;
   const log = opts.log ?? stderrLogger;
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
   const allowedHosts = opts.allowedHosts ?? ['*'];
@@ -155,7 +155,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         const meta: CallMeta = { transport: 'http', authorized: isAuthorized(req.headers.authorization, authToken) };
         whenReady(
           handleBody(Buffer.concat(chunks, received), dispatcher, meta, limits, log),
-          (reply) => sendJson(res, 200, reply ?? '', cors),
+          (reply) => {
+            sendJson(res, 200, reply ?? '', cors);
+            busyPoll?.touch();
+          },
           (e: unknown) => {
             // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
             log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -1,6 +1,7 @@
 // One transport interface, two back ends: uWebSockets.js (native HTTP and WebSocket) where its binary loads, and
 // node:http + ws everywhere else. The choice is made once at start; both serve the same rules (rules.ts) and the
 // same JSON-RPC envelope (jsonrpc.ts), so nothing above this file knows which one runs.
+import type { BusyPoll } from './busyPoll.ts';
 import type { Dispatcher, RpcLimits, RpcLogger } from './jsonrpc.ts';
 import { procConnectionCountAvailable } from './openConnections.ts';
 import { loadUws, type UwsLoad } from './uws.ts';
@@ -26,6 +27,8 @@ export interface HttpServerOptions {
   maxOpenConnections?: number;
   /** Host header names accepted (IP literals always are; '*' = any). Default: any. */
   allowedHosts?: string[];
+  /** Polls the event loop briefly after each answer (shared by the node's listeners); none = sleep at once. */
+  busyPoll?: BusyPoll;
   log?: RpcLogger;
 }
 
@@ -48,6 +51,8 @@ export interface WsServerOptions {
    * grow the node's memory). Subscriptions are dropped earlier, at their own bound. Default 64 MiB.
    */
   maxBufferedBytes?: number;
+  /** Polls the event loop briefly after each answer (shared by the node's listeners); none = sleep at once. */
+  busyPoll?: BusyPoll;
   log?: RpcLogger;
 }
 

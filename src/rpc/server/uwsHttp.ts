@@ -125,7 +125,7 @@ function refuse(
 
 /** Starts the HTTP JSON-RPC server on uWebSockets.js; resolves once it listens (port 0 picks a free port). */
 export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions): Promise<RunningServer> {
-  const { dispatcher, limits, corsOrigins, authToken } = opts;
+  const { dispatcher, limits, corsOrigins, authToken, busyPoll } = opts;
   const log = opts.log ?? stderrLogger;
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
   const allowedHosts = opts.allowedHosts ?? ['*'];
@@ -236,10 +236,14 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
           x.answered = true;
           writeReply(res, 200, reply ?? '', cors, false);
         }
+        busyPoll?.touch();
         return;
       }
       reply.then(
-        (r) => answer(x, 200, r ?? '', cors),
+        (r) => {
+          answer(x, 200, r ?? '', cors);
+          busyPoll?.touch();
+        },
         (e: unknown) => {
           // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
           log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -52,7 +52,7 @@ function makeConnection(conn: Conn, log: RpcLogger): WsConnection {
 
 /** Starts the WebSocket JSON-RPC server on uWebSockets.js; resolves once it listens (port 0 picks a free port). */
 export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): Promise<RunningServer> {
-  const { dispatcher, limits, authToken } = opts;
+  const { dispatcher, limits, authToken, busyPoll } = opts;
   const log = opts.log ?? stderrLogger;
   const pingIntervalMs = opts.pingIntervalMs ?? 30_000;
   const open = new Set<Conn>();
@@ -110,6 +110,7 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
         handleBody(text, dispatcher, conn.meta, limits, log),
         (reply) => {
           if (reply !== undefined && !conn.closed) conn.ws!.cork(() => conn.ws!.send(reply, false));
+          busyPoll?.touch();
         },
         (e: unknown) => log(`rpc: ws handler failed: ${describe(e)}`),
       );

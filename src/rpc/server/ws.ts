@@ -84,7 +84,7 @@ function makeConnection(id: number, socket: WebSocket, maxBuffered: number, log:
 
 /** Starts the WebSocket JSON-RPC server; resolves once it listens (port 0 picks a free port). */
 export async function startWsServer(opts: WsServerOptions): Promise<RunningWsServer> {
-  const { dispatcher, limits, authToken } = opts;
+  const { dispatcher, limits, authToken, busyPoll } = opts;
   const log = opts.log ?? stderrLogger;
   const pingIntervalMs = opts.pingIntervalMs ?? 30_000;
   const maxBuffered = opts.maxBufferedBytes ?? DEFAULT_WS_MAX_BUFFERED_BYTES;
@@ -142,6 +142,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
         handleBody(rawToBuffer(data), dispatcher, meta, limits, log),
         (reply) => {
           if (reply !== undefined && socket.readyState === WebSocket.OPEN) sendBounded(socket, reply, maxBuffered);
+          busyPoll?.touch();
         },
         (e: unknown) => log(`rpc: ws handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
       );
