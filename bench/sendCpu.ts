@@ -13,8 +13,11 @@ import { compileContracts, tokenConstructorArgs } from './lib/contracts.ts';
 import { RpcClient } from './lib/rpc.ts';
 import { devAccounts } from './lib/tx.ts';
 import { kestrelStart } from './nodes/kestrel.ts';
+import { DEV_MNEMONIC } from '../src/keys/devAccounts.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
-import { spawnNode } from './nodes/process.ts';
+import { startHardhat } from './nodes/hardhat.ts';
+import { ANVIL_BIN } from './nodes/paths.ts';
+import { freePort, spawnNode, type Spawned } from './nodes/process.ts';
 import type { RunningNode } from './nodes/types.ts';
 import { deploy, type Chain } from './workloads/chain.ts';
 import { sendAll } from './workloads/send.ts';
@@ -36,16 +39,40 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** A fresh Anvil (the bench's flags plus `flags`), so the peer runs the same workload in the same alternation. */
+async function startAnvil(flags: string[]): Promise<{ url: string; s: Spawned }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--mnemonic', DEV_MNEMONIC, '--balance', '10000'];
+  return { url, s: await spawnNode('anvil', ANVIL_BIN, [...args, '--quiet', ...flags], url) };
+}
+
+/** A fresh `hardhat node` (the bench's config). */
+async function startHardhatPeer(): Promise<{ url: string; s: Pick<Spawned, 'pid' | 'stop'> }> {
+  const node = await startHardhat();
+  return { url: node.url, s: node };
+}
+
+/** A kestreld from `launcher` on a fresh home under `base`, under --cpu-prof when asked. */
+async function startKestrel(launcher: string, base: string, flags: string[]): Promise<{ url: string; s: Spawned }> {
+  const { url, args } = await kestrelStart(launcher, join(base, 'home'), flags);
+  const interval = process.env.PROF_INTERVAL_US ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL_US}`] : [];
+  const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval] : [];
+  return { url, s: await spawnNode('kestrel', process.execPath, [...nodeArgs, ...args], url, { cwd: REPO_ROOT }) };
+}
+
 const code = compileContracts();
 const senders = devAccounts(10);
 for (let r = 0; r < rounds; r++) {
   for (const spec of launchers) {
     const [launcher, ...flags] = spec.split('+') as [string, ...string[]];
     const base = mkdtempSync(join(tmpdir(), 'kestrel-sendcpu-'));
-    const { url, args } = await kestrelStart(launcher, join(base, 'home'), flags);
-    const interval = process.env.PROF_INTERVAL_US ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL_US}`] : [];
-    const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval] : [];
-    const s = await spawnNode('kestrel', process.execPath, [...nodeArgs, ...args], url, { cwd: REPO_ROOT });
+    const { url, s } =
+      launcher === 'anvil'
+        ? await startAnvil(flags)
+        : launcher === 'hardhat'
+          ? await startHardhatPeer()
+          : await startKestrel(launcher, base, flags);
     const client = new RpcClient(url, 60_000, 8);
     try {
       const node = { name: 'kestrel', url } as RunningNode;
