@@ -1,8 +1,8 @@
-// The ERC20 write workload with 32 in flight (`npm run bench`'s write.erc20.inflight: same presigned txs, same
-// sendAll) against one or more launchers, reporting beside tx/s the node process's CPU time per mined tx and the
+// A write workload (`npm run bench`'s write.*: same presigned txs, same sendAll; KIND picks it, default
+// write.erc20.inflight, the ERC20 transfers with 32 in flight) against one or more launchers, reporting beside tx/s the node process's CPU time per mined tx and the
 // number of blocks it took: the figures a busy machine distorts least. With several launchers (e.g. another
 // checkout's bin/kestreld.js) the runs alternate. Usage:
-//   N=3000 ROUNDS=3 node --import tsx bench/sendCpu.ts [--prof] <launcher> [launcher ...]
+//   [KIND=write.transfer.awaited] N=3000 ROUNDS=3 node --import tsx bench/sendCpu.ts [--prof] <launcher> [launcher ...]
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
 // --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof;
 // $PROF_INTERVAL_US sets the sampling interval, default node's 1,000 µs).
@@ -13,11 +13,10 @@ import { compileContracts, tokenConstructorArgs } from './lib/contracts.ts';
 import { RpcClient } from './lib/rpc.ts';
 import { devAccounts } from './lib/tx.ts';
 import { kestrelStart } from './nodes/kestrel.ts';
-import { DEV_MNEMONIC } from '../src/keys/devAccounts.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 import { startHardhat } from './nodes/hardhat.ts';
-import { ANVIL_BIN } from './nodes/paths.ts';
-import { freePort, spawnNode, type Spawned } from './nodes/process.ts';
+import { startAnvil } from './nodes/anvil.ts';
+import { spawnNode, type Spawned } from './nodes/process.ts';
 import type { RunningNode } from './nodes/types.ts';
 import { deploy, type Chain } from './workloads/chain.ts';
 import { sendAll } from './workloads/send.ts';
@@ -31,7 +30,9 @@ const total = Number(process.env.N ?? 2000);
 const rounds = Number(process.env.ROUNDS ?? 1);
 if (!Number.isInteger(total) || total < 1 || !Number.isInteger(rounds) || rounds < 1)
   throw new Error('N and ROUNDS must be positive integers');
-const kind = WRITE_KINDS.find((k) => k.id === 'write.erc20.inflight')!;
+const kindId = process.env.KIND ?? 'write.erc20.inflight';
+const kind = WRITE_KINDS.find((k) => k.id === kindId);
+if (!kind) throw new Error(`KIND must be one of ${WRITE_KINDS.map((k) => k.id).join(', ')}`);
 
 /** User + system CPU time of a process in ms (clock ticks at Linux's usual 100 Hz). */
 function cpuMs(pid: number): number {
@@ -39,17 +40,9 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** A fresh Anvil (the bench's flags plus `flags`), so the peer runs the same workload in the same alternation. */
-async function startAnvil(flags: string[]): Promise<{ url: string; s: Spawned }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--mnemonic', DEV_MNEMONIC, '--balance', '10000'];
-  return { url, s: await spawnNode('anvil', ANVIL_BIN, [...args, '--quiet', ...flags], url) };
-}
-
-/** A fresh `hardhat node` (the bench's config). */
-async function startHardhatPeer(): Promise<{ url: string; s: Pick<Spawned, 'pid' | 'stop'> }> {
-  const node = await startHardhat();
+/** A fresh peer as the bench starts it. */
+async function startPeer(starting: Promise<RunningNode>): Promise<{ url: string; s: Pick<Spawned, 'pid' | 'stop'> }> {
+  const node = await starting;
   return { url: node.url, s: node };
 }
 
@@ -69,9 +62,9 @@ for (let r = 0; r < rounds; r++) {
     const base = mkdtempSync(join(tmpdir(), 'kestrel-sendcpu-'));
     const { url, s } =
       launcher === 'anvil'
-        ? await startAnvil(flags)
+        ? await startPeer(startAnvil({}, flags))
         : launcher === 'hardhat'
-          ? await startHardhatPeer()
+          ? await startPeer(startHardhat())
           : await startKestrel(launcher, base, flags);
     const client = new RpcClient(url, 60_000, 8);
     try {
@@ -83,7 +76,7 @@ for (let r = 0; r < rounds; r++) {
       const blocks0 = Number(await client.call<string>('eth_blockNumber'));
       const cpu0 = cpuMs(s.pid);
       const o = await sendAll(url, txs, {
-        mode: 'inflight',
+        mode: kind.mode,
         inflight: 32,
         stallMs: 15_000,
         maxMs: 60_000,

@@ -32,5 +32,11 @@ export interface RunningNode {
   stop(): Promise<void>;
 }
 
+/** What a node is started for. */
+export interface StartOptions {
+  /** A write workload: a peer with a setting that makes it faster under sustained writes starts with it. */
+  writes?: boolean;
+}
+
 /** Starts one node of a kind on free loopback ports with the dev mnemonic and instant mining. */
-export type NodeStarter = () => Promise<RunningNode>;
+export type NodeStarter = (opts?: StartOptions) => Promise<RunningNode>;

@@ -37,7 +37,7 @@ export function writeSpecs(counts: { transfers: number; erc20: number; inflight:
     })),
     {
       id: RSS_ROW,
-      label: 'RSS after the write workloads',
+      label: 'RSS after the four write workloads on one process',
       unit: 'MiB',
       better: 'lower',
       target: { kind: 'max', limit: 300 },
