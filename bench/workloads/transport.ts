@@ -1,6 +1,11 @@
 // The transport row: Kestrel's eth_blockNumber against a bare JSON-RPC handler (bench/bare/server.ts) on the same
 // back end Kestrel chose (uWebSockets.js or node:http), measured back to back, so Kestrel / bare is the share of the
-// transport's ceiling that Kestrel keeps: everything Kestrel does above the transport costs the rest.
+// transport's ceiling that Kestrel keeps: everything Kestrel does above the transport costs the rest. Beside them, a
+// constant reply from C on one epoll thread (bench/bare/ceiling.c): the most wrk can get from any server here.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runWrk } from '../lib/wrk.ts';
 import { REPO_ROOT } from '../nodes/paths.ts';
 import { freePort, spawnNode } from '../nodes/process.ts';
@@ -10,9 +15,15 @@ import { READ_CONNECTIONS } from './reads.ts';
 
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] });
 
-/** The rows: the bare handler's rate, and Kestrel's share of it (target ≥ 90%). */
+/** The rows: the C ceiling, the bare handler's rate, and Kestrel's share of it (target ≥ 90%). */
 export function transportSpecs(): RowSpec[] {
   return READ_CONNECTIONS.flatMap((c) => [
+    {
+      id: `transport.ceiling.c${c}`,
+      label: `ceiling: constant reply from C on one thread (the load generator's limit), ${c} conn`,
+      unit: 'req/s',
+      better: 'higher' as const,
+    },
     {
       id: `transport.bare.c${c}`,
       label: `bare handler on Kestrel's transport, eth_blockNumber, ${c} conn`,
@@ -48,6 +59,7 @@ export async function runTransport(
       out.set(spec.id, { value: null, status: 'error', note: 'Kestrel did not log its transport' });
     return out;
   }
+  for (const [id, s] of await runCeiling(seconds, log)) out.set(id, s);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const bare = await spawnNode(
@@ -69,6 +81,37 @@ export async function runTransport(
     }
   } finally {
     await bare.stop();
+  }
+  return out;
+}
+
+/** Builds bench/bare/ceiling.c with cc and measures it at each connection count; an error row when cc fails. */
+async function runCeiling(seconds: number, log: (s: string) => void): Promise<Map<string, Sample>> {
+  const out = new Map<string, Sample>();
+  const dir = mkdtempSync(join(tmpdir(), 'kestrel-bench-ceiling-'));
+  try {
+    const bin = join(dir, 'ceiling');
+    try {
+      execFileSync('cc', ['-O2', '-o', bin, join(REPO_ROOT, 'bench', 'bare', 'ceiling.c')], { stdio: 'pipe' });
+    } catch (e) {
+      const note = `cc could not build bench/bare/ceiling.c: ${(e as Error).message.split('\n')[0]!.slice(0, 160)}`;
+      for (const c of READ_CONNECTIONS) out.set(`transport.ceiling.c${c}`, { value: null, status: 'error', note });
+      return out;
+    }
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = await spawnNode('ceiling', bin, [String(port)], url);
+    try {
+      for (const c of READ_CONNECTIONS) {
+        const r = await runWrk(url, BODY, c, seconds);
+        out.set(`transport.ceiling.c${c}`, { value: r.requestsPerSec, status: 'ok' });
+        log(`  ceiling (C, constant reply) c${c}: ${Math.round(r.requestsPerSec)} req/s`);
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
   return out;
 }
