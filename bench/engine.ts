@@ -1,5 +1,5 @@
 // In-process engine bench (issue 15): Kestrel's EVM beside @ethereumjs/evm on the same calls, and 500-tx blocks.
-//   node --import tsx bench/engine.ts [--quick]
+//   node --import tsx bench/engine.ts [--quick] [--json]   (--json: also one JSON line of the figures, for npm run bench)
 // 1. ERC20 balanceOf through executeTransaction (isCall) with warm reader caches and a fresh WorldState per call,
 //    beside ethereumjs runCall on a MerkleStateManager holding the same code and slot (its caches warm too).
 // 2. 500-tx blocks of value transfers and of ERC20 transfers on one WorldState each (senders recovered
@@ -161,6 +161,19 @@ console.log(
 
 // --- 3. App blocks: the same 500-tx blocks through KestrelApp.finalizeBlock on LevelDB, state root included ---
 const app = await appBlockRates(quick ? 3 : 10);
+if (process.argv.includes('--json'))
+  console.log(
+    JSON.stringify({
+      balanceOfUs: kestrelUs,
+      ethereumjsBalanceOfUs: ejsUs,
+      blockTransfers: transfers,
+      blockErc20: erc20,
+      appTransfers: app.transfersCpu,
+      appErc20: app.erc20Cpu,
+      appTransfersWall: app.transfersWall,
+      appErc20Wall: app.erc20Wall,
+    }),
+  );
 console.log(
   `500-tx app blocks  value transfers ${Math.round(app.transfersCpu)} tx/s   ERC20 transfers ${Math.round(app.erc20Cpu)} tx/s   (finalizeBlock with the state root through the app's trie; CPU time; wall ${Math.round(app.transfersWall)} / ${Math.round(app.erc20Wall)})`,
 );

@@ -15,6 +15,7 @@ import type { NodeName, StartOptions } from './nodes/types.ts';
 import { isCompleteRun, parseArgs, USAGE, type Options } from './options.ts';
 import { aggregate, formatTable, rowsToJson, type Row, type RowSpec, type Sample } from './report.ts';
 import { deploy, openChain, type Chain } from './workloads/chain.ts';
+import { engineSpecs, runEngine } from './workloads/engine.ts';
 import { logSpecs, runLogs } from './workloads/logs.ts';
 import { readSpecs, runReads } from './workloads/reads.ts';
 import { runTransport, transportSpecs } from './workloads/transport.ts';
@@ -221,12 +222,15 @@ function peerVersions(): Record<string, string> {
 
 function specsFor(o: Options, senders: number): RowSpec[] {
   return [
-    ...(o.workloads.some((w) => w !== 'logs') ? [STARTUP_ROW, STARTUP_FRESH_ROW] : []),
+    ...(o.workloads.some((w) => w === 'startup' || w === 'reads' || w === 'writes')
+      ? [STARTUP_ROW, STARTUP_FRESH_ROW]
+      : []),
     ...(o.workloads.includes('reads') ? [...readSpecs(), ...transportSpecs()] : []),
     ...(o.workloads.includes('writes')
       ? writeSpecs({ transfers: o.transfers, erc20: o.erc20Transfers, inflight: o.inflight, senders })
       : []),
     ...(o.workloads.includes('logs') ? logSpecs(o.logEvents, o.padBlocks) : []),
+    ...(o.workloads.includes('engine') ? engineSpecs() : []),
   ];
 }
 
@@ -251,9 +255,11 @@ async function main(): Promise<void> {
     for (const name of o.nodes) {
       log(`run ${run + 1}/${o.runs}: ${name}`);
       const sessions: Array<[string, () => Promise<Map<string, Sample>>]> = [];
-      if (o.workloads.some((w) => w !== 'logs'))
+      if (o.workloads.some((w) => w === 'startup' || w === 'reads' || w === 'writes'))
         sessions.push(['startup/reads/writes', () => readWriteSession(name, o, code, senders)]);
       if (o.workloads.includes('logs')) sessions.push(['logs', () => logSession(name, o, code, senders, run)]);
+      if (o.workloads.includes('engine') && name === 'kestrel')
+        sessions.push(['engine', () => runEngine(o.quick, log)]);
       for (const [what, fn] of sessions) {
         try {
           record(collected, name, await fn());
@@ -261,7 +267,7 @@ async function main(): Promise<void> {
           log(`  ${name} ${what} failed: ${(e as Error).message}`);
           const failed = new Map<string, Sample>();
           for (const spec of specsFor(o, senders.length)) {
-            if (spec.id.startsWith('logs.') === (what === 'logs'))
+            if (sessionOf(spec.id) === what)
               failed.set(spec.id, {
                 value: null,
                 status: 'error',
@@ -279,6 +285,11 @@ async function main(): Promise<void> {
   const header = `Kestrel bench ${started.toISOString()} — ${commandLine()}\nmachine: ${String(meta.machine.cores)} cores, Node ${process.version}, load average at start ${(meta.machine.loadAverageAtStart as number[]).map((l) => l.toFixed(2)).join(' ')}; ${o.quick ? 'quick mode, ' : ''}${o.runs === 1 ? '1 run' : `medians of ${o.runs} runs`}`;
   process.stdout.write(`\n${header}\n\n${table}\n`);
   log(`\nwrote ${out}`);
+}
+
+/** The session that fills a row (the name main() gives it). */
+function sessionOf(rowId: string): string {
+  return rowId.startsWith('logs.') ? 'logs' : rowId.startsWith('engine.') ? 'engine' : 'startup/reads/writes';
 }
 
 function commandLine(): string {

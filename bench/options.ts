@@ -2,7 +2,7 @@
 import { NODE_NAMES, type NodeName } from './nodes/types.ts';
 
 /** The workload groups that can be selected with --workload. */
-export const WORKLOAD_GROUPS = ['startup', 'reads', 'writes', 'logs'] as const;
+export const WORKLOAD_GROUPS = ['startup', 'reads', 'writes', 'logs', 'engine'] as const;
 /** One of WORKLOAD_GROUPS. */
 export type WorkloadGroup = (typeof WORKLOAD_GROUPS)[number];
 
@@ -36,7 +36,7 @@ export interface Options {
 
 /** Help text of `npm run bench -- --help`. */
 export const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--only kestrel,anvil,hardhat,ganache]
-                        [--workload startup,reads,writes,logs] [--duration SECONDS] [--out FILE]
+                        [--workload startup,reads,writes,logs,engine] [--duration SECONDS] [--out FILE]
   --quick     one short run of everything with smaller counts (under 3 minutes)
   --runs N    runs per node (default 3; figures are medians over the runs)
   --only      nodes to start, in turn (default all four)
