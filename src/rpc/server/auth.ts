@@ -5,7 +5,8 @@ import { isIP } from 'node:net';
 /** True only when the Authorization header carries `Bearer <token>` equal to the configured token. */
 export function isAuthorized(header: string | string[] | undefined, token: string | undefined): boolean {
   // An empty configured token would make "Bearer " match; treat it as "no private access configured".
-  if (token === undefined || token === '' || typeof header !== 'string') return false;
+  // No header (uWS reports it as '') is every public request: answered without running the regex.
+  if (token === undefined || token === '' || typeof header !== 'string' || header === '') return false;
   // The scheme is case-insensitive (RFC 7235); the credential is compared byte for byte.
   const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
   if (!m) return false;
