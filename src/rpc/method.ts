@@ -3,6 +3,7 @@
 import type { Codec } from './params/codec.ts';
 import { decodeParams } from './params/codec.ts';
 import type { CallMeta } from './server/jsonrpc.ts';
+import { PlainString } from './server/jsonrpc.ts';
 
 /** Codec tuple → tuple of decoded value types. */
 export type Decoded<C extends readonly Codec<unknown>[]> = { [K in keyof C]: C[K] extends Codec<infer T> ? T : never };
@@ -16,15 +17,26 @@ export interface RpcMethod<Ctx> {
   run(ctx: Ctx, args: unknown[], meta?: CallMeta): Promise<unknown> | unknown;
 }
 
-/** Defines a method; the handler receives the decoded, typed tuple. */
+/**
+ * Defines a method; the handler receives the decoded, typed tuple. `hexResult`: every string the handler answers
+ * synchronously is 0x-hex text it built (toQuantity, bytesToHex), so the envelope may quote it unchecked.
+ */
 export function defineMethod<Ctx, const C extends readonly Codec<unknown>[]>(def: {
   name: string;
   params: C;
+  hexResult?: boolean;
   handler: (ctx: Ctx, args: Decoded<C>, meta?: CallMeta) => Promise<unknown> | unknown;
 }): RpcMethod<Ctx> {
+  const handler = def.handler;
   return {
     name: def.name,
     decode: (params) => decodeParams(params, def.params),
-    run: (ctx, args, meta) => def.handler(ctx, args as Decoded<C>, meta),
+    run:
+      def.hexResult === true
+        ? (ctx, args, meta) => {
+            const r = handler(ctx, args as Decoded<C>, meta);
+            return typeof r === 'string' ? new PlainString(r) : r;
+          }
+        : (ctx, args, meta) => handler(ctx, args as Decoded<C>, meta),
   };
 }

@@ -4,6 +4,7 @@ import { MethodNotFoundError, UnauthorizedError } from '../errors/index.ts';
 import type { RpcContext } from './context.ts';
 import { defineMethod } from './method.ts';
 import { buildMethodTable, createDispatcher } from './registry.ts';
+import { PlainString } from './server/jsonrpc.ts';
 
 const method = (name: string) => defineMethod({ name, params: [], handler: () => name });
 
@@ -28,5 +29,34 @@ describe('dispatcher', () => {
   it('answers an unknown method as not found, whether or not its namespace is private', () => {
     assert.throws(() => d.call('personal_unknown', [], open), MethodNotFoundError);
     assert.throws(() => d.call('eth_unknown', [], authorized), MethodNotFoundError);
+  });
+});
+
+describe('hexResult methods', () => {
+  const hex = (name: string, answer: () => unknown) =>
+    defineMethod({ name, params: [], hexResult: true, handler: answer });
+  const table = buildMethodTable(
+    {
+      eth: [
+        hex('eth_now', () => '0x2a'),
+        hex('eth_later', async () => '0x2b'),
+        hex('eth_none', () => null),
+        defineMethod({ name: 'eth_text', params: [], handler: () => '0x2c' }),
+      ],
+    },
+    ['eth'],
+  );
+  const d = createDispatcher({} as RpcContext, table);
+  const meta = { transport: 'http' as const, authorized: false };
+
+  it('marks a string answered at once as plain text, and leaves promises, non-strings and other methods as they are', async () => {
+    const now = d.call('eth_now', [], meta);
+    assert.ok(now instanceof PlainString);
+    assert.equal(now.text, '0x2a');
+    const later = d.call('eth_later', [], meta);
+    assert.ok(later instanceof Promise);
+    assert.equal(await later, '0x2b');
+    assert.equal(d.call('eth_none', [], meta), null);
+    assert.equal(d.call('eth_text', [], meta), '0x2c');
   });
 });

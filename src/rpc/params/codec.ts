@@ -32,17 +32,18 @@ export function decodeParams(params: unknown[], codecs: readonly Codec<unknown>[
   if (params.length > codecs.length) {
     throw new InvalidParamsError(`too many arguments, want at most ${codecs.length}`);
   }
-  const out: unknown[] = [];
+  // Sized once: pushing onto an empty array grows its store on the first push (most methods take 1-3 params).
+  const out = new Array<unknown>(codecs.length);
   for (let i = 0; i < codecs.length; i++) {
     const c = codecs[i]!;
     const raw = params[i];
     if (raw === undefined || (raw === null && !c.required)) {
       if (c.required) throw new InvalidParamsError(`missing value for required argument ${i}`);
-      out.push(c.fallback ? c.fallback() : undefined);
+      out[i] = c.fallback ? c.fallback() : undefined;
       continue;
     }
     try {
-      out.push(c.decode(raw));
+      out[i] = c.decode(raw);
     } catch (e) {
       if (e instanceof ParamError) throw new InvalidParamsError(`invalid argument ${i}: ${e.message}`);
       throw e;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvalidParamsError, MethodNotFoundError, RevertError } from '../../errors/index.ts';
-import { DEFAULT_RPC_LIMITS, handleBody } from './jsonrpc.ts';
+import { DEFAULT_RPC_LIMITS, PlainString, handleBody } from './jsonrpc.ts';
 import type { CallMeta, Dispatcher, RpcLimits } from './jsonrpc.ts';
 
 const meta: CallMeta = { transport: 'http', authorized: false };
@@ -18,6 +18,8 @@ function fake(): { dispatcher: Dispatcher; calls: string[]; logs: string[]; log:
       calls.push(method);
       // A non-async implementation may throw before returning a promise; the transport must cope.
       if (method === 'syncCrash') throw new TypeError('sync boom');
+      // What a hexResult method answers from a cache: its text, at once.
+      if (method === 'plain') return new PlainString(String(params[0]));
       return asyncCall(method, params);
     },
   };
@@ -172,6 +174,17 @@ describe('handleBody: results and errors', () => {
     }
   });
 
+  it('quotes a PlainString result as it is, and answers at once when the method does', () => {
+    const f = fake();
+    const reply = handleBody(
+      req({ id: 1, method: 'plain', params: ['0x1bc16d674ec80000'] }),
+      f.dispatcher,
+      meta,
+      DEFAULT_RPC_LIMITS,
+    );
+    assert.equal(reply, '{"jsonrpc":"2.0","id":1,"result":"0x1bc16d674ec80000"}');
+  });
+
   it('serializes an undefined result as null', async () => {
     assert.equal((await run(req({ id: 1, method: 'nothing' }))).out, '{"jsonrpc":"2.0","id":1,"result":null}');
   });
@@ -227,6 +240,39 @@ describe('handleBody: batches', () => {
       { jsonrpc: '2.0', id: null, result: { method: 'echo', params: [] } },
     ]);
     assert.equal(logs.length, 1);
+  });
+
+  it('answers a batch of synchronous items at once, and mixes them with later answers in request order', async () => {
+    const f = fake();
+    const items = [
+      { jsonrpc: '2.0', id: 1, method: 'plain', params: ['0x0'] },
+      { jsonrpc: '2.0', method: 'plain', params: ['0x1'] },
+      { jsonrpc: '2.0', id: 'b', method: 'plain', params: ['0x2'] },
+      { jsonrpc: '2.0', id: 3, method: 'plain', params: {} },
+      { jsonrpc: '1.0', id: 4, method: 'plain', params: ['0x4'] },
+      { jsonrpc: '2.0', id: 5, method: 'syncCrash' },
+    ];
+    const reply = handleBody(JSON.stringify(items), f.dispatcher, meta, DEFAULT_RPC_LIMITS, f.log);
+    assert.equal(
+      reply,
+      '[{"jsonrpc":"2.0","id":1,"result":"0x0"},{"jsonrpc":"2.0","id":"b","result":"0x2"},' +
+        '{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"non-array args"}},' +
+        '{"jsonrpc":"2.0","id":4,"error":{"code":-32600,"message":"invalid request"}},' +
+        '{"jsonrpc":"2.0","id":5,"error":{"code":-32000,"message":"method handler crashed"}}]',
+    );
+    assert.equal(f.logs.length, 1);
+    const mixed = await run(
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'echo', params: ['a'] },
+        { jsonrpc: '2.0', id: 2, method: 'plain', params: ['0xab'] },
+        { jsonrpc: '2.0', id: 3, method: 'text', params: ['0xcd'] },
+      ]),
+    );
+    assert.equal(
+      mixed.out,
+      '[{"jsonrpc":"2.0","id":1,"result":{"method":"echo","params":["a"]}},' +
+        '{"jsonrpc":"2.0","id":2,"result":"0xab"},{"jsonrpc":"2.0","id":3,"result":"0xcd"}]',
+    );
   });
 
   it('runs batch items concurrently', { timeout: 2000 }, async () => {

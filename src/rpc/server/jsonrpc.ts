@@ -31,8 +31,18 @@ export interface CallMeta {
 }
 
 /**
+ * A string result its producer built from characters JSON never escapes (0x-hex text: quantities, data, hashes), so
+ * the envelope quotes it without checking. Checking costs more than the string: a fresh "0x"+digits string is a
+ * rope that V8 must flatten before the first character can be read (~90 ns, a sixth of a batch item's cost).
+ */
+export class PlainString {
+  constructor(readonly text: string) {}
+}
+
+/**
  * Resolves a method call; throws (or rejects with) KestrelError subclasses that toRpcError maps to wire errors. A
- * method that has its answer at hand returns it directly: the envelope then stays synchronous, with no promise.
+ * method that has its answer at hand returns it directly: the envelope then stays synchronous, with no promise. A
+ * PlainString result is answered as its text.
  */
 export interface Dispatcher {
   call(method: string, params: unknown[], meta: CallMeta): unknown;
@@ -112,6 +122,7 @@ function isPlainJsonString(s: string): boolean {
 }
 
 function resultResponse(id: Id, result: unknown, log: RpcLogger, method: string): string {
+  if (result instanceof PlainString) return `{"jsonrpc":"2.0","id":${idText(id)},"result":"${result.text}"}`;
   // Most results are short hex strings: quoted as they are, ~2.5x faster than the generic serializer.
   if (typeof result === 'string' && isPlainJsonString(result)) {
     return `{"jsonrpc":"2.0","id":${idText(id)},"result":"${result}"}`;

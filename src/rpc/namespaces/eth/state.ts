@@ -12,6 +12,7 @@ type Ctx = Needs<'chain' | 'txs'>;
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
   params: [address, optionalBlockSelector],
+  hexResult: true,
   handler: (ctx: Ctx, [addr, sel]) => {
     // Synchronous when the head cache has the account: no promise on the hot path.
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
@@ -31,6 +32,7 @@ function nonceOf(acc: AccountView): string {
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
   params: [address, optionalBlockSelector],
+  hexResult: true,
   handler: (ctx: Ctx, [addr, sel]) => {
     if (sel.kind === 'tag' && sel.tag === 'pending') return ctx.txs.pendingNonce(addr).then(toQuantity);
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
