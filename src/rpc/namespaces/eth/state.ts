@@ -44,16 +44,22 @@ export const getTransactionCount = defineMethod({
 export const getCode = defineMethod({
   name: 'eth_getCode',
   params: [address, optionalBlockSelector],
-  handler: async (ctx: Ctx, [addr, sel]) => bytesToHex(await ctx.chain.code(addr, ctx.chain.resolveBlock(sel))),
+  hexResult: true,
+  handler: (ctx: Ctx, [addr, sel]) => hexOf(ctx.chain.code(addr, ctx.chain.resolveBlock(sel))),
 });
 
 /** Handler for eth_getStorageAt. */
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: [address, storageSlot, optionalBlockSelector],
-  handler: async (ctx: Ctx, [addr, slot, sel]) =>
-    bytesToHex(await ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel))),
+  hexResult: true,
+  handler: (ctx: Ctx, [addr, slot, sel]) => hexOf(ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel))),
 });
+
+/** Hex of bytes read now or later: a head-cache hit answers without a promise. */
+function hexOf(b: Uint8Array | Promise<Uint8Array>): string | Promise<string> {
+  return b instanceof Promise ? b.then(bytesToHex) : bytesToHex(b);
+}
 
 /** Handler for eth_getStorageValues: many slots of many accounts at one block, as 32-byte words. */
 export const getStorageValues = defineMethod({
