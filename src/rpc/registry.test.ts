@@ -26,6 +26,17 @@ describe('dispatcher', () => {
     }
   });
 
+  it('checks the caller on every call of a method, the same method twice in a row too', () => {
+    assert.equal(d.call('personal_x', [], authorized), 'personal_x');
+    assert.throws(() => d.call('personal_x', [], open), UnauthorizedError);
+    assert.throws(() => d.call('personal_x', [], open), UnauthorizedError);
+    assert.equal(d.call('personal_x', [], authorized), 'personal_x');
+    assert.throws(() => d.call('', [], open), MethodNotFoundError);
+    assert.throws(() => d.call('eth_y', [], open), MethodNotFoundError);
+    assert.throws(() => d.call('eth_y', [], open), MethodNotFoundError);
+    assert.equal(d.call('eth_x', [], open), 'eth_x');
+  });
+
   it('answers an unknown method as not found, whether or not its namespace is private', () => {
     assert.throws(() => d.call('personal_unknown', [], open), MethodNotFoundError);
     assert.throws(() => d.call('eth_unknown', [], authorized), MethodNotFoundError);
