@@ -57,11 +57,29 @@ export function wordAt(b: Uint8Array, off: number): bigint {
     for (let i = 0; i < n; i++) SCRATCH[i] = b[off + i]!;
     SCRATCH.fill(0, n);
   }
-  // Four 64-bit lanes: faster than one hex parse for a hot path (CALLDATALOAD, MLOAD).
-  const dv = SCRATCH_VIEW;
-  return (
-    (dv.getBigUint64(0) << 192n) | (dv.getBigUint64(8) << 128n) | (dv.getBigUint64(16) << 64n) | dv.getBigUint64(24)
-  );
+  return wordOfView(SCRATCH_VIEW, 0);
+}
+
+const TWO32 = 2 ** 32;
+
+/**
+ * The 32-byte big-endian word at `off` in `dv`. Each BigInt operation allocates, so a word whose leading bytes are
+ * zero (memory pointers, lengths, amounts, addresses: most words) is built from fewer lanes: a value below 2^53 from
+ * one double, one below 2^192 without the top lane. A full word takes four 64-bit lanes (faster than a hex parse).
+ */
+export function wordOfView(dv: DataView, off: number): bigint {
+  const a0 = dv.getUint32(off);
+  const a1 = dv.getUint32(off + 4);
+  const a2 = dv.getUint32(off + 8);
+  const a3 = dv.getUint32(off + 12);
+  const a4 = dv.getUint32(off + 16);
+  const a5 = dv.getUint32(off + 20);
+  const a6 = dv.getUint32(off + 24);
+  if ((a0 | a1 | a2 | a3 | a4 | a5) === 0 && a6 < 0x200000) return BigInt(a6 * TWO32 + dv.getUint32(off + 28));
+  const low = (dv.getBigUint64(off + 16) << 64n) | dv.getBigUint64(off + 24);
+  if ((a0 | a1 | a2 | a3) === 0) return low;
+  if ((a0 | a1) === 0) return (dv.getBigUint64(off + 8) << 128n) | low;
+  return (((dv.getBigUint64(off) << 64n) | dv.getBigUint64(off + 8)) << 128n) | low;
 }
 
 /** A 20-byte big-endian address as a 160-bit integer (through the scratch word, as wordAt: no DataView over b). */

@@ -101,4 +101,29 @@ describe('eth_call state after new blocks', { timeout: 120_000 }, () => {
     assert.equal(await rpcResult<string>(node.http, 'eth_call', [{ to: store, data: word(55) }, 'latest']), '0x');
     assert.equal(await read('latest'), before);
   });
+
+  it("leaves a call's writes and warm slots out of the next call at the same state", async () => {
+    // Plain calls at one root share a WorldState whose journal each run reverts: a write, a value transfer or a
+    // warmed slot that leaked would show in the next call's answer, balance or gas.
+    const from = DEV_ACCOUNTS[3]!.address;
+    // Creation code reading the store's balance in the call's own world: PUSH20 store BALANCE, MSTORE, RETURN 32.
+    const balance = (): Promise<string> =>
+      rpcResult<string>(node.http, 'eth_call', [{ data: `0x73${store.slice(2)}3160005260206000f3` }, 'latest']);
+    const estimate = (): Promise<string> => rpcResult<string>(node.http, 'eth_estimateGas', [{ to: store }]);
+    const before = await read('latest');
+    const storeBalance = await balance();
+    const gas = await estimate();
+    const list = await rpcResult<unknown>(node.http, 'eth_createAccessList', [{ to: store }, 'latest']);
+    for (let i = 0; i < 4; i++) {
+      const call = { from, to: store, data: word(1000 + i), value: '0x1' };
+      assert.equal(await rpcResult<string>(node.http, 'eth_call', [call, 'latest']), '0x');
+      assert.equal(await read('latest'), before, `slot 0 after call ${i}`);
+      // A cold SLOAD costs 2,000 gas more than a warm one: a slot left warm would lower the estimate.
+      assert.equal(await estimate(), gas, `estimate after call ${i}`);
+      assert.deepEqual(await rpcResult<unknown>(node.http, 'eth_createAccessList', [{ to: store }, 'latest']), list);
+    }
+    // The value each call sent was never credited.
+    assert.equal(await balance(), storeBalance);
+    assert.equal(await rpcResult<string>(node.http, 'eth_call', [{ to: store }, 'latest']), before);
+  });
 });

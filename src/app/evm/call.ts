@@ -67,7 +67,18 @@ interface CallScope {
   precompiles: ReadonlyMap<Address, Precompile> | undefined;
   /** True when state overrides apply (estimateGas's transfer shortcut then trusts only its probe). */
   overridden: boolean;
+  /**
+   * A WorldState over `reader` kept between runs of a plain scope (undefined while one runs, and always for a scope
+   * with overrides, which lives for one request). Each run reverts its journal to the start, so the next one finds
+   * the accounts, code and slots it loaded in their pre-state, instead of building them again on a fresh world.
+   */
+  idle: WorldState | undefined;
+  /** Whether runs may keep a WorldState in `idle` (plain scopes, reused across requests). */
+  reusable: boolean;
 }
+
+/** Reads (accounts and slots) a kept WorldState may hold before it is dropped for a fresh one. */
+const MAX_KEPT_READS = 4096;
 
 /** A call ready to run on the engine: its world, block env, transaction and options (no tracer, no deadline). */
 export interface PreparedCall {
@@ -138,6 +149,8 @@ export class CallService {
         env: blockEnvOf(contextOf(block.header), this.chainId),
         precompiles: undefined,
         overridden: false,
+        idle: undefined,
+        reusable: true,
       };
       this.plain.set(block, s);
       return s;
@@ -178,6 +191,8 @@ export class CallService {
       env,
       precompiles,
       overridden: plan.accounts.length > 0,
+      idle: undefined,
+      reusable: false,
     };
   }
 
@@ -190,13 +205,25 @@ export class CallService {
    * The message with `gas` ready to run on a fresh WorldState over the scope's state: its env, tx and options, after
    * the sender's checks (which throw ExecutionError with the texts clients have always had).
    */
-  private prepare(req: CallRequest, s: CallScope, gas: bigint, blobOverride: bigint | undefined): PreparedCall {
+  private prepare(
+    req: CallRequest,
+    s: CallScope,
+    gas: bigint,
+    blobOverride: bigint | undefined,
+    reuse = false,
+  ): PreparedCall {
     const priced = req.gasPrice !== undefined || req.maxFeePerGas !== undefined;
+    // Field by field rather than a spread of s.env: the same object shape, without the generic copy per call.
+    const base = s.env;
     const env: BlockEnv = {
-      ...s.env,
-      gasLimit: s.env.gasLimit > gas ? s.env.gasLimit : gas,
-      baseFee: priced ? s.env.baseFee : 0n,
-      blobBaseFee: blobOverride === undefined ? s.env.blobBaseFee : priced ? blobOverride : 0n,
+      number: base.number,
+      timestamp: base.timestamp,
+      coinbase: base.coinbase,
+      gasLimit: base.gasLimit > gas ? base.gasLimit : gas,
+      baseFee: priced ? base.baseFee : 0n,
+      prevRandao: base.prevRandao,
+      blobBaseFee: blobOverride === undefined ? base.blobBaseFee : priced ? blobOverride : 0n,
+      chainId: base.chainId,
     };
     const from = req.from ? addressOf(req.from) : 0n;
     const sender = s.reader.account(from);
@@ -204,7 +231,12 @@ export class CallService {
     const { gas: intrinsic, floor } = intrinsicGas(tx, this.fork);
     const minGas = intrinsic > floor ? intrinsic : floor;
     senderCheck(tx, env, minGas, sender, s.reader, priced);
-    const world = new WorldState(priced ? s.reader : toppedUp(s.reader, tx));
+    const reader = priced ? s.reader : toppedUp(s.reader, tx);
+    let world: WorldState;
+    if (reuse && reader === s.reader && s.idle !== undefined) {
+      world = s.idle;
+      s.idle = undefined;
+    } else world = new WorldState(reader);
     // Built field by field: a conditional spread costs a temporary object and a generic copy on every call.
     const opts: ExecOptions = { fork: this.fork, rules: KESTREL_RULES, isCall: true };
     if (s.precompiles !== undefined) opts.precompiles = s.precompiles;
@@ -222,7 +254,7 @@ export class CallService {
     blobOverride: bigint | undefined,
     touched?: Map<Address, Set<bigint>>,
   ): Run {
-    const { world, env, tx, opts, priced, minGas } = this.prepare(req, s, gas, blobOverride);
+    const { world, env, tx, opts, priced, minGas } = this.prepare(req, s, gas, blobOverride, s.reusable);
     if (touched !== undefined) world.accessLog = { touched };
     // The options are this run's own (prepare made them), so the deadline is set on them rather than on a copy.
     if (this.limits.timeoutMs > 0) opts.deadline = Date.now() + this.limits.timeoutMs;
@@ -234,6 +266,8 @@ export class CallService {
         throw new ExecutionError(`execution aborted (timeout = ${this.limits.timeoutMs / 1000}s)`);
       }
       throw e;
+    } finally {
+      if (s.reusable && world.reader === s.reader) keep(s, world);
     }
     if (!out.ok) throw refusalOf(out.reason, out.message, tx, minGas);
     let error = statusError(out.result.status);
@@ -383,6 +417,16 @@ export class CallService {
       return false;
     }
   }
+}
+
+/**
+ * Puts a run's WorldState back in its scope for the next run: the journal reverted to the start (every write and
+ * warming of the run undone; beginTx clears the per-tx sets), no access log. Dropped once it holds too much.
+ */
+function keep(s: CallScope, world: WorldState): void {
+  world.revertTo(0);
+  world.accessLog = undefined;
+  if (world.loaded <= MAX_KEPT_READS) s.idle = world;
 }
 
 function failure(error: string, data: Uint8Array): Error {

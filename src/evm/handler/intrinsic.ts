@@ -2,15 +2,16 @@
 // EIP-7702 authorizations) and the EIP-7623 calldata floor (Prague).
 import type { Fork, Tx } from '../types.ts';
 
-export const TX_BASE = 21000n;
-const TX_CREATE = 32000n;
-const INITCODE_WORD = 2n;
-const ACCESS_LIST_ADDRESS = 2400n;
-const ACCESS_LIST_KEY = 1900n;
+const TX_BASE = 21000;
+const TX_CREATE = 32000;
+const INITCODE_WORD = 2;
+const ACCESS_LIST_ADDRESS = 2400;
+const ACCESS_LIST_KEY = 1900;
+const PER_EMPTY_ACCOUNT_COST_N = 25000;
 /** EIP-7702 PER_EMPTY_ACCOUNT_COST: charged per authorization tuple. */
 export const PER_EMPTY_ACCOUNT_COST = 25000n;
-const TOKEN_COST = 4n;
-const FLOOR_TOKEN_COST = 10n;
+const TOKEN_COST = 4;
+const FLOOR_TOKEN_COST = 10;
 
 /** The gas a tx pays before its first opcode, and the EIP-7623 floor its gas used cannot go below. */
 export interface IntrinsicGas {
@@ -21,16 +22,15 @@ export interface IntrinsicGas {
 
 /** Intrinsic gas and calldata floor of `tx` under `fork`. */
 export function intrinsicGas(tx: Tx, fork: Fork): IntrinsicGas {
+  // Plain numbers, converted once: every term is far below 2^53 (calldata and lists are bounded by the block).
   const data = tx.data;
   let zeros = 0;
   for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
-  const tokens = BigInt(zeros + (data.length - zeros) * 4);
+  const tokens = zeros + (data.length - zeros) * 4;
   let gas = TX_BASE + tokens * TOKEN_COST;
-  if (tx.to === undefined) gas += TX_CREATE + INITCODE_WORD * BigInt(Math.ceil(data.length / 32));
-  for (const item of tx.accessList) {
-    gas += ACCESS_LIST_ADDRESS + ACCESS_LIST_KEY * BigInt(item.storageKeys.length);
-  }
-  gas += PER_EMPTY_ACCOUNT_COST * BigInt(tx.authorizationList.length);
-  const floor = fork === 'Prague' ? TX_BASE + tokens * FLOOR_TOKEN_COST : 0n;
-  return { gas, floor };
+  if (tx.to === undefined) gas += TX_CREATE + INITCODE_WORD * Math.ceil(data.length / 32);
+  for (const item of tx.accessList) gas += ACCESS_LIST_ADDRESS + ACCESS_LIST_KEY * item.storageKeys.length;
+  gas += PER_EMPTY_ACCOUNT_COST_N * tx.authorizationList.length;
+  const floor = fork === 'Prague' ? BigInt(TX_BASE + tokens * FLOOR_TOKEN_COST) : 0n;
+  return { gas: BigInt(gas), floor };
 }

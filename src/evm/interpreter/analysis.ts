@@ -8,8 +8,8 @@ export interface CodeAnalysis {
   readonly jumpdests: Uint8Array;
   /** For each PUSH1..PUSH32 opcode position, its index into pushValues (other positions unused). */
   readonly pushIndex: Int32Array;
-  /** PUSH immediates as words; -1n until first decoded. */
-  readonly pushValues: bigint[];
+  /** PUSH immediates as words; undefined until first decoded (an identity test, where -1n took a BigInt compare). */
+  readonly pushValues: Array<bigint | undefined>;
 }
 
 /** Scans `code` for jump destinations and PUSH positions. */
@@ -26,7 +26,7 @@ export function analyze(code: Uint8Array): CodeAnalysis {
       pc += op - 0x5f;
     }
   }
-  const pushValues = new Array<bigint>(pushes).fill(-1n);
+  const pushValues = new Array<bigint | undefined>(pushes).fill(undefined);
   return { jumpdests, pushIndex, pushValues };
 }
 

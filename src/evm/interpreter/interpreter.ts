@@ -2,7 +2,7 @@
 // jump, memory-word and storage opcodes run inline; rarer and larger opcodes live in ops-*.ts and see the frame
 // through its fields (synced around the call). The tracer branch tests one local per step and is never taken
 // without a tracer.
-import { MASK160, MASK256, SIGN_BIT, wordAt, writeWord } from '../bytes.ts';
+import { MASK160, MASK256, SIGN_BIT, wordAt } from '../bytes.ts';
 import { jumpDeadline } from '../deadline.ts';
 import { traceFault, traceStep } from './trace.ts';
 import {
@@ -27,6 +27,7 @@ import * as env from './ops-env.ts';
 import * as sys from './ops-system.ts';
 
 const NEG1 = MASK256;
+const TWO256 = 1n << 256n;
 
 function toSigned(a: bigint): bigint {
   return a >= SIGN_BIT ? a - (1n << 256n) : a;
@@ -54,6 +55,10 @@ function byteLength(v: bigint): number {
 export function run(ev: Evm, f: Frame): void {
   const code = f.code;
   const codeLen = code.length;
+  // As bigints once per run: a jump or CALLDATALOAD compares a stack word with them, and BigInt() allocates.
+  const codeLenBig = BigInt(codeLen);
+  const input = f.input;
+  const inputLenBig = BigInt(input.length);
   const an = f.analysis!;
   const jumpdests = an.jumpdests;
   const pushIndex = an.pushIndex;
@@ -99,18 +104,23 @@ export function run(ev: Evm, f: Frame): void {
       case 0x00:
         status = S_STOP;
         break;
-      case 0x01:
+      case 0x01: {
+        // A compare instead of a mask: `& MASK256` allocates a fresh 256-bit result even when nothing wraps.
         sp--;
-        stack[sp - 1] = (stack[sp - 1]! + stack[sp]!) & MASK256;
+        const r = stack[sp - 1]! + stack[sp]!;
+        stack[sp - 1] = r > MASK256 ? r - TWO256 : r;
         break;
+      }
       case 0x02:
         sp--;
         stack[sp - 1] = (stack[sp - 1]! * stack[sp]!) & MASK256;
         break;
-      case 0x03:
+      case 0x03: {
         sp--;
-        stack[sp - 1] = (stack[sp]! - stack[sp - 1]!) & MASK256;
+        const r = stack[sp]! - stack[sp - 1]!;
+        stack[sp - 1] = r < 0n ? r + TWO256 : r;
         break;
+      }
       case 0x04: {
         sp--;
         const b = stack[sp - 1]!;
@@ -248,15 +258,14 @@ export function run(ev: Evm, f: Frame): void {
         break;
       case 0x35: {
         const o = stack[sp - 1]!;
-        const input = f.input;
-        stack[sp - 1] = o >= BigInt(input.length) ? 0n : wordAt(input, Number(o));
+        stack[sp - 1] = o >= inputLenBig ? 0n : wordAt(input, Number(o));
         break;
       }
       case 0x36:
-        stack[sp++] = BigInt(f.input.length);
+        stack[sp++] = inputLenBig;
         break;
       case 0x38:
-        stack[sp++] = BigInt(codeLen);
+        stack[sp++] = codeLenBig;
         break;
       case 0x3a:
         stack[sp++] = ev.gasPrice;
@@ -311,7 +320,7 @@ export function run(ev: Evm, f: Frame): void {
           gas -= c;
           mem.grow(end);
         }
-        stack[sp - 1] = wordAt(mem.buf, off);
+        stack[sp - 1] = mem.loadWord(off);
         break;
       }
       case 0x52:
@@ -332,7 +341,7 @@ export function run(ev: Evm, f: Frame): void {
           gas -= c;
           mem.grow(end);
         }
-        if (op === 0x52) writeWord(mem.buf, off, stack[sp - 2]!);
+        if (op === 0x52) mem.storeWord(off, stack[sp - 2]!);
         else mem.buf[off] = Number(stack[sp - 2]! & 0xffn);
         sp -= 2;
         break;
@@ -359,7 +368,7 @@ export function run(ev: Evm, f: Frame): void {
       }
       case 0x56: {
         const d = stack[--sp]!;
-        if (d >= BigInt(codeLen) || jumpdests[Number(d)] !== 1) {
+        if (d >= codeLenBig || jumpdests[Number(d)] !== 1) {
           status = S_BAD_JUMP;
           break;
         }
@@ -371,7 +380,7 @@ export function run(ev: Evm, f: Frame): void {
         sp -= 2;
         if (stack[sp]! !== 0n) {
           const d = stack[sp + 1]!;
-          if (d >= BigInt(codeLen) || jumpdests[Number(d)] !== 1) {
+          if (d >= codeLenBig || jumpdests[Number(d)] !== 1) {
             status = S_BAD_JUMP;
             break;
           }
@@ -440,8 +449,8 @@ export function run(ev: Evm, f: Frame): void {
       case 0x7f: {
         const n = op - 0x5f;
         const idx = pushIndex[pc]!;
-        let v = pushValues[idx]!;
-        if (v < 0n) {
+        let v = pushValues[idx];
+        if (v === undefined) {
           v = readPush(code, pc, n);
           pushValues[idx] = v;
         }

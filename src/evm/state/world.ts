@@ -40,6 +40,8 @@ export class WorldState {
   readonly destructed = new Set<Account>();
   /** When set, every address and slot warmed from cold is recorded here (never undone by a revert). */
   accessLog: AccessLog | undefined = undefined;
+  /** Accounts and pre-state slots read from the reader so far (what a reused WorldState holds on to). */
+  loaded = 0;
 
   constructor(reader: StateReader) {
     this.reader = reader;
@@ -51,6 +53,7 @@ export class WorldState {
     if (a === undefined) {
       a = new Account(address, this.reader.account(address));
       this.accounts.set(address, a);
+      this.loaded++;
     }
     return a;
   }
@@ -144,25 +147,33 @@ export class WorldState {
    */
   beginTx(lastPrecompile: bigint): void {
     this.lastPrecompile = lastPrecompile;
-    for (const a of this.txAccounts) {
-      a.warm = false;
-      a.warmSlots?.clear();
-      a.txOriginal?.clear();
-      a.createdInTx = false;
+    // clear() gives a Map or Set a fresh table even when empty: the checks spare a call those allocations.
+    const txAccounts = this.txAccounts;
+    if (txAccounts.length !== 0) {
+      for (const a of txAccounts) {
+        a.warm = false;
+        if (a.warmSlots !== undefined && a.warmSlots.size !== 0) a.warmSlots.clear();
+        if (a.txOriginal !== undefined && a.txOriginal.size !== 0) a.txOriginal.clear();
+        a.createdInTx = false;
+      }
+      this.txAccounts = [];
     }
-    this.txAccounts = [];
     this.txGen++;
-    this.transient.clear();
-    this.touched.clear();
-    this.destructed.clear();
+    if (this.transient.size !== 0) this.transient.clear();
+    if (this.touched.size !== 0) this.touched.clear();
+    if (this.destructed.size !== 0) this.destructed.clear();
   }
 
   /** Ends a transaction: deletes self-destructed accounts and touched empty ones (EIP-161). Journaled. */
   finalizeTx(): void {
-    for (const a of this.destructed) this.deleteAccount(a);
-    for (const a of this.touched) if (a.exists && a.isEmpty()) this.deleteAccount(a);
-    this.touched.clear();
-    this.destructed.clear();
+    if (this.destructed.size !== 0) {
+      for (const a of this.destructed) this.deleteAccount(a);
+      this.destructed.clear();
+    }
+    if (this.touched.size !== 0) {
+      for (const a of this.touched) if (a.exists && a.isEmpty()) this.deleteAccount(a);
+      this.touched.clear();
+    }
   }
 
   // ---- writes (all journaled) ----
@@ -223,6 +234,7 @@ export class WorldState {
     if (v === undefined) {
       v = this.reader.storage(a.address, key);
       c.set(key, v);
+      this.loaded++;
     }
     return v;
   }
