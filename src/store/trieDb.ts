@@ -66,6 +66,13 @@ function valueBytes(v: Value): Uint8Array {
  */
 export class BufferedTrieDb implements DB<Key, Value> {
   private pending = new Map<string, Uint8Array>();
+  /**
+   * putSync's writes, keyed by the bytes they came with: a block's state writer puts ~2,000 nodes a block and reads
+   * none of them back, so each joins `pending` (and gets its string key) only when a read comes first (indexed()).
+   */
+  private queued: Array<[Uint8Array, Uint8Array]> = [];
+  /** How many of `queued` are in `pending` too. */
+  private indexedUpTo = 0;
   constructor(
     private readonly kv: KvStore,
     private readonly cache: NodeCache,
@@ -74,7 +81,7 @@ export class BufferedTrieDb implements DB<Key, Value> {
   /** Reads from pending writes, then the node cache, then LevelDB. */
   async get(key: Key | Uint8Array): Promise<Value | undefined> {
     const ks = keyString(key);
-    const p = this.pending.get(ks);
+    const p = this.indexed().get(ks);
     if (p !== undefined) return p;
     const c = this.cache.get(ks);
     if (c !== undefined) return c;
@@ -88,7 +95,7 @@ export class BufferedTrieDb implements DB<Key, Value> {
    */
   getSync(key: Uint8Array): Uint8Array | undefined {
     const ks = latin1(key);
-    const p = this.pending.get(ks);
+    const p = this.indexed().get(ks);
     if (p !== undefined) return p;
     const c = this.cache.get(ks);
     if (c !== undefined) return c;
@@ -98,17 +105,28 @@ export class BufferedTrieDb implements DB<Key, Value> {
   }
   /** Buffers a write (the synchronous form of put(), for the block's state writer). */
   putSync(key: Uint8Array, value: Uint8Array): void {
-    this.pending.set(latin1(key), value);
+    this.queued.push([key, value]);
+  }
+
+  /** `pending` with every queued write in it. */
+  private indexed(): Map<string, Uint8Array> {
+    const q = this.queued;
+    for (; this.indexedUpTo < q.length; this.indexedUpTo++) {
+      const [k, v] = q[this.indexedUpTo]!;
+      this.pending.set(latin1(k), v);
+    }
+    return this.pending;
   }
   /** Buffers a write. */
   async put(key: Key | Uint8Array, val: Value): Promise<void> {
-    this.pending.set(keyString(key), valueBytes(val));
+    this.indexed().set(keyString(key), valueBytes(val));
   }
   /** Content-addressed nodes are never deleted (archive node). */
   async del(_key: Key | Uint8Array): Promise<void> {}
   /** Buffers a batch of writes. */
   async batch(ops: BatchDBOp<Key, Value>[]): Promise<void> {
-    for (const op of ops) if (op.type === 'put') this.pending.set(keyString(op.key), valueBytes(op.value));
+    const pending = this.indexed();
+    for (const op of ops) if (op.type === 'put') pending.set(keyString(op.key), valueBytes(op.value));
   }
   /** Same instance: the trie's shallow copies must share the buffer. */
   shallowCopy(): DB<Key, Value> {
@@ -120,16 +138,26 @@ export class BufferedTrieDb implements DB<Key, Value> {
   /** Moves buffered writes into batch ops (and the shared cache) for the block's atomic write. */
   drain(): KvOp[] {
     const ops: KvOp[] = [];
+    // Queued writes not indexed yet go straight from their bytes (a key put twice holds the same node: its one
+    // value, content-addressed, is simply written twice).
+    const q = this.queued;
+    for (let i = this.indexedUpTo; i < q.length; i++) {
+      const [k, v] = q[i]!;
+      ops.push({ type: 'put', key: trieKey(k), value: v });
+      this.cache.set(latin1(k), v);
+    }
     for (const [k, v] of this.pending) {
       ops.push({ type: 'put', key: trieKey(Buffer.from(k, 'latin1')), value: v });
       this.cache.set(k, v);
     }
-    this.pending = new Map();
+    this.discard();
     return ops;
   }
 
   /** Forgets buffered writes (a block that was abandoned). */
   discard(): void {
     this.pending = new Map();
+    this.queued = [];
+    this.indexedUpTo = 0;
   }
 }

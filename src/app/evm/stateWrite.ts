@@ -5,6 +5,7 @@
 import type { AccountDiff } from '../../evm/index.ts';
 import { addressToBytes, bigintToMinBytes, wordToBytes } from '../../evm/bytes.ts';
 import { keccak256 } from '../../evm/keccak.ts';
+import { encodeAccountRlp } from '../../evm/trie/account.ts';
 import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import type { NodeReader } from '../state/trieGet.ts';
@@ -66,7 +67,7 @@ export function writeState(
     }
     storageRoots?.push(storageRoot);
     if (d.code !== undefined) put(codeStoreKey(d.codeHash), d.code);
-    accounts.put(key, rlpEncode([bigintToMinBytes(d.nonce), bigintToMinBytes(d.balance), storageRoot, d.codeHash]));
+    accounts.put(key, encodeAccountRlp(d.nonce, d.balance, storageRoot, d.codeHash));
   }
   const root = accounts.commit(put);
   if (tries) tries.accounts = accounts;

@@ -91,4 +91,40 @@ describe('TrieUpdate', () => {
     alone.put(keccak256(Uint8Array.of(1, 2, 3)), Uint8Array.of(9));
     assert.equal(bytesToHex(alone.commit(() => {})), bytesToHex(forkRoot));
   });
+
+  it('puts after a fork or a commit leave the forked and committed tries as they were', () => {
+    const store = new Map<string, Uint8Array>();
+    const readNode = (k: Uint8Array) => store.get(bytesToHex(k));
+    const save = (h: Uint8Array, rlp: Uint8Array) => void store.set(bytesToHex(h), rlp);
+    const keys = Array.from({ length: 300 }, (_, i) => keccak256(Uint8Array.of(i, i >> 8)));
+    const rootOf = (entries: Array<[Uint8Array, Uint8Array]>) => {
+      const t = new TrieUpdate(EMPTY_TRIE_ROOT, readNode, keccak256);
+      for (const [k, v] of entries) t.put(k, v);
+      return bytesToHex(t.commit(save));
+    };
+    const first = keys.slice(0, 200).map((k, i): [Uint8Array, Uint8Array] => [k, new Uint8Array(40).fill(i)]);
+    const second = keys.map((k, i): [Uint8Array, Uint8Array] => [k, new Uint8Array(40).fill(i ^ 0x55)]);
+    const third = keys.slice(100).map((k, i): [Uint8Array, Uint8Array] => [k, new Uint8Array(36).fill(i)]);
+
+    // Uncommitted puts, then a fork: each side's later puts (in place on the nodes it made) stay its own.
+    const a = new TrieUpdate(EMPTY_TRIE_ROOT, readNode, keccak256);
+    for (const [k, v] of first) a.put(k, v);
+    const b = a.fork();
+    for (const [k, v] of second) a.put(k, v);
+    for (const [k, v] of third) b.put(k, v);
+    assert.equal(bytesToHex(a.commit(save)), rootOf([...first, ...second]));
+    assert.equal(bytesToHex(b.commit(save)), rootOf([...first, ...third]));
+
+    // A committed trie handed on (as a block's tries are to the next block's reader): its fork's puts and its own
+    // later puts do not reach each other.
+    const c = new TrieUpdate(EMPTY_TRIE_ROOT, readNode, keccak256);
+    for (const [k, v] of first) c.put(k, v);
+    const committed = bytesToHex(c.commit(save));
+    const d = c.fork();
+    for (const [k, v] of second) d.put(k, v);
+    assert.equal(bytesToHex(c.commit(save)), committed);
+    for (const [k, v] of third) c.put(k, v);
+    assert.equal(bytesToHex(d.commit(save)), rootOf([...first, ...second]));
+    assert.equal(bytesToHex(c.commit(save)), rootOf([...first, ...third]));
+  });
 });

@@ -21,18 +21,22 @@ interface Leaf {
   value: Uint8Array;
   /** Set while the node is as stored (clean); cleared nodes are new and hashed at commit. */
   ref?: Ref;
+  /** The update that made the node and alone holds it (see TrieUpdate.owner): it may change it in place. */
+  o?: object;
 }
 interface Extension {
   t: 1;
   path: number[];
   child: Node;
   ref?: Ref;
+  o?: object;
 }
 interface Branch {
   t: 2;
   children: Array<Node | undefined>;
   value: Uint8Array;
   ref?: Ref;
+  o?: object;
 }
 /** A stored node not loaded yet. */
 interface Unloaded {
@@ -43,6 +47,9 @@ type Node = Leaf | Extension | Branch | Unloaded;
 type Loaded = Leaf | Extension | Branch;
 
 const EMPTY = new Uint8Array(0);
+
+/** A branch's child refs, filled just before its encoding is written (encode() never nests two uses). */
+const REFS = new Array<Ref | undefined>(16);
 
 /** Nibble `i` of `key` (keys are walked in place: no nibble array per get or put). */
 function nib(key: Uint8Array, i: number): number {
@@ -88,6 +95,12 @@ function fromRaw(raw: RlpItem): Loaded {
 /** One secure trie being updated in memory; commit() hashes what changed and hands out the new nodes. */
 export class TrieUpdate {
   private root: Node | undefined;
+  /**
+   * Marks the nodes this update made since its last commit or fork: no other trie holds them, so a later put may
+   * change them in place instead of copying the path again (a block's ~1,000 puts share their top branches).
+   * Replaced at commit and fork, after which those nodes are shared and copied like any other.
+   */
+  private owner: object = {};
 
   constructor(
     private readonly rootHash: Uint8Array,
@@ -104,6 +117,7 @@ export class TrieUpdate {
   fork(rootHash: Uint8Array = this.rootHash, readNode: NodeReader = this.readNode): TrieUpdate {
     const t = new TrieUpdate(rootHash, readNode, this.hash);
     t.root = this.root;
+    this.owner = {};
     return t;
   }
 
@@ -145,27 +159,40 @@ export class TrieUpdate {
   }
 
   private insert(n: Node | undefined, key: Uint8Array, at: number, value: Uint8Array): Loaded {
-    if (n === undefined) return { t: 0, path: keyPath(key, at), value };
+    const o = this.owner;
+    if (n === undefined) return { t: 0, path: keyPath(key, at), value, o };
     const node = this.load(n);
+    const mine = node.o === o;
     if (node.t === 2) {
-      const children = node.children.slice();
       const i = nib(key, at);
+      if (mine) {
+        node.children[i] = this.insert(node.children[i], key, at + 1, value);
+        return node;
+      }
+      const children = node.children.slice();
       children[i] = this.insert(children[i], key, at + 1, value);
-      return { t: 2, children, value: node.value };
+      return { t: 2, children, value: node.value, o };
     }
     const cp = common(node.path, key, at);
-    if (node.t === 0 && cp === node.path.length) return { t: 0, path: node.path, value };
+    if (node.t === 0 && cp === node.path.length) {
+      if (!mine) return { t: 0, path: node.path, value, o };
+      node.value = value;
+      return node;
+    }
     if (node.t === 1 && cp === node.path.length) {
-      return { t: 1, path: node.path, child: this.insert(node.child, key, at + cp, value) };
+      const child = this.insert(node.child, key, at + cp, value);
+      if (!mine) return { t: 1, path: node.path, child, o };
+      node.child = child;
+      return node;
     }
     // The paths part at nibble cp: a branch there, under an extension for the shared part.
     const children = new Array<Node | undefined>(16).fill(undefined);
     const rest = node.path.slice(cp + 1);
-    if (node.t === 0) children[node.path[cp]!] = { t: 0, path: rest, value: node.value };
-    else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child } : node.child;
-    children[nib(key, at + cp)] = { t: 0, path: keyPath(key, at + cp + 1), value };
-    const branch: Branch = { t: 2, children, value: EMPTY };
-    return cp > 0 ? { t: 1, path: keyPath(key, at, at + cp), child: branch } : branch;
+    if (node.t === 0) children[node.path[cp]!] = { t: 0, path: rest, value: node.value, o };
+    else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child, o } : node.child;
+    children[nib(key, at + cp)] = { t: 0, path: keyPath(key, at + cp + 1), value, o };
+    const branch: Branch = { t: 2, children, value: EMPTY, o };
+    return cp > 0 ? { t: 1, path: keyPath(key, at, at + cp), child: branch, o } : branch;
   }
 
   /** Removes `key` below `n`; returns `n` itself when the key was absent (so nothing above it changes). */
@@ -209,6 +236,8 @@ export class TrieUpdate {
 
   /** The new root hash; every new node of 32 bytes or more (and the root) goes to `store(hash, rlp)`. */
   commit(store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
+    // The new nodes get their refs now and may be handed on (the next block's reader): none changes in place again.
+    this.owner = {};
     const root = this.root;
     if (root === undefined) return EMPTY_TRIE_ROOT;
     if (root.t === 3) return root.hash;
@@ -223,12 +252,17 @@ export class TrieUpdate {
   /** A node's RLP, written straight from the node (no intermediate RLP structure: this is a block's hot path). */
   private encode(node: Loaded, store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
     if (node.t === 2) {
-      const refs = new Array<Ref | undefined>(16);
+      // Children first (their encodings recurse), then their refs into the one shared array, used at once.
+      const children = node.children;
       for (let i = 0; i < 16; i++) {
-        const c = node.children[i];
-        if (c !== undefined) refs[i] = this.refOf(c, store);
+        const c = children[i];
+        if (c !== undefined && c.t !== 3 && c.ref === undefined) this.refOf(c, store);
       }
-      return encodeBranch(refs, node.value);
+      for (let i = 0; i < 16; i++) {
+        const c = children[i];
+        REFS[i] = c === undefined ? undefined : c.t === 3 ? c.hash : c.ref;
+      }
+      return encodeBranch(REFS, node.value);
     }
     const p = node.path;
     return node.t === 0

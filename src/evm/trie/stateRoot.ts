@@ -2,6 +2,7 @@
 // rlp([nonce, balance, storageRoot, codeHash]), each storage trie keyed by keccak(slot) with rlp(trimmed value).
 import type { Address } from '../types.ts';
 import { keccak256 } from '../keccak.ts';
+import { encodeAccountRlp } from './account.ts';
 import { bigintToBytes, rlpEncode } from './rlp.ts';
 import { trieRoot } from './root.ts';
 
@@ -47,7 +48,7 @@ export function encodeAccount(
   storageRootHash: Uint8Array,
   codeHash: Uint8Array,
 ): Uint8Array {
-  return rlpEncode([bigintToBytes(nonce), bigintToBytes(balance), storageRootHash, codeHash]);
+  return encodeAccountRlp(nonce, balance, storageRootHash, codeHash);
 }
 
 /** The state root of a whole account map. */

@@ -80,6 +80,34 @@ describe('rlp', () => {
   });
 });
 
+describe('account leaf', () => {
+  test('encodes like @ethereumjs/rlp of the minimal integers and the two hashes', () => {
+    const next = rng(11);
+    const edges = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 2n ** 48n - 1n, 2n ** 48n, 2n ** 64n, 10n ** 24n];
+    const values = [
+      ...edges,
+      2n ** 256n - 1n,
+      ...Array.from({ length: 200 }, () => BigInt('0x' + hex(randomBytes(next, 1 + Math.floor(next() * 32))))),
+    ];
+    for (const [i, nonce] of values.entries()) {
+      const balance = values[(i * 7 + 3) % values.length]!;
+      const root = randomBytes(next, 32);
+      const code = randomBytes(next, 32);
+      const min = (v: bigint) =>
+        v === 0n
+          ? new Uint8Array(0)
+          : Buffer.from(v.toString(16).padStart(Math.ceil(v.toString(16).length / 2) * 2, '0'), 'hex');
+      assert.equal(
+        hex(encodeAccount(nonce, balance, root, code)),
+        hex(RLP.encode([min(nonce), min(balance), root, code])),
+        `${nonce} ${balance}`,
+      );
+    }
+    assert.throws(() => encodeAccount(2n ** 256n, 0n, EMPTY_TRIE_ROOT, EMPTY_CODE_HASH), RangeError);
+    assert.throws(() => encodeAccount(-1n, 0n, EMPTY_TRIE_ROOT, EMPTY_CODE_HASH), RangeError);
+  });
+});
+
 describe('trie root', () => {
   test('the empty trie', () => {
     assert.equal(hex(trieRoot([])), hex(keccak256(rlpEncode(new Uint8Array(0)))));
