@@ -1,8 +1,8 @@
-// The bench's ceiling row: the least an HTTP server can do per request, in C on one epoll thread. It reads each
-// request (headers, then Content-Length bytes of body) and answers a fixed JSON-RPC reply, nothing else. Whatever
-// wrk reaches against it is the limit of the load generator and the loopback on this machine: no server, Anvil's
-// and Kestrel's included, can answer faster with the same client. Built by the bench with `cc -O2` (every machine
-// kind has gcc); not part of the node.
+// The bench's reference row: the least an HTTP server can do per request, in C on one epoll thread. It reads each
+// request (headers, then Content-Length bytes of body) and answers a fixed JSON-RPC reply, nothing else. It shows
+// what one thread costs the loopback and wrk here; it is not a bound on every server: at 2 connections a server that
+// serves each connection on its own thread (Anvil's tokio) has answered faster. Built by the bench with `cc -O2`
+// (every machine kind has gcc); not part of the node.
 // Usage: ceiling <port>
 #define _GNU_SOURCE
 #include <arpa/inet.h>

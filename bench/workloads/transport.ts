@@ -1,7 +1,8 @@
 // The transport row: Kestrel's eth_blockNumber against a bare JSON-RPC handler (bench/bare/server.ts) on the same
 // back end Kestrel chose (uWebSockets.js or node:http), measured back to back, so Kestrel / bare is the share of the
 // transport's ceiling that Kestrel keeps: everything Kestrel does above the transport costs the rest. Beside them, a
-// constant reply from C on one epoll thread (bench/bare/ceiling.c): the most wrk can get from any server here.
+// constant reply from C on one epoll thread (bench/bare/ceiling.c): a reference point, the least work an HTTP server
+// can do per request. Not a bound: at 2 connections a server with two threads (Anvil) has answered faster.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ export function transportSpecs(): RowSpec[] {
   return READ_CONNECTIONS.flatMap((c) => [
     {
       id: `transport.ceiling.c${c}`,
-      label: `ceiling: constant reply from C on one thread (the load generator's limit), ${c} conn`,
+      label: `reference: constant reply from C on one epoll thread, ${c} conn`,
       unit: 'req/s',
       better: 'higher' as const,
     },
