@@ -106,7 +106,7 @@ async function runCeiling(seconds: number, log: (s: string) => void): Promise<Ma
       for (const c of READ_CONNECTIONS) {
         const r = await runWrk(url, BODY, c, seconds);
         out.set(`transport.ceiling.c${c}`, { value: r.requestsPerSec, status: 'ok' });
-        log(`  ceiling (C, constant reply) c${c}: ${Math.round(r.requestsPerSec)} req/s`);
+        log(`  reference (C, constant reply) c${c}: ${Math.round(r.requestsPerSec)} req/s`);
       }
     } finally {
       await server.stop();
