@@ -106,11 +106,33 @@ export function writeWord(b: Uint8Array, off: number, v: bigint): void {
     return;
   }
   const dv = b.length > ON_HEAP_MAX ? new DataView(b.buffer, b.byteOffset + off, 32) : SCRATCH_VIEW;
-  dv.setBigUint64(0, v >> 192n);
-  dv.setBigUint64(8, (v >> 128n) & 0xffffffffffffffffn);
-  dv.setBigUint64(16, (v >> 64n) & 0xffffffffffffffffn);
-  dv.setBigUint64(24, v & 0xffffffffffffffffn);
+  writeLanes(dv, 0, v);
   if (dv === SCRATCH_VIEW) for (let i = 0; i < 32; i++) b[off + i] = SCRATCH[i]!;
+}
+
+const MASK64 = 0xffffffffffffffffn;
+
+/** Writes `v` (< 2^256) as 32 big-endian bytes at `off` in `dv`, in four 64-bit lanes. */
+function writeLanes(dv: DataView, off: number, v: bigint): void {
+  dv.setBigUint64(off, v >> 192n);
+  dv.setBigUint64(off + 8, (v >> 128n) & MASK64);
+  dv.setBigUint64(off + 16, (v >> 64n) & MASK64);
+  dv.setBigUint64(off + 24, v & MASK64);
+}
+
+/**
+ * Writes `v` (0 <= v < 2^256) as 32 big-endian bytes at `off` in `dv` (MSTORE through the memory's own view): a word
+ * below 2^48 from one double, as writeWord does, else four lanes.
+ */
+export function writeWordToView(dv: DataView, off: number, v: bigint): void {
+  if (v >= SMALL_WORD) {
+    writeLanes(dv, off, v);
+    return;
+  }
+  const n = Number(v);
+  for (let i = 0; i < 24; i += 4) dv.setUint32(off + i, 0);
+  dv.setUint32(off + 24, Math.floor(n / TWO32));
+  dv.setUint32(off + 28, n >>> 0);
 }
 
 /** A word as 32 big-endian bytes. */

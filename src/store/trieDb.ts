@@ -67,8 +67,9 @@ function valueBytes(v: Value): Uint8Array {
 export class BufferedTrieDb implements DB<Key, Value> {
   private pending = new Map<string, Uint8Array>();
   /**
-   * putSync's writes, keyed by the bytes they came with: a block's state writer puts ~2,000 nodes a block and reads
-   * none of them back, so each joins `pending` (and gets its string key) only when a read comes first (indexed()).
+   * putSync's writes, as the bytes they came with: a block's state writer puts ~2,000 nodes a block and reads none of
+   * them back, so each joins `pending` only when a read comes first (indexed()); drain() writes the rest straight from
+   * their key bytes (no Map insert, no latin1 key turned back into bytes), building a string key only for the cache.
    */
   private queued: Array<[Uint8Array, Uint8Array]> = [];
   /** How many of `queued` are in `pending` too. */

@@ -7,9 +7,8 @@ const TX_CREATE = 32000;
 const INITCODE_WORD = 2;
 const ACCESS_LIST_ADDRESS = 2400;
 const ACCESS_LIST_KEY = 1900;
-const PER_EMPTY_ACCOUNT_COST_N = 25000;
 /** EIP-7702 PER_EMPTY_ACCOUNT_COST: charged per authorization tuple. */
-export const PER_EMPTY_ACCOUNT_COST = 25000n;
+const PER_EMPTY_ACCOUNT_COST = 25000;
 const TOKEN_COST = 4;
 const FLOOR_TOKEN_COST = 10;
 
@@ -30,7 +29,7 @@ export function intrinsicGas(tx: Tx, fork: Fork): IntrinsicGas {
   let gas = TX_BASE + tokens * TOKEN_COST;
   if (tx.to === undefined) gas += TX_CREATE + INITCODE_WORD * Math.ceil(data.length / 32);
   for (const item of tx.accessList) gas += ACCESS_LIST_ADDRESS + ACCESS_LIST_KEY * item.storageKeys.length;
-  gas += PER_EMPTY_ACCOUNT_COST_N * tx.authorizationList.length;
+  gas += PER_EMPTY_ACCOUNT_COST * tx.authorizationList.length;
   const floor = fork === 'Prague' ? BigInt(TX_BASE + tokens * FLOOR_TOKEN_COST) : 0n;
   return { gas: BigInt(gas), floor };
 }

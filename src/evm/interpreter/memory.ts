@@ -1,11 +1,6 @@
 // EVM memory: a growable byte buffer, pooled with its frame. Sizes are plain numbers: every offset reaching
 // here has been checked against MEM_LIMIT, so offset + size < 2^33 and the word-count arithmetic is exact.
-import { wordOfView } from '../bytes.ts';
-
-const TWO32 = 2 ** 32;
-const MASK64 = 0xffffffffffffffffn;
-/** Words below this are written from one double (memory pointers, lengths, small amounts: most MSTOREs). */
-const SMALL_WORD = 1n << 48n;
+import { wordOfView, writeWordToView } from '../bytes.ts';
 
 /** Memory beyond 2^32 bytes is treated as out of gas (as evmone does): its cost (> 2^45 gas) exceeds any real
  * gas limit, and the bound keeps every size arithmetic exact in doubles. */
@@ -62,23 +57,7 @@ export class Memory {
 
   /** Writes `v` (< 2^256) as 32 big-endian bytes at `off` (inside the active size). */
   storeWord(off: number, v: bigint): void {
-    const dv = this.view;
-    if (v < SMALL_WORD) {
-      const n = Number(v);
-      dv.setUint32(off, 0);
-      dv.setUint32(off + 4, 0);
-      dv.setUint32(off + 8, 0);
-      dv.setUint32(off + 12, 0);
-      dv.setUint32(off + 16, 0);
-      dv.setUint32(off + 20, 0);
-      dv.setUint32(off + 24, Math.floor(n / TWO32));
-      dv.setUint32(off + 28, n >>> 0);
-      return;
-    }
-    dv.setBigUint64(off, v >> 192n);
-    dv.setBigUint64(off + 8, (v >> 128n) & MASK64);
-    dv.setBigUint64(off + 16, (v >> 64n) & MASK64);
-    dv.setBigUint64(off + 24, v & MASK64);
+    writeWordToView(this.view, off, v);
   }
 
   /** A copy of [off, off+len) (the range is inside the active size). */

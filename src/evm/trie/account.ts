@@ -1,16 +1,15 @@
 // An account leaf's value, rlp([nonce, balance, storageRoot, codeHash]), written in one pass: a block writes one per
 // changed account (a 500-transfer block ~1,000), and the generic encoder's item arrays and the two integers'
 // minimal-byte arrays cost more than the write itself.
-import { writeWord } from '../bytes.ts';
-import { rlpHeaderLength, writeRlpHeader } from './rlp.ts';
+import { MASK256, writeWord } from '../bytes.ts';
+import { rlpHeaderLength, writeRlpHeader, writeRlpString } from './rlp.ts';
 
 const NONCE = new Uint8Array(32);
 const BALANCE = new Uint8Array(32);
-const MAX_WORD = (1n << 256n) - 1n;
 
 /** Writes `v` (< 2^256) into `word`; returns the offset of its first non-zero byte (32 for zero). */
 function fill(word: Uint8Array, v: bigint): number {
-  if (v < 0n || v > MAX_WORD) throw new RangeError('account integer out of range');
+  if (v < 0n || v > MASK256) throw new RangeError('account integer out of range');
   writeWord(word, 0, v);
   let i = 0;
   while (i < 32 && word[i] === 0) i++;
@@ -33,13 +32,6 @@ function writeInt(out: Uint8Array, pos: number, word: Uint8Array, start: number)
   return pos;
 }
 
-/** Writes a 32-byte hash as an RLP string; returns the offset after it. */
-function writeHash(out: Uint8Array, pos: number, h: Uint8Array): number {
-  out[pos++] = 0xa0;
-  for (let i = 0; i < 32; i++) out[pos++] = h[i]!;
-  return pos;
-}
-
 /**
  * rlp([nonce, balance, storageRoot, codeHash]) for integers below 2^256 and 32-byte hashes: byte for byte what
  * rlpEncode makes of the same fields with the integers as minimal big-endian bytes.
@@ -58,6 +50,6 @@ export function encodeAccountRlp(
   let pos = writeRlpHeader(out, 0, payload, 0xc0);
   pos = writeInt(out, pos, NONCE, n);
   pos = writeInt(out, pos, BALANCE, b);
-  writeHash(out, writeHash(out, pos, storageRoot), codeHash);
+  writeRlpString(out, writeRlpString(out, pos, storageRoot), codeHash);
   return out;
 }
