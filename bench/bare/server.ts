@@ -4,7 +4,7 @@
 // Usage: node --import tsx bench/bare/server.ts <uws|node> <port>
 import http from 'node:http';
 import { BusyPoll } from '../../src/rpc/server/busyPoll.ts';
-import { loadUws } from '../../src/rpc/server/uws.ts';
+import { loadUws, type HttpResponse } from '../../src/rpc/server/uws.ts';
 
 const REPLY_TAIL = ',"result":"0x1"}';
 // The transport's busy-polling, as kestreld runs it (its default window; BUSY_POLL_US overrides).
@@ -13,6 +13,25 @@ const busyPoll = new BusyPoll(Number(process.env.BUSY_POLL_US ?? 100));
 function reply(body: string): string {
   const msg = JSON.parse(body) as { id?: unknown };
   return `{"jsonrpc":"2.0","id":${JSON.stringify(msg.id ?? null)}${REPLY_TAIL}`;
+}
+
+// The transport's coalesced writes, as kestreld runs them by default (COALESCE=0 writes each reply at once): after
+// the first reply of a turn of the loop, the rest are written together once every ready connection has been read.
+const coalesce = process.env.COALESCE !== '0';
+type Pending = { res: HttpResponse; out: string; aborted: () => boolean };
+const pending: Pending[] = [];
+let writing: Pending | undefined;
+let turn = false;
+const writeOne = (): void => {
+  writing!.res.writeHeader('Content-Type', 'application/json').end(writing!.out);
+};
+function flush(): void {
+  for (const p of pending) {
+    writing = p;
+    if (!p.aborted()) p.res.cork(writeOne);
+  }
+  pending.length = 0;
+  turn = false;
 }
 
 function serveUws(port: number): void {
@@ -35,7 +54,15 @@ function serveUws(port: number): void {
           ? Buffer.from(chunk).toString('utf8')
           : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       const out = reply(text);
-      if (!aborted) res.cork(() => res.writeHeader('Content-Type', 'application/json').end(out));
+      // As kestreld: the first reply of a turn goes at once, the rest wait for the flush.
+      if (coalesce && turn) pending.push({ res, out, aborted: () => aborted });
+      else {
+        if (coalesce) {
+          turn = true;
+          setImmediate(flush);
+        }
+        if (!aborted) res.writeHeader('Content-Type', 'application/json').end(out);
+      }
       busyPoll.touch();
     });
   });

@@ -98,6 +98,7 @@ export async function startListeners(d: ListenerDeps): Promise<Listeners> {
       await startHttpTransport(transport, {
         ...http,
         ...served,
+        coalesceWrites: rpc.coalesceWrites,
         requestTimeoutMs: rpc.httpTimeoutMs,
         allowedHosts: rpc.allowedHosts,
       }),

@@ -221,6 +221,16 @@ describe('loadConfig', () => {
       () => loadConfig(home, { 'json-rpc.busy-poll-us': '-1' }, DEFAULT_CHAIN_ID),
       /json-rpc.busy-poll-us must be a non-negative integer/,
     );
+    // Coalesced HTTP writes: on by default, "false" turns them off, anything but a boolean refused.
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).jsonRpc.coalesceWrites, true);
+    assert.equal(
+      loadConfig(home, { 'json-rpc.coalesce-writes': 'false' }, DEFAULT_CHAIN_ID).jsonRpc.coalesceWrites,
+      false,
+    );
+    assert.throws(
+      () => loadConfig(home, { 'json-rpc.coalesce-writes': 'no' }, DEFAULT_CHAIN_ID),
+      /json-rpc.coalesce-writes must be true or false/,
+    );
   });
 
   test('validation errors from app.toml', () => {

@@ -42,6 +42,12 @@ function busyPollUs(v: unknown): number {
   return n;
 }
 
+function bool(v: unknown, key: string): boolean {
+  if (v === true || v === 'true') return true;
+  if (v === false || v === 'false') return false;
+  throw new Error(`config: ${key} must be true or false`);
+}
+
 function optionalInt(v: unknown, key: string): number | undefined {
   return v === undefined || v === '' ? undefined : int(v, key);
 }
@@ -208,6 +214,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       httpTimeoutMs: parseDurationMs(str(pick('json-rpc', 'http-timeout'), 'json-rpc.http-timeout')),
       transport,
       busyPollUs: busyPollUs(pick('json-rpc', 'busy-poll-us')),
+      coalesceWrites: bool(pick('json-rpc', 'coalesce-writes') ?? true, 'json-rpc.coalesce-writes'),
       compat,
       authTokenFile: authTokenFile(home, pick('json-rpc', 'auth-token-file')),
     },

@@ -36,6 +36,8 @@ export interface JsonRpcConfig {
   transport: 'auto' | 'uws' | 'node';
   /** Microseconds the event loop keeps polling after an answer before it sleeps (0 = sleep at once). */
   busyPollUs: number;
+  /** Write the HTTP replies of one event-loop turn together (uWS back end). */
+  coalesceWrites: boolean;
   compat: 'none' | 'ethermint';
   /** File holding the bearer token of the private namespaces (default <home>/config/auth.token). */
   authTokenFile: string;

@@ -27,6 +27,7 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.allowedHosts': 'json-rpc.allowed-hosts',
   'jsonRpc.transport': 'json-rpc.transport',
   'jsonRpc.busyPollUs': 'json-rpc.busy-poll-us',
+  'jsonRpc.coalesceWrites': 'json-rpc.coalesce-writes',
   'keystore.scryptN': 'keystore.scrypt-n',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
@@ -97,6 +98,10 @@ export function registerStartCommand(program: Command): void {
     .option(
       '--json-rpc.busy-poll-us <n>',
       'microseconds to keep polling for the next request after an answer before sleeping (default 100; 0 = off)',
+    )
+    .option(
+      '--json-rpc.coalesce-writes <bool>',
+      'write the HTTP replies of one event-loop turn together (default true; false for clients that pipeline)',
     )
     .option(
       '--json-rpc.transport <kind>',

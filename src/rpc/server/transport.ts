@@ -29,6 +29,11 @@ export interface HttpServerOptions {
   allowedHosts?: string[];
   /** Polls the event loop briefly after each answer (shared by the node's listeners); none = sleep at once. */
   busyPoll?: BusyPoll;
+  /**
+   * Writes the replies answered in one turn of the event loop together, once every ready connection has been read
+   * (uWS back end; node:http writes as it always has). Default false.
+   */
+  coalesceWrites?: boolean;
   log?: RpcLogger;
 }
 

@@ -86,6 +86,56 @@ function writeReply(
   res.end(body, close);
 }
 
+/**
+ * Replies answered synchronously, written together after the loop's poll phase has run the callbacks of every
+ * socket it found ready (all but the first of the turn). A reply written at once wakes the client's sleeping thread
+ * with its own send (a wakeup across CPUs, which on this VM costs more than building the reply); written in one
+ * burst, most sends find the client already awake. eth_call balanceOf, callCpu.ts, 3 alternating rounds, off /
+ * all held / all but the first held: 32 connections 44.2-45.9k / 53.2-54.0k / 54.7-55.2k req/s (system time 8.6-9.0
+ * / 6.2-6.6 / 5.3-6.9 us per request); 2 connections 34.7-36.9k / 35.5k / 36.8-37.2k.
+ */
+class ReplyBurst {
+  private readonly exchanges: Exchange[] = [];
+  private readonly bodies: string[] = [];
+  private at = 0;
+  /** A reply has been written in this turn of the loop and the flush is scheduled. */
+  private turn = false;
+
+  /**
+   * Takes x's 200 reply unless it is the first of this turn of the loop (false: the caller writes it now). The first
+   * goes at once because most turns of a client waiting for each answer read one connection: holding its reply
+   * would only add the rest of the turn to the wait.
+   */
+  defer(x: Exchange, body: string): boolean {
+    if (!this.turn) {
+      this.turn = true;
+      setImmediate(this.flush);
+      return false;
+    }
+    this.exchanges.push(x);
+    this.bodies.push(body);
+    return true;
+  }
+
+  private readonly writeOne = (): void => {
+    const x = this.exchanges[this.at]!;
+    writeReply(x.res, 200, this.bodies[this.at]!, x.cors, false);
+  };
+
+  private readonly flush = (): void => {
+    const list = this.exchanges;
+    try {
+      // A connection that went away since (onAborted) must not be written to.
+      for (this.at = 0; this.at < list.length; this.at++)
+        if (!list[this.at]!.aborted) list[this.at]!.res.cork(this.writeOne);
+    } finally {
+      list.length = 0;
+      this.bodies.length = 0;
+      this.turn = false;
+    }
+  };
+}
+
 /** The call metadata of HTTP requests: one object per authorization, shared (methods only read it). */
 const OPEN_META: CallMeta = { transport: 'http', authorized: false };
 const AUTHORIZED_META: CallMeta = { transport: 'http', authorized: true };
@@ -126,6 +176,7 @@ function refuse(
 /** Starts the HTTP JSON-RPC server on uWebSockets.js; resolves once it listens (port 0 picks a free port). */
 export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions): Promise<RunningServer> {
   const { dispatcher, limits, corsOrigins, authToken, busyPoll } = opts;
+  const burst = opts.coalesceWrites === true ? new ReplyBurst() : undefined;
   const log = opts.log ?? stderrLogger;
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
   const allowedHosts = opts.allowedHosts ?? ['*'];
@@ -231,10 +282,11 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
       chunks = undefined;
       const reply = handleBody(text, dispatcher, meta, limits, log);
       if (!(reply instanceof Promise)) {
-        // Answered at once, still inside uWS's data callback (the socket is corked there).
+        // Answered at once, still inside uWS's data callback (the socket is corked there); with coalesceWrites,
+        // written with the other replies of this turn of the loop (ReplyBurst).
         if (!x.aborted) {
           x.answered = true;
-          writeReply(res, 200, reply ?? '', cors, false);
+          if (burst === undefined || !burst.defer(x, reply ?? '')) writeReply(res, 200, reply ?? '', cors, false);
         }
         busyPoll?.touch();
         return;
