@@ -23,6 +23,7 @@ export function overridesOf(
 export const call = defineMethod({
   name: 'eth_call',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
+  hexResult: true,
   // Synchronous once the engine has loaded (it is): no promise on the hot path.
   handler: (ctx: Ctx, [req, sel, state, block]) =>
     engineReady()
@@ -34,6 +35,7 @@ export const call = defineMethod({
 export const estimateGas = defineMethod({
   name: 'eth_estimateGas',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
+  hexResult: true,
   handler: (ctx: Ctx, [req, sel, state, block]) =>
     engineReady()
       ? toQuantity(ctx.calls.estimateGasSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
