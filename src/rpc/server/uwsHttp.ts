@@ -4,7 +4,7 @@
 import { INTERNAL_ERROR } from '../errors.ts';
 import { hostAllowed, isAuthorized } from './auth.ts';
 import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
-import type { CallMeta } from './jsonrpc.ts';
+import type { CallMeta, RpcLogger } from './jsonrpc.ts';
 import {
   allowHeader,
   contentTypeOk,
@@ -101,6 +101,8 @@ class ReplyBurst {
   /** A reply has been written in this turn of the loop and the flush is scheduled. */
   private turn = false;
 
+  constructor(private readonly log: RpcLogger) {}
+
   /**
    * Takes x's 200 reply unless it is the first of this turn of the loop (false: the caller writes it now). The first
    * goes at once because most turns of a client waiting for each answer read one connection: holding its reply
@@ -125,9 +127,16 @@ class ReplyBurst {
   private readonly flush = (): void => {
     const list = this.exchanges;
     try {
-      // A connection that went away since (onAborted) must not be written to.
-      for (this.at = 0; this.at < list.length; this.at++)
-        if (!list[this.at]!.aborted) list[this.at]!.res.cork(this.writeOne);
+      for (this.at = 0; this.at < list.length; this.at++) {
+        // A connection that went away since (onAborted) must not be written to.
+        if (list[this.at]!.aborted) continue;
+        try {
+          list[this.at]!.res.cork(this.writeOne);
+        } catch (e) {
+          // One failed write must not cost the others theirs (nor, thrown from an immediate, the process).
+          this.log(`rpc: http reply not written: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
     } finally {
       list.length = 0;
       this.bodies.length = 0;
@@ -176,8 +185,8 @@ function refuse(
 /** Starts the HTTP JSON-RPC server on uWebSockets.js; resolves once it listens (port 0 picks a free port). */
 export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions): Promise<RunningServer> {
   const { dispatcher, limits, corsOrigins, authToken, busyPoll } = opts;
-  const burst = opts.coalesceWrites === true ? new ReplyBurst() : undefined;
   const log = opts.log ?? stderrLogger;
+  const burst = opts.coalesceWrites === true ? new ReplyBurst(log) : undefined;
   const requestTimeout = opts.requestTimeoutMs ?? 30_000;
   const allowedHosts = opts.allowedHosts ?? ['*'];
   const anyHost = allowedHosts.includes('*');
