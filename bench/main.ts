@@ -2,7 +2,7 @@
 // and instant mining, runs the same workloads against each, and prints one table (Markdown) of every node's figure
 // and Kestrel's ratios, written also as JSON to bench/results/. See README "Performance".
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { compileContracts, EVM_VERSION, tokenConstructorArgs, type BenchContracts } from './lib/contracts.ts';
@@ -292,6 +292,13 @@ function sessionOf(rowId: string): string {
   return rowId.startsWith('logs.') ? 'logs' : rowId.startsWith('engine.') ? 'engine' : 'startup/reads/writes';
 }
 
+/** `<dir>/<stem>.json`, or `<stem>-2.json`, `-3`… when that name already holds a run (results are committed). */
+function freshPath(dir: string, stem: string): string {
+  let path = join(dir, `${stem}.json`);
+  for (let n = 2; existsSync(path); n++) path = join(dir, `${stem}-${n}.json`);
+  return path;
+}
+
 function commandLine(): string {
   return `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`;
 }
@@ -317,7 +324,7 @@ function writeResults(
   const date = started.toISOString().slice(0, 10);
   const out =
     o.out ??
-    join(REPO_ROOT, 'bench', 'results', `${date}${isCompleteRun(o) ? '' : o.quick ? '-quick' : '-partial'}.json`);
+    freshPath(join(REPO_ROOT, 'bench', 'results'), `${date}${isCompleteRun(o) ? '' : o.quick ? '-quick' : '-partial'}`);
   const json = {
     date,
     startedAt: started.toISOString(),

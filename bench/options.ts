@@ -30,7 +30,7 @@ export interface Options {
   stallMs: number;
   /** Bound on each write workload (and on emitting the events): past it the figure is what was mined so far. */
   writeMaxMs: number;
-  /** Output JSON path; default bench/results/<date>[-quick|-partial].json. */
+  /** Output JSON path; default bench/results/<date>[-quick|-partial][-N].json (-N when the name is taken). */
   out?: string;
 }
 
@@ -42,7 +42,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--only kestr
   --only      nodes to start, in turn (default all four)
   --workload  workload groups (default all)
   --duration  seconds per wrk read run (default 2, quick 1)
-  --out       JSON output path (default bench/results/<date>.json)`;
+  --out       JSON output path (default bench/results/<date>.json; -2, -3… when taken)`;
 
 const FULL = {
   runs: 3,
