@@ -36,6 +36,8 @@ interface Exchange {
   overLimitAt?: number;
   /** The bytes received when it went over (what the 413 reports, as node:http's back end does). */
   overLimitSize?: number;
+  /** Its 200 reply while ReplyBurst holds it for the end of the loop's turn. */
+  held: string | undefined;
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -96,7 +98,7 @@ function writeReply(
  */
 class ReplyBurst {
   private readonly exchanges: Exchange[] = [];
-  private readonly bodies: string[] = [];
+  /** The index writeOne writes (one closure for every cork, instead of one made per reply). */
   private at = 0;
   /** A reply has been written in this turn of the loop and the flush is scheduled. */
   private turn = false;
@@ -114,14 +116,14 @@ class ReplyBurst {
       setImmediate(this.flush);
       return false;
     }
+    x.held = body;
     this.exchanges.push(x);
-    this.bodies.push(body);
     return true;
   }
 
   private readonly writeOne = (): void => {
     const x = this.exchanges[this.at]!;
-    writeReply(x.res, 200, this.bodies[this.at]!, x.cors, false);
+    writeReply(x.res, 200, x.held!, x.cors, false);
   };
 
   private readonly flush = (): void => {
@@ -139,7 +141,6 @@ class ReplyBurst {
       }
     } finally {
       list.length = 0;
-      this.bodies.length = 0;
       this.turn = false;
     }
   };
@@ -251,7 +252,14 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
     }
     const meta =
       authToken !== undefined && isAuthorized(req.getHeader('authorization'), authToken) ? AUTHORIZED_META : OPEN_META;
-    const x: Exchange = { res, cors, startedAt: performance.now(), aborted: false, answered: false };
+    const x: Exchange = {
+      res,
+      cors,
+      startedAt: performance.now(),
+      aborted: false,
+      answered: false,
+      held: undefined,
+    };
     res.onAborted(() => {
       x.aborted = true;
       receiving.delete(x);
