@@ -1,6 +1,7 @@
 // Running one message: a call (with value transfer, precompiles and EIP-7702 delegation) or a create (with the
 // EIP-170/3541 deposit rules). A failed frame reverts the state journal, the logs and the refund counter.
-import type { Precompile } from './types.ts';
+import type { Precompile, StatefulPrecompile } from './types.ts';
+import { worldHost } from './host.ts';
 import { addressToBytes, bytesToBigint, EMPTY_BYTES, MASK160 } from './bytes.ts';
 import { keccak256 } from './keccak.ts';
 import { bigintToBytes, rlpEncode } from './trie/rlp.ts';
@@ -20,6 +21,7 @@ import {
   S_RUNNING,
   S_STOP,
   STATUS_NAMES,
+  setGas,
 } from './interpreter/context.ts';
 import { run } from './interpreter/interpreter.ts';
 import { frameDeadline } from './deadline.ts';
@@ -76,6 +78,10 @@ function exit(ev: Evm, c: Frame, gasStart: number): void {
 }
 
 function runPrecompile(ev: Evm, c: Frame, p: Precompile): void {
+  if (p.stateful === true) {
+    runStateful(ev, c, p);
+    return;
+  }
   const cost = p.gas(c.input, ev.fork);
   if (cost > BigInt(c.gas) + c.gasExtra) {
     c.status = S_OOG;
@@ -91,6 +97,33 @@ function runPrecompile(ev: Evm, c: Frame, p: Precompile): void {
   c.gas -= Number(cost);
   c.output = out;
   c.status = S_RETURN;
+}
+
+function runStateful(ev: Evm, c: Frame, p: StatefulPrecompile): void {
+  const available = BigInt(c.gas) + c.gasExtra;
+  const out = p.call({
+    input: c.input,
+    caller: c.caller,
+    address: c.address,
+    codeAddress: c.codeAddress,
+    value: c.value,
+    kind: CALL_KINDS[c.kind]!,
+    isStatic: c.isStatic,
+    origin: ev.origin,
+    block: ev.block,
+    fork: ev.fork,
+    gas: available,
+    host: worldHost(ev.world, ev.logs),
+  });
+  if (out.status === 'failure' || out.gasUsed > available) {
+    c.status = out.status === 'failure' ? S_PRECOMPILE : S_OOG;
+    c.gas = 0;
+    c.gasExtra = 0n;
+    return;
+  }
+  setGas(c, available - out.gasUsed);
+  c.output = out.output;
+  c.status = out.status === 'success' ? S_RETURN : S_REVERT;
 }
 
 function saveSnapshot(ev: Evm, c: Frame): void {

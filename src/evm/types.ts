@@ -264,9 +264,62 @@ export interface StepView {
 }
 
 /** A precompile: pure function of its input. Returns undefined on failure (all gas consumed). */
-export interface Precompile {
+export interface PurePrecompile {
+  readonly stateful?: undefined;
   /** Gas for this input; may exceed the available gas (the caller checks). */
   gas(input: Uint8Array, fork: Fork): bigint;
   /** The output, or undefined when the input is invalid. */
   run(input: Uint8Array, fork: Fork): Uint8Array | undefined;
 }
+
+/**
+ * The state a stateful precompile may read and write: every write is journaled in the running transaction, so a
+ * revert of the precompile's frame or of any caller above it undoes it (and its logs).
+ */
+export interface PrecompileHost {
+  balance(address: Address): bigint;
+  /** Sets a balance outright (module accounts minting or burning). */
+  setBalance(address: Address, value: bigint): void;
+  storage(address: Address, slot: bigint): bigint;
+  setStorage(address: Address, slot: bigint, value: bigint): void;
+  /** Emits a log from `address`. */
+  log(address: Address, topics: bigint[], data: Uint8Array): void;
+}
+
+/** One call of a stateful precompile. */
+export interface PrecompileCall {
+  readonly input: Uint8Array;
+  /** msg.sender of the frame. */
+  readonly caller: Address;
+  /** The address the frame runs at (the precompile's own for CALL and STATICCALL). */
+  readonly address: Address;
+  readonly codeAddress: Address;
+  readonly value: bigint;
+  readonly kind: CallKind;
+  readonly isStatic: boolean;
+  readonly origin: Address;
+  readonly block: BlockEnv;
+  readonly fork: Fork;
+  /** Gas available to the frame. */
+  readonly gas: bigint;
+  readonly host: PrecompileHost;
+}
+
+/**
+ * What a stateful precompile returns: success with its output, a revert with revert data (the frame's writes are
+ * undone, unused gas returned), or a failure (undone, all gas consumed). `gasUsed` above the available gas is an
+ * out-of-gas failure.
+ */
+export type PrecompileOutcome =
+  | { status: 'success'; output: Uint8Array; gasUsed: bigint }
+  | { status: 'revert'; output: Uint8Array; gasUsed: bigint }
+  | { status: 'failure' };
+
+/** A precompile with state: the chain's modules (staking, distribution, …) reached from the EVM. */
+export interface StatefulPrecompile {
+  readonly stateful: true;
+  call(c: PrecompileCall): PrecompileOutcome;
+}
+
+/** Either kind of precompile. */
+export type Precompile = PurePrecompile | StatefulPrecompile;

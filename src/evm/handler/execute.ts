@@ -2,6 +2,7 @@
 // warm sets, EIP-7702 authorizations, the top frame, refunds (EIP-3529), the EIP-7623 floor and fee payment.
 import type { Address, BlockEnv, ExecOptions, Precompile, Tx, TxOutcome, TxResult } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
+import { statefulAddresses } from '../host.ts';
 import { EMPTY_BYTES } from '../bytes.ts';
 import { createAddress, delegationTarget, execCall, execCreate } from '../frame.ts';
 import { analysisCache, analyze } from '../interpreter/analysis.ts';
@@ -31,7 +32,7 @@ export function runTransaction(
   const tracer = opts.tracer;
   tracer?.txStart?.(tx);
 
-  world.beginTx(opts.fork === 'Prague' ? 0x11n : 0x0an);
+  world.beginTx(opts.fork === 'Prague' ? 0x11n : 0x0an, statefulAddresses(precompiles));
   const sender = world.account(tx.from);
   const price = v.effectiveGasPrice;
   const senderNonce = sender.nonce;

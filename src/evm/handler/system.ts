@@ -2,6 +2,7 @@
 // caller is SYSTEM_ADDRESS with 30M gas, no fee, no nonce, no value; nothing is charged or refunded.
 import type { Address, BlockEnv, Fork, Precompile, TxResult } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
+import { statefulAddresses } from '../host.ts';
 import { EMPTY_BYTES } from '../bytes.ts';
 import { execCall } from '../frame.ts';
 import { analysisCache } from '../interpreter/analysis.ts';
@@ -24,7 +25,7 @@ export function runSystemCall(
   fork: Fork,
   precompiles: ReadonlyMap<Address, Precompile>,
 ): TxResult {
-  world.beginTx(fork === 'Prague' ? 0x11n : 0x0an);
+  world.beginTx(fork === 'Prague' ? 0x11n : 0x0an, statefulAddresses(precompiles));
   const ev = new Evm(world, block, fork, undefined, precompiles, SYSTEM_ADDRESS, 0n, []);
   const target = world.account(to);
   const f = ev.frame(0);

@@ -2,7 +2,7 @@
 // package exposes F with a round count (REFERENCE-ENGINE.md §7), so it is written here over 32-bit halves:
 // word i of the state lives at [2i] (low) and [2i + 1] (high) of an Int32Array (int32 arithmetic stays in
 // V8's small-integer representation; unsigned views are taken with >>> 0 only where a carry is computed).
-import type { Precompile } from '../types.ts';
+import type { PurePrecompile } from '../types.ts';
 
 const IV = new Int32Array([
   0xf3bcc908, 0x6a09e667, 0x84caa73b, 0xbb67ae85, 0xfe94f82b, 0x3c6ef372, 0x5f1d36f1, 0xa54ff53a, 0xade682d1,
@@ -123,7 +123,7 @@ function rounds(input: Uint8Array): number {
 }
 
 /** 0x09: exactly 213 bytes (rounds ‖ h ‖ m ‖ t ‖ f), f ∈ {0, 1}; one gas per round. */
-export const blake2fPrecompile: Precompile = {
+export const blake2fPrecompile: PurePrecompile = {
   // An input of the wrong length fails anyway; it costs nothing beyond the all-gas failure.
   gas: (input) => (input.length === 213 ? BigInt(rounds(input)) : 0n),
   run: (input) => {

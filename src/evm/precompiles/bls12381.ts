@@ -2,7 +2,7 @@
 // (lengths, 64-byte field elements whose top 16 bytes are zero and whose value is below p) and the gas
 // schedule with the MSM discount tables; the curve arithmetic comes from a backend (mcl-wasm, or
 // @noble/curves when the wasm cannot load).
-import type { Precompile } from '../types.ts';
+import type { PurePrecompile } from '../types.ts';
 import { allZero, lessThan } from './bytes.ts';
 
 /**
@@ -92,7 +92,7 @@ function itemPointsValid(input: Uint8Array, count: number, itemLen: number, poin
 }
 
 /** G1ADD / G2ADD: two points of `len` bytes each, a fixed price (no subgroup check, per the EIP). */
-function addition(len: number, gas: bigint, add: (x: Uint8Array, y: Uint8Array) => Uint8Array | undefined): Precompile {
+function addition(len: number, gas: bigint, add: (x: Uint8Array, y: Uint8Array) => Uint8Array | undefined): PurePrecompile {
   return {
     gas: () => gas,
     run: (input) =>
@@ -109,7 +109,7 @@ function msm(
   mulGas: bigint,
   discount: readonly number[],
   run: (input: Uint8Array, k: number) => Uint8Array | undefined,
-): Precompile {
+): PurePrecompile {
   return {
     gas: (input) => msmGas(Math.floor(input.length / itemLen), mulGas, discount),
     run: (input) => {
@@ -121,7 +121,7 @@ function msm(
 }
 
 /** The seven EIP-2537 precompiles over a backend, by address 0x0b..0x11. */
-export function bls12381Precompiles(b: Bls12381Backend): [bigint, Precompile][] {
+export function bls12381Precompiles(b: Bls12381Backend): [bigint, PurePrecompile][] {
   return [
     [0x0bn, addition(G1_LEN, BLS_GAS.g1Add, (x, y) => b.g1Add(x, y))],
     [0x0cn, msm(G1_MSM_ITEM, G1_LEN, BLS_GAS.g1Mul, G1_DISCOUNT, (input, k) => b.g1Msm(input, k))],

@@ -1,7 +1,7 @@
 // 0x06–0x08: alt_bn128 (bn254) addition, scalar multiplication and pairing check, encoded per EIP-196/197
 // and priced per EIP-1108. This file holds the encoding checks and gas; the curve arithmetic comes from a
 // backend (mcl-wasm, or @noble/curves when the wasm cannot load).
-import type { Precompile } from '../types.ts';
+import type { PurePrecompile } from '../types.ts';
 import { lessThan, padded } from './bytes.ts';
 
 /** Curve arithmetic over validated encodings: coordinates are 32-byte big-endian and below p. */
@@ -30,7 +30,7 @@ export function coordinatesBelowP(bytes: Uint8Array): boolean {
 }
 
 /** 0x06 ADD: 150 gas; the input is zero-padded or truncated to 128 bytes. */
-export function bn254AddPrecompile(backend: Bn254Backend): Precompile {
+export function bn254AddPrecompile(backend: Bn254Backend): PurePrecompile {
   return {
     gas: () => 150n,
     run: (input) => {
@@ -42,7 +42,7 @@ export function bn254AddPrecompile(backend: Bn254Backend): Precompile {
 }
 
 /** 0x07 MUL: 6000 gas; the input is zero-padded or truncated to 96 bytes. */
-export function bn254MulPrecompile(backend: Bn254Backend): Precompile {
+export function bn254MulPrecompile(backend: Bn254Backend): PurePrecompile {
   return {
     gas: () => 6000n,
     run: (input) => {
@@ -55,7 +55,7 @@ export function bn254MulPrecompile(backend: Bn254Backend): Precompile {
 }
 
 /** 0x08 pairing check: 45000 + 34000 per 192-byte pair; output is the 32-byte word 1 or 0. */
-export function bn254PairingPrecompile(backend: Bn254Backend): Precompile {
+export function bn254PairingPrecompile(backend: Bn254Backend): PurePrecompile {
   return {
     gas: (input) => 45000n + 34000n * BigInt(Math.floor(input.length / 192)),
     run: (input) => {

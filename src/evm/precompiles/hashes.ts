@@ -2,7 +2,7 @@
 // @noble/hashes when the OpenSSL build lacks it (some distributions move it to the legacy provider).
 import { createHash } from 'node:crypto';
 import { ripemd160 as nobleRipemd160 } from '@noble/hashes/legacy.js';
-import type { Precompile } from '../types.ts';
+import type { PurePrecompile } from '../types.ts';
 import { words } from './bytes.ts';
 
 /** A one-shot hash function. */
@@ -30,13 +30,13 @@ export function loadOpensslRipemd160(): HashFn | undefined {
 }
 
 /** 0x02: 60 + 12 per word. */
-export const sha256Precompile: Precompile = {
+export const sha256Precompile: PurePrecompile = {
   gas: (input) => 60n + 12n * words(input.length),
   run: (input) => sha256(input),
 };
 
 /** 0x03: 600 + 120 per word; the 20-byte digest left-padded to 32 bytes. */
-export function ripemd160Precompile(hash: HashFn): Precompile {
+export function ripemd160Precompile(hash: HashFn): PurePrecompile {
   return {
     gas: (input) => 600n + 120n * words(input.length),
     run: (input) => {
@@ -48,7 +48,7 @@ export function ripemd160Precompile(hash: HashFn): Precompile {
 }
 
 /** 0x04: 15 + 3 per word; a copy of the input (the caller may keep it while memory changes). */
-export const identityPrecompile: Precompile = {
+export const identityPrecompile: PurePrecompile = {
   gas: (input) => 15n + 3n * words(input.length),
   run: (input) => input.slice(),
 };

@@ -11,7 +11,7 @@
 // it at once, answer its first requests, and await it before executing anything.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createKeccak } from 'hash-wasm';
-import type { Address, Fork, Precompile } from '../types.ts';
+import type { Address, Fork, PurePrecompile } from '../types.ts';
 import { blake2fPrecompile } from './blake2f.ts';
 import { type Bls12381Backend, bls12381Precompiles } from './bls12381.ts';
 import { loadMclBls12381 } from './bls12381-mcl.ts';
@@ -126,8 +126,8 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
 }
 
 /** The precompile maps of both forks over one set of backends. */
-export function buildPrecompiles(b: PrecompileBackends): Record<Fork, ReadonlyMap<Address, Precompile>> {
-  const cancun: [Address, Precompile][] = [
+export function buildPrecompiles(b: PrecompileBackends): Record<Fork, ReadonlyMap<Address, PurePrecompile>> {
+  const cancun: [Address, PurePrecompile][] = [
     [0x01n, ecrecoverPrecompile(b.recover, b.keccak256)],
     [0x02n, sha256Precompile],
     [0x03n, ripemd160Precompile(b.ripemd160)],
@@ -153,7 +153,7 @@ export interface InitOptions {
 
 // The process-wide default set: the libraries are process-wide themselves (wasm instances, c-kzg's setup).
 interface Defaults {
-  maps: Record<Fork, ReadonlyMap<Address, Precompile>>;
+  maps: Record<Fork, ReadonlyMap<Address, PurePrecompile>>;
   loadKzg: () => KzgVerifier;
   names: Record<string, string>;
 }
@@ -171,7 +171,7 @@ export async function initPrecompiles(options: InitOptions = {}): Promise<void> 
 }
 
 /** The active precompiles of a fork; {@link initPrecompiles} must have completed. */
-export function precompilesFor(fork: Fork): ReadonlyMap<Address, Precompile> {
+export function precompilesFor(fork: Fork): ReadonlyMap<Address, PurePrecompile> {
   if (ready === undefined) throw new Error('precompiles used before initPrecompiles() completed');
   return ready.maps[fork];
 }

@@ -3,7 +3,7 @@
 // c-kzg's setup load takes 3–5 s, so neither library is loaded at startup: the first 0x0a call loads one
 // (synchronously: the interpreter is synchronous), unless initPrecompiles({ kzg: true }) loaded it before.
 import { createRequire } from 'node:module';
-import type { Precompile } from '../types.ts';
+import type { PurePrecompile } from '../types.ts';
 import { hexToBytes, toHex } from './bytes.ts';
 import { sha256 } from './hashes.ts';
 
@@ -55,7 +55,7 @@ export function loadMicroKzg(): KzgVerifier {
 }
 
 /** 0x0a over a verifier obtained on first use from `load`. */
-export function kzgPointEvaluationPrecompile(load: () => KzgVerifier): Precompile {
+export function kzgPointEvaluationPrecompile(load: () => KzgVerifier): PurePrecompile {
   let verifier: KzgVerifier | undefined;
   return {
     gas: () => 50000n,

@@ -2,7 +2,7 @@
 // beats it (measured in REFERENCE-ENGINE.md §8). The header's lengths are 256-bit: gas is computed in bigint
 // before anything is read, and `run` never allocates from a header length it has not been paid for (the
 // caller refuses the call when the gas exceeds what it has, so `run` only sees lengths the gas bounds).
-import type { Precompile } from '../types.ts';
+import type { PurePrecompile } from '../types.ts';
 import { bigIntToBytes, bytesToBigInt, padded } from './bytes.ts';
 
 const EMPTY = new Uint8Array(0);
@@ -98,7 +98,7 @@ export function modexp(input: Uint8Array): Uint8Array {
 }
 
 /** 0x05. */
-export const modexpPrecompile: Precompile = {
+export const modexpPrecompile: PurePrecompile = {
   gas: (input) => modexpGas(input),
   run: (input) => modexp(input),
 };

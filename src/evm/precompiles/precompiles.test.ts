@@ -6,7 +6,7 @@ import { before, describe, test } from 'node:test';
 import { bn254 } from '@noble/curves/bn254.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import type { Address, Fork, Precompile } from '../types.ts';
+import type { Address, Fork, PurePrecompile } from '../types.ts';
 import { bigIntToBytes, hexToBytes, toHex } from './bytes.ts';
 import {
   buildPrecompiles,
@@ -64,8 +64,8 @@ const SETS: [string, NativeLoaders][] = [
 for (const [label, loaders] of SETS) {
   describe(`precompiles over the ${label} backends`, () => {
     let backends: PrecompileBackends;
-    let maps: Record<Fork, ReadonlyMap<Address, Precompile>>;
-    let pc: (address: bigint) => Precompile;
+    let maps: Record<Fork, ReadonlyMap<Address, PurePrecompile>>;
+    let pc: (address: bigint) => PurePrecompile;
     before(async () => {
       backends = await loadBackends(loaders);
       maps = buildPrecompiles(backends);

@@ -140,13 +140,16 @@ export class WorldState {
 
   /** The highest precompile address of the running fork (precompiles are warm in every tx, EIP-2929). */
   private lastPrecompile = 0n;
+  /** The chain's stateful precompiles outside the fork's range: warm in every tx too. */
+  private extraWarm: ReadonlySet<bigint> | undefined = undefined;
 
   /**
    * Starts a transaction: clears warm sets, transient storage, original values, touched/destructed sets.
    * `lastPrecompile` is the fork's highest precompile address.
    */
-  beginTx(lastPrecompile: bigint): void {
+  beginTx(lastPrecompile: bigint, extraWarm?: ReadonlySet<bigint>): void {
     this.lastPrecompile = lastPrecompile;
+    this.extraWarm = extraWarm !== undefined && extraWarm.size !== 0 ? extraWarm : undefined;
     // clear() gives a Map or Set a fresh table even when empty: the checks spare a call those allocations.
     const txAccounts = this.txAccounts;
     if (txAccounts.length !== 0) {
@@ -322,13 +325,18 @@ export class WorldState {
 
   /** Whether an address is warm, without warming it (for tracers). */
   isWarm(a: Account): boolean {
-    return a.warm || (a.address <= this.lastPrecompile && a.address !== 0n);
+    return (
+      a.warm ||
+      (a.address <= this.lastPrecompile && a.address !== 0n) ||
+      (this.extraWarm !== undefined && this.extraWarm.has(a.address))
+    );
   }
 
   /** Warms an address; returns whether it was warm already (precompiles always are). */
   warmAddress(a: Account): boolean {
     if (a.warm) return true;
     if (a.address <= this.lastPrecompile && a.address !== 0n) return true;
+    if (this.extraWarm !== undefined && this.extraWarm.has(a.address)) return true;
     this.txTrack(a);
     this.journal.push(new JournalEntry(J_WARM_ADDR, a, 0n, undefined));
     a.warm = true;
