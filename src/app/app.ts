@@ -28,6 +28,11 @@ import { writeState, type WriteOptions } from './evm/stateWrite.ts';
 import { headChangesOf } from './evm/headChanges.ts';
 import type { HeadChange } from './state/headCache.ts';
 import { editsDiff, type StateEdit } from './stateEdits.ts';
+import { configureChainModules } from './staking/chain.ts';
+import { blockHooks, initModulesGenesis } from './staking/blockHooks.ts';
+import { Modules, type ConsensusInfo } from './staking/modules.ts';
+import { scratchState } from './staking/views.ts';
+import type { ValidatorUpdate } from './staking/staking.ts';
 
 /** A transaction that passed CheckTx, with its sender's nonce in the state it was checked against. */
 export interface CheckedTx extends ExecTx {
@@ -48,6 +53,8 @@ export interface CommittedBlock {
 /** The result of FinalizeBlock: the sealed (not yet committed) block and the txs that could not be included. */
 export interface FinalizeResult extends CommittedBlock {
   rejected: Rejection[];
+  /** Validator-set changes for consensus (the staking module's end of block). */
+  validatorUpdates: ValidatorUpdate[];
 }
 
 /** Everything the app is built from. */
@@ -99,6 +106,12 @@ export class KestrelApp {
 
   /** Opens the app on its store, writing genesis block 0 on first start. */
   static async open(deps: AppDeps): Promise<KestrelApp> {
+    const g = deps.genesis;
+    configureChainModules({
+      params: g.modules.params,
+      prefix: g.prefix,
+      genesisSupply: g.alloc.reduce((n, a) => n + a.balance, 0n),
+    });
     const app = new KestrelApp(deps);
     await app.init();
     return app;
@@ -115,7 +128,12 @@ export class KestrelApp {
       const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
       const empty = new ArchiveStateReader(EMPTY_TRIE_ROOT, readNode, () => undefined);
       const alloc = editsDiff(empty, genesis.alloc);
-      const stateRoot = writeState(EMPTY_TRIE_ROOT, alloc, readNode, (k, v) => db.putSync(k, v));
+      let stateRoot = writeState(EMPTY_TRIE_ROOT, alloc, readNode, (k, v) => db.putSync(k, v));
+      if (genesis.modules.validators.length > 0) {
+        const world = new WorldState(new ArchiveStateReader(stateRoot, readNode, () => undefined));
+        initModulesGenesis(world, genesis.modules, genesis.time);
+        stateRoot = writeState(stateRoot, world.diff(), readNode, (k, v) => db.putSync(k, v));
+      }
       const ctx: BlockContext = {
         number: 0n,
         parentHash: new Uint8Array(32),
@@ -151,6 +169,19 @@ export class KestrelApp {
     this.carried = undefined;
     this.headDb.discard();
     await this.init();
+  }
+
+  /** The staking module's validator set at the head (the genesis set at block 0), for consensus. */
+  genesisValidatorSet(): ValidatorUpdate[] {
+    const m = Modules.over(
+      scratchState(this.deps.state.readView(this.headBlock.header.stateRoot)),
+      this.deps.genesis.modules.params,
+      this.headBlock.number,
+      this.headBlock.header.timestamp,
+    );
+    return m.staking
+      .lastValidatorPowers()
+      .map(([op, power]) => ({ consPubkey: m.staking.validator(op)!.consPubkey, power }));
   }
 
   /** The latest committed block. */
@@ -218,6 +249,8 @@ export class KestrelApp {
     sameSecond?: boolean;
     /** Dev toolkit (anvil_setBalance, …): state edits applied before the block's txs, so they get a block of their own. */
     edits?: readonly StateEdit[];
+    /** The last commit's votes and evidence (CometBFT); absent in solo mode. */
+    consensus?: ConsensusInfo;
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     await initEngine();
@@ -229,11 +262,19 @@ export class KestrelApp {
         // The edits reach the trie (in the head's write buffer) first, so the engine starts from them.
         ({ root: parentRoot, changes: edited } = this.applyEdits(parentRoot, this.headDb, req.edits));
       }
-      const exec = this.execute(parentRoot, this.headDb, ctx, req.txs);
+      const exec = this.execute(parentRoot, this.headDb, ctx, req.txs, req.consensus);
       const { block, encodedTxs } = await this.sealRecord(ctx, exec.stateRoot, exec);
-      this.sealed = { block, receipts: exec.receipts, rejected: exec.rejected, encodedTxs, carry: exec.carry };
+      const validatorUpdates = exec.validatorUpdates ?? [];
+      this.sealed = {
+        block,
+        receipts: exec.receipts,
+        rejected: exec.rejected,
+        validatorUpdates,
+        encodedTxs,
+        carry: exec.carry,
+      };
       this.sealed.headChanges = () => [...edited, ...headChangesOf(exec.diff, exec.storageRoots)];
-      return { block, receipts: exec.receipts, rejected: exec.rejected };
+      return { block, receipts: exec.receipts, rejected: exec.rejected, validatorUpdates };
     } catch (e) {
       await this.abandon();
       throw e;
@@ -264,12 +305,15 @@ export class KestrelApp {
     db: BufferedTrieDb,
     ctx: BlockContext,
     txs: ExecTx[],
+    consensus?: ConsensusInfo,
   ): EngineBlockExecution & { stateRoot: Uint8Array; storageRoots: Uint8Array[]; carry: CarriedTries } {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
     const hashOf = (n: bigint): Uint8Array | undefined => this.deps.chain.blockByNumber(n)?.hash;
     // On top of the last committed block, its decoded tries serve the reads (used only when the roots match).
     const reader = new ArchiveStateReader(parentRoot, readNode, hashOf, undefined, this.carried);
-    const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, this.deps.evmChainId), txs);
+    const elapsed = ctx.timestamp - this.headBlock.header.timestamp;
+    const hooks = blockHooks(this.deps.genesis.modules.params, ctx.number, ctx.timestamp, consensus, elapsed);
+    const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, this.deps.evmChainId), txs, hooks);
     const storageRoots: Uint8Array[] = [];
     const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
     let written = 0;

@@ -1,6 +1,9 @@
 // genesis.json: the Cosmos-style document `kestreld init` writes, and the initial EVM allocation read from it.
 import { fromBech32, toBech32 } from '../primitives/bech32.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
+import { parseModulesGenesis, type ModulesGenesis } from './staking/genesis.ts';
+import { NOT_BONDED_POOL } from './staking/env.ts';
+import { addressToBytes } from '../evm/bytes.ts';
 
 /** One coin of a bank balance. */
 export interface Coin {
@@ -44,6 +47,10 @@ export interface Genesis {
   bank: Array<{ address: Uint8Array; coins: Array<{ denom: string; amount: bigint }> }>;
   /** Fee recipient per consensus address (upper-case hex, CometBFT's spelling). */
   feeRecipients: Map<string, Uint8Array>;
+  /** Staking, slashing and distribution: parameters and genesis validators. */
+  modules: ModulesGenesis;
+  /** The bech32 account prefix the document was read with. */
+  prefix: string;
 }
 
 /** The Cosmos SDK's denom rule (sdk.ValidateDenom). */
@@ -110,7 +117,13 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
     }
     if (others.length > 0) bank.push({ address, coins: others });
   }
+  const modules = parseModulesGenesis(doc.app_state as unknown as Record<string, unknown>, evmDenom, prefix);
+  // The genesis validators' self-delegations are new tokens in the not-bonded pool (bonded at block 0).
+  const staked = modules.validators.reduce((n, v) => n + v.selfDelegation, 0n);
+  if (staked > 0n) alloc.push({ address: addressToBytes(NOT_BONDED_POOL), balance: staked });
   return {
+    modules,
+    prefix,
     feeRecipients: parseFeeRecipients(doc.app_state.fee_recipients, prefix),
     chainId: doc.chain_id,
     time: BigInt(Math.floor(time / 1000)),

@@ -178,6 +178,8 @@ export interface AccountDiff {
  */
 export interface ChainRules {
   burnBaseFee: boolean;
+  /** Where the fees go instead of the coinbase (a chain whose fees are distributed to its stakers); COINBASE is unchanged. */
+  feeRecipient?: Address;
 }
 
 /** Options of one transaction run. */

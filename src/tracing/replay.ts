@@ -10,7 +10,6 @@ import {
   executeTransaction,
   initEngine,
   intrinsicGas,
-  precompilesFor,
   type Tx,
   type TxInvalidReason,
   type TxResult,
@@ -19,7 +18,8 @@ import {
 import { contextOf } from '../app/block.ts';
 import { ArchiveStateReader } from '../app/evm/archiveReader.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
-import { addressOf, blockEnvOf, engineFork, engineTxOf, KESTREL_RULES } from '../app/evm/engineTx.ts';
+import { addressOf, blockEnvOf, engineFork, engineTxOf } from '../app/evm/engineTx.ts';
+import { chainPrecompiles, chainRules } from '../app/staking/chain.ts';
 import type { BlockRecord } from '../store/records.ts';
 import { ExecutionError } from '../errors/index.ts';
 import { TraceDriver } from './driver.ts';
@@ -64,7 +64,7 @@ export function txEnvOf(
   gasPrice: bigint,
   fields: { from: Uint8Array; to?: Uint8Array; coinbase: Uint8Array },
 ): TxEnv {
-  const precompiles = opts.precompiles ?? precompilesFor(opts.fork);
+  const precompiles = opts.precompiles ?? chainPrecompiles(opts.fork);
   return {
     ...fields,
     value: tx.value,
@@ -121,7 +121,11 @@ export class BlockReplay {
     private readonly parentRoot: Uint8Array,
   ) {
     this.env = blockEnvOf(contextOf(block.header), deps.common.chainId());
-    this.opts = { fork: engineFork(deps.common), rules: KESTREL_RULES };
+    this.opts = {
+      fork: engineFork(deps.common),
+      rules: chainRules(),
+      precompiles: chainPrecompiles(engineFork(deps.common)),
+    };
   }
 
   private tx(index: number): Tx {

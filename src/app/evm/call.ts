@@ -41,7 +41,8 @@ import {
   topFault,
   toppedUp,
 } from './callRules.ts';
-import { addressBytes, addressOf, blockEnvOf, callTxOf, engineFork, KESTREL_RULES } from './engineTx.ts';
+import { addressBytes, addressOf, blockEnvOf, callTxOf, engineFork } from './engineTx.ts';
+import { chainPrecompiles, chainRules } from '../staking/chain.ts';
 import { overlayReader } from './overlayReader.ts';
 import { overrideContext, planOverrides } from './overrides.ts';
 import { decodeRevertReason } from './revert.ts';
@@ -157,7 +158,7 @@ export class CallService {
     }
     const base = this.reader(block);
     const ctx = contextOf(block.header);
-    const forkTable = precompilesFor(this.fork);
+    const forkTable = chainPrecompiles(this.fork);
     const plan = planOverrides(
       overrides.state,
       [...forkTable.keys()].map((a) => addressBytes(a)),
@@ -238,8 +239,12 @@ export class CallService {
       s.idle = undefined;
     } else world = new WorldState(reader);
     // Built field by field: a conditional spread costs a temporary object and a generic copy on every call.
-    const opts: ExecOptions = { fork: this.fork, rules: KESTREL_RULES, isCall: true };
-    if (s.precompiles !== undefined) opts.precompiles = s.precompiles;
+    const opts: ExecOptions = {
+      fork: this.fork,
+      rules: chainRules(),
+      isCall: true,
+      precompiles: s.precompiles ?? chainPrecompiles(this.fork),
+    };
     return { world, env, tx, opts, priced, minGas };
   }
 
@@ -295,10 +300,10 @@ export class CallService {
     const world = new WorldState(priced ? s.reader : toppedUp(s.reader, tx));
     executeTransaction(world, env, tx, {
       fork: this.fork,
-      rules: KESTREL_RULES,
+      rules: chainRules(),
       isCall: true,
       tracer: t,
-      ...(s.precompiles !== undefined && { precompiles: s.precompiles }),
+      precompiles: s.precompiles ?? chainPrecompiles(this.fork),
     });
     const top = t.top!;
     const code = top.kind === 'CREATE' ? top.input : world.code(world.account(top.codeAddress));
@@ -397,6 +402,10 @@ export class CallService {
       throw new ExecutionError(first.outOfGas ? `gas required exceeds allowance (${hi})` : first.error);
     }
     const used = first.result.gasUsed;
+    // A direct call of a module precompile charges flat gas: what it used is the exact answer.
+    if (req.to && chainPrecompiles(this.fork).get(addressOf(req.to))?.stateful === true) {
+      if (this.succeeds(req, s, used, blob)) return used;
+    }
     let lo = used - 1n;
     // Most calls succeed with the gas they used plus refunds and the 63/64 reserve; try that first.
     const optimistic = ((used + first.result.gasRefund + 2300n) * 64n) / 63n;

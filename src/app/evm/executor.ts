@@ -17,6 +17,8 @@ import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
 import type { BlockContext } from '../block.ts';
 import { engineTxOf } from './engineTx.ts';
+import { chainPrecompiles, chainRules } from '../staking/chain.ts';
+import type { ValidatorUpdate } from '../staking/staking.ts';
 
 /** A transaction handed to the executor with its already-recovered sender. */
 export interface ExecTx {
@@ -45,10 +47,20 @@ export interface BlockExecution {
 /** A block's execution and the state changes it made (for the trie). */
 export interface EngineBlockExecution extends BlockExecution {
   diff: AccountDiff[];
+  /** Validator-set changes the modules made at the end of the block (for consensus). */
+  validatorUpdates?: ValidatorUpdate[];
 }
 
-/** Kestrel's fork and fee rule: the base fee is not burned, the whole fee goes to the coinbase (the etherbase). */
-const OPTIONS: ExecOptions = { fork: 'Prague', rules: { burnBaseFee: false } };
+/** The modules' work before and after a block's transactions, on the block's WorldState. */
+export interface BlockHooks {
+  begin(world: WorldState): void;
+  end(world: WorldState): ValidatorUpdate[];
+}
+
+/** Kestrel's fork, fee rule and precompiles (chain.ts: the whole fee to the coinbase, or to the stakers). */
+function blockOptions(): ExecOptions {
+  return { fork: 'Prague', rules: chainRules(), precompiles: chainPrecompiles('Prague') };
+}
 
 /** The effective gas price a transaction pays at a base fee. */
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
@@ -96,7 +108,15 @@ export function logRecord(log: Log, bloom: Uint8Array): LogRecord {
  * against the state they meet (nonce, balance, gas) are skipped and reported, as a block builder must; so is a tx
  * whose gas limit no longer fits in the block.
  */
-export function executeBlock(world: WorldState, ctx: BlockContext, env: BlockEnv, txs: ExecTx[]): EngineBlockExecution {
+export function executeBlock(
+  world: WorldState,
+  ctx: BlockContext,
+  env: BlockEnv,
+  txs: ExecTx[],
+  hooks?: BlockHooks,
+): EngineBlockExecution {
+  const OPTIONS = blockOptions();
+  hooks?.begin(world);
   const included: ExecTx[] = [];
   const receipts: ReceiptRecord[] = [];
   const rejected: Rejection[] = [];
@@ -131,5 +151,8 @@ export function executeBlock(world: WorldState, ctx: BlockContext, env: BlockEnv
     included.push(item);
     receipts.push(receipt);
   }
-  return { included, receipts, gasUsed, rejected, diff: world.diff() };
+  const validatorUpdates = hooks?.end(world);
+  const out: EngineBlockExecution = { included, receipts, gasUsed, rejected, diff: world.diff() };
+  if (validatorUpdates !== undefined) out.validatorUpdates = validatorUpdates;
+  return out;
 }

@@ -30,6 +30,8 @@ import {
   type ResponseQuery,
 } from 'cosmjs-types/tendermint/abci/types';
 import type { AbciApplication } from '../../abci/server.ts';
+import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
+import type { ConsensusInfo } from '../../app/staking/modules.ts';
 import type { CheckedTx, CommittedBlock, FinalizeResult, KestrelApp } from '../../app/app.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import type { GenesisDoc } from '../../app/genesis.ts';
@@ -93,6 +95,26 @@ function canonical(v: unknown): string {
         )
       : x,
   );
+}
+
+/** What the app needs of a FinalizeBlock request for the modules: the last commit's votes and the evidence. */
+export function consensusInfo(req: RequestFinalizeBlock, parentTime: bigint): ConsensusInfo {
+  const votes = (req.decidedLastCommit?.votes ?? []).flatMap((v) =>
+    v.validator === undefined
+      ? []
+      : [
+          {
+            consAddress: v.validator.address,
+            power: v.validator.power,
+            signed: v.blockIdFlag !== BlockIDFlag.BLOCK_ID_FLAG_ABSENT,
+          },
+        ],
+  );
+  const misbehavior = req.misbehavior.flatMap((m) =>
+    m.validator === undefined ? [] : [{ consAddress: m.validator.address, height: m.height, power: m.validator.power }],
+  );
+  const time = req.time?.seconds ?? 0n;
+  return { votes, misbehavior, elapsed: time > parentTime ? time - parentTime : 0n };
 }
 
 /** The ABCI application. */
@@ -160,8 +182,10 @@ export class CometApplication implements AbciApplication {
       const key = v.pubKey?.ed25519 ?? v.pubKey?.secp256k1;
       if (key) this.coinbaseOf(Buffer.from(consensusAddress(key), 'hex'));
     }
-    // Empty validators: CometBFT's genesis validator set stands.
-    return { validators: [], appHash: this.opts.appHash(app.head) };
+    // A chain with staking genesis validators answers with their set (CometBFT's genesis must list the same keys);
+    // without them CometBFT's genesis validator set stands, as before the staking module.
+    const validators = app.genesisValidatorSet().map((u) => ({ pubKey: { ed25519: u.consPubkey }, power: u.power }));
+    return { validators, appHash: this.opts.appHash(app.head) };
   }
 
   /** Query: the same handlers as gRPC and the solo node's abci_query. */
@@ -261,12 +285,13 @@ export class CometApplication implements AbciApplication {
       time: req.time?.seconds ?? 0n,
       coinbase,
       sameSecond: true,
+      consensus: consensusInfo(req, app.head.header.timestamp),
     });
     this.pendingRejected = res.rejected;
     return {
       events: [],
       txResults: execTxResults(txs, res),
-      validatorUpdates: [],
+      validatorUpdates: res.validatorUpdates.map((u) => ({ pubKey: { ed25519: u.consPubkey }, power: u.power })),
       consensusParamUpdates: undefined,
       appHash: this.opts.appHash(res.block),
     };

@@ -107,7 +107,7 @@ export function runTransaction(
   if (gasUsed < v.floor) gasUsed = v.floor;
   world.setBalance(sender, sender.balance + (tx.gasLimit - gasUsed) * price);
   const perGas = opts.rules.burnBaseFee ? price - block.baseFee : price;
-  const coinbase = world.account(block.coinbase);
+  const coinbase = world.account(opts.rules.feeRecipient ?? block.coinbase);
   const fee = perGas > 0n ? gasUsed * perGas : 0n;
   if (fee !== 0n) world.setBalance(coinbase, coinbase.balance + fee);
   world.touch(coinbase);

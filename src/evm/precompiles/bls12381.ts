@@ -92,7 +92,11 @@ function itemPointsValid(input: Uint8Array, count: number, itemLen: number, poin
 }
 
 /** G1ADD / G2ADD: two points of `len` bytes each, a fixed price (no subgroup check, per the EIP). */
-function addition(len: number, gas: bigint, add: (x: Uint8Array, y: Uint8Array) => Uint8Array | undefined): PurePrecompile {
+function addition(
+  len: number,
+  gas: bigint,
+  add: (x: Uint8Array, y: Uint8Array) => Uint8Array | undefined,
+): PurePrecompile {
   return {
     gas: () => gas,
     run: (input) =>

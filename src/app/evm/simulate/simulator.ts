@@ -17,20 +17,14 @@ import type {
   Tx,
   TxOutcome,
 } from '../../../evm/index.ts';
-import {
-  ExecutionAborted,
-  executeTransaction,
-  initEngine,
-  intrinsicGas,
-  precompilesFor,
-  WorldState,
-} from '../../../evm/index.ts';
+import { ExecutionAborted, executeTransaction, initEngine, intrinsicGas, WorldState } from '../../../evm/index.ts';
 import { bytesToBigint } from '../../../evm/bytes.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
 import type { NodeReader } from '../../state/trieGet.ts';
 import type { ArchiveStateReader } from '../archiveReader.ts';
 import { jumpLocation, precompileFailure, statusError, topFault } from '../callRules.ts';
-import { addressBytes, addressOf, engineFork, KESTREL_RULES } from '../engineTx.ts';
+import { addressBytes, addressOf, engineFork } from '../engineTx.ts';
+import { chainPrecompiles, chainRules } from '../../staking/chain.ts';
 import { logRecord } from '../executor.ts';
 import { blobBaseFee } from '../forkConfig.ts';
 import { planOverrides } from '../overrides.ts';
@@ -121,7 +115,7 @@ class Simulation {
     this.root = base.header.stateRoot;
     this.nodes = new MemoryNodes(deps.readNode);
     this.fork = engineFork(deps.common);
-    this.forkTable = precompilesFor(this.fork);
+    this.forkTable = chainPrecompiles(this.fork);
     this.budget = deps.gasCap > 0n ? deps.gasCap : 2n ** 64n - 1n;
     if (opts.traceTransfers) this.logs = new CallLogCollector((a) => this.world.account(a).balance);
     if (deps.timeoutMs > 0) this.deadline = Date.now() + deps.timeoutMs;
@@ -286,10 +280,10 @@ class Simulation {
     if (this.deadline !== undefined && Date.now() > this.deadline) throw this.timeout();
     const opts: ExecOptions = {
       fork: this.fork,
-      rules: KESTREL_RULES,
+      rules: chainRules(),
       isCall: true,
       ...(this.deadline !== undefined && { deadline: this.deadline }),
-      ...(precompiles !== undefined && { precompiles }),
+      precompiles: precompiles ?? this.forkTable,
     };
     const snap = this.world.snapshot();
     this.logs?.reset();
