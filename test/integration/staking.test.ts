@@ -187,63 +187,53 @@ describe('staking precompiles on a dev node', { timeout: 180_000 }, () => {
     assert.match(vals[0]!, /valoper1/);
   });
 
-  // todo: in this sequence the unbonding entry is missing from the view after a mined undelegate (status 1); the
-  // same calls in a standalone script find it. Being investigated; see the closing note of this stop.
-  it(
-    'undelegated tokens come back after the unbonding time, not before',
-    { todo: 'unbonding entry missing after undelegate in this sequence' },
-    async () => {
-      const s = staking.connect(bob) as Contract;
-      const r = await send(s.getFunction('undelegate')(bob.address, alice.address, parseEther('20')));
-      assert.equal(r.status, 1);
-      const ub = await s.getFunction('unbondingDelegation').staticCall(bob.address, alice.address);
-      assert.equal(ub.entries.length, 1);
-      assert.equal(ub.entries[0].balance, parseEther('20'));
-      const block = await provider.getBlock(r.blockNumber);
-      assert.equal(ub.entries[0].completionTime, BigInt(block!.timestamp) + 21n * 24n * 3600n);
-      const held = await provider.getBalance(bob.address);
-      await provider.send('evm_mine', []);
-      assert.equal(await provider.getBalance(bob.address), held, 'not before the unbonding time');
-      await provider.send('evm_increaseTime', [21 * 24 * 3600]);
-      await provider.send('evm_mine', []);
-      assert.equal(await provider.getBalance(bob.address), held + parseEther('20'));
-      const after = await s.getFunction('unbondingDelegation').staticCall(bob.address, alice.address);
-      assert.equal(after.entries.length, 0);
-      assert.equal((await validatorOf(alice.address)).tokens, parseEther('130'));
-    },
-  );
+  it('undelegated tokens come back after the unbonding time, not before', async () => {
+    const s = staking.connect(bob) as Contract;
+    const r = await send(s.getFunction('undelegate')(bob.address, alice.address, parseEther('20')));
+    assert.equal(r.status, 1);
+    // The entries by index: ethers' Result is an Array, so a field named `entries` is Array.prototype.entries.
+    const ub = await s.getFunction('unbondingDelegation').staticCall(bob.address, alice.address);
+    assert.equal(ub[2].length, 1);
+    assert.equal(ub[2][0].balance, parseEther('20'));
+    const block = await provider.getBlock(r.blockNumber);
+    assert.equal(ub[2][0].completionTime, BigInt(block!.timestamp) + 21n * 24n * 3600n);
+    const held = await provider.getBalance(bob.address);
+    await provider.send('evm_mine', []);
+    assert.equal(await provider.getBalance(bob.address), held, 'not before the unbonding time');
+    // A day more than the unbonding time: evm_increaseTime moves the clock by its amount from the wall clock, and quick
+    // blocks run ahead of it.
+    await provider.send('evm_increaseTime', [22 * 24 * 3600]);
+    await provider.send('evm_mine', []);
+    assert.equal(await provider.getBalance(bob.address), held + parseEther('20'));
+    const after = await s.getFunction('unbondingDelegation').staticCall(bob.address, alice.address);
+    assert.equal(after[2].length, 0);
+    assert.equal((await validatorOf(alice.address)).tokens, parseEther('130'));
+  });
 
-  it(
-    'a contract delegates from its own balance; a revert after the call leaves no trace; DELEGATECALL is refused',
-    { todo: 'depends on the undelegate case above' },
-    async () => {
-      const { Delegator } = compileSource(DELEGATOR_SOURCE, 'Delegator.sol');
-      const factory = new ContractFactory(Delegator!.abi, Delegator!.bytecode, bob);
-      const c = (await factory.deploy()) as Contract;
-      await c.waitForDeployment();
-      const addr = await c.getAddress();
-      await send(bob.sendTransaction({ to: addr, value: parseEther('10') }));
-      const tokens = (await validatorOf(alice.address)).tokens as bigint;
-      const reverted = await c
-        .getFunction('stakeThenRevert')
-        .send(alice.address, parseEther('3'), { gasLimit: 1_000_000 })
-        .then(
-          (t) => t.wait(),
-          (e) => e,
-        );
-      assert.ok(!(reverted && reverted.status === 1), 'the transaction reverted');
-      assert.equal((await validatorOf(alice.address)).tokens, tokens);
-      assert.equal(await provider.getBalance(addr), parseEther('10'));
-      const [ok, out] = await c.getFunction('viaDelegatecall').staticCall(alice.address, 1n);
-      assert.equal(ok, false);
-      assert.match(new Interface(['error Error(string)']).decodeErrorResult('Error', out)[0], /DELEGATECALL/);
-      await send(c.getFunction('stake')(alice.address, parseEther('3')));
-      assert.equal((await validatorOf(alice.address)).tokens, tokens + parseEther('3'));
-      assert.equal(await provider.getBalance(addr), parseEther('7'));
-      await send(c.getFunction('unstake')(alice.address, parseEther('3')));
-      assert.equal((await validatorOf(alice.address)).tokens, tokens);
-    },
-  );
+  it('a contract delegates from its own balance; a revert after the call leaves no trace; DELEGATECALL is refused', async () => {
+    const { Delegator } = compileSource(DELEGATOR_SOURCE, 'Delegator.sol');
+    const factory = new ContractFactory(Delegator!.abi, Delegator!.bytecode, bob);
+    const c = (await factory.deploy()) as Contract;
+    await c.waitForDeployment();
+    const addr = await c.getAddress();
+    await send(bob.sendTransaction({ to: addr, value: parseEther('10') }));
+    const tokens = (await validatorOf(alice.address)).tokens as bigint;
+    const reverted = await c
+      .getFunction('stakeThenRevert')
+      .send(alice.address, parseEther('3'), { gasLimit: 1_000_000 })
+      .then((t) => t.wait().catch((e: any) => e.receipt));
+    assert.equal(reverted.status, 0, 'the transaction reverted');
+    assert.equal((await validatorOf(alice.address)).tokens, tokens);
+    assert.equal(await provider.getBalance(addr), parseEther('10'));
+    const [ok, out] = await c.getFunction('viaDelegatecall').staticCall(alice.address, 1n);
+    assert.equal(ok, false);
+    assert.match(new Interface(['error Error(string)']).decodeErrorResult('Error', out)[0], /DELEGATECALL/);
+    await send(c.getFunction('stake')(alice.address, parseEther('3')));
+    assert.equal((await validatorOf(alice.address)).tokens, tokens + parseEther('3'));
+    assert.equal(await provider.getBalance(addr), parseEther('7'));
+    await send(c.getFunction('unstake')(alice.address, parseEther('3')));
+    assert.equal((await validatorOf(alice.address)).tokens, tokens);
+  });
 
   it('bank and bech32 precompiles answer; the supply is the sum of genesis balances', async () => {
     const bank = new Contract(BANK, bankAbi, provider);
