@@ -43,6 +43,13 @@ export interface TestnetOptions {
   /** Consensus timeouts written into every config.toml (CometBFT duration strings). */
   timeoutCommit: string;
   timeoutPropose: string;
+  /**
+   * Make the validators staking validators (app_state.staking: each self-delegates its power in whole coins), so
+   * the set follows stake; false keeps CometBFT's genesis set fixed. Default true.
+   */
+  staking?: boolean;
+  /** Module parameters merged into app_state (e.g. {"staking":{"params":{"unbonding_time":"10s"}}}). */
+  genesisParams?: Record<string, unknown>;
 }
 
 /** CometBFT duration syntax as config.toml takes it (Go time.ParseDuration, the units a testnet needs). */
@@ -183,6 +190,36 @@ export function feeRecipientEntry(cometHome: string, appHome: string): FeeRecipi
   return { validator: key.address.toUpperCase(), recipient: bytesToHex(readValidatorAddress(appHome)) };
 }
 
+/** A genesis staking validator: the node's CometBFT key, its Kestrel validator account as operator, `power` coins. */
+export function stakingValidator(cometHome: string, appHome: string, moniker: string, power: number) {
+  const key = JSON.parse(readFileSync(join(cometHome, 'config', 'priv_validator_key.json'), 'utf8')) as {
+    pub_key?: { type?: string; value?: string };
+  };
+  if (key.pub_key?.type !== 'tendermint/PubKeyEd25519' || typeof key.pub_key.value !== 'string') {
+    throw new Error(`${cometHome}/config/priv_validator_key.json has no ed25519 public key`);
+  }
+  return {
+    operator_address: bytesToHex(readValidatorAddress(appHome)),
+    consensus_pubkey: key.pub_key.value,
+    self_delegation: (BigInt(power) * 10n ** 18n).toString(),
+    moniker,
+    commission_rate: '0.1',
+  };
+}
+
+/** Merges {module: {params: {...}}} into app_state, one level under each module. */
+function mergeParams(state: Record<string, unknown>, extra: Record<string, unknown>): void {
+  for (const [module, value] of Object.entries(extra)) {
+    const target = (state[module] ??= {}) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      target[k] =
+        typeof v === 'object' && v !== null && !Array.isArray(v)
+          ? { ...((target[k] as Record<string, unknown>) ?? {}), ...(v as Record<string, unknown>) }
+          : v;
+    }
+  }
+}
+
 function writeScript(path: string, body: string): void {
   writeFileSync(path, body);
   chmodSync(path, 0o755);
@@ -226,6 +263,13 @@ export function createTestnet(o: TestnetOptions): Manifest {
     // Each validator's fees go to its operator: the Ethereum account of its Kestrel home's validator key.
     const doc = JSON.parse(readFileSync(kestrelGenesis, 'utf8')) as GenesisDoc;
     doc.app_state.fee_recipients = nodes.map((n) => feeRecipientEntry(join(out, n.cometHome), join(out, n.appHome)));
+    if (o.staking !== false) {
+      const state = doc.app_state as unknown as Record<string, unknown>;
+      state.staking = {
+        validators: nodes.map((n) => stakingValidator(join(out, n.cometHome), join(out, n.appHome), n.name, o.power)),
+      };
+      mergeParams(state, o.genesisParams ?? {});
+    }
     writeFileSync(kestrelGenesis, JSON.stringify(doc, null, 2) + '\n');
     for (const n of nodes.slice(1)) copyFileSync(kestrelGenesis, homePaths(join(out, n.appHome)).genesis);
     for (const n of nodes) {

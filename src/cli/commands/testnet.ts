@@ -16,6 +16,21 @@ interface CreateOpts {
   cometbft: string;
   timeoutCommit: string;
   timeoutPropose: string;
+  staking: boolean;
+  genesisParams?: string;
+}
+
+/** A JSON object flag, or undefined when absent. */
+function parseJsonFlag(text: string | undefined, flag: string): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`${flag} must be a JSON object: ${(e as Error).message}`);
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${flag} must be a JSON object`);
+  return v as Record<string, unknown>;
 }
 
 /** Registers `testnet` (create; start; stop). */
@@ -40,6 +55,11 @@ export function registerTestnetCommand(program: Command): void {
     .option('--cometbft <path>', 'CometBFT binary', DEFAULT_COMETBFT)
     .option('--timeout-commit <duration>', 'CometBFT consensus.timeout_commit (block interval)', '200ms')
     .option('--timeout-propose <duration>', 'CometBFT consensus.timeout_propose (wait for a silent proposer)', '1s')
+    .option('--no-staking', 'keep the genesis validator set fixed (no staking genesis validators)')
+    .option(
+      '--genesis-params <json>',
+      'module parameters merged into app_state, e.g. {"staking":{"params":{"unbonding_time":"10s"}}}',
+    )
     .action((o: CreateOpts) => {
       const m = createTestnet({
         validators: parseIntFlag(o.validators, '--validators'),
@@ -51,6 +71,8 @@ export function registerTestnetCommand(program: Command): void {
         cometbft: o.cometbft,
         timeoutCommit: o.timeoutCommit,
         timeoutPropose: o.timeoutPropose,
+        staking: o.staking,
+        genesisParams: parseJsonFlag(o.genesisParams, '--genesis-params'),
       });
       console.log(
         `testnet of ${m.nodes.length} validators (chain-id ${m.chainId}, cometbft ${m.cometbftVersion}) in ${o.output}`,
