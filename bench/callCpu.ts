@@ -4,7 +4,9 @@
 // between them, round by round. `anvil` as a launcher runs Anvil beside them. Usage:
 //   KIND=callBalanceOf SECONDS=5 ROUNDS=3 CONNS=2,32 node --import tsx bench/callCpu.ts [--prof] <launcher|anvil> [...]
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--json-rpc.transport=node`, and
-// node flags after an '@', comma-separated, e.g. `bin/kestreld.js@--max-semi-space-size=32`.
+// node flags after an '@', comma-separated, e.g. `bin/kestreld.js@--max-semi-space-size=32`, and last, after a '%',
+// the Node executable to run it with (default: this one), e.g. `bin/kestreld.js%/opt/node24/bin/node`, so that
+// Node lines are compared in one run.
 // --prof starts each Kestrel under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-callcpu-prof;
 // sampling interval $PROF_INTERVAL_US, default Node's 1000).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -47,7 +49,8 @@ interface Target {
 
 async function start(spec: string): Promise<RunningNode> {
   if (spec === 'anvil') return startAnvil();
-  const [head, node] = spec.split('@') as [string, string | undefined];
+  const [kestrel, executable] = spec.split('%') as [string, string | undefined];
+  const [head, node] = kestrel.split('@') as [string, string | undefined];
   const nodeFlags = node === undefined ? [] : node.split(',');
   const [launcher, ...flags] = head.split('+') as [string, ...string[]];
   const base = mkdtempSync(join(tmpdir(), 'kestrel-callcpu-'));
@@ -56,7 +59,7 @@ async function start(spec: string): Promise<RunningNode> {
   const nodeArgs = prof
     ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...(interval ? ['--cpu-prof-interval', interval] : [])]
     : [];
-  const s = await spawnNode('kestrel', process.execPath, [...nodeFlags, ...nodeArgs, ...args], url, {
+  const s = await spawnNode('kestrel', executable ?? process.execPath, [...nodeFlags, ...nodeArgs, ...args], url, {
     cwd: REPO_ROOT,
   });
   return {

@@ -8,7 +8,7 @@ import { BankStore } from './app/bank/store.ts';
 import { CallService } from './app/evm/call.ts';
 import { initEngine } from './evm/index.ts';
 import { rlpEncode } from './evm/trie/rlp.ts';
-import { createFastKeccak, createSharedCommon } from './app/evm/common.ts';
+import { createFastKeccak, createSharedCommon, HARDFORK } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
@@ -42,6 +42,8 @@ import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
 
 export const VERSION = '0.1.0';
+/** The fork a genesis that names none runs (ethereumjs' name: 'prague'); `kestreld version` prints it. */
+export const DEFAULT_FORK: string = HARDFORK;
 
 /** How long after the listeners are up the engine's libraries start loading (unless a block or call needs them first). */
 const ENGINE_WARMUP_DELAY_MS = 100;

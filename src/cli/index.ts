@@ -8,6 +8,7 @@ import { registerKeysCommands } from './commands/keys.ts';
 import { registerQueryCommands } from './commands/query.ts';
 import { registerStartCommand } from './commands/start.ts';
 import { registerTestnetCommand } from './commands/testnet.ts';
+import { registerVersionCommand } from './commands/version.ts';
 
 /** Builds the command tree (exported for tests). */
 export function buildProgram(): Command {
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerQueryCommands(program);
   registerDebugCommands(program);
   registerTestnetCommand(program);
+  registerVersionCommand(program);
   // The engine loads only when an `evm` command runs, so other commands start no slower.
   registerEvmCommands(program, async () => (await import('../evm/statetest/kestrelEngine.ts')).kestrelEngine);
   return program;
