@@ -113,7 +113,7 @@ function runStateful(ev: Evm, c: Frame, p: StatefulPrecompile): void {
     block: ev.block,
     fork: ev.fork,
     gas: available,
-    host: worldHost(ev.world, ev.logs),
+    host: worldHost(ev.world, ev.logs, ev.tracer),
   });
   if (out.status === 'failure' || out.gasUsed > available) {
     c.status = out.status === 'failure' ? S_PRECOMPILE : S_OOG;

@@ -1,10 +1,26 @@
 // Stateful precompiles: the host they write through (the running transaction's journaled WorldState, so a revert
 // anywhere above undoes their writes and logs) and the frame step that runs them.
-import type { Address, Log, Precompile, PrecompileHost, StatefulPrecompile } from './types.ts';
+import type { Address, Log, Precompile, PrecompileHost, StatefulPrecompile, Tracer } from './types.ts';
 import type { WorldState } from './state/world.ts';
 
-/** A host over `world` whose logs go to `logs` (the transaction's log list, truncated on a frame revert). */
-export function worldHost(world: WorldState, logs: Log[]): PrecompileHost {
+/**
+ * A host over `world` whose logs go to `logs` (the transaction's log list, truncated on a frame revert); a tracer
+ * that watches state hears of every account and slot before it is read or written.
+ */
+export function worldHost(world: WorldState, logs: Log[], tracer?: Tracer): PrecompileHost {
+  const host = plainHost(world, logs);
+  const see = tracer?.stateAccess;
+  if (see === undefined) return host;
+  return {
+    balance: (a) => (see.call(tracer, a), host.balance(a)),
+    setBalance: (a, v) => (see.call(tracer, a), host.setBalance(a, v)),
+    storage: (a, s) => (see.call(tracer, a, s), host.storage(a, s)),
+    setStorage: (a, s, v) => (see.call(tracer, a, s), host.setStorage(a, s, v)),
+    log: host.log,
+  };
+}
+
+function plainHost(world: WorldState, logs: Log[]): PrecompileHost {
   return {
     balance: (address) => world.account(address).balance,
     setBalance(address, value) {

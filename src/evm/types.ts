@@ -220,6 +220,11 @@ export interface Tracer {
   step?(step: StepView): void;
   /** Called when an opcode fails (after `step`). */
   fault?(step: StepView, status: ExecStatus): void;
+  /**
+   * A stateful precompile is about to read or write an account's balance (`slot` undefined) or a storage slot:
+   * state a tracer cannot see in opcodes (the prestate tracer records it).
+   */
+  stateAccess?(address: Address, slot?: bigint): void;
 }
 
 /** The kinds of frame. */

@@ -5,7 +5,7 @@
 import type { ExecStatus, FrameEnd, FrameStart, Tracer as EngineTracer, StepView, TxResult } from '../evm/index.ts';
 import { generateAddress } from '@ethereumjs/util';
 import { addressToBytes } from '../evm/bytes.ts';
-import { bigintToBytes, bytesToBigint } from '../primitives/hex.ts';
+import { bigintToBytes, bytesToBigint, padLeft } from '../primitives/hex.ts';
 import { jumpLocation, precompileFailure, statusError } from '../app/evm/callRules.ts';
 import { addressOf } from '../app/evm/engineTx.ts';
 import { gethErrorText } from './errors.ts';
@@ -113,7 +113,15 @@ export class TraceDriver implements EngineTracer {
     private readonly env: TxEnv,
   ) {
     if (tracer.wantsSteps !== false) this.step = (v) => this.onStep(v);
+    const access = tracer.stateAccess;
+    if (access !== undefined) {
+      this.stateAccess = (a, s) =>
+        access.call(tracer, addressToBytes(a), s === undefined ? undefined : padLeft(bigintToBytes(s), 32));
+    }
   }
+
+  /** A stateful precompile's state access, as bytes (absent when the tracer does not want it). */
+  readonly stateAccess?: (address: bigint, slot?: bigint) => void;
 
   /** Announces the transaction (call before it runs: tracers read the pre-state here). */
   start(): void {

@@ -100,6 +100,12 @@ export class PrestateTracer implements Tracer {
     }
   }
 
+  /** A stateful precompile's account or slot, recorded as an opcode's would be. */
+  stateAccess(address: Uint8Array, slot?: Uint8Array): void {
+    if (slot === undefined) this.lookupAccount(address);
+    else this.lookupSlot(address, slot);
+  }
+
   /** Looks up what each opcode is about to read or change. */
   step(s: StepEvent): void {
     const n = s.stackLength;

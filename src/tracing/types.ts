@@ -110,6 +110,8 @@ export interface Tracer {
   step?(step: StepEvent): void;
   /** An opcode failed; `step` is the last step of the failing frame. */
   fault?(step: StepEvent, error: string): void;
+  /** A stateful precompile reads or writes an account (`slot` absent) or a storage slot. */
+  stateAccess?(address: Uint8Array, slot?: Uint8Array): void;
   txEnd?(outcome: TxOutcome): void;
   /** The tracer's result once the transaction finished. */
   result(): TraceResult;

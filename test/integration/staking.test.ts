@@ -187,6 +187,22 @@ describe('staking precompiles on a dev node', { timeout: 180_000 }, () => {
     assert.match(vals[0]!, /valoper1/);
   });
 
+  it('debug_traceTransaction shows the precompile frame (callTracer) and its storage (prestateTracer)', async () => {
+    const s = staking.connect(bob) as Contract;
+    const r = await send(s.getFunction('delegate')(bob.address, alice.address, 1n));
+    assert.equal(r.status, 1);
+    const call = await provider.send('debug_traceTransaction', [r.hash, { tracer: 'callTracer' }]);
+    assert.equal(call.to, STAKING);
+    assert.equal(call.input, stakingAbi.encodeFunctionData('delegate', [bob.address, alice.address, 1n]));
+    assert.equal(call.output, '0x' + '1'.padStart(64, '0'));
+    assert.equal(BigInt(call.gasUsed), r.gasUsed);
+    const pre = await provider.send('debug_traceTransaction', [
+      r.hash,
+      { tracer: 'prestateTracer', tracerConfig: { diffMode: true } },
+    ]);
+    assert.ok(Object.keys(pre.post[STAKING]?.storage ?? {}).length > 0, 'the staking state changed');
+  });
+
   it('undelegated tokens come back after the unbonding time, not before', async () => {
     const s = staking.connect(bob) as Contract;
     const r = await send(s.getFunction('undelegate')(bob.address, alice.address, parseEther('20')));
@@ -207,7 +223,7 @@ describe('staking precompiles on a dev node', { timeout: 180_000 }, () => {
     assert.equal(await provider.getBalance(bob.address), held + parseEther('20'));
     const after = await s.getFunction('unbondingDelegation').staticCall(bob.address, alice.address);
     assert.equal(after[2].length, 0);
-    assert.equal((await validatorOf(alice.address)).tokens, parseEther('130'));
+    assert.equal((await validatorOf(alice.address)).tokens, parseEther('130') + 1n);
   });
 
   it('a contract delegates from its own balance; a revert after the call leaves no trace; DELEGATECALL is refused', async () => {

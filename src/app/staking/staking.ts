@@ -358,6 +358,8 @@ export class Staking {
       throw new ModuleError('too many unbonding delegation entries for (delegator, validator) tuple');
     const wasBonded = v.status === BondStatus.Bonded;
     const tokens = this.unbondShares(del, val, shares);
+    // The SDK's rule: shares worth less than one token (truncated) cannot be unbonded.
+    if (tokens === 0n) throw new ModuleError('too few tokens to undelegate (truncates to zero tokens)');
     if (wasBonded) transfer(this.env.state, BONDED_POOL, NOT_BONDED_POOL, tokens);
     const completionTime = this.env.time + this.env.params.unbondingTime;
     entries.push({
