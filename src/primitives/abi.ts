@@ -2,6 +2,7 @@
 // values as bigint (integers), Uint8Array (address, bytes, bytesN), boolean, string, and arrays for tuples and
 // arrays. Decoding is strict: every offset and length is bounds-checked, so hostile calldata gets an error.
 import { keccak256 } from './hash.ts';
+import { concatBytes } from './hex.ts';
 
 /** A decoded or to-be-encoded ABI value. */
 export type AbiValue = bigint | boolean | string | Uint8Array | AbiValue[];
@@ -115,16 +116,6 @@ function padded(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 function encodeOne(t: AbiType, v: AbiValue): Uint8Array {
   switch (t.kind) {
     case 'uint':
@@ -155,7 +146,7 @@ function encodeOne(t: AbiType, v: AbiValue): Uint8Array {
       const bytes = t.kind === 'string' ? (typeof v === 'string' ? utf8.encode(v) : undefined) : v;
       if (!(bytes instanceof Uint8Array))
         throw new AbiError(`${t.kind} wants a ${t.kind === 'string' ? 'string' : 'Uint8Array'}`);
-      return concat([word(BigInt(bytes.length)), padded(bytes)]);
+      return concatBytes(word(BigInt(bytes.length)), padded(bytes));
     }
     case 'array': {
       if (!Array.isArray(v)) throw new AbiError('array wants an array');
@@ -164,7 +155,7 @@ function encodeOne(t: AbiType, v: AbiValue): Uint8Array {
         v.map(() => t.of),
         v,
       );
-      return t.length === undefined ? concat([word(BigInt(v.length)), body]) : body;
+      return t.length === undefined ? concatBytes(word(BigInt(v.length)), body) : body;
     }
     case 'tuple':
       if (!Array.isArray(v) || v.length !== t.of.length) throw new AbiError(`tuple wants ${t.of.length} items`);
@@ -184,7 +175,7 @@ function encodeTuple(types: AbiType[], values: AbiValue[]): Uint8Array {
       offset += enc.length;
     } else heads.push(enc);
   });
-  return concat([...heads, ...tails]);
+  return concatBytes(...heads, ...tails);
 }
 
 /** Encodes values of the given types as a function's arguments or return values. */
@@ -299,5 +290,5 @@ export function eventTopic(name: string, types: readonly AbiType[]): Uint8Array 
 
 /** Encodes a revert with Solidity's Error(string). */
 export function encodeRevertReason(message: string): Uint8Array {
-  return concat([Uint8Array.of(0x08, 0xc3, 0x79, 0xa0), abiEncode([{ kind: 'string' }], [message])]);
+  return concatBytes(Uint8Array.of(0x08, 0xc3, 0x79, 0xa0), abiEncode([{ kind: 'string' }], [message]));
 }

@@ -3,41 +3,15 @@ import type { AbiValue } from '../../../primitives/abi.ts';
 import { DISTRIBUTION_ADDRESS, ModuleError } from '../env.ts';
 import { DEC } from '../types.ts';
 import { hexAddress, parseAccountAddress, parseValidatorAddress, valoper } from './addresses.ts';
-import { buildPrecompile, requireCaller, type ChainSettings, type EventDef, type MethodDef } from './method.ts';
+import { buildPrecompile, eventDef, requireCaller, type ChainSettings, type MethodDef } from './method.ts';
 
 const PRECISION = 18n;
-const ev = (name: string, inputs: Array<[string, boolean]>): EventDef => ({
-  name,
-  inputs: inputs.map(([type, indexed]) => ({ type, indexed })),
-});
-const CLAIM = ev('ClaimRewards', [
-  ['address', true],
-  ['uint256', false],
-]);
-const SET_WITHDRAWER = ev('SetWithdrawerAddress', [
-  ['address', true],
-  ['string', false],
-]);
-const WITHDRAW_REWARD = ev('WithdrawDelegatorReward', [
-  ['address', true],
-  ['address', true],
-  ['uint256', false],
-]);
-const WITHDRAW_COMMISSION = ev('WithdrawValidatorCommission', [
-  ['string', true],
-  ['uint256', false],
-]);
-const FUND_POOL = ev('FundCommunityPool', [
-  ['address', true],
-  ['string', false],
-  ['uint256', false],
-]);
-const DEPOSIT = ev('DepositValidatorRewardsPool', [
-  ['address', true],
-  ['address', true],
-  ['string', false],
-  ['uint256', false],
-]);
+const CLAIM = eventDef('ClaimRewards(address indexed,uint256)');
+const SET_WITHDRAWER = eventDef('SetWithdrawerAddress(address indexed,string)');
+const WITHDRAW_REWARD = eventDef('WithdrawDelegatorReward(address indexed,address indexed,uint256)');
+const WITHDRAW_COMMISSION = eventDef('WithdrawValidatorCommission(string indexed,uint256)');
+const FUND_POOL = eventDef('FundCommunityPool(address indexed,string,uint256)');
+const DEPOSIT = eventDef('DepositValidatorRewardsPool(address indexed,address indexed,string,uint256)');
 
 function decCoins(denom: string, amount: bigint): AbiValue[] {
   return amount === 0n ? [] : [[denom, amount, PRECISION]];

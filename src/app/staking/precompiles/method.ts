@@ -51,6 +51,37 @@ interface Compiled extends MethodDef {
   outTypes: AbiType[];
 }
 
+/** An event from its Solidity signature without names, e.g. 'Delegate(address indexed,address indexed,uint256)'. */
+export function eventDef(signature: string): EventDef {
+  const m = /^(\w+)\((.*)\)$/.exec(signature);
+  if (m === null) throw new Error(`bad event signature ${signature}`);
+  const inputs =
+    m[2] === ''
+      ? []
+      : splitTop(m[2]!).map((p) => {
+          const indexed = p.endsWith(' indexed');
+          return { type: indexed ? p.slice(0, -' indexed'.length) : p, indexed };
+        });
+  return { name: m[1]!, inputs };
+}
+
+/** Splits a parameter list at its top-level commas (tuples keep theirs). */
+function splitTop(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    if (list[i] === '(') depth++;
+    else if (list[i] === ')') depth--;
+    else if (list[i] === ',' && depth === 0) {
+      out.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(list.slice(start).trim());
+  return out;
+}
+
 /** Chain settings the precompiles need. */
 export interface ChainSettings {
   params: StakingParams;

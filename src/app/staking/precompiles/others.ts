@@ -3,9 +3,9 @@ import { fromBech32, toBech32 } from '../../../primitives/bech32.ts';
 import { bech32 } from 'bech32';
 import { BANK_ADDRESS, BECH32_ADDRESS, ModuleError, SLASHING_ADDRESS, supplyDelta } from '../env.ts';
 import type { SigningInfo } from '../types.ts';
-import { buildPrecompile, requireCaller, type ChainSettings, type EventDef, type MethodDef } from './method.ts';
+import { buildPrecompile, eventDef, requireCaller, type ChainSettings, type MethodDef } from './method.ts';
 
-const UNJAILED: EventDef = { name: 'ValidatorUnjailed', inputs: [{ type: 'address', indexed: true }] };
+const UNJAILED = eventDef('ValidatorUnjailed(address indexed)');
 const SIGNING_INFO = '(address,int64,int64,int64,bool,int64)';
 
 function infoTuple(i: SigningInfo) {

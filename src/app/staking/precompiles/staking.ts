@@ -5,7 +5,7 @@ import { tokensFromShares } from '../staking.ts';
 import { BOND_STATUS_NAMES, BondStatus, type Validator } from '../types.ts';
 import type { AbiValue } from '../../../primitives/abi.ts';
 import { hexAddress, parseValidatorAddress, valoper } from './addresses.ts';
-import { buildPrecompile, requireCaller, type ChainSettings, type EventDef, type MethodDef } from './method.ts';
+import { buildPrecompile, eventDef, requireCaller, type ChainSettings, type MethodDef } from './method.ts';
 
 const DESCRIPTION = '(string,string,string,string,string)';
 const VALIDATOR = `(string,string,bool,uint8,uint256,uint256,${DESCRIPTION},int64,int64,uint256,uint256)`;
@@ -14,58 +14,12 @@ const REDELEGATION_OUTPUT = '(string,string,string,(int64,int64,uint256,uint256)
 const PAGE_REQUEST = '(bytes,uint64,uint64,bool,bool)';
 const PAGE_RESPONSE = '(bytes,uint64)';
 
-const CREATE_VALIDATOR: EventDef = {
-  name: 'CreateValidator',
-  inputs: [
-    { type: 'address', indexed: true },
-    { type: 'uint256', indexed: false },
-  ],
-};
-const EDIT_VALIDATOR: EventDef = {
-  name: 'EditValidator',
-  inputs: [
-    { type: 'address', indexed: true },
-    { type: 'int256', indexed: false },
-    { type: 'int256', indexed: false },
-  ],
-};
-const DELEGATE: EventDef = {
-  name: 'Delegate',
-  inputs: [
-    { type: 'address', indexed: true },
-    { type: 'address', indexed: true },
-    { type: 'uint256', indexed: false },
-    { type: 'uint256', indexed: false },
-  ],
-};
-const UNBOND: EventDef = {
-  name: 'Unbond',
-  inputs: [
-    { type: 'address', indexed: true },
-    { type: 'address', indexed: true },
-    { type: 'uint256', indexed: false },
-    { type: 'uint256', indexed: false },
-  ],
-};
-const REDELEGATE: EventDef = {
-  name: 'Redelegate',
-  inputs: [
-    { type: 'address', indexed: true },
-    { type: 'address', indexed: true },
-    { type: 'address', indexed: true },
-    { type: 'uint256', indexed: false },
-    { type: 'uint256', indexed: false },
-  ],
-};
-const CANCEL: EventDef = {
-  name: 'CancelUnbondingDelegation',
-  inputs: [
-    { type: 'address', indexed: true },
-    { type: 'address', indexed: true },
-    { type: 'uint256', indexed: false },
-    { type: 'uint256', indexed: false },
-  ],
-};
+const CREATE_VALIDATOR = eventDef('CreateValidator(address indexed,uint256)');
+const EDIT_VALIDATOR = eventDef('EditValidator(address indexed,int256,int256)');
+const DELEGATE = eventDef('Delegate(address indexed,address indexed,uint256,uint256)');
+const UNBOND = eventDef('Unbond(address indexed,address indexed,uint256,uint256)');
+const REDELEGATE = eventDef('Redelegate(address indexed,address indexed,address indexed,uint256,uint256)');
+const CANCEL = eventDef('CancelUnbondingDelegation(address indexed,address indexed,uint256,uint256)');
 
 /** A validator as the precompile's Validator struct. */
 export function validatorTuple(v: Validator): AbiValue[] {
