@@ -25,6 +25,46 @@ const stakingAbi = new Interface([
   'function validator(address validatorAddress) view returns (tuple(string,string,bool,uint8,uint256,uint256,tuple(string,string,string,string,string),int64,int64,uint256,uint256))',
 ]);
 const slashingAbi = new Interface(['function unjail(address validatorAddress) returns (bool)']);
+const DISTRIBUTION = '0x0000000000000000000000000000000000000801';
+const distributionAbi = new Interface([
+  'function withdrawDelegatorRewards(address delegatorAddress, string validatorAddress) returns (tuple(string,uint256)[])',
+  'function withdrawValidatorCommission(string validatorAddress) returns (tuple(string,uint256)[])',
+  'event WithdrawDelegatorReward(address indexed delegatorAddress, address indexed validatorAddress, uint256 amount)',
+  'event WithdrawValidatorCommission(string indexed validatorAddress, uint256 commission)',
+]);
+const bankAbi = new Interface(['function totalSupply() view returns (tuple(address,uint256)[])']);
+const BANK = '0x0000000000000000000000000000000000000804';
+const DEC = 10n ** 18n;
+const FEE_COLLECTOR = '0xf1829676db577682e944fc3493d451b67ff3e29f';
+
+/**
+ * What block `b` allocates to the validator with `key`, recomputed: the fee collector's balance after block b-1 (its
+ * fees), 2% community tax, the validator's share of the power of the set that signed block b-1 (CometBFT's set at
+ * b-1), its 10% commission rounded half to even, all as LegacyDec (10^18) with the SDK's truncations.
+ */
+async function allocation(n: CometNode, b: number, key: string): Promise<{ shared: bigint; commission: bigint }> {
+  const fees = BigInt(await rpcResult(n.eth, 'eth_getBalance', [FEE_COLLECTOR, '0x' + (b - 1).toString(16)]));
+  const set = await cometValidators(n, b - 1);
+  const power = BigInt(set.get(key) ?? 0);
+  if (fees === 0n || power === 0n) return { shared: 0n, commission: 0n };
+  const total = [...set.values()].reduce((x, p) => x + BigInt(p), 0n);
+  const multiplier = (fees * DEC * (DEC - DEC / 50n)) / DEC;
+  const fraction = (power * DEC * DEC) / (total * DEC);
+  const reward = (multiplier * fraction) / DEC;
+  const product = reward * (DEC / 10n);
+  let commission = product / DEC;
+  const rest = product % DEC;
+  if (rest * 2n > DEC || (rest * 2n === DEC && commission % 2n === 1n)) commission++;
+  return { shared: reward - commission, commission };
+}
+
+async function totalSupply(n: CometNode): Promise<bigint> {
+  const out = await rpcResult(n.eth, 'eth_call', [
+    { to: BANK, data: bankAbi.encodeFunctionData('totalSupply', []) },
+    'latest',
+  ]);
+  return bankAbi.decodeFunctionResult('totalSupply', out)[0][0][1];
+}
 
 /** CometBFT's validator set at a height: ed25519 key (base64) → power. */
 async function cometValidators(n: CometNode, height?: number): Promise<Map<string, number>> {
@@ -116,6 +156,12 @@ describe('proof of stake on a CometBFT network', { skip: cometbftMissing(), time
     assert.equal((await cometValidators(n0, h + 1)).get(key), 10, 'not yet at h+1');
     assert.equal((await cometValidators(n0, h + 2)).get(key), 15, 'CometBFT applies the update at h+2');
     console.log(`/validators: node1 power 10 at height ${h + 1}, 15 at ${h + 2} (delegation in block ${h})`);
+    // Every validator answers the same staking query at the same height.
+    const q = { to: STAKING, data: stakingAbi.encodeFunctionData('validator', [op]) };
+    const answers = await Promise.all(
+      nodes().map((n) => rpcResult(n.eth, 'eth_call', [q, '0x' + (h + 2).toString(16)])),
+    );
+    for (const x of answers) assert.equal(x, answers[0]);
 
     const before = BigInt(await rpcResult(n0.eth, 'eth_getBalance', [delegator.address, 'latest']));
     const u = await call(
@@ -129,7 +175,6 @@ describe('proof of stake on a CometBFT network', { skip: cometbftMissing(), time
     const hu = Number(u.blockNumber);
     await n0.waitHeight(hu + 3, 60_000);
     assert.equal((await cometValidators(n0, hu + 2)).get(key), 10);
-    const unbondedAt = Date.now();
     // Undelegating pays the delegation's rewards so far (the fees distributed while it was staked).
     const afterUndelegate = BigInt(await rpcResult(n0.eth, 'eth_getBalance', [delegator.address, u.blockNumber]));
     const rewards = afterUndelegate - (before - fee);
@@ -147,7 +192,17 @@ describe('proof of stake on a CometBFT network', { skip: cometbftMissing(), time
           : undefined,
       60_000,
     );
-    assert.ok(Date.now() - unbondedAt >= (UNBONDING_S - 2) * 1000, 'paid back only after the unbonding time');
+    // The block that paid it back is the first whose BFT time reached the undelegation's time + the unbonding time.
+    const timeOf = async (n: number) =>
+      Number((await rpcResult(n0.eth, 'eth_getBlockByNumber', ['0x' + n.toString(16), false])).timestamp);
+    const balanceAt = async (n: number) =>
+      BigInt(await rpcResult(n0.eth, 'eth_getBalance', [delegator.address, '0x' + n.toString(16)]));
+    let paidIn = Number(await rpcResult(n0.eth, 'eth_blockNumber', []));
+    while ((await balanceAt(paidIn - 1)) !== afterUndelegate) paidIn--;
+    const due = (await timeOf(hu)) + UNBONDING_S;
+    assert.ok((await timeOf(paidIn)) >= due, 'not paid before the unbonding time');
+    assert.ok((await timeOf(paidIn - 1)) < due, 'paid in the first block at or after it');
+    console.log(`unbonding: undelegated in block ${hu}, paid back in block ${paidIn} (${UNBONDING_S} s of BFT time)`);
   });
 
   it('a fifth node syncs, joins with createValidator, signs blocks; downtime jails and slashes it; unjail after the jail time', async () => {
@@ -178,6 +233,48 @@ describe('proof of stake on a CometBFT network', { skip: cometbftMissing(), time
       60_000,
     );
 
+    // Rewards: a delegator joins node4; blocks with fees pass; the withdrawn reward and commission equal the F1
+    // arithmetic recomputed here from CometBFT's validator sets and each block's fees.
+    const d = await call(
+      n0,
+      delegator.privateKey,
+      STAKING,
+      stakingAbi.encodeFunctionData('delegate', [delegator.address, operator5.address, 5n * COIN]),
+    );
+    assert.equal(d.status, '0x1');
+    for (let i = 0; i < 4; i++)
+      await sendTx(n0.eth, DEV_ACCOUNTS[9]!.privateKey, { to: DEV_ACCOUNTS[8]!.address, value: 1n });
+    const w = await call(
+      n0,
+      delegator.privateKey,
+      DISTRIBUTION,
+      distributionAbi.encodeFunctionData('withdrawDelegatorRewards', [delegator.address, operator5.address]),
+    );
+    assert.equal(w.status, '0x1');
+    const c = await call(
+      n0,
+      operator5.privateKey,
+      DISTRIBUTION,
+      distributionAbi.encodeFunctionData('withdrawValidatorCommission', [operator5.address]),
+    );
+    assert.equal(c.status, '0x1');
+    const paid = async (receipt: any) =>
+      BigInt(
+        distributionAbi.parseLog(receipt.logs.find((l: any) => l.address.toLowerCase() === DISTRIBUTION))!.args.at(-1),
+      );
+    let shared = 0n;
+    for (let b = Number(d.blockNumber) + 1; b <= Number(w.blockNumber); b++)
+      shared += (await allocation(n0, b, key)).shared;
+    let commission = 0n;
+    for (let b = h + 1; b <= Number(c.blockNumber); b++) commission += (await allocation(n0, b, key)).commission;
+    // One period from the delegation to the withdrawal: the ratio per token (truncated) times the 5 coins staked.
+    const ratio = shared / (10n * COIN);
+    const expectedReward = (ratio * 5n * COIN * DEC) / DEC / DEC;
+    assert.equal(await paid(w), expectedReward);
+    assert.equal(await paid(c), commission / DEC);
+    console.log(`rewards: delegator ${expectedReward} wei (F1, recomputed), commission ${commission / DEC} wei`);
+    const supplyBefore = await totalSupply(n0);
+
     // Downtime: stopped past the window, it is jailed, slashed 1% and leaves the set.
     await joiner.kill();
     const v = await waitFor(
@@ -188,11 +285,12 @@ describe('proof of stake on a CometBFT network', { skip: cometbftMissing(), time
       },
       120_000,
     );
-    assert.equal(v.tokens, 5n * COIN - (5n * COIN) / 100n);
+    assert.equal(v.tokens, 10n * COIN - (10n * COIN) / 100n);
+    assert.equal(await totalSupply(n0), supplyBefore - (10n * COIN) / 100n, 'the slash is burned from the supply');
     const hj = Number(await rpcResult(n0.eth, 'eth_blockNumber', []));
     await n0.waitHeight(hj + 3, 60_000);
     assert.equal((await cometValidators(n0)).has(key), false, 'left the set');
-    console.log(`downtime: node4 tokens ${v.tokens} (1% of 5 coins slashed), not in /validators`);
+    console.log(`downtime: node4 tokens ${v.tokens} (1% of 10 coins slashed), not in /validators`);
 
     // Unjail before the jail time: refused with the module's reason.
     const unjail = slashingAbi.encodeFunctionData('unjail', [operator5.address]);
@@ -203,7 +301,7 @@ describe('proof of stake on a CometBFT network', { skip: cometbftMissing(), time
     assert.equal(ok.status, '0x1');
     const hu = Number(ok.blockNumber);
     await n0.waitHeight(hu + 3, 60_000);
-    assert.equal((await cometValidators(n0, hu + 2)).get(key), 4, 'back in the set with its slashed power');
+    assert.equal((await cometValidators(n0, hu + 2)).get(key), 9, 'back in the set with its slashed power');
   });
 });
 
