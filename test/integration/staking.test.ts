@@ -145,11 +145,22 @@ describe('staking precompiles on a dev node', { timeout: 180_000 }, () => {
       ),
       /pubkey/,
     );
-    assert.match(
-      await reason(args(randomBytes(32).toString('base64'), 1n, parseEther('0.5'))),
-      /already exist|more than the max rate/,
-    );
-    assert.match(await reason(args('not base64', 1n)), /already exist|consensus pubkey/);
+    // As bob (not a validator yet), so each refusal is the one named.
+    const asBob = (a: unknown[]) =>
+      reason(
+        a.map((x, i) => (i === 3 ? bob.address : x)),
+        bob,
+      );
+    const fresh = () => randomBytes(32).toString('base64');
+    assert.match(await asBob(args(fresh(), 1n, parseEther('0.5'))), /commission cannot be more than the max rate/);
+    assert.match(await asBob(args('not base64', 1n)), /consensus pubkey must be the base64 of a 32-byte ed25519/);
+    assert.match(await asBob(args(randomBytes(33).toString('base64'), 1n)), /32-byte ed25519/);
+    assert.match(await asBob(args(fresh(), 0n)), /invalid delegation amount/);
+    assert.match(await asBob(args(fresh(), parseEther('100000'))), /insufficient funds/);
+    const noMoniker = args(fresh(), 1n);
+    noMoniker[0] = ['', '', '', '', ''];
+    assert.match(await asBob(noMoniker), /moniker is required/);
+    assert.match(await reason(args(fresh(), 1n).map((x, i) => (i === 3 ? bob.address : x))), /does not match/);
     assert.match(await reason(args(randomBytes(32).toString('base64'), 1n), bob), /does not match the requester/);
   });
 
