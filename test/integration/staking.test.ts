@@ -262,6 +262,24 @@ describe('staking precompiles on a dev node', { timeout: 180_000 }, () => {
     assert.equal((await validatorOf(alice.address)).tokens, tokens);
   });
 
+  it('the staking state survives kill -9: the same validator, delegation and unbonding entries after a restart', async () => {
+    const s = () => staking.connect(bob) as Contract;
+    const v = await validatorOf(alice.address);
+    const [shares] = await s().getFunction('delegation').staticCall(bob.address, alice.address);
+    const head = await provider.getBlockNumber();
+    assert.equal(await node.stop('SIGKILL'), null);
+    provider.destroy();
+    node = await node.restart();
+    provider = new JsonRpcProvider(node.http, CHAIN_ID, { staticNetwork: true, pollingInterval: 50, cacheTimeout: -1 });
+    staking = new Contract(STAKING, stakingAbi, alice.connect(provider));
+    alice = alice.connect(provider);
+    bob = bob.connect(provider);
+    assert.ok((await provider.getBlockNumber()) >= head);
+    assert.deepEqual(await validatorOf(alice.address), v);
+    const [after] = await s().getFunction('delegation').staticCall(bob.address, alice.address);
+    assert.equal(after, shares);
+  });
+
   it('bank and bech32 precompiles answer; the supply is the sum of genesis balances', async () => {
     const bank = new Contract(BANK, bankAbi, provider);
     const [[, supply]] = await bank.getFunction('totalSupply').staticCall();
