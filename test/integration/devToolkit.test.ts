@@ -90,6 +90,19 @@ describe('dev toolkit', { timeout: 240_000 }, () => {
     assert.match(low.error!.message, /lower than or equal to previous block's timestamp/);
   });
 
+  it('after quick blocks ran ahead of the wall clock, evm_increaseTime(3600) then evm_mine is 3600 s after the last block', async () => {
+    for (let i = 0; i < 60; i++) await call('evm_mine');
+    const last = num((await latest()).timestamp);
+    assert.ok(last > Math.floor(Date.now() / 1000) + 10, 'the chain runs ahead of the wall clock');
+    const wall = Math.floor(Date.now() / 1000);
+    await call('evm_increaseTime', [3600]);
+    await call('evm_mine');
+    // Wall seconds that passed meanwhile count too, as on Hardhat: 3600 when none did.
+    const ticked = Math.floor(Date.now() / 1000) - wall;
+    const delta = num((await latest()).timestamp) - last;
+    assert.ok(delta >= 3600 && delta <= 3600 + ticked, `+${delta} s (${ticked} wall seconds passed)`);
+  });
+
   it('setBalance, setNonce, setCode and setStorageAt show at latest (each in a block of its own)', async () => {
     const acct = '0x' + '7e'.repeat(20);
     const h = await head();

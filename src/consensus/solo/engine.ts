@@ -112,8 +112,16 @@ export class SoloEngine {
 
   /** The timestamp the next block takes unless told otherwise, and consumes a set next timestamp. */
   private takeTimestamp(exact?: bigint): bigint {
-    const ts = exact ?? this.nextTimestamp ?? this.now();
-    if (exact !== undefined || this.nextTimestamp !== undefined) {
+    let ts = exact ?? this.nextTimestamp ?? this.now();
+    if (exact === undefined && this.nextTimestamp === undefined) {
+      // Quick blocks run ahead of the wall clock (each a second after its parent at least): the clock follows the
+      // chain, as Hardhat's does, so evm_increaseTime(n) then evm_mine lands n seconds after the last block.
+      const parent = this.app.head.header.timestamp;
+      if (ts <= parent) {
+        ts = parent + 1n;
+        this.offsetSec = ts - BigInt(Math.floor(Date.now() / 1000));
+      }
+    } else {
       this.nextTimestamp = undefined;
       // Time goes on from the chosen timestamp, as on Hardhat and Anvil.
       this.offsetSec = ts - BigInt(Math.floor(Date.now() / 1000));
