@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Interface } from 'ethers';
+import { QueryTotalSupplyResponse } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { cometbftMissing, cometRpc, CometNet, freePortBlock, type CometNode } from '../helpers/cometbft.ts';
 import { rpc, rpcResult, sleep, waitFor } from '../helpers/node.ts';
@@ -287,6 +288,11 @@ describe('proof of stake on a CometBFT network', { skip: cometbftMissing(), time
     );
     assert.equal(v.tokens, 10n * COIN - (10n * COIN) / 100n);
     assert.equal(await totalSupply(n0), supplyBefore - (10n * COIN) / 100n, 'the slash is burned from the supply');
+    // The bank module's TotalSupply (abci_query, as cosmjs and gRPC read it) agrees with the precompile.
+    const q = await cometRpc(n0.rpc, 'abci_query', { path: '/cosmos.bank.v1beta1.Query/TotalSupply', data: '' });
+    assert.equal(q.response.code, 0, q.response.log);
+    const bankSupply = QueryTotalSupplyResponse.decode(Buffer.from(q.response.value, 'base64')).supply;
+    assert.equal(BigInt(bankSupply.find((c) => c.denom === 'akestrel')!.amount), await totalSupply(n0));
     const hj = Number(await rpcResult(n0.eth, 'eth_blockNumber', []));
     await n0.waitHeight(hj + 3, 60_000);
     assert.equal((await cometValidators(n0)).has(key), false, 'left the set');

@@ -8,10 +8,12 @@ import type { Genesis } from '../genesis.ts';
 import type { StateDb } from '../state/stateDb.ts';
 import type { Coin } from './proto.ts';
 import { sortCoins, type BankStore } from './store.ts';
+import { supplyDelta } from '../staking/env.ts';
+import { scratchState } from '../staking/views.ts';
 
 /** Balances and supply at any block. */
 export class Bank {
-  /** Supply of the EVM denom: constant, because fees go to the etherbase (nothing is burned or minted). */
+  /** Supply of the EVM denom at genesis; slashes burn and inflation mints after it (the staking modules' delta). */
   private readonly evmSupply: bigint;
 
   constructor(
@@ -60,16 +62,22 @@ export class Bank {
     return this.store.balances(addr).find((c) => c.denom === denom)?.amount ?? 0n;
   }
 
-  /** Supply of every denom, sorted by denom (the same at every height, see BankStore). */
-  supply(): Coin[] {
+  /** The EVM denom's supply at a block: genesis's plus what was minted, minus what was burned, since. */
+  private evmSupplyAt(block: BlockRecord): bigint {
+    return this.evmSupply + supplyDelta(scratchState(this.state.readView(block.header.stateRoot)));
+  }
+
+  /** Supply of every denom at a block, sorted by denom (the other denoms' are the same at every height). */
+  supply(block: BlockRecord): Coin[] {
     const coins = this.store.supply();
-    if (this.evmSupply > 0n) coins.push({ denom: this.evmDenom, amount: this.evmSupply });
+    const evm = this.evmSupplyAt(block);
+    if (evm > 0n) coins.push({ denom: this.evmDenom, amount: evm });
     return sortCoins(coins);
   }
 
-  /** Supply of one denom (0 when unknown). */
-  supplyOf(denom: string): bigint {
-    if (denom === this.evmDenom) return this.evmSupply;
+  /** Supply of one denom at a block (0 when unknown). */
+  supplyOf(denom: string, block: BlockRecord): bigint {
+    if (denom === this.evmDenom) return this.evmSupplyAt(block);
     return this.store.supply().find((c) => c.denom === denom)?.amount ?? 0n;
   }
 }

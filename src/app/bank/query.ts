@@ -45,14 +45,14 @@ export class BankQueries implements QueryModule {
         const addr = this.address(req.strings.address!);
         return encodeSingleCoin({ denom, amount: await this.bank.balance(addr, denom, block) });
       },
-      '/cosmos.bank.v1beta1.Query/TotalSupply': async (data) => {
+      '/cosmos.bank.v1beta1.Query/TotalSupply': async (data, block) => {
         const req = decodeRequest(data, {}, 1);
-        const { page, res } = paginate(this.bank.supply(), denomKey, req.page);
+        const { page, res } = paginate(this.bank.supply(block), denomKey, req.page);
         return encodeCoinsPage(page, res);
       },
-      '/cosmos.bank.v1beta1.Query/SupplyOf': async (data) => {
+      '/cosmos.bank.v1beta1.Query/SupplyOf': async (data, block) => {
         const denom = this.denom(decodeRequest(data, { 1: 'denom' }).strings.denom!);
-        return encodeSingleCoin({ denom, amount: this.bank.supplyOf(denom) });
+        return encodeSingleCoin({ denom, amount: this.bank.supplyOf(denom, block) });
       },
     };
   }
