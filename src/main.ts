@@ -245,7 +245,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       logs,
       dispatcher,
       authToken,
-      bank: { query: (path, data, height) => app.query(path, data, height), headHeight: () => app.head.number },
+      queries: { query: (path, data, height) => app.query(path, data, height), headHeight: () => app.head.number },
       mode,
       metrics,
     });
