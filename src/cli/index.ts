@@ -8,6 +8,7 @@ import { registerKeysCommands } from './commands/keys.ts';
 import { registerQueryCommands } from './commands/query.ts';
 import { registerStartCommand } from './commands/start.ts';
 import { registerTestnetCommand } from './commands/testnet.ts';
+import { registerTxCommands } from './commands/txStaking.ts';
 
 /** Builds the command tree (exported for tests). */
 export function buildProgram(): Command {
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerAuthCommands(program);
   registerKeysCommands(program);
   registerQueryCommands(program);
+  registerTxCommands(program);
   registerDebugCommands(program);
   registerTestnetCommand(program);
   // The engine loads only when an `evm` command runs, so other commands start no slower.
