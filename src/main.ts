@@ -5,6 +5,7 @@ import { KestrelApp } from './app/app.ts';
 import { Bank } from './app/bank/bank.ts';
 import { BankQueries } from './app/bank/query.ts';
 import { BankStore } from './app/bank/store.ts';
+import { stakingQueryModules } from './app/staking/query/index.ts';
 import { CallService } from './app/evm/call.ts';
 import { initEngine } from './evm/index.ts';
 import { rlpEncode } from './evm/trie/rlp.ts';
@@ -122,7 +123,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       evmChainId: config.evmChainId,
       minGasPrice: config.minGasPrice,
       etherbase: config.etherbase ?? readValidatorAddress(config.home),
-      queryModules: [new BankQueries(bank, config.bech32Prefix)],
+      queryModules: [new BankQueries(bank, config.bech32Prefix), ...stakingQueryModules(stateDb, genesis)],
       afterCommit:
         pruner || mode.afterCommit
           ? async (c) => {
@@ -246,7 +247,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       logs,
       dispatcher,
       authToken,
-      bank: { query: (path, data, height) => app.query(path, data, height), headHeight: () => app.head.number },
+      queries: { query: (path, data, height) => app.query(path, data, height), headHeight: () => app.head.number },
       mode,
       metrics,
     });

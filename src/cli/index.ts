@@ -8,6 +8,7 @@ import { registerKeysCommands } from './commands/keys.ts';
 import { registerQueryCommands } from './commands/query.ts';
 import { registerStartCommand } from './commands/start.ts';
 import { registerTestnetCommand } from './commands/testnet.ts';
+import { registerTxCommands } from './commands/txStaking.ts';
 import { registerVersionCommand } from './commands/version.ts';
 
 /** Builds the command tree (exported for tests). */
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerAuthCommands(program);
   registerKeysCommands(program);
   registerQueryCommands(program);
+  registerTxCommands(program);
   registerDebugCommands(program);
   registerTestnetCommand(program);
   registerVersionCommand(program);

@@ -1,7 +1,7 @@
 // The node's listeners, in the order the readiness contract needs: metrics, WebSocket, gRPC, the consensus mode's
 // servers, and HTTP JSON-RPC last (clients take its first answer to mean every other listener accepts connections).
 import type { NodeConfig } from '../config/schema.ts';
-import { startBankGrpcServer, type BankQueryDeps } from '../grpc/bankQuery.ts';
+import { startQueryGrpcServer, type QueryDeps } from '../grpc/query.ts';
 import { lineLogger, type LogSink } from '../log/logger.ts';
 import type { AbciTimer } from '../metrics/abci.ts';
 import { startMetricsServer } from '../metrics/server.ts';
@@ -17,8 +17,8 @@ export interface ListenerDeps {
   dispatcher: Dispatcher;
   /** The bearer token the private namespaces need. */
   authToken: string;
-  /** The bank queries gRPC answers. */
-  bank: BankQueryDeps;
+  /** The Cosmos queries gRPC answers (bank, staking, distribution, slashing). */
+  queries: QueryDeps;
   mode: ConsensusMode;
   /** Prometheus metrics (--metrics): served, and timing the ABCI calls. */
   metrics?: AbciTimer & { page(): Promise<{ contentType: string; body: string }> };
@@ -92,7 +92,7 @@ export async function startListeners(d: ListenerDeps): Promise<Listeners> {
         maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * rpc.wsSubscriptionBufferBytes),
       }),
     );
-    const grpcServer = track(await startBankGrpcServer(config.grpcAddress, d.bank));
+    const grpcServer = track(await startQueryGrpcServer(config.grpcAddress, d.queries));
     const consensus = await mode.listen(track, metrics);
     const httpServer = track(
       await startHttpTransport(transport, {

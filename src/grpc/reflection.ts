@@ -1,7 +1,7 @@
 // gRPC server reflection, loaded on the first reflection call (server.ts lazyReflection): parsing proto/ and
 // building the descriptors cost ~100 ms of CPU that no other request needs. Carries the fix for @grpc/reflection's
 // empty `dependency` lists (grpc-node#2595), without which strict clients (grpcurl, the C++ DescriptorPool) cannot
-// link cosmos_bank_v1beta1.proto to the files it imports.
+// link a query.proto to the files it imports.
 import { createRequire } from 'node:module';
 import type * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
@@ -14,9 +14,9 @@ export interface ReflectionEndpoint {
   implementation: grpc.UntypedServiceImplementation;
 }
 
-/** Loads a .proto file under proto/ with the options the reflection service expects. */
-export function loadProto(file: string): protoLoader.PackageDefinition {
-  return protoLoader.loadSync(file, {
+/** Loads .proto files under proto/ with the options the reflection service expects. */
+export function loadProto(files: string | readonly string[]): protoLoader.PackageDefinition {
+  return protoLoader.loadSync(typeof files === 'string' ? files : [...files], {
     keepCase: true,
     longs: String,
     enums: String,
@@ -30,9 +30,9 @@ interface ReflectionImpl {
   fileEncodings: Map<object, Uint8Array>;
 }
 
-/** Reflection (v1 and v1alpha) over `file`'s services, each file's `dependency` list filled in, keyed by method path. */
-export function reflectionEndpoints(file: string): Map<string, ReflectionEndpoint> {
-  const reflection = new ReflectionService(loadProto(file));
+/** Reflection (v1 and v1alpha) over the files' services, each file's `dependency` list filled in, keyed by method path. */
+export function reflectionEndpoints(files: readonly string[]): Map<string, ReflectionEndpoint> {
+  const reflection = new ReflectionService(loadProto(files));
   // Encode with the protobufjs copy @grpc/reflection decoded the descriptors with.
   const req = createRequire(createRequire(import.meta.url).resolve('@grpc/reflection'));
   const { FileDescriptorProto } = req('protobufjs/ext/descriptor') as {

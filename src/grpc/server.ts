@@ -44,13 +44,13 @@ const REFLECTION_PATHS = [
 ];
 
 /**
- * Adds reflection (v1 and v1alpha) over the services of `file` (under proto/). Registered at once with raw bytes;
+ * Adds reflection (v1 and v1alpha) over the services of `files` (under proto/). Registered at once with raw bytes;
  * @grpc/reflection and the descriptors load on the first call, whose messages wait for them and then go, decoded
  * and encoded with its definitions, to its own handler.
  */
-export function addLazyReflection(server: grpc.Server, file: string): void {
+export function addLazyReflection(server: grpc.Server, files: readonly string[]): void {
   let endpoints: Promise<Map<string, ReflectionEndpoint>> | undefined;
-  const load = () => (endpoints ??= import('./reflection.ts').then((m) => m.reflectionEndpoints(file)));
+  const load = () => (endpoints ??= import('./reflection.ts').then((m) => m.reflectionEndpoints(files)));
   for (const path of REFLECTION_PATHS) {
     const definition: grpc.ServiceDefinition = {
       ServerReflectionInfo: { path, requestStream: true, responseStream: true, ...rawCodec },

@@ -1,5 +1,5 @@
-// gRPC against a real kestreld with @grpc/grpc-js: reflection that strict clients can link (every file's
-// dependencies named, as grpcurl needs), the height metadata, and gRPC status codes for bad input.
+// gRPC against a real kestreld with @grpc/grpc-js: reflection that strict clients can link for every query service
+// (every file's dependencies named, as grpcurl needs), the height metadata, and gRPC status codes for bad input.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -57,56 +57,78 @@ describe('gRPC cosmos.bank.v1beta1.Query', { timeout: 90_000 }, () => {
     await node?.dispose();
   });
 
+  const services: Array<[string, string[]]> = [
+    ['cosmos.bank.v1beta1.Query', ['AllBalances', 'Balance', 'SpendableBalances', 'SupplyOf', 'TotalSupply']],
+    ['cosmos.staking.v1beta1.Query', ['Delegation', 'Params', 'Pool', 'Validator', 'Validators']],
+    ['cosmos.distribution.v1beta1.Query', ['CommunityPool', 'DelegationRewards', 'Params', 'ValidatorCommission']],
+    ['cosmos.slashing.v1beta1.Query', ['Params', 'SigningInfo', 'SigningInfos']],
+  ];
   for (const version of ['v1', 'v1alpha'] as const) {
-    it(`reflection ${version} lists the service and serves linkable descriptors`, async () => {
-      const list = await reflect(node.grpc, version, { list_services: '' });
-      assert.ok(list.list_services_response.service.some((s: any) => s.name === 'cosmos.bank.v1beta1.Query'));
-      const first = await reflect(node.grpc, version, { file_containing_symbol: 'cosmos.bank.v1beta1.Query' });
-      // Resolve every file the way grpcurl does: follow `dependency` names only.
-      const files = new Map<string, any>();
-      const queue = first.file_descriptor_response.file_descriptor_proto.map((b: Buffer) =>
-        FileDescriptorProto.decode(b),
-      );
-      while (queue.length) {
-        const f = queue.shift();
-        if (files.has(f.name)) continue;
-        files.set(f.name, f);
-        for (const dep of f.dependency ?? []) {
-          if (files.has(dep)) continue;
-          const r = await reflect(node.grpc, version, { file_by_filename: dep });
-          assert.ok(r.file_descriptor_response, `file ${dep} not served: ${JSON.stringify(r.error_response)}`);
-          queue.push(
-            ...r.file_descriptor_response.file_descriptor_proto.map((b: Buffer) => FileDescriptorProto.decode(b)),
-          );
+    for (const [service, someMethods] of services)
+      it(`reflection ${version} lists ${service} and serves linkable descriptors`, async () => {
+        const list = await reflect(node.grpc, version, { list_services: '' });
+        assert.ok(list.list_services_response.service.some((s: any) => s.name === service));
+        const first = await reflect(node.grpc, version, { file_containing_symbol: service });
+        // Resolve every file the way grpcurl does: follow `dependency` names only.
+        const files = new Map<string, any>();
+        const queue = first.file_descriptor_response.file_descriptor_proto.map((b: Buffer) =>
+          FileDescriptorProto.decode(b),
+        );
+        while (queue.length) {
+          const f = queue.shift();
+          if (files.has(f.name)) continue;
+          files.set(f.name, f);
+          for (const dep of f.dependency ?? []) {
+            if (files.has(dep)) continue;
+            const r = await reflect(node.grpc, version, { file_by_filename: dep });
+            assert.ok(r.file_descriptor_response, `file ${dep} not served: ${JSON.stringify(r.error_response)}`);
+            queue.push(
+              ...r.file_descriptor_response.file_descriptor_proto.map((b: Buffer) => FileDescriptorProto.decode(b)),
+            );
+          }
         }
-      }
-      // Strict linking: every referenced type is defined in the file itself or in one it names as a dependency.
-      const defines = (f: any) => new Set((f.messageType ?? []).map((m: any) => `.${f.package}.${m.name}`));
-      for (const f of files.values()) {
-        const visible = new Set([
-          ...defines(f),
-          ...(f.dependency ?? []).flatMap((d: string) => [...defines(files.get(d))]),
-        ]);
-        // Relative names resolve outward from the file's package, as protobuf scoping does.
-        const resolves = (name: string) => {
-          if (name.startsWith('.')) return visible.has(name);
-          const scope = String(f.package).split('.');
-          for (let i = scope.length; i >= 0; i--)
-            if (visible.has(`.${[...scope.slice(0, i), name].join('.')}`)) return true;
-          return false;
-        };
-        for (const m of f.messageType ?? []) {
-          for (const field of m.field ?? [])
-            if (field.typeName) assert.ok(resolves(field.typeName), `${f.name}: ${field.typeName} not imported`);
+        // Strict linking: every referenced type is defined in the file itself or in one it names as a dependency.
+        // Messages and enums (a staking Validator's status is an enum).
+        const defines = (f: any) =>
+          new Set([...(f.messageType ?? []), ...(f.enumType ?? [])].map((m: any) => `.${f.package}.${m.name}`));
+        for (const f of files.values()) {
+          const visible = new Set([
+            ...defines(f),
+            ...(f.dependency ?? []).flatMap((d: string) => [...defines(files.get(d))]),
+          ]);
+          // Relative names resolve outward from the file's package, as protobuf scoping does.
+          const resolves = (name: string) => {
+            if (name.startsWith('.')) return visible.has(name);
+            const scope = String(f.package).split('.');
+            for (let i = scope.length; i >= 0; i--)
+              if (visible.has(`.${[...scope.slice(0, i), name].join('.')}`)) return true;
+            return false;
+          };
+          for (const m of f.messageType ?? []) {
+            for (const field of m.field ?? [])
+              if (field.typeName) assert.ok(resolves(field.typeName), `${f.name}: ${field.typeName} not imported`);
+          }
+          for (const s of f.service ?? [])
+            for (const m of s.method)
+              assert.ok(resolves(m.inputType) && resolves(m.outputType), `${f.name}: ${m.name}`);
         }
-        for (const s of f.service ?? [])
-          for (const m of s.method) assert.ok(resolves(m.inputType) && resolves(m.outputType), `${f.name}: ${m.name}`);
-      }
-      const bankFile = [...files.values()].find((f) => f.package === 'cosmos.bank.v1beta1');
-      const methods = bankFile.service[0].method.map((m: any) => m.name).sort();
-      assert.deepEqual(methods, ['AllBalances', 'Balance', 'SpendableBalances', 'SupplyOf', 'TotalSupply']);
-    });
+        const own = [...files.values()].find((f) =>
+          (f.service ?? []).some((x: any) => `${f.package}.${x.name}` === service),
+        );
+        const methods = own.service[0].method.map((m: any) => m.name);
+        for (const m of someMethods) assert.ok(methods.includes(m), `${service}/${m}`);
+      });
   }
+
+  it("reflection resolves the type a validator's consensus_pubkey Any names (grpcurl prints it as JSON)", async () => {
+    const r = await reflect(node.grpc, 'v1', { file_containing_symbol: 'cosmos.crypto.ed25519.PubKey' });
+    const f = FileDescriptorProto.decode(r.file_descriptor_response.file_descriptor_proto[0]);
+    assert.equal(f.package, 'cosmos.crypto.ed25519');
+    assert.deepEqual(
+      f.messageType.map((m: any) => m.name),
+      ['PubKey'],
+    );
+  });
 
   it('echoes the height metadata; 0 and absent mean the head', async () => {
     const head = Number(await rpcResult(node.http, 'eth_blockNumber'));

@@ -112,26 +112,34 @@ export function decodePageRequest(buf: Uint8Array | undefined): PageRequest {
 }
 
 /**
- * Decodes a message of string fields and at most one embedded PageRequest (every bank query request has this
- * shape). `strings` maps field numbers to names; `pageField` is the PageRequest field number, if any.
+ * Decodes a message of string fields, unsigned varint fields and at most one embedded PageRequest (every bank,
+ * staking, distribution and slashing query request has this shape). `strings` and `ints` map field numbers to
+ * names; `pageField` is the PageRequest field number, if any.
  */
 export function decodeRequest(
   buf: Uint8Array,
   strings: Record<number, string>,
   pageField?: number,
-): { strings: Record<string, string>; page: PageRequest } {
+  ints: Record<number, string> = {},
+): { strings: Record<string, string>; ints: Record<string, bigint>; page: PageRequest } {
   const out: Record<string, string> = {};
+  const nums: Record<string, bigint> = {};
   for (const name of Object.values(strings)) out[name] = '';
+  for (const name of Object.values(ints)) nums[name] = 0n;
   let page: Uint8Array | undefined;
   for (const f of readFields(buf)) {
     const name = strings[f.no];
+    const intName = ints[f.no];
     if (name !== undefined) out[name] = str(f, name);
-    else if (f.no === pageField) {
+    else if (intName !== undefined) {
+      expectWt(f, WT_VARINT, intName);
+      nums[intName] = f.int;
+    } else if (f.no === pageField) {
       expectWt(f, WT_LEN, 'pagination');
       page = f.data;
     }
   }
-  return { strings: out, page: decodePageRequest(page) };
+  return { strings: out, ints: nums, page: decodePageRequest(page) };
 }
 
 /** Encodes `{repeated Coin = 1; PageResponse = 2}` (AllBalances, SpendableBalances, TotalSupply responses). */

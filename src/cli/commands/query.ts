@@ -1,6 +1,7 @@
-// `kestreld query bank balances <address>`: asks a node over its CometBFT-style RPC (--node, abci_query with the
-// protobuf request, as the Cosmos SDK CLI does) and prints the SDK's proto-JSON (--output json) or its YAML (text).
-// Talks to the node over the network only; the messages are cosmjs-types', generated from the Cosmos SDK's protos.
+// `kestreld query bank balances <address>` (and, from queryStaking.ts, the staking, distribution and slashing
+// queries): asks a node over its CometBFT-style RPC (--node, abci_query with the protobuf request, as the Cosmos SDK
+// CLI does) and prints the SDK's proto-JSON (--output json) or its YAML (text). Talks to the node over the network
+// only; the messages are cosmjs-types', generated from the Cosmos SDK's protos.
 import type { Command } from 'commander';
 import {
   QueryAllBalancesRequest,
@@ -9,9 +10,9 @@ import {
   QueryBalanceResponse,
 } from 'cosmjs-types/cosmos/bank/v1beta1/query';
 import { DEFAULT_BECH32_PREFIX } from '../../config/defaults.ts';
-import { decodeAccAddress, toBech32 } from '../../primitives/bech32.ts';
 import { toYaml } from '../output/yaml.ts';
-import { bareHex } from '../../primitives/hex.ts';
+import { abciQuery, accountArg, uint64 } from './abci.ts';
+import { registerStakingQueryCommands } from './queryStaking.ts';
 
 interface BalancesOptions {
   denom?: string;
@@ -24,62 +25,6 @@ interface BalancesOptions {
   pageKey?: string;
   reverse: boolean;
   bech32Prefix?: string;
-}
-
-function uint64(name: string, text: string): bigint {
-  if (!/^\d+$/.test(text))
-    throw new Error(`invalid argument "${text}" for "--${name}" flag: must be a non-negative integer`);
-  // Wraps past 2^64 as the Long-based encoder before it did.
-  return BigInt.asUintN(64, BigInt(text));
-}
-
-/** The account as bech32: a hex address is converted, a bech32 one checked (SDK wording on failure). */
-export function accountArg(text: string, prefix: string): string {
-  if (/^0x[0-9a-fA-F]{40}$/.test(text)) return toBech32(Uint8Array.from(Buffer.from(text.slice(2), 'hex')), prefix);
-  decodeAccAddress(text, prefix);
-  return text;
-}
-
-/** http://host:port for a CometBFT-style laddr (tcp://host:port). */
-export function nodeUrl(node: string): string {
-  const m = /^(tcp|http|https):\/\/([^/]+?)\/?$/.exec(node);
-  if (!m) throw new Error(`invalid --node "${node}": expected tcp://host:port`);
-  return `${m[1] === 'https' ? 'https' : 'http'}://${m[2]}`;
-}
-
-/** Runs abci_query over JSON-RPC; returns the response value bytes or throws one clear line. */
-export async function abciQuery(node: string, path: string, data: Uint8Array, height: string): Promise<Uint8Array> {
-  const url = nodeUrl(node);
-  let body: {
-    result?: { response: { code?: number; log?: string; value?: string | null } };
-    error?: { message: string; data?: string };
-  };
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'abci_query',
-        params: { path, data: bareHex(data), height, prove: false },
-      }),
-      signal: AbortSignal.timeout(30_000),
-    });
-    body = (await res.json()) as typeof body;
-  } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code;
-    const why =
-      cause === 'ECONNREFUSED'
-        ? `dial tcp ${url.replace(/^https?:\/\//, '')}: connect: connection refused`
-        : (e as Error).message;
-    throw new Error(`post failed: Post "${url}": ${why}`);
-  }
-  if (body.error) throw new Error(`${body.error.message}${body.error.data ? `: ${body.error.data}` : ''}`);
-  const r = body.result?.response;
-  if (!r) throw new Error('malformed abci_query response');
-  if (r.code) throw new Error(r.log ?? `query failed with code ${r.code}`);
-  return Uint8Array.from(Buffer.from(r.value ?? '', 'base64'));
 }
 
 async function balances(address: string, opts: BalancesOptions): Promise<string> {
@@ -122,9 +67,10 @@ async function balances(address: string, opts: BalancesOptions): Promise<string>
   return opts.output === 'json' ? JSON.stringify(out) + '\n' : toYaml(out as never);
 }
 
-/** Registers `query bank balances` (alias `q`). */
+/** Registers `query bank balances` and the staking, distribution and slashing queries (alias `q`). */
 export function registerQueryCommands(program: Command): void {
   const query = program.command('query').alias('q').description('query a node (through its CometBFT-compatible RPC)');
+  registerStakingQueryCommands(query);
   const bank = query.command('bank').description('bank module queries');
   bank
     .command('balances <address>')

@@ -12,9 +12,9 @@ function infoTuple(i: SigningInfo) {
   return [i.address, i.startHeight, i.indexOffset, i.jailedUntil, i.tombstoned, i.missedBlocksCounter];
 }
 
-/** The slashing precompile. */
-export function slashingPrecompile(settings: ChainSettings) {
-  const methods: MethodDef[] = [
+/** The slashing precompile's methods and their gas. */
+export function slashingMethods(): MethodDef[] {
+  return [
     {
       name: 'unjail',
       inputs: ['address'],
@@ -80,7 +80,11 @@ export function slashingPrecompile(settings: ChainSettings) {
       },
     },
   ];
-  return buildPrecompile(SLASHING_ADDRESS, methods, settings);
+}
+
+/** The slashing precompile. */
+export function slashingPrecompile(settings: ChainSettings) {
+  return buildPrecompile(SLASHING_ADDRESS, slashingMethods(), settings);
 }
 
 /** The bank precompile: the EVM denom is the native coin (its "contract address" is the zero address). */
