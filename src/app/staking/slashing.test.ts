@@ -101,3 +101,21 @@ describe('double signing (x/slashing + x/staking)', () => {
     assert.equal(m.staking.validator(operator)!.tokens, tokens);
   });
 });
+
+describe('the slash fraction distribution records (F1)', () => {
+  it('is the effective fraction rounded up, as the SDK’s QuoRoundUp', () => {
+    const { block } = chain();
+    const m = block(1);
+    createValidator(m, 3n * COIN + 1n); // power 3, and one wei that makes 0.15 coin not exactly 5% of the tokens
+    m.endBlock();
+    const b = block(3);
+    b.beginBlock({ votes: [], misbehavior: [{ consAddress, height: 2n, power: 3n }], elapsed: 10n });
+    assert.equal(b.staking.validator(operator)!.tokens, 3n * COIN + 1n - (3n * COIN) / 20n);
+    // 0.15e18 / (3e18 + 1) = 0.049999999999999999983…: truncated it would record …999, which leaves each delegation's
+    // F1 stake after the slash a little above what its shares are worth.
+    assert.deepEqual(
+      b.distribution.slashEvents(operator).map((e) => e.fraction),
+      [DEC / 20n],
+    );
+  });
+});
