@@ -520,7 +520,9 @@ export class Staking {
     const fresh = this.validator(v.operator)!;
     const cut = remaining < fresh.tokens ? remaining : fresh.tokens;
     if (cut > 0n && fresh.tokens > 0n) {
-      this.distribution?.beforeValidatorSlashed(fresh, (cut * DEC) / fresh.tokens);
+      // The effective fraction for F1, rounded up (the SDK's QuoRoundUp): a delegation's stake after the slash is
+      // then never above what its shares are worth.
+      this.distribution?.beforeValidatorSlashed(fresh, (cut * DEC + fresh.tokens - 1n) / fresh.tokens);
       fresh.tokens -= cut;
       this.setValidator(fresh);
       burn(this.env, fresh.status === BondStatus.Bonded ? BONDED_POOL : NOT_BONDED_POOL, cut);
