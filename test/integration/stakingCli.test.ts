@@ -124,22 +124,30 @@ describe('kestreld tx / query staking, distribution, slashing', { timeout: 180_0
     assert.equal(receipt?.status, 1);
     assert.equal(receipt?.to, STAKING);
     assert.equal(String(receipt?.gasUsed), created.gas_used);
-    await ok(
-      tx(
-        [
-          'staking',
-          'create-validator',
-          '--amount',
-          `${10n * E18}`,
-          '--moniker',
-          'carol',
-          '--commission-rate',
-          '0.05',
-          '--pubkey',
-          JSON.stringify({ '@type': '/cosmos.crypto.ed25519.PubKey', key: carolPubkey }),
-        ],
-        carol.address,
-      ),
+    // The default text output: the TxResponse as YAML.
+    const carolTx = await cli([
+      'tx',
+      'staking',
+      'create-validator',
+      '--amount',
+      `${10n * E18}`,
+      '--moniker',
+      'carol',
+      '--commission-rate',
+      '0.05',
+      '--pubkey',
+      JSON.stringify({ '@type': '/cosmos.crypto.ed25519.PubKey', key: carolPubkey }),
+      '--from',
+      carol.address,
+      '--home',
+      node.home,
+      '--json-rpc',
+      node.http,
+    ]);
+    assert.equal(carolTx.code, 0, carolTx.stderr);
+    assert.match(
+      carolTx.stdout,
+      /^code: 0\ngas_used: "\d+"\ngas_wanted: "\d+"\nheight: "\d+"\nraw_log: ""\ntxhash: 0x[0-9a-f]{64}\n$/,
     );
     await ok(tx(['staking', 'delegate', valoper(alice.address), `${50n * E18}akestrel`], acc(bob.address)));
     // Blocks with fees, which go to the stakers in the next block.

@@ -112,7 +112,7 @@ async function send(o: TxOpts, build: (ctx: TxContext) => [CallName, AbiValue[]]
   const ctx = txContext(o);
   const [name, args] = build(ctx);
   const res = await sendCall(ctx, o, precompileAddress(PRECOMPILE_CALLS[name].to), encodeCall(name, args));
-  const text = o.output === 'json' ? JSON.stringify(res) + '\n' : toYaml({ ...res, code: String(res.code) });
+  const text = o.output === 'json' ? JSON.stringify(res) + '\n' : toYaml({ ...res });
   process.stdout.write(later && o.output !== 'json' ? `---\n${text}` : text);
   // Reverted in its block although the estimate passed (the state moved in between): the command failed.
   if (res.code !== 0) throw new Error(`transaction ${res.txhash} reverted in block ${res.height}`);
