@@ -15,6 +15,7 @@ import {
   STATUS_NAMES,
   totalGas,
 } from '../interpreter/context.ts';
+import { forkRules } from '../forks.ts';
 import { applyAuthorizations } from './authorization.ts';
 import { validateTx } from './validate.ts';
 
@@ -31,7 +32,8 @@ export function runTransaction(
   const tracer = opts.tracer;
   tracer?.txStart?.(tx);
 
-  world.beginTx(opts.fork === 'Prague' ? 0x11n : 0x0an);
+  const rules = forkRules(opts.fork);
+  world.beginTx(rules.lastPrecompile, rules.extraPrecompile);
   const sender = world.account(tx.from);
   const price = v.effectiveGasPrice;
   const senderNonce = sender.nonce;

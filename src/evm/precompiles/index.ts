@@ -125,7 +125,7 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
   return { recover, keccak256, ripemd160, bn254, bls12381, kzg, names };
 }
 
-/** The precompile maps of both forks over one set of backends. */
+/** The precompile maps of every fork over one set of backends. */
 export function buildPrecompiles(b: PrecompileBackends): Record<Fork, ReadonlyMap<Address, Precompile>> {
   const cancun: [Address, Precompile][] = [
     [0x01n, ecrecoverPrecompile(b.recover, b.keccak256)],
@@ -139,9 +139,11 @@ export function buildPrecompiles(b: PrecompileBackends): Record<Fork, ReadonlyMa
     [0x09n, blake2fPrecompile],
     [0x0an, kzgPointEvaluationPrecompile(b.kzg)],
   ];
+  const prague: [Address, Precompile][] = [...cancun, ...bls12381Precompiles(b.bls12381)];
   return {
     Cancun: new Map(cancun),
-    Prague: new Map([...cancun, ...bls12381Precompiles(b.bls12381)]),
+    Prague: new Map(prague),
+    Osaka: new Map(prague),
   };
 }
 

@@ -1,0 +1,100 @@
+// Osaka's rules in the engine, each against the fork before it: EIP-7825's gas cap, EIP-7918's blob fee reserve.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { executeTransaction, initEngine, WorldState } from './index.ts';
+import type { BlockEnv, ExecOptions, Fork, Tx } from './types.ts';
+import { hexToBytes } from './bytes.ts';
+import { blobBaseFee, GAS_PER_BLOB, nextExcessBlobGas } from './handler/fees.ts';
+import { FORK_RULES, FORKS } from './forks.ts';
+import { MemReader } from './testing/mem-reader.ts';
+
+await initEngine();
+
+const SENDER = 0x1000n;
+const CONTRACT = 0x2000n;
+const block: BlockEnv = {
+  number: 10n,
+  timestamp: 1000n,
+  coinbase: 0xc0ffeen,
+  gasLimit: 60_000_000n,
+  baseFee: 7n,
+  prevRandao: 0n,
+  blobBaseFee: 1n,
+  chainId: 1n,
+};
+
+function tx(over: Partial<Tx>): Tx {
+  return {
+    type: 2,
+    from: SENDER,
+    to: CONTRACT,
+    nonce: 0n,
+    gasLimit: 100_000n,
+    value: 0n,
+    data: new Uint8Array(0),
+    gasPrice: 0n,
+    maxFeePerGas: 10n,
+    maxPriorityFeePerGas: 2n,
+    accessList: [],
+    maxFeePerBlobGas: 0n,
+    blobVersionedHashes: [],
+    authorizationList: [],
+    ...over,
+  };
+}
+
+/** Runs `code` at CONTRACT under `fork`; the sender can pay for any gas limit here. */
+function exec(fork: Fork, code: string, over: Partial<Tx> = {}, extra: Partial<ExecOptions> = {}) {
+  const r = new MemReader().set(SENDER, { balance: 10n ** 24n }).set(CONTRACT, { code: hexToBytes(code) });
+  return executeTransaction(new WorldState(r), block, tx(over), { fork, rules: { burnBaseFee: true }, ...extra });
+}
+
+describe('EIP-7825: the transaction gas limit cap', () => {
+  test('a 30,000,000-gas transaction is refused on Osaka with geth words, accepted on Prague', () => {
+    const osaka = exec('Osaka', '00', { gasLimit: 30_000_000n });
+    assert.equal(osaka.ok, false);
+    assert.ok(!osaka.ok);
+    assert.equal(osaka.reason, 'GAS_LIMIT_EXCEEDS_MAXIMUM');
+    assert.equal(osaka.message, 'transaction gas limit too high (cap: 16777216, tx: 30000000)');
+    assert.equal(exec('Prague', '00', { gasLimit: 30_000_000n }).ok, true);
+  });
+
+  test('2^24 itself is allowed; one more is not', () => {
+    assert.equal(exec('Osaka', '00', { gasLimit: 1n << 24n }).ok, true);
+    assert.equal(exec('Osaka', '00', { gasLimit: (1n << 24n) + 1n }).ok, false);
+  });
+
+  test('a call is no transaction: eth_call runs above the cap, as geth skips the check for it', () => {
+    const out = exec('Osaka', '00', { gasLimit: 30_000_000n }, { isCall: true });
+    assert.equal(out.ok, true);
+  });
+});
+
+describe('EIP-7918: the blob base fee reserve price', () => {
+  const target = 6n * GAS_PER_BLOB;
+
+  test('below the target the excess resets to 0 on every fork', () => {
+    for (const fork of FORKS) {
+      assert.equal(nextExcessBlobGas({ excessBlobGas: 0n, blobGasUsed: 0n, baseFee: 10n ** 12n }, fork), 0n);
+    }
+  });
+
+  test('a blob price under BLOB_BASE_COST × base fee keeps the excess and adds used × (max − target) / max', () => {
+    // Blob fee 1 wei at excess `target`: 1 × 131072 < 8192 × 1 gwei, so the reserve applies on Osaka.
+    const parent = { excessBlobGas: target, blobGasUsed: 9n * GAS_PER_BLOB, baseFee: 10n ** 9n };
+    assert.equal(nextExcessBlobGas(parent, 'Osaka'), target + (9n * GAS_PER_BLOB * 3n) / 9n);
+    assert.equal(nextExcessBlobGas(parent, 'Prague'), target + 9n * GAS_PER_BLOB - target);
+  });
+
+  test('a blob price above the reserve follows EIP-4844 on Osaka too', () => {
+    const parent = { excessBlobGas: target, blobGasUsed: 9n * GAS_PER_BLOB, baseFee: 1n };
+    assert.equal(nextExcessBlobGas(parent, 'Osaka'), 9n * GAS_PER_BLOB);
+  });
+
+  test('Osaka keeps Prague blob schedule (6 / 9 / 5007716) and its fee curve', () => {
+    assert.deepEqual(FORK_RULES.Osaka.blobs, FORK_RULES.Prague.blobs);
+    assert.deepEqual(FORK_RULES.Osaka.blobs, { target: 6, max: 9, updateFraction: 5007716n });
+    assert.equal(blobBaseFee(0n, 'Osaka'), 1n);
+    assert.equal(blobBaseFee(10_000_000n, 'Osaka'), blobBaseFee(10_000_000n, 'Prague'));
+  });
+});
