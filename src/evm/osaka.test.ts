@@ -1,4 +1,5 @@
-// Osaka's rules in the engine, each against the fork before it: EIP-7825's gas cap, EIP-7918's blob fee reserve.
+// Osaka's rules in the engine, each against the fork before it: EIP-7939's CLZ, EIP-7825's gas cap, EIP-7918's
+// blob fee reserve.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeTransaction, initEngine, WorldState } from './index.ts';
@@ -7,6 +8,7 @@ import { hexToBytes } from './bytes.ts';
 import { blobBaseFee, GAS_PER_BLOB, nextExcessBlobGas } from './handler/fees.ts';
 import { FORK_RULES, FORKS } from './forks.ts';
 import { MemReader } from './testing/mem-reader.ts';
+import { clz } from './interpreter/interpreter.ts';
 
 await initEngine();
 
@@ -48,6 +50,50 @@ function exec(fork: Fork, code: string, over: Partial<Tx> = {}, extra: Partial<E
   const r = new MemReader().set(SENDER, { balance: 10n ** 24n }).set(CONTRACT, { code: hexToBytes(code) });
   return executeTransaction(new WorldState(r), block, tx(over), { fork, rules: { burnBaseFee: true }, ...extra });
 }
+
+/** PUSH32 x, CLZ, then return the word. */
+function clzCode(x: bigint): string {
+  return '7f' + x.toString(16).padStart(64, '0') + '1e5f5260205ff3';
+}
+
+function clzOn(fork: Fork, x: bigint) {
+  const out = exec(fork, clzCode(x));
+  assert.ok(out.ok);
+  return out.result;
+}
+
+describe('EIP-7939: CLZ', () => {
+  test('0 → 256, 1 → 255, 2^255 → 0, 2^256 − 1 → 0, and every single bit', () => {
+    const word = (r: { output: Uint8Array }) => BigInt('0x' + Buffer.from(r.output).toString('hex'));
+    assert.equal(word(clzOn('Osaka', 0n)), 256n);
+    assert.equal(word(clzOn('Osaka', 1n)), 255n);
+    assert.equal(word(clzOn('Osaka', 1n << 255n)), 0n);
+    assert.equal(word(clzOn('Osaka', (1n << 256n) - 1n)), 0n);
+    for (let i = 0n; i < 256n; i++) {
+      assert.equal(clz(1n << i), 255n - i, `bit ${i}`);
+      assert.equal(clz((1n << i) | 1n), 255n - i, `bit ${i} and bit 0`);
+      assert.equal(clz((1n << (i + 1n)) - 1n), 255n - i, `bits 0..${i}`);
+    }
+  });
+
+  test('costs 5 gas, like MUL', () => {
+    // The same program without the CLZ: the difference is the opcode's price.
+    const withClz = clzOn('Osaka', 12345n).gasUsed;
+    const without = exec('Osaka', '7f' + 12345n.toString(16).padStart(64, '0') + '5f5260205ff3');
+    assert.ok(without.ok);
+    assert.equal(withClz - without.result.gasUsed, 5n);
+  });
+
+  test('is an invalid opcode before Osaka', () => {
+    for (const fork of ['Cancun', 'Prague'] as const) assert.equal(clzOn(fork, 1n).status, 'invalid_opcode');
+  });
+
+  test('an empty stack underflows', () => {
+    const out = exec('Osaka', '1e');
+    assert.ok(out.ok);
+    assert.equal(out.result.status, 'stack_underflow');
+  });
+});
 
 describe('EIP-7825: the transaction gas limit cap', () => {
   test('a 30,000,000-gas transaction is refused on Osaka with geth words, accepted on Prague', () => {
