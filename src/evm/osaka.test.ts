@@ -95,6 +95,32 @@ describe('EIP-7939: CLZ', () => {
   });
 });
 
+describe('EIP-7951: P256VERIFY at 0x100', () => {
+  test('is warm from the start on Osaka (BALANCE costs 100, not 2600), cold before', () => {
+    // PUSH2 0x0100, BALANCE, STOP against PUSH2 0x0100, POP, STOP: the difference is BALANCE's price.
+    const cost = (fork: Fork) => {
+      const a = exec(fork, '61010031' + '00');
+      const b = exec(fork, '61010050' + '00');
+      assert.ok(a.ok && b.ok);
+      return a.result.gasUsed - b.result.gasUsed + 2n; // POP is 2
+    };
+    assert.equal(cost('Osaka'), 100n);
+    assert.equal(cost('Prague'), 2600n);
+  });
+
+  test('a call with a short input succeeds with empty return data and costs 6900', () => {
+    // STATICCALL(gas, 0x100, 0, 0, 0, 0), then return RETURNDATASIZE and the call's success flag.
+    const code = '5f5f5f5f610100' + '5a' + 'fa' + '5f52' + '3d602052' + '60405ff3';
+    const out = exec('Osaka', code);
+    const before = exec('Prague', code);
+    assert.ok(out.ok && before.ok);
+    const hex = Buffer.from(out.result.output).toString('hex');
+    assert.equal(hex, '00'.repeat(31) + '01' + '00'.repeat(32));
+    // On Prague 0x100 is an empty account: a cold 2600, no code. On Osaka: warm 100 and the precompile's 6900.
+    assert.equal(out.result.gasUsed - before.result.gasUsed, 100n + 6900n - 2600n);
+  });
+});
+
 describe('EIP-7825: the transaction gas limit cap', () => {
   test('a 30,000,000-gas transaction is refused on Osaka with geth words, accepted on Prague', () => {
     const osaka = exec('Osaka', '00', { gasLimit: 30_000_000n });
