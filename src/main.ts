@@ -92,7 +92,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
   const keccak = await createFastKeccak();
-  const common = createSharedCommon(config.evmChainId, keccak);
+  // The fork is the genesis's (a consensus rule): a home made before genesis named one keeps Prague.
+  const common = createSharedCommon(config.evmChainId, keccak, genesis.fork);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
   try {
     const chainStore = new ChainStore(kv, common, rlpEncode);
@@ -201,7 +202,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
-    const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap));
+    const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap), genesis.fork);
     const ctx: RpcContext = {
       config,
       app,

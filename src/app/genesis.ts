@@ -1,6 +1,8 @@
 // genesis.json: the Cosmos-style document `kestreld init` writes, and the initial EVM allocation read from it.
 import { fromBech32, toBech32 } from '../primitives/bech32.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
+import { type Fork, FORKS } from '../evm/index.ts';
+import { DEFAULT_FORK } from './evm/common.ts';
 
 /** One coin of a bank balance. */
 export interface Coin {
@@ -15,7 +17,8 @@ export interface GenesisDoc {
   initial_height: string;
   consensus_params: { block: { max_bytes: string; max_gas: string } };
   app_state: {
-    evm: { params: { evm_denom: string } };
+    /** `fork`: the Ethereum fork the chain runs from block 0 (absent: Prague, the fork before it was written). */
+    evm: { params: { evm_denom: string; fork?: string } };
     feemarket: { params: { base_fee: string; no_base_fee: boolean } };
     bank: { balances: Array<{ address: string; coins: Coin[] }>; denom_metadata: unknown[] };
     /** Under CometBFT: who receives the fees of the blocks each validator proposes. */
@@ -39,6 +42,8 @@ export interface Genesis {
   blockGasLimit: bigint;
   baseFee: bigint;
   evmDenom: string;
+  /** The Ethereum fork the chain runs: a consensus rule, so it lives in genesis, never in a node's app.toml. */
+  fork: Fork;
   alloc: Array<{ address: Uint8Array; balance: bigint }>;
   /** Balances of the other denoms (the bank store), per account, zero amounts dropped. */
   bank: Array<{ address: Uint8Array; coins: Array<{ denom: string; amount: bigint }> }>;
@@ -52,14 +57,20 @@ export const DENOM_REGEX = /^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/;
 export const DEV_BALANCE = 10_000n * 10n ** 18n;
 export const DEFAULT_BLOCK_GAS_LIMIT = 30_000_000n;
 export const INITIAL_BASE_FEE = 1_000_000_000n;
+/** The fork of a genesis that names none: every chain made before the field existed ran Prague. */
+export const UNNAMED_GENESIS_FORK: Fork = 'Prague';
 
-/** Builds a genesis document; `--dev` funds the ten dev accounts with the EVM denom and a second denom. */
+/**
+ * Builds a genesis document running `fork` (default Osaka); `--dev` funds the ten dev accounts with the EVM denom
+ * and a second denom.
+ */
 export function makeGenesisDoc(opts: {
   chainId: string;
   evmDenom: string;
   prefix: string;
   dev: boolean;
   now: Date;
+  fork?: Fork;
 }): GenesisDoc {
   const balances = opts.dev
     ? deriveAccounts(DEV_MNEMONIC, 10).map((a) => ({
@@ -76,7 +87,7 @@ export function makeGenesisDoc(opts: {
     initial_height: '0',
     consensus_params: { block: { max_bytes: '22020096', max_gas: DEFAULT_BLOCK_GAS_LIMIT.toString() } },
     app_state: {
-      evm: { params: { evm_denom: opts.evmDenom } },
+      evm: { params: { evm_denom: opts.evmDenom, fork: opts.fork ?? DEFAULT_FORK } },
       feemarket: { params: { base_fee: INITIAL_BASE_FEE.toString(), no_base_fee: false } },
       bank: { balances, denom_metadata: [] },
     },
@@ -112,6 +123,7 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
   }
   return {
     feeRecipients: parseFeeRecipients(doc.app_state.fee_recipients, prefix),
+    fork: parseFork(doc.app_state.evm.params.fork),
     chainId: doc.chain_id,
     time: BigInt(Math.floor(time / 1000)),
     blockGasLimit: BigInt(doc.consensus_params.block.max_gas),
@@ -120,6 +132,13 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
     alloc,
     bank,
   };
+}
+
+/** Reads app_state.evm.params.fork: one of the forks the engine runs, Prague when absent. */
+export function parseFork(value: unknown): Fork {
+  if (value === undefined) return UNNAMED_GENESIS_FORK;
+  if (typeof value === 'string' && (FORKS as readonly string[]).includes(value)) return value as Fork;
+  throw new Error(`genesis: app_state.evm.params.fork "${String(value)}" is not one of ${FORKS.join(', ')}`);
 }
 
 /** Reads app_state.fee_recipients: one entry per consensus address, each recipient a valid account address. */

@@ -55,6 +55,7 @@ export type TxRejectReason =
   | 'invalidSender'
   // Gas (code 11).
   | 'gasLimitAboveBlock'
+  | 'gasLimitTooHigh'
   | 'intrinsicGas'
   | 'floorDataGas'
   // Price (code 13).

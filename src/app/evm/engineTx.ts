@@ -4,21 +4,25 @@
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { addressFromBytes, addressToBytes } from '../../evm/bytes.ts';
-import type { AccessListItem as EngineAccessItem, BlockEnv, ChainRules, Fork, Tx } from '../../evm/index.ts';
+import {
+  type AccessListItem as EngineAccessItem,
+  type BlockEnv,
+  type ChainRules,
+  type Fork,
+  MIN_BLOB_BASE_FEE,
+  type Tx,
+} from '../../evm/index.ts';
 import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
 import type { BlockContext } from '../block.ts';
-import { blobBaseFee } from './forkConfig.ts';
+import { chainFork } from './common.ts';
 
 /** Kestrel's fee rule: the whole fee (base fee included) goes to the block's coinbase; nothing is burned. */
 export const KESTREL_RULES: ChainRules = Object.freeze({ burnBaseFee: false });
 
-/** The engine fork of a Common's hardfork (Kestrel runs Prague; Cancun stays selectable for tests). */
+/** The engine fork of a chain's Common (the fork its genesis names; see common.ts). */
 export function engineFork(common: Common): Fork {
-  const hf = common.hardfork();
-  if (hf === 'prague') return 'Prague';
-  if (hf === 'cancun') return 'Cancun';
-  throw new Error(`hardfork ${hf} is not run by Kestrel's engine`);
+  return chainFork(common);
 }
 
 /** A 20-byte address as the engine's 160-bit integer (three lanes: no hex string on the per-call path). */
@@ -29,8 +33,8 @@ export function addressOf(bytes: Uint8Array): bigint {
 /** A 160-bit address as 20 bytes (the engine's conversion: no hex string on the per-call path). */
 export const addressBytes: (address: bigint) => Uint8Array = addressToBytes;
 
-/** The engine's BlockEnv of a block context; `blobFee` defaults to the fork's minimum (Kestrel carries no blobs). */
-export function blockEnvOf(ctx: BlockContext, chainId: bigint, blobFee: bigint = blobBaseFee(0n)): BlockEnv {
+/** The engine's BlockEnv of a block context; `blobFee` defaults to the minimum (Kestrel's blocks carry no blobs). */
+export function blockEnvOf(ctx: BlockContext, chainId: bigint, blobFee: bigint = MIN_BLOB_BASE_FEE): BlockEnv {
   return {
     number: ctx.number,
     timestamp: ctx.timestamp,

@@ -7,6 +7,7 @@ import {
   type AccountDiff,
   type BlockEnv,
   type ExecOptions,
+  type Fork,
   type Log,
   type TxInvalidReason,
   type WorldState,
@@ -16,7 +17,7 @@ import { addressToBytes, wordToBytes } from '../../evm/bytes.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
 import type { BlockContext } from '../block.ts';
-import { engineTxOf } from './engineTx.ts';
+import { engineTxOf, KESTREL_RULES } from './engineTx.ts';
 
 /** A transaction handed to the executor with its already-recovered sender. */
 export interface ExecTx {
@@ -47,8 +48,12 @@ export interface EngineBlockExecution extends BlockExecution {
   diff: AccountDiff[];
 }
 
-/** Kestrel's fork and fee rule: the base fee is not burned, the whole fee goes to the coinbase (the etherbase). */
-const OPTIONS: ExecOptions = { fork: 'Prague', rules: { burnBaseFee: false } };
+/** Kestrel's fee rule under each fork: the base fee is not burned, the whole fee goes to the coinbase. */
+const OPTIONS: Record<Fork, ExecOptions> = {
+  Cancun: { fork: 'Cancun', rules: KESTREL_RULES },
+  Prague: { fork: 'Prague', rules: KESTREL_RULES },
+  Osaka: { fork: 'Osaka', rules: KESTREL_RULES },
+};
 
 /** The effective gas price a transaction pays at a base fee. */
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
@@ -96,7 +101,14 @@ export function logRecord(log: Log, bloom: Uint8Array): LogRecord {
  * against the state they meet (nonce, balance, gas) are skipped and reported, as a block builder must; so is a tx
  * whose gas limit no longer fits in the block.
  */
-export function executeBlock(world: WorldState, ctx: BlockContext, env: BlockEnv, txs: ExecTx[]): EngineBlockExecution {
+export function executeBlock(
+  world: WorldState,
+  ctx: BlockContext,
+  env: BlockEnv,
+  txs: ExecTx[],
+  fork: Fork,
+): EngineBlockExecution {
+  const opts = OPTIONS[fork];
   const included: ExecTx[] = [];
   const receipts: ReceiptRecord[] = [];
   const rejected: Rejection[] = [];
@@ -107,7 +119,7 @@ export function executeBlock(world: WorldState, ctx: BlockContext, env: BlockEnv
       rejected.push({ hash: item.hash, error: new TxRejectedError('gasLimitAboveBlock', 'exceeds block gas limit') });
       continue;
     }
-    const out = executeTransaction(world, env, engineTxOf(tx, item.sender), OPTIONS);
+    const out = executeTransaction(world, env, engineTxOf(tx, item.sender), opts);
     if (!out.ok) {
       rejected.push({ hash: item.hash, error: new TxRejectedError(blockRejectReason(out.reason), out.message) });
       continue;

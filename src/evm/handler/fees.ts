@@ -5,7 +5,8 @@ import { type BlobSchedule, forkRules } from '../forks.ts';
 
 /** Blob gas per blob. */
 export const GAS_PER_BLOB = 131072n;
-const MIN_BLOB_BASE_FEE = 1n;
+/** The blob base fee at zero excess blob gas, on every fork. */
+export const MIN_BLOB_BASE_FEE = 1n;
 /** EIP-7918's BLOB_BASE_COST: the execution gas a blob is priced at, at least. */
 export const BLOB_BASE_COST = 1n << 13n;
 

@@ -169,7 +169,7 @@ class Simulation {
       gasLimit: fields.gasLimit,
       baseFee,
       prevRandao: bytesToBigint(fields.mixHash),
-      blobBaseFee: o.blobBaseFee ?? blobBaseFee(0n),
+      blobBaseFee: o.blobBaseFee ?? blobBaseFee(0n, this.fork),
       chainId: common.chainId(),
     };
     // A call without fees outside validation pays nothing (geth's NoBaseFee): it runs at base fee 0.
