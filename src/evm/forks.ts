@@ -27,6 +27,8 @@ export interface ForkRules {
   /** EIP-7823's input bounds and EIP-7883's pricing of MODEXP (else EIP-2565's). */
   readonly modexpOsaka: boolean;
   readonly blobs: BlobSchedule;
+  /** EIP-7594: the most blobs one transaction may carry (0: only the block's limit bounds it). */
+  readonly maxBlobsPerTx: number;
   /** EIP-7918: the excess blob gas update honours a reserve price tied to the execution base fee. */
   readonly blobReservePrice: boolean;
 }
@@ -41,6 +43,7 @@ const CANCUN: ForkRules = {
   clz: false,
   modexpOsaka: false,
   blobs: { target: 3, max: 6, updateFraction: 3338477n },
+  maxBlobsPerTx: 0,
   blobReservePrice: false,
 };
 
@@ -60,6 +63,7 @@ const OSAKA: ForkRules = {
   txGasLimitCap: 1n << 24n,
   clz: true,
   modexpOsaka: true,
+  maxBlobsPerTx: 6,
   blobReservePrice: true,
 };
 

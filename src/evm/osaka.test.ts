@@ -1,5 +1,5 @@
 // Osaka's rules in the engine, each against the fork before it: EIP-7939's CLZ, EIP-7825's gas cap, EIP-7918's
-// blob fee reserve.
+// blob fee reserve, EIP-7594's blob count per transaction.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeTransaction, initEngine, WorldState } from './index.ts';
@@ -168,5 +168,33 @@ describe('EIP-7918: the blob base fee reserve price', () => {
     assert.deepEqual(FORK_RULES.Osaka.blobs, { target: 6, max: 9, updateFraction: 5007716n });
     assert.equal(blobBaseFee(0n, 'Osaka'), 1n);
     assert.equal(blobBaseFee(10_000_000n, 'Osaka'), blobBaseFee(10_000_000n, 'Prague'));
+  });
+});
+
+describe('EIP-7594: at most 6 blobs in one transaction', () => {
+  const blobTx = (count: number): Partial<Tx> => ({
+    type: 3,
+    maxFeePerBlobGas: 10n,
+    blobVersionedHashes: Array.from({ length: count }, (_, i) => Uint8Array.from([0x01, ...new Uint8Array(30), i])),
+  });
+
+  test('7, 8 and 9 blobs are refused on Osaka with geth words, accepted on Prague; 6 pass on both', () => {
+    for (const count of [7, 8, 9]) {
+      const osaka = exec('Osaka', '00', blobTx(count));
+      assert.ok(!osaka.ok, `${count} blobs`);
+      assert.equal(osaka.reason, 'BLOB_COUNT');
+      assert.equal(osaka.message, 'blob transaction has too many blobs');
+      assert.equal(exec('Prague', '00', blobTx(count)).ok, true, `${count} blobs on Prague`);
+    }
+    assert.equal(exec('Osaka', '00', blobTx(6)).ok, true);
+    assert.equal(exec('Prague', '00', blobTx(6)).ok, true);
+  });
+
+  test("10 blobs pass the block's blob gas on neither fork", () => {
+    for (const fork of ['Prague', 'Osaka'] as const) {
+      const out = exec(fork, '00', blobTx(10));
+      assert.ok(!out.ok);
+      assert.equal(out.message, 'blob gas limit exceeded');
+    }
   });
 });

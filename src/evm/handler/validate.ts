@@ -75,6 +75,9 @@ export function validateTx(world: WorldState, block: BlockEnv, tx: Tx, opts: Exe
   }
   if (tx.type === 3) {
     if (tx.blobVersionedHashes.length === 0) return bad('BLOB_COUNT', 'blob transaction missing blob hashes');
+    if (rules.maxBlobsPerTx !== 0 && tx.blobVersionedHashes.length > rules.maxBlobsPerTx) {
+      return bad('BLOB_COUNT', 'blob transaction has too many blobs');
+    }
     for (const h of tx.blobVersionedHashes) {
       if (h.length !== 32 || h[0] !== 0x01) return bad('BLOB_HASH_VERSION', 'blob version not supported');
     }
