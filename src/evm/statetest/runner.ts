@@ -2,7 +2,7 @@
 // (tests/state_test_util.go): the tx is built from the JSON fields, `txbytes` must decode and yield a sender, a
 // block's blob limit is checked, the coinbase is touched after the tx, and a rejected tx passes exactly when the
 // case expects an exception (the reasons are compared loosely, but both are reported).
-import { forkRules } from '../forks.ts';
+import { FORKS, forkRules } from '../forks.ts';
 import { initKeccak } from '../keccak.ts';
 import type { BlockEnv, Fork, Tx } from '../types.ts';
 import type { ExecutedTx, StateTestEngine } from './engine.ts';
@@ -41,8 +41,8 @@ export interface RunOptions {
   onSkip?: (name: string, fork: string) => void;
 }
 
-/** The forks whose cases the runner runs (Osaka's are not among the filled sets it is given yet). */
-export const RUNNABLE_FORKS: readonly Fork[] = ['Cancun', 'Prague'];
+/** The forks whose cases the runner runs: every fork the engine runs (a case of another fork is skipped). */
+export const RUNNABLE_FORKS: readonly Fork[] = FORKS;
 
 const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
 
