@@ -29,6 +29,8 @@ export interface ForkRules {
   readonly blobs: BlobSchedule;
   /** EIP-7918: the excess blob gas update honours a reserve price tied to the execution base fee. */
   readonly blobReservePrice: boolean;
+  /** EIP-7934: the RLP-encoded block's size cap, for the block builder above the engine (0: none). */
+  readonly maxRlpBlockSize: number;
 }
 
 const CANCUN: ForkRules = {
@@ -42,6 +44,7 @@ const CANCUN: ForkRules = {
   modexpOsaka: false,
   blobs: { target: 3, max: 6, updateFraction: 3338477n },
   blobReservePrice: false,
+  maxRlpBlockSize: 0,
 };
 
 const PRAGUE: ForkRules = {
@@ -61,6 +64,8 @@ const OSAKA: ForkRules = {
   clz: true,
   modexpOsaka: true,
   blobReservePrice: true,
+  // MAX_BLOCK_SIZE (10 MiB) less SAFETY_MARGIN (2 MiB).
+  maxRlpBlockSize: 8_388_608,
 };
 
 /** Every fork's rules. */
