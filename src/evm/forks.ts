@@ -31,6 +31,8 @@ export interface ForkRules {
   readonly blobReservePrice: boolean;
   /** EIP-7934: the RLP-encoded block's size cap, for the block builder above the engine (0: none). */
   readonly maxRlpBlockSize: number;
+  /** EIP-2935: each block first stores its parent's hash in the history contract (a system call). */
+  readonly historyStorage: boolean;
 }
 
 const CANCUN: ForkRules = {
@@ -45,6 +47,7 @@ const CANCUN: ForkRules = {
   blobs: { target: 3, max: 6, updateFraction: 3338477n },
   blobReservePrice: false,
   maxRlpBlockSize: 0,
+  historyStorage: false,
 };
 
 const PRAGUE: ForkRules = {
@@ -54,6 +57,7 @@ const PRAGUE: ForkRules = {
   calldataFloor: true,
   lastPrecompile: 0x11n,
   blobs: { target: 6, max: 9, updateFraction: 5007716n },
+  historyStorage: true,
 };
 
 const OSAKA: ForkRules = {
