@@ -15,6 +15,7 @@ export function rejectCode(reason: TxRejectReason): number {
     case 'insufficientFunds':
       return 5; // ErrInsufficientFunds
     case 'gasLimitAboveBlock':
+    case 'blockSizeAboveCap':
     case 'gasLimitTooHigh':
     case 'intrinsicGas':
     case 'floorDataGas':

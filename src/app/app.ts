@@ -119,7 +119,7 @@ export class KestrelApp {
       const db = this.headDb;
       const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
       const empty = new ArchiveStateReader(EMPTY_TRIE_ROOT, readNode, () => undefined);
-      const alloc = editsDiff(empty, genesis.alloc);
+      const alloc = editsDiff(empty, [...genesis.alloc, ...genesis.accounts]);
       const stateRoot = writeState(EMPTY_TRIE_ROOT, alloc, readNode, (k, v) => db.putSync(k, v));
       const ctx: BlockContext = {
         number: 0n,

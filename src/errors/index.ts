@@ -55,6 +55,7 @@ export type TxRejectReason =
   | 'invalidSender'
   // Gas (code 11).
   | 'gasLimitAboveBlock'
+  | 'blockSizeAboveCap'
   | 'gasLimitTooHigh'
   | 'intrinsicGas'
   | 'floorDataGas'

@@ -31,6 +31,10 @@ export interface ForkRules {
   readonly maxBlobsPerTx: number;
   /** EIP-7918: the excess blob gas update honours a reserve price tied to the execution base fee. */
   readonly blobReservePrice: boolean;
+  /** EIP-7934: the RLP-encoded block's size cap, for the block builder above the engine (0: none). */
+  readonly maxRlpBlockSize: number;
+  /** EIP-2935: each block first stores its parent's hash in the history contract (a system call). */
+  readonly historyStorage: boolean;
 }
 
 const CANCUN: ForkRules = {
@@ -45,6 +49,8 @@ const CANCUN: ForkRules = {
   blobs: { target: 3, max: 6, updateFraction: 3338477n },
   maxBlobsPerTx: 0,
   blobReservePrice: false,
+  maxRlpBlockSize: 0,
+  historyStorage: false,
 };
 
 const PRAGUE: ForkRules = {
@@ -54,6 +60,7 @@ const PRAGUE: ForkRules = {
   calldataFloor: true,
   lastPrecompile: 0x11n,
   blobs: { target: 6, max: 9, updateFraction: 5007716n },
+  historyStorage: true,
 };
 
 const OSAKA: ForkRules = {
@@ -65,6 +72,8 @@ const OSAKA: ForkRules = {
   modexpOsaka: true,
   maxBlobsPerTx: 6,
   blobReservePrice: true,
+  // MAX_BLOCK_SIZE (10 MiB) less SAFETY_MARGIN (2 MiB).
+  maxRlpBlockSize: 8_388_608,
 };
 
 /** Every fork's rules. */

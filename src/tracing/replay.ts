@@ -19,7 +19,7 @@ import {
 import { contextOf } from '../app/block.ts';
 import { ArchiveStateReader } from '../app/evm/archiveReader.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
-import { addressOf, blockEnvOf, engineFork, engineTxOf, KESTREL_RULES } from '../app/evm/engineTx.ts';
+import { addressOf, blockEnvOf, engineFork, engineTxOf, KESTREL_RULES, preExecution } from '../app/evm/engineTx.ts';
 import type { BlockRecord } from '../store/records.ts';
 import { ExecutionError } from '../errors/index.ts';
 import { TraceDriver } from './driver.ts';
@@ -128,9 +128,10 @@ export class BlockReplay {
     return (this.txs[index] ??= engineTxOf(this.block.txs[index]!, this.block.senders[index]!));
   }
 
-  /** (Re)starts from the parent's state. */
+  /** (Re)starts from the parent's state, after the block's system call as the executor ran it. */
   private reset(): WorldState {
     this.world = new WorldState(new ArchiveStateReader(this.parentRoot, this.deps.readNode, this.deps.hashOf));
+    preExecution(this.world, this.env, this.block.header.parentHash, this.opts.fork);
     this.next = 0;
     return this.world;
   }

@@ -9,8 +9,12 @@ import {
   type BlockEnv,
   type ChainRules,
   type Fork,
+  forkRules,
+  HISTORY_STORAGE_ADDRESS,
   MIN_BLOB_BASE_FEE,
+  systemCall,
   type Tx,
+  type WorldState,
 } from '../../evm/index.ts';
 import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
@@ -23,6 +27,16 @@ export const KESTREL_RULES: ChainRules = Object.freeze({ burnBaseFee: false });
 /** The engine fork of a chain's Common (the fork its genesis names; see common.ts). */
 export function engineFork(common: Common): Fork {
   return chainFork(common);
+}
+
+/**
+ * What a block does before its first transaction (geth's PreExecution): from Prague, EIP-2935's system call stores
+ * the parent's hash in the history contract; a chain whose state has no such contract (one made before Kestrel
+ * deployed it at genesis) finds empty code there, and the call changes nothing. (EIP-4788's beacon root call needs
+ * a beacon chain's root: geth makes it only when one is given, and Kestrel has none.)
+ */
+export function preExecution(world: WorldState, env: BlockEnv, parentHash: Uint8Array, fork: Fork): void {
+  if (forkRules(fork).historyStorage) systemCall(world, env, HISTORY_STORAGE_ADDRESS, parentHash, fork);
 }
 
 /** A 20-byte address as the engine's 160-bit integer (three lanes: no hex string on the per-call path). */

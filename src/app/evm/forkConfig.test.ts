@@ -22,7 +22,11 @@ describe('forkConfig', () => {
     const f = currentFork(9000n, new Uint8Array(32), 'Osaka');
     assert.deepEqual(f.blobSchedule, blobScheduleOf('Osaka'));
     assert.equal(f.activationTime, 0n);
-    assert.deepEqual(f.systemContracts, []);
+    assert.deepEqual(
+      f.systemContracts.map(([n, a]) => [n, hex(a)]),
+      [['HISTORY_STORAGE_ADDRESS', '0x0000f90827f1c53a10cb7a02335b175320002935']],
+    );
+    assert.deepEqual(currentFork(9000n, new Uint8Array(32), 'Cancun').systemContracts, []);
   });
 
   test("a chain without blobs keeps a 1-wei blob base fee on every fork, EIP-7918's reserve included", () => {

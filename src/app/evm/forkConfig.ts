@@ -5,6 +5,7 @@ import {
   type BlobParent,
   type Fork,
   forkRules,
+  HISTORY_STORAGE_ADDRESS,
   nextExcessBlobGas,
 } from '../../evm/index.ts';
 
@@ -36,10 +37,12 @@ export function blobScheduleOf(fork: Fork): BlobSchedule {
 }
 
 function precompileAddress(n: number): Uint8Array {
-  const a = new Uint8Array(20);
-  a[18] = n >> 8;
-  a[19] = n & 0xff;
-  return a;
+  return precompileAddressOf(BigInt(n));
+}
+
+/** A 160-bit address as 20 bytes. */
+function precompileAddressOf(address: bigint): Uint8Array {
+  return Uint8Array.from(Buffer.from(address.toString(16).padStart(40, '0'), 'hex'));
 }
 
 /** Every precompile under its EIP-7910 name; a fork has those up to its last contiguous one, and its extra one. */
@@ -82,9 +85,9 @@ export function forkHash(genesisHash: Uint8Array): Uint8Array {
 }
 
 /**
- * The fork a chain runs. System contracts are empty: Kestrel has no beacon chain, deposits, withdrawals or
- * consolidations, and runs none of Prague's system calls (beacon roots, block-hash history; see the README), so
- * none of those contracts exists in its state.
+ * The fork a chain runs. Of the system contracts only EIP-2935's history contract is named (from Prague): Kestrel
+ * has no beacon chain, deposits, withdrawals or consolidations, so it makes no beacon-root call and reads no request
+ * contract (see the README).
  */
 export function currentFork(chainId: bigint, genesisHash: Uint8Array, fork: Fork): ForkConfig {
   return {
@@ -93,7 +96,9 @@ export function currentFork(chainId: bigint, genesisHash: Uint8Array, fork: Fork
     chainId,
     forkHash: forkHash(genesisHash),
     precompiles: precompileNames(fork),
-    systemContracts: [],
+    systemContracts: forkRules(fork).historyStorage
+      ? [['HISTORY_STORAGE_ADDRESS', precompileAddressOf(HISTORY_STORAGE_ADDRESS)]]
+      : [],
   };
 }
 

@@ -30,7 +30,7 @@ import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/recor
 import type { NodeReader } from '../../state/trieGet.ts';
 import type { ArchiveStateReader } from '../archiveReader.ts';
 import { jumpLocation, precompileFailure, statusError, topFault } from '../callRules.ts';
-import { addressBytes, addressOf, engineFork, KESTREL_RULES } from '../engineTx.ts';
+import { addressBytes, addressOf, engineFork, KESTREL_RULES, preExecution } from '../engineTx.ts';
 import { logRecord } from '../executor.ts';
 import { blobBaseFee } from '../forkConfig.ts';
 import { planOverrides } from '../overrides.ts';
@@ -183,6 +183,8 @@ class Simulation {
     // One WorldState per block, over the state the previous block left: its diff is the block's own changes.
     this.world = new WorldState(this.state);
     writeWorldOverrides(this.world, planned.accounts);
+    // The block's system call, after the overrides as in geth's simulation (at the block's own number and time).
+    preExecution(this.world, priced, parent.hash(), this.fork);
 
     const body: BlockBody = { txs: [], hashes: [], senders: [], receipts: [], gasUsed: 0n };
     const calls: SimCallResult[] = [];
