@@ -1,14 +1,17 @@
 // Packs the shared Ethereum state tests into test/fixtures/ethereum-tests/ as one brotli-compressed JSON bundle per
 // set ({ "<path in the set>": <the file's tests> }), keeping only what the runner reads: `_info` is dropped, and
 // GeneralStateTests keeps only its Cancun cases (older forks are out of scope).
-// Usage: node --import tsx scripts/pack-state-tests.ts [/work/shared/ethereum-tests]
+// Usage: node --import tsx scripts/pack-state-tests.ts [/work/shared/ethereum-tests]   (the Cancun and Prague sets)
+//        node --import tsx scripts/pack-state-tests.ts --osaka OUT   (the Osaka sets: OUT as made by
+//                                                                     scripts/fill-osaka-state-tests.sh)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
-const source = process.argv[2] ?? '/work/shared/ethereum-tests';
+const osaka = process.argv[2] === '--osaka' ? process.argv[3] : undefined;
+const source = osaka === undefined ? (process.argv[2] ?? '/work/shared/ethereum-tests') : undefined;
 const outDir = path.join(import.meta.dirname, '..', 'test', 'fixtures', 'ethereum-tests');
 
 function jsonFiles(dir: string): string[] {
@@ -51,7 +54,20 @@ function pack(name: string, root: string, forks: readonly string[] | undefined):
   console.log(`${name}: ${Object.keys(bundle).length} files, ${cases} cases, ${raw.length} -> ${packed.length} bytes`);
 }
 
+/** Packs one set of execution-spec-tests' state tests for Osaka: `fill --output` wrote them under state_tests/. */
+function packOsaka(name: string, filled: string): void {
+  pack(name, path.join(filled, 'state_tests'), ['Osaka']);
+}
+
 fs.mkdirSync(outDir, { recursive: true });
+if (osaka !== undefined) {
+  packOsaka('eest-osaka', path.join(osaka, 'osaka'));
+  packOsaka('eest-prague-for-osaka', path.join(osaka, 'prague'));
+  packOsaka('eest-cancun-for-osaka', path.join(osaka, 'cancun'));
+  packOsaka('eest-older-for-osaka', path.join(osaka, 'older'));
+  process.exit(0);
+}
+if (source === undefined) throw new Error('usage: pack-state-tests.ts [SHARED_DIR] | --osaka FILLED_DIR');
 pack('GeneralStateTests', path.join(source, 'GeneralStateTests'), ['Cancun']);
 const eest = fs.mkdtempSync(path.join(os.tmpdir(), 'eest-'));
 try {

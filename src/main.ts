@@ -9,7 +9,7 @@ import { stakingQueryModules } from './app/staking/query/index.ts';
 import { CallService } from './app/evm/call.ts';
 import { initEngine } from './evm/index.ts';
 import { rlpEncode } from './evm/trie/rlp.ts';
-import { createFastKeccak, createSharedCommon, HARDFORK } from './app/evm/common.ts';
+import { createFastKeccak, createSharedCommon, DEFAULT_FORK as NEW_HOME_FORK } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
@@ -43,8 +43,8 @@ import { TraceService } from './tracing/service.ts';
 import { lineLogger, LogSink } from './log/logger.ts';
 
 export const VERSION = '0.1.0';
-/** The fork a genesis that names none runs (ethereumjs' name: 'prague'); `kestreld version` prints it. */
-export const DEFAULT_FORK: string = HARDFORK;
+/** The fork a new home runs (`kestreld init` writes it into genesis); `kestreld version` prints it. */
+export const DEFAULT_FORK: string = NEW_HOME_FORK;
 
 /** How long after the listeners are up the engine's libraries start loading (unless a block or call needs them first). */
 const ENGINE_WARMUP_DELAY_MS = 100;
@@ -95,7 +95,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
   const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
   const keccak = await createFastKeccak();
-  const common = createSharedCommon(config.evmChainId, keccak);
+  // The fork is the genesis's (a consensus rule): a home made before genesis named one keeps Prague.
+  const common = createSharedCommon(config.evmChainId, keccak, genesis.fork);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
   try {
     const chainStore = new ChainStore(kv, common, rlpEncode);
@@ -204,7 +205,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         sandbox: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: config.jsonRpc.tracerMemoryBytes },
       },
     });
-    const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap));
+    const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap), genesis.fork);
     const ctx: RpcContext = {
       config,
       app,

@@ -16,6 +16,8 @@ const cases: Array<[TxRejectReason, string, number]> = [
   ['invalidSender', 'invalid sender', 2],
   ['insufficientFunds', 'insufficient funds for gas * price + value', 5],
   ['gasLimitAboveBlock', 'exceeds block gas limit', 11],
+  ['gasLimitTooHigh', 'transaction gas limit too high (cap: 16777216, tx: 30000000)', 11],
+  ['blockSizeAboveCap', 'block RLP-encoded size exceeds maximum', 11],
   ['intrinsicGas', 'intrinsic gas too low', 11],
   ['floorDataGas', 'insufficient gas for floor data gas cost', 11],
   ['underpriced', 'transaction underpriced', 13],

@@ -15,6 +15,8 @@ export function rejectCode(reason: TxRejectReason): number {
     case 'insufficientFunds':
       return 5; // ErrInsufficientFunds
     case 'gasLimitAboveBlock':
+    case 'blockSizeAboveCap':
+    case 'gasLimitTooHigh':
     case 'intrinsicGas':
     case 'floorDataGas':
       return 11; // ErrOutOfGas

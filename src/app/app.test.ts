@@ -179,13 +179,20 @@ describe('KestrelApp over LevelDB', () => {
     assert.equal(after[watched().length - 2]!, 0n, 'the reverting contract holds no value');
   });
 
-  test('block 4: empty block keeps the state root; time never goes backwards', async () => {
+  test("block 4: an empty block only stores its parent's hash (EIP-2935); time never goes backwards", async () => {
     const parent = node.app.head;
     const res = await produce([], 0n);
     assert.equal(res.block.txs.length, 0);
     assert.equal(res.block.header.gasUsed, 0n);
     assert.equal(res.block.header.timestamp, parent.header.timestamp + 1n);
-    assert.deepEqual(res.block.header.stateRoot, parent.header.stateRoot);
+    // The history contract (in the dev genesis) holds the parent's hash at slot (number − 1) mod 8191.
+    const history = hexToBytes('0x0000f90827f1c53a10cb7a02335b175320002935');
+    const slot = new Uint8Array(32);
+    slot[31] = Number((res.block.number - 1n) % 8191n);
+    const view = node.state.readView(res.block.header.stateRoot);
+    assert.deepEqual(bytesToHex(view.storage(history, slot)), bytesToHex(parent.hash));
+    assert.notDeepEqual(res.block.header.stateRoot, parent.header.stateRoot);
+    assert.equal(BigInt(bytesToHex(node.state.readView(parent.header.stateRoot).storage(history, slot))), 0n);
   });
 
   test('finalize/commit misuse is refused', async () => {

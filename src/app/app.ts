@@ -1,7 +1,7 @@
 // The deterministic state machine, ABCI-shaped: checkTx, finalizeBlock, commit, query. It never knows who drives
 // it; the solo engine and (later) the ABCI server call the same methods.
 import type { Common } from '@ethereumjs/common';
-import { initEngine, WorldState } from '../evm/index.ts';
+import { type Fork, forkRules, initEngine, WorldState } from '../evm/index.ts';
 import { initKeccak } from '../evm/keccak.ts';
 import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
@@ -12,6 +12,7 @@ import type { BufferedTrieDb } from '../store/trieDb.ts';
 import { blockSizeOf, deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
+import { chainFork } from './evm/common.ts';
 import { blockEnvOf } from './evm/engineTx.ts';
 import {
   executeBlock,
@@ -99,9 +100,13 @@ export class KestrelApp {
   etherbase: Uint8Array;
   minGasPrice: bigint;
 
+  /** The fork the chain's genesis names (its Common carries it). */
+  readonly fork: Fork;
+
   private constructor(private readonly deps: AppDeps) {
     this.etherbase = deps.etherbase;
     this.minGasPrice = deps.minGasPrice;
+    this.fork = chainFork(deps.common);
   }
 
   /** Opens the app on its store, writing genesis block 0 on first start. */
@@ -127,7 +132,7 @@ export class KestrelApp {
       const db = this.headDb;
       const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
       const empty = new ArchiveStateReader(EMPTY_TRIE_ROOT, readNode, () => undefined);
-      const alloc = editsDiff(empty, genesis.alloc);
+      const alloc = editsDiff(empty, [...genesis.alloc, ...genesis.accounts]);
       let stateRoot = writeState(EMPTY_TRIE_ROOT, alloc, readNode, (k, v) => db.putSync(k, v));
       if (genesis.modules.validators.length > 0) {
         const world = new WorldState(new ArchiveStateReader(stateRoot, readNode, () => undefined));
@@ -201,6 +206,7 @@ export class KestrelApp {
       blockGasLimit: this.headBlock.header.gasLimit,
       baseFee: this.nextBaseFee(),
       minGasPrice: this.minGasPrice,
+      txGasLimitCap: forkRules(this.fork).txGasLimitCap,
     };
   }
 
@@ -313,7 +319,8 @@ export class KestrelApp {
     const reader = new ArchiveStateReader(parentRoot, readNode, hashOf, undefined, this.carried);
     const elapsed = ctx.timestamp - this.headBlock.header.timestamp;
     const hooks = blockHooks(this.deps.genesis.modules.params, ctx.number, ctx.timestamp, consensus, elapsed);
-    const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, this.deps.evmChainId), txs, hooks);
+    const env = blockEnvOf(ctx, this.deps.evmChainId);
+    const exec = executeBlock(new WorldState(reader), ctx, env, txs, this.fork, hooks);
     const storageRoots: Uint8Array[] = [];
     const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
     let written = 0;

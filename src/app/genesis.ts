@@ -4,6 +4,10 @@ import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
 import { parseModulesGenesis, type ModulesGenesis } from './staking/genesis.ts';
 import { NOT_BONDED_POOL } from './staking/env.ts';
 import { addressToBytes } from '../evm/bytes.ts';
+import { type Fork, FORKS, forkRules, HISTORY_STORAGE_ADDRESS } from '../evm/index.ts';
+import { bigintToBytes, bytesToHex, hexToBytes, padLeft } from '../primitives/hex.ts';
+import { DEFAULT_FORK } from './evm/common.ts';
+import type { StateEdit } from './stateEdits.ts';
 
 /** One coin of a bank balance. */
 export interface Coin {
@@ -18,7 +22,11 @@ export interface GenesisDoc {
   initial_height: string;
   consensus_params: { block: { max_bytes: string; max_gas: string } };
   app_state: {
-    evm: { params: { evm_denom: string } };
+    /**
+     * `params.fork`: the Ethereum fork the chain runs from block 0 (absent: Prague, the fork before it was written).
+     * `accounts`: accounts with code (Ethermint's shape, with a nonce): the system contracts a new chain starts with.
+     */
+    evm: { params: { evm_denom: string; fork?: string }; accounts?: GenesisAccount[] };
     feemarket: { params: { base_fee: string; no_base_fee: boolean } };
     bank: { balances: Array<{ address: string; coins: Coin[] }>; denom_metadata: unknown[] };
     /** Under CometBFT: who receives the fees of the blocks each validator proposes. */
@@ -35,6 +43,14 @@ export interface FeeRecipientEntry {
   recipient: string;
 }
 
+/** An account with code in genesis: 0x-hex address and code, decimal nonce, 32-byte hex storage words. */
+export interface GenesisAccount {
+  address: string;
+  code: string;
+  nonce?: string;
+  storage?: Array<{ key: string; value: string }>;
+}
+
 /** The decoded genesis the app builds block 0 from. */
 export interface Genesis {
   chainId: string;
@@ -42,7 +58,11 @@ export interface Genesis {
   blockGasLimit: bigint;
   baseFee: bigint;
   evmDenom: string;
+  /** The Ethereum fork the chain runs: a consensus rule, so it lives in genesis, never in a node's app.toml. */
+  fork: Fork;
   alloc: Array<{ address: Uint8Array; balance: bigint }>;
+  /** Accounts with code (after the balances: an address in both gets both). */
+  accounts: StateEdit[];
   /** Balances of the other denoms (the bank store), per account, zero amounts dropped. */
   bank: Array<{ address: Uint8Array; coins: Array<{ denom: string; amount: bigint }> }>;
   /** Fee recipient per consensus address (upper-case hex, CometBFT's spelling). */
@@ -59,14 +79,40 @@ export const DENOM_REGEX = /^[a-zA-Z][a-zA-Z0-9/:._-]{2,127}$/;
 export const DEV_BALANCE = 10_000n * 10n ** 18n;
 export const DEFAULT_BLOCK_GAS_LIMIT = 30_000_000n;
 export const INITIAL_BASE_FEE = 1_000_000_000n;
+/** The fork of a genesis that names none: every chain made before the field existed ran Prague. */
+export const UNNAMED_GENESIS_FORK: Fork = 'Prague';
 
-/** Builds a genesis document; `--dev` funds the ten dev accounts with the EVM denom and a second denom. */
+/**
+ * EIP-2935's history contract as the EIP deploys it (nonce 1), which a new chain of a fork that calls it gets at
+ * genesis, as geth's --dev genesis does: its system call (each block stores its parent's hash) then has a contract
+ * to write to, and contracts can read the last 8191 block hashes from it.
+ */
+export const HISTORY_STORAGE_CODE =
+  '0x3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500';
+
+/** The system contracts a new genesis running `fork` holds. */
+export function systemContracts(fork: Fork): GenesisAccount[] {
+  if (!forkRules(fork).historyStorage) return [];
+  return [
+    {
+      address: bytesToHex(padLeft(bigintToBytes(HISTORY_STORAGE_ADDRESS), 20)),
+      code: HISTORY_STORAGE_CODE,
+      nonce: '1',
+    },
+  ];
+}
+
+/**
+ * Builds a genesis document running `fork` (default Osaka); `--dev` funds the ten dev accounts with the EVM denom
+ * and a second denom.
+ */
 export function makeGenesisDoc(opts: {
   chainId: string;
   evmDenom: string;
   prefix: string;
   dev: boolean;
   now: Date;
+  fork?: Fork;
 }): GenesisDoc {
   const balances = opts.dev
     ? deriveAccounts(DEV_MNEMONIC, 10).map((a) => ({
@@ -77,13 +123,14 @@ export function makeGenesisDoc(opts: {
         ],
       }))
     : [];
+  const fork = opts.fork ?? DEFAULT_FORK;
   return {
     genesis_time: new Date(Math.floor(opts.now.getTime() / 1000) * 1000).toISOString(),
     chain_id: opts.chainId,
     initial_height: '0',
     consensus_params: { block: { max_bytes: '22020096', max_gas: DEFAULT_BLOCK_GAS_LIMIT.toString() } },
     app_state: {
-      evm: { params: { evm_denom: opts.evmDenom } },
+      evm: { params: { evm_denom: opts.evmDenom, fork }, accounts: systemContracts(fork) },
       feemarket: { params: { base_fee: INITIAL_BASE_FEE.toString(), no_base_fee: false } },
       bank: { balances, denom_metadata: [] },
     },
@@ -125,6 +172,8 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
     modules,
     prefix,
     feeRecipients: parseFeeRecipients(doc.app_state.fee_recipients, prefix),
+    fork: parseFork(doc.app_state.evm.params.fork),
+    accounts: parseAccounts(doc.app_state.evm.accounts),
     chainId: doc.chain_id,
     time: BigInt(Math.floor(time / 1000)),
     blockGasLimit: BigInt(doc.consensus_params.block.max_gas),
@@ -133,6 +182,38 @@ export function parseGenesis(doc: GenesisDoc, prefix: string): Genesis {
     alloc,
     bank,
   };
+}
+
+/** Reads app_state.evm.accounts (absent: none). */
+export function parseAccounts(entries: GenesisAccount[] | undefined): StateEdit[] {
+  if (entries === undefined) return [];
+  if (!Array.isArray(entries)) throw new Error('genesis: app_state.evm.accounts must be a list');
+  const hex = (v: unknown, what: string, bytes?: number): Uint8Array => {
+    const s = typeof v === 'string' ? v.replace(/^0x/i, '') : '';
+    if (!/^([0-9a-fA-F]{2})*$/.test(s) || (bytes !== undefined && s.length !== 2 * bytes)) {
+      throw new Error(`genesis: app_state.evm.accounts: ${what} "${String(v)}" is not ${bytes ?? 'a'}-byte hex`);
+    }
+    return hexToBytes('0x' + s);
+  };
+  return entries.map((e) => {
+    const nonce = e.nonce ?? '0';
+    if (!/^\d+$/.test(nonce)) throw new Error(`genesis: app_state.evm.accounts: invalid nonce "${nonce}"`);
+    return {
+      address: hex(e.address, 'address', 20),
+      nonce: BigInt(nonce),
+      code: hex(e.code, 'code'),
+      storage: (e.storage ?? []).map(
+        (s) => [hex(s.key, 'storage key', 32), hex(s.value, 'storage value', 32)] as const,
+      ),
+    };
+  });
+}
+
+/** Reads app_state.evm.params.fork: one of the forks the engine runs, Prague when absent. */
+export function parseFork(value: unknown): Fork {
+  if (value === undefined) return UNNAMED_GENESIS_FORK;
+  if (typeof value === 'string' && (FORKS as readonly string[]).includes(value)) return value as Fork;
+  throw new Error(`genesis: app_state.evm.params.fork "${String(value)}" is not one of ${FORKS.join(', ')}`);
 }
 
 /** Reads app_state.fee_recipients: one entry per consensus address, each recipient a valid account address. */

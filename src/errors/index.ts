@@ -55,6 +55,8 @@ export type TxRejectReason =
   | 'invalidSender'
   // Gas (code 11).
   | 'gasLimitAboveBlock'
+  | 'blockSizeAboveCap'
+  | 'gasLimitTooHigh'
   | 'intrinsicGas'
   | 'floorDataGas'
   // Price (code 13).

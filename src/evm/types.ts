@@ -10,7 +10,7 @@
 //   2^53 for the interpreter while fee arithmetic stays exact in bigint).
 
 /** The forks the engine runs, selected per run. */
-export type Fork = 'Cancun' | 'Prague';
+export type Fork = 'Cancun' | 'Prague' | 'Osaka';
 
 /** A 160-bit account address. */
 export type Address = bigint;
@@ -101,6 +101,8 @@ export type TxInvalidReason =
   | 'INTRINSIC_GAS_TOO_LOW'
   | 'FLOOR_DATA_GAS_TOO_LOW'
   | 'GAS_LIMIT_EXCEEDS_BLOCK'
+  /** EIP-7825 (Osaka): above the 2^24 cap on a transaction's gas limit. */
+  | 'GAS_LIMIT_EXCEEDS_MAXIMUM'
   | 'FEE_CAP_BELOW_BASE_FEE'
   | 'TIP_ABOVE_FEE_CAP'
   | 'SENDER_NOT_EOA'

@@ -250,6 +250,21 @@ describe('TxPool.executable at a base fee', () => {
   });
 });
 
+test('a tx left out of a full block (gas or EIP-7934 size) stays pooled; one the engine refused goes', () => {
+  const pool = new TxPool({}, () => {});
+  const full = [tx(alice, 0n), tx(bob, 0n)];
+  const bad = tx(carol, 0n);
+  for (const t of [...full, bad]) pool.add(t, 0n);
+  const empty = { block: { txs: [], senders: [] } } as unknown as Parameters<TxPool['onCommitted']>[0];
+  pool.onCommitted(empty, [
+    { hash: full[0]!.hash, error: new TxRejectedError('gasLimitAboveBlock', 'exceeds block gas limit') },
+    { hash: full[1]!.hash, error: new TxRejectedError('blockSizeAboveCap', 'block RLP-encoded size exceeds maximum') },
+    { hash: bad.hash, error: new TxRejectedError('other', 'insufficient funds for gas * price + value') },
+  ]);
+  for (const t of full) assert.ok(pool.get(t.hash));
+  assert.equal(pool.get(bad.hash), undefined);
+});
+
 describe('TxPool.onCommitted (real app)', () => {
   let dir: string;
   let kv: KvStore;

@@ -234,8 +234,8 @@ export class TxPool {
     const firstBad = new Map<string, { t: PoolTx; error: string }>();
     for (const r of rejected) {
       const t = this.byHash.get(bareHex(r.hash));
-      // Not this tx's fault: the block was full; it stays pooled for the next one.
-      if (!t || r.error.reason === 'gasLimitAboveBlock') continue;
+      // Not this tx's fault: the block was full (gas, or EIP-7934's size); it stays pooled for the next one.
+      if (!t || r.error.reason === 'gasLimitAboveBlock' || r.error.reason === 'blockSizeAboveCap') continue;
       const key = bareHex(t.sender);
       const seen = firstBad.get(key);
       if (!seen || t.tx.nonce < seen.t.tx.nonce) firstBad.set(key, { t, error: r.error.message });

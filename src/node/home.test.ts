@@ -44,6 +44,23 @@ describe('initHome', () => {
     assert.equal(g.evmDenom, 'akestrel');
     assert.equal(g.blockGasLimit, 30_000_000n);
     assert.equal(g.baseFee, 1_000_000_000n);
+    // A new home runs Osaka, and says so in its genesis.
+    assert.equal(doc.app_state.evm.params.fork, 'Osaka');
+    assert.equal(g.fork, 'Osaka');
+  });
+
+  test('genesis names the fork: any of Cancun, Prague, Osaka; absent (a home made before) means Prague', () => {
+    const home = join(dir, 'cancun');
+    initHome(home, { chainId: 'kestrel_9000-1', dev: false, fork: 'Cancun' });
+    const doc = JSON.parse(readFileSync(homePaths(home).genesis, 'utf8')) as GenesisDoc;
+    assert.equal(parseGenesis(doc, 'kestrel').fork, 'Cancun');
+    delete doc.app_state.evm.params.fork;
+    assert.equal(parseGenesis(doc, 'kestrel').fork, 'Prague');
+    doc.app_state.evm.params.fork = 'Shanghai';
+    assert.throws(
+      () => parseGenesis(doc, 'kestrel'),
+      /app_state\.evm\.params\.fork "Shanghai" is not one of Cancun, Prague, Osaka/,
+    );
   });
 
   test('a non-dev home has an empty allocation', () => {

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { makeGenesisDoc } from '../app/genesis.ts';
+import { DEFAULT_FORK } from '../app/evm/common.ts';
+import { makeGenesisDoc, type Genesis } from '../app/genesis.ts';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_EVM_DENOM, defaultAppToml } from '../config/defaults.ts';
 import { parseEvmChainId } from '../config/chainId.ts';
 import { parseBech32Prefix } from '../config/load.ts';
@@ -42,10 +43,13 @@ export function isInitialized(home: string): boolean {
   return existsSync(homePaths(home).genesis);
 }
 
-/** Lays out a new home; refuses to overwrite an existing genesis unless `overwrite`. */
+/** The fork `kestreld init` writes into a new genesis unless told another. */
+export const INIT_FORK = DEFAULT_FORK;
+
+/** Lays out a new home (its genesis naming `fork`, Osaka by default); refuses to overwrite a genesis unless `overwrite`. */
 export function initHome(
   home: string,
-  opts: { chainId: string; dev: boolean; overwrite?: boolean; bech32Prefix?: string },
+  opts: { chainId: string; dev: boolean; overwrite?: boolean; bech32Prefix?: string; fork?: Genesis['fork'] },
 ): void {
   parseEvmChainId(opts.chainId);
   const prefix = parseBech32Prefix(opts.bech32Prefix ?? DEFAULT_BECH32_PREFIX);
@@ -61,6 +65,7 @@ export function initHome(
     prefix,
     dev: opts.dev,
     now: new Date(),
+    fork: opts.fork ?? DEFAULT_FORK,
   });
   writeFileAtomic(p.genesis, JSON.stringify(doc, null, 2) + '\n');
   if (!existsSync(p.authToken)) writeFileAtomic(p.authToken, randomBytes(32).toString('hex') + '\n', 0o600);

@@ -1,10 +1,10 @@
-// Opcode names as the tracers print them (geth's and ethereumjs' Prague table: PUSH1 not PUSH, KECCAK256,
-// PREVRANDAO); every byte without an opcode, and 0xfe, reads INVALID.
+// Opcode names as the tracers print them (geth's table: PUSH1 not PUSH, KECCAK256, PREVRANDAO, and Osaka's CLZ,
+// which geth names on every fork); every byte without an opcode, and 0xfe, reads INVALID.
 
 /** Runs of consecutive opcodes: [first byte, names]. */
 const RUNS: Array<[number, string]> = [
   [0x00, 'STOP ADD MUL SUB DIV SDIV MOD SMOD ADDMOD MULMOD EXP SIGNEXTEND'],
-  [0x10, 'LT GT SLT SGT EQ ISZERO AND OR XOR NOT BYTE SHL SHR SAR'],
+  [0x10, 'LT GT SLT SGT EQ ISZERO AND OR XOR NOT BYTE SHL SHR SAR CLZ'],
   [0x20, 'KECCAK256'],
   [
     0x30,

@@ -18,7 +18,7 @@ import {
 import { contextOf } from '../app/block.ts';
 import { ArchiveStateReader } from '../app/evm/archiveReader.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
-import { addressOf, blockEnvOf, engineFork, engineTxOf } from '../app/evm/engineTx.ts';
+import { addressOf, blockEnvOf, engineFork, engineTxOf, preExecution } from '../app/evm/engineTx.ts';
 import { chainPrecompiles, chainRules } from '../app/staking/chain.ts';
 import type { BlockRecord } from '../store/records.ts';
 import { ExecutionError } from '../errors/index.ts';
@@ -132,9 +132,10 @@ export class BlockReplay {
     return (this.txs[index] ??= engineTxOf(this.block.txs[index]!, this.block.senders[index]!));
   }
 
-  /** (Re)starts from the parent's state. */
+  /** (Re)starts from the parent's state, after the block's system call as the executor ran it. */
   private reset(): WorldState {
     this.world = new WorldState(new ArchiveStateReader(this.parentRoot, this.deps.readNode, this.deps.hashOf));
+    preExecution(this.world, this.env, this.block.header.parentHash, this.opts.fork);
     this.next = 0;
     return this.world;
   }

@@ -4,6 +4,7 @@
 // tracers run with their replay in a worker thread that is terminated at the deadline.
 import type { BlockRecord } from '../store/records.ts';
 import type { CallService } from '../app/evm/call.ts';
+import { chainFork } from '../app/evm/common.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { ExecutionError, LimitExceededError, NotFoundError } from '../errors/index.ts';
 import type { CallRequest } from '../primitives/callRequest.ts';
@@ -92,6 +93,7 @@ export class TraceService {
     // Workers start on the first JavaScript trace, not with the node.
     this.workers = new TracerWorkers({
       evmChainId: deps.common.chainId(),
+      fork: chainFork(deps.common),
       gasCap: deps.calls.gasCap,
       sandbox: this.limits.sandbox,
       readNode: deps.readNode,

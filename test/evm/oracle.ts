@@ -32,7 +32,7 @@ function commonFor(fork: Fork): Common {
   let common = commons.get(fork);
   if (common === undefined) {
     if (kzg === undefined) throw new Error('the ethereumjs oracle is used before init()');
-    const hardfork = fork === 'Prague' ? Hardfork.Prague : Hardfork.Cancun;
+    const hardfork = fork === 'Osaka' ? Hardfork.Osaka : fork === 'Prague' ? Hardfork.Prague : Hardfork.Cancun;
     common = new Common({ chain: Mainnet, hardfork, customCrypto: { kzg: kzg as never } });
     commons.set(fork, common);
   }

@@ -14,7 +14,28 @@ export const SETS = [
   'eest-older-for-prague',
   'eest-osaka-for-prague',
   'eest-cancun',
+  'eest-osaka',
+  'eest-prague-for-osaka',
+  'eest-cancun-for-osaka',
+  'eest-older-for-osaka',
 ] as const;
+
+/**
+ * How many cases of each set run (pass or fail) and how many are skipped because their fork is not run: the CI
+ * step checks both, so a bundle that lost cases, or a runner that stopped running a fork, fails it.
+ */
+export const EXPECTED_CASES: Readonly<Record<(typeof SETS)[number], { ran: number; skipped: number }>> = {
+  GeneralStateTests: { ran: 19_009, skipped: 0 },
+  'eest-prague': { ran: 1_439, skipped: 0 },
+  'eest-cancun-for-prague': { ran: 1_399, skipped: 0 },
+  'eest-older-for-prague': { ran: 1_050, skipped: 0 },
+  'eest-osaka-for-prague': { ran: 156, skipped: 0 },
+  'eest-cancun': { ran: 1_368, skipped: 4 },
+  'eest-osaka': { ran: 1_210, skipped: 0 },
+  'eest-prague-for-osaka': { ran: 1_875, skipped: 0 },
+  'eest-cancun-for-osaka': { ran: 1_435, skipped: 0 },
+  'eest-older-for-osaka': { ran: 1_088, skipped: 0 },
+};
 
 // Node 20 cannot start a worker from a .ts file even with tsx imported; the worker registers tsx, then loads it.
 const WORKER_BOOT = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => {

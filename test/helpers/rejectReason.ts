@@ -12,7 +12,8 @@ export function rejectReasonOf(message: string): TxRejectReason {
   if (message.startsWith('nonce too high')) return 'nonceTooHigh';
   if (message.startsWith('insufficient funds')) return 'insufficientFunds';
   if (/underpriced|fee cap less than block base fee|max fee per gas less than/.test(message)) return 'underpriced';
-  if (/gas too low|insufficient gas|exceeds block gas limit/.test(message)) return 'intrinsicGas';
+  if (/gas too low|insufficient gas|exceeds block gas limit|gas limit too high|size exceeds maximum/.test(message))
+    return 'intrinsicGas';
   if (/^rlp:|too short|not supported|invalid sender|invalid chain id|replay-protected|oversized/.test(message))
     return 'malformed';
   return 'other';

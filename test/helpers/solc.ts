@@ -1,5 +1,6 @@
-// Compiles Solidity with the `solc` npm package (soljson), evmVersion "prague" (the node's hardfork;
-// solc 0.8.37 defaults to osaka, which the node does not run), optimizer on. Cached per source text.
+// Compiles Solidity with the `solc` npm package (soljson): the fixtures at evmVersion "prague" (a fork every Kestrel
+// chain runs but Cancun; ethereumjs, the oracle of several tests, runs Prague), optimizer on, cached per source
+// text; or with the compiler's defaults as a user gets them (solc 0.8.37: evmVersion osaka, optimizer off).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,6 +52,44 @@ export function compileSource(source: string, fileName = 'Source.sol'): Record<s
     };
   }
   cache.set(key, out);
+  return out;
+}
+
+/** A contract compiled with solc's default settings, and the evmVersion solc chose (from its metadata). */
+export interface DefaultCompiled extends CompiledContract {
+  evmVersion: string;
+}
+
+/** Compiles one source file with solc's default settings (no evmVersion, no optimizer); throws on compiler errors. */
+export function compileWithDefaults(source: string, fileName = 'Source.sol'): Record<string, DefaultCompiled> {
+  const input = {
+    language: 'Solidity',
+    sources: { [fileName]: { content: source } },
+    settings: {
+      outputSelection: { '*': { '*': ['abi', 'metadata', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+    },
+  };
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    errors?: Array<{ severity: string; formattedMessage: string }>;
+    contracts?: Record<
+      string,
+      Record<
+        string,
+        { abi: any[]; metadata: string; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }
+      >
+    >;
+  };
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length > 0) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  const out: Record<string, DefaultCompiled> = {};
+  for (const [name, c] of Object.entries(output.contracts?.[fileName] ?? {})) {
+    out[name] = {
+      abi: c.abi,
+      bytecode: `0x${c.evm.bytecode.object}`,
+      deployedBytecode: `0x${c.evm.deployedBytecode.object}`,
+      evmVersion: (JSON.parse(c.metadata) as { settings: { evmVersion: string } }).settings.evmVersion,
+    };
+  }
   return out;
 }
 

@@ -153,7 +153,7 @@ export function traceOnEngine(pre: PreAccount[], s: Scenario, tracer: Tracer): T
     coinbase: bytesToBigint(COINBASE),
     baseFee: 0n,
     prevRandao: 0n,
-    blobBaseFee: blobBaseFee(0n),
+    blobBaseFee: blobBaseFee(0n, 'Prague'),
     chainId: CHAIN_ID,
   };
   const tx: Tx = {

@@ -158,7 +158,10 @@ const cases: Case[] = [
       const sum = crc32(getBytes(c.genesis.hash));
       assert.equal(r.current.forkId, '0x' + sum.toString(16).padStart(8, '0'));
       assert.equal(r.current.precompiles.ECREC, '0x0000000000000000000000000000000000000001');
-      assert.equal(Object.keys(r.current.precompiles).length, 17);
+      // Osaka (the default fork of a new home): Prague's 17 and P256VERIFY, Prague's blob schedule.
+      assert.equal(r.current.precompiles.P256VERIFY, '0x0000000000000000000000000000000000000100');
+      assert.equal(Object.keys(r.current.precompiles).length, 18);
+      assert.deepEqual(r.current.blobSchedule, { target: 6, max: 9, baseFeeUpdateFraction: 5007716 });
     },
   },
   {

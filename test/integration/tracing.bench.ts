@@ -43,6 +43,7 @@ function cpuMs(pid: number): number {
 for (let i = 0; i < 3; i++) {
   const pool = new TracerWorkers({
     evmChainId: 9000n,
+    fork: 'Osaka',
     gasCap: 50_000_000n,
     sandbox: DEFAULT_SANDBOX_LIMITS,
     readNode: () => undefined,

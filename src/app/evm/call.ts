@@ -13,6 +13,7 @@ import {
   ExecutionAborted,
   executeTransaction,
   type Fork,
+  forkRules,
   initEngine,
   intrinsicGas,
   type Precompile,
@@ -388,6 +389,9 @@ export class CallService {
     const s = this.scope(block, overrides, req);
     const blob = overrides?.block?.blobBaseFee;
     let hi = req.gas !== undefined && req.gas >= 21000n ? req.gas : s.env.gasLimit;
+    // EIP-7825 (Osaka): no transaction may carry more, so the search stays below the cap, as geth's estimator.
+    const txCap = forkRules(this.fork).txGasLimitCap;
+    if (txCap !== 0n && hi > txCap) hi = txCap;
     if (this.limits.gasCap > 0n && hi > this.limits.gasCap) hi = this.limits.gasCap;
     // A plain value transfer to an account without code costs exactly 21000 (geth's shortcut). (A success at
     // 21000 is the answer whatever the code: no call costs less. With overrides the probe alone decides.)

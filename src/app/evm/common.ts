@@ -1,11 +1,37 @@
-// The chain's Ethereum rules: hardfork, EIP-155 id, and native secp256k1 recovery (25× faster than pure JS).
+// The chain's Ethereum rules: the fork its genesis names, EIP-155 id, and native secp256k1 recovery (25× faster
+// than pure JS).
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
 import secp256k1 from 'secp256k1';
+import type { Fork } from '../../evm/index.ts';
 import { initKeccak, keccak256 } from '../../evm/keccak.ts';
 import { padLeft } from '../../primitives/hex.ts';
 
-/** The hardfork Kestrel executes (solc contracts must target the same evmVersion). */
-export const HARDFORK = Hardfork.Prague;
+/** The fork a new chain runs (`kestreld init`); solc's default evmVersion since 0.8.31 is osaka too. */
+export const DEFAULT_FORK: Fork = 'Osaka';
+
+/**
+ * The ethereumjs hardfork whose transaction and header formats a fork uses. Osaka changes neither, and an
+ * ethereumjs Osaka Common would refuse a transaction above EIP-7825's gas cap in its constructor, before (and
+ * worded unlike) geth's refusal, which Kestrel's admission and engine make; so an Osaka chain decodes as Prague.
+ */
+const FORMAT_HARDFORK: Record<Fork, Hardfork> = {
+  Cancun: Hardfork.Cancun,
+  Prague: Hardfork.Prague,
+  Osaka: Hardfork.Prague,
+};
+
+/** The fork each Common made here runs (the Common's own hardfork names its formats only). */
+const FORK_OF = new WeakMap<Common, Fork>();
+
+/** The fork a chain's Common runs: the one it was made for, else its hardfork's (Cancun or Prague). */
+export function chainFork(common: Common): Fork {
+  const fork = FORK_OF.get(common);
+  if (fork !== undefined) return fork;
+  const hf = common.hardfork();
+  if (hf === 'prague') return 'Prague';
+  if (hf === 'cancun') return 'Cancun';
+  throw new Error(`hardfork ${hf} is not run by Kestrel's engine`);
+}
 
 function recoveryId(v: bigint, chainId?: bigint): number {
   if (v === 0n || v === 1n) return Number(v);
@@ -42,12 +68,14 @@ export async function createFastKeccak(): Promise<Keccak> {
   return keccak256;
 }
 
-/** Builds the Common for an EIP-155 chain id at Kestrel's hardfork (with native ecrecover and a fast keccak). */
-export function createChainCommon(evmChainId: bigint, keccak256?: Keccak): Common {
-  return createCustomCommon({ chainId: Number(evmChainId), name: 'kestrel' }, Mainnet, {
-    hardfork: HARDFORK,
+/** Builds the Common of an EIP-155 chain id running `fork` (with native ecrecover and a fast keccak). */
+export function createChainCommon(evmChainId: bigint, keccak256?: Keccak, fork: Fork = DEFAULT_FORK): Common {
+  const common = createCustomCommon({ chainId: Number(evmChainId), name: 'kestrel' }, Mainnet, {
+    hardfork: FORMAT_HARDFORK[fork],
     customCrypto: keccak256 ? { ecrecover: nativeEcrecover, keccak256 } : { ecrecover: nativeEcrecover },
   });
+  FORK_OF.set(common, fork);
+  return common;
 }
 
 /**
@@ -55,8 +83,8 @@ export function createChainCommon(evmChainId: bigint, keccak256?: Keccak): Commo
  * header it builds, and a copy costs ~0.3 ms (it rebuilds the params cache), which dominated admission. Txs and
  * headers only read it (we never ask runTx to align hardforks), so here copy() hands out the same instance.
  */
-export function createSharedCommon(evmChainId: bigint, keccak256?: Keccak): Common {
-  const common = createChainCommon(evmChainId, keccak256);
+export function createSharedCommon(evmChainId: bigint, keccak256?: Keccak, fork: Fork = DEFAULT_FORK): Common {
+  const common = createChainCommon(evmChainId, keccak256, fork);
   common.copy = () => common;
   // Every tx constructor also re-applies the same constant params table (a deep copy plus a cache rebuild);
   // applying a given table once is enough.

@@ -36,7 +36,12 @@ describe('engineTx', () => {
       [5n, 1234n, 30_000_000n, 7n, 1n, 9000n],
     );
     assert.equal(blockEnvOf(ctx, 9000n, 99n).blobBaseFee, 99n);
-    assert.equal(engineFork(common), 'Prague');
+    // The Common's fork is the chain's (Osaka by default); its hardfork names the formats (Prague's for Osaka).
+    assert.equal(engineFork(common), 'Osaka');
+    assert.equal(common.hardfork(), 'prague');
+    for (const fork of ['Cancun', 'Prague', 'Osaka'] as const)
+      assert.equal(engineFork(createChainCommon(1n, undefined, fork)), fork);
+    assert.equal(createChainCommon(1n, undefined, 'Cancun').hardfork(), 'cancun');
     assert.deepEqual(addressBytes(addressOf(coinbase)), coinbase);
   });
 

@@ -4,21 +4,39 @@
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { addressFromBytes, addressToBytes } from '../../evm/bytes.ts';
-import type { AccessListItem as EngineAccessItem, BlockEnv, ChainRules, Fork, Tx } from '../../evm/index.ts';
+import {
+  type AccessListItem as EngineAccessItem,
+  type BlockEnv,
+  type ChainRules,
+  type Fork,
+  forkRules,
+  HISTORY_STORAGE_ADDRESS,
+  MIN_BLOB_BASE_FEE,
+  systemCall,
+  type Tx,
+  type WorldState,
+} from '../../evm/index.ts';
 import type { AccessListItem, CallRequest } from '../../primitives/callRequest.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
 import type { BlockContext } from '../block.ts';
-import { blobBaseFee } from './forkConfig.ts';
+import { chainFork } from './common.ts';
 
 /** Kestrel's fee rule: the whole fee (base fee included) goes to the block's coinbase; nothing is burned. */
 export const KESTREL_RULES: ChainRules = Object.freeze({ burnBaseFee: false });
 
-/** The engine fork of a Common's hardfork (Kestrel runs Prague; Cancun stays selectable for tests). */
+/** The engine fork of a chain's Common (the fork its genesis names; see common.ts). */
 export function engineFork(common: Common): Fork {
-  const hf = common.hardfork();
-  if (hf === 'prague') return 'Prague';
-  if (hf === 'cancun') return 'Cancun';
-  throw new Error(`hardfork ${hf} is not run by Kestrel's engine`);
+  return chainFork(common);
+}
+
+/**
+ * What a block does before its first transaction (geth's PreExecution): from Prague, EIP-2935's system call stores
+ * the parent's hash in the history contract; a chain whose state has no such contract (one made before Kestrel
+ * deployed it at genesis) finds empty code there, and the call changes nothing. (EIP-4788's beacon root call needs
+ * a beacon chain's root: geth makes it only when one is given, and Kestrel has none.)
+ */
+export function preExecution(world: WorldState, env: BlockEnv, parentHash: Uint8Array, fork: Fork): void {
+  if (forkRules(fork).historyStorage) systemCall(world, env, HISTORY_STORAGE_ADDRESS, parentHash, fork);
 }
 
 /** A 20-byte address as the engine's 160-bit integer (three lanes: no hex string on the per-call path). */
@@ -29,8 +47,8 @@ export function addressOf(bytes: Uint8Array): bigint {
 /** A 160-bit address as 20 bytes (the engine's conversion: no hex string on the per-call path). */
 export const addressBytes: (address: bigint) => Uint8Array = addressToBytes;
 
-/** The engine's BlockEnv of a block context; `blobFee` defaults to the fork's minimum (Kestrel carries no blobs). */
-export function blockEnvOf(ctx: BlockContext, chainId: bigint, blobFee: bigint = blobBaseFee(0n)): BlockEnv {
+/** The engine's BlockEnv of a block context; `blobFee` defaults to the minimum (Kestrel's blocks carry no blobs). */
+export function blockEnvOf(ctx: BlockContext, chainId: bigint, blobFee: bigint = MIN_BLOB_BASE_FEE): BlockEnv {
   return {
     number: ctx.number,
     timestamp: ctx.timestamp,

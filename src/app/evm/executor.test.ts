@@ -272,7 +272,7 @@ describe('block execution on the engine', () => {
       const readNode = (k: Uint8Array) => newDb.getSync(k);
       // As the app runs blocks: each reader starts from the tries the previous block decoded and wrote.
       const reader = new ArchiveStateReader(root, readNode, hashOf, undefined, carried);
-      const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, 9000n), txs);
+      const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, 9000n), txs, 'Prague');
       // As the app writes: forking the tries the reader loaded during execution.
       const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
       const newRoot = writeState(root, exec.diff, readNode, (k, v) => newDb.putSync(k, v), { loaded: reader, tries });

@@ -7,6 +7,7 @@ import {
   type AccountDiff,
   type BlockEnv,
   type ExecOptions,
+  type Fork,
   type Log,
   type TxInvalidReason,
   type WorldState,
@@ -16,9 +17,13 @@ import { addressToBytes, wordToBytes } from '../../evm/bytes.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
 import type { BlockContext } from '../block.ts';
-import { engineTxOf } from './engineTx.ts';
+import { blockSizeBudget } from '../blockSize.ts';
+import { engineTxOf, preExecution } from './engineTx.ts';
 import { chainPrecompiles, chainRules } from '../staking/chain.ts';
 import type { ValidatorUpdate } from '../staking/staking.ts';
+
+/** geth's ErrBlockOversized, for a tx left out of a block it would take past EIP-7934's cap. */
+const BLOCK_OVERSIZED = 'block RLP-encoded size exceeds maximum';
 
 /** A transaction handed to the executor with its already-recovered sender. */
 export interface ExecTx {
@@ -58,8 +63,8 @@ export interface BlockHooks {
 }
 
 /** Kestrel's fork, fee rule and precompiles (chain.ts: the whole fee to the coinbase, or to the stakers). */
-function blockOptions(): ExecOptions {
-  return { fork: 'Prague', rules: chainRules(), precompiles: chainPrecompiles('Prague') };
+function blockOptions(fork: Fork): ExecOptions {
+  return { fork, rules: chainRules(), precompiles: chainPrecompiles(fork) };
 }
 
 /** The effective gas price a transaction pays at a base fee. */
@@ -104,30 +109,44 @@ export function logRecord(log: Log, bloom: Uint8Array): LogRecord {
 }
 
 /**
- * Runs txs in order on `world` (one WorldState for the block, over its parent state). Txs that are invalid
+ * Runs the block's system call (EIP-2935, see preExecution), then txs in order on `world` (one WorldState for the
+ * block, over its parent state). Txs that are invalid
  * against the state they meet (nonce, balance, gas) are skipped and reported, as a block builder must; so is a tx
- * whose gas limit no longer fits in the block.
+ * whose gas limit no longer fits in the block. From Osaka, once a tx would take the block past EIP-7934's size
+ * cap, it and every later one are left for a later block (geth's miner stops there too: a sender's later nonces
+ * would only fail behind the one left out).
  */
 export function executeBlock(
   world: WorldState,
   ctx: BlockContext,
   env: BlockEnv,
   txs: ExecTx[],
+  fork: Fork,
   hooks?: BlockHooks,
 ): EngineBlockExecution {
-  const OPTIONS = blockOptions();
+  const opts = blockOptions(fork);
   hooks?.begin(world);
   const included: ExecTx[] = [];
   const receipts: ReceiptRecord[] = [];
   const rejected: Rejection[] = [];
+  const size = blockSizeBudget(fork);
+  let full = false;
   let gasUsed = 0n;
+  preExecution(world, env, ctx.parentHash, fork);
   for (const item of txs) {
     const { tx } = item;
+    // Only a capped fork needs the encoding (the decoder's, else made here: the block's seal makes it anyway).
+    const encoded = size.cap === 0 ? undefined : (item.encoded ??= tx.serialize());
+    if (full || (encoded !== undefined && !size.fits(encoded))) {
+      full = true;
+      rejected.push({ hash: item.hash, error: new TxRejectedError('blockSizeAboveCap', BLOCK_OVERSIZED) });
+      continue;
+    }
     if (gasUsed + tx.gasLimit > ctx.gasLimit) {
       rejected.push({ hash: item.hash, error: new TxRejectedError('gasLimitAboveBlock', 'exceeds block gas limit') });
       continue;
     }
-    const out = executeTransaction(world, env, engineTxOf(tx, item.sender), OPTIONS);
+    const out = executeTransaction(world, env, engineTxOf(tx, item.sender), opts);
     if (!out.ok) {
       rejected.push({ hash: item.hash, error: new TxRejectedError(blockRejectReason(out.reason), out.message) });
       continue;
@@ -150,6 +169,7 @@ export function executeBlock(
     else receipt.contractAddress = createContractAddress(new Address(item.sender), tx.nonce).bytes;
     included.push(item);
     receipts.push(receipt);
+    if (encoded !== undefined) size.add(encoded);
   }
   const validatorUpdates = hooks?.end(world);
   const out: EngineBlockExecution = { included, receipts, gasUsed, rejected, diff: world.diff() };

@@ -1,8 +1,15 @@
-// The fork Kestrel runs, described the way EIP-7910 (eth_config) and the blob fee rules need it.
+// The fork a chain runs, described the way EIP-7910 (eth_config) and the blob fee rules need it.
 import { crc32 } from 'node:zlib';
-import { blobBaseFee as engineBlobBaseFee, blobParams, GAS_PER_BLOB } from '../../evm/handler/fees.ts';
+import {
+  blobBaseFee as engineBlobBaseFee,
+  type BlobParent,
+  type Fork,
+  forkRules,
+  HISTORY_STORAGE_ADDRESS,
+  nextExcessBlobGas,
+} from '../../evm/index.ts';
 
-/** Blob parameters of a fork (EIP-7691 for Prague). */
+/** Blob parameters of a fork as eth_config reports them (EIP-7691 for Prague; Osaka keeps them). */
 export interface BlobSchedule {
   target: number;
   max: number;
@@ -23,22 +30,23 @@ export interface ForkConfig {
   systemContracts: Array<[string, Uint8Array]>;
 }
 
-/** Prague's blob schedule (EIP-7691); the maximum and the fraction are the engine's. */
-export const PRAGUE_BLOBS: BlobSchedule = {
-  target: 6,
-  max: Number(blobParams('Prague').maxBlobGasPerBlock / GAS_PER_BLOB),
-  baseFeeUpdateFraction: blobParams('Prague').updateFraction,
-};
-
-function precompileAddress(n: number): Uint8Array {
-  const a = new Uint8Array(20);
-  a[18] = n >> 8;
-  a[19] = n & 0xff;
-  return a;
+/** The fork's blob schedule (the engine's). */
+export function blobScheduleOf(fork: Fork): BlobSchedule {
+  const b = forkRules(fork).blobs;
+  return { target: b.target, max: b.max, baseFeeUpdateFraction: b.updateFraction };
 }
 
-/** Prague's precompiles under their EIP-7910 names. */
-const PRAGUE_PRECOMPILES: Array<[string, number]> = [
+function precompileAddress(n: number): Uint8Array {
+  return precompileAddressOf(BigInt(n));
+}
+
+/** A 160-bit address as 20 bytes. */
+function precompileAddressOf(address: bigint): Uint8Array {
+  return Uint8Array.from(Buffer.from(address.toString(16).padStart(40, '0'), 'hex'));
+}
+
+/** Every precompile under its EIP-7910 name; a fork has those up to its last contiguous one, and its extra one. */
+const PRECOMPILE_NAMES: Array<[string, number]> = [
   ['ECREC', 1],
   ['SHA256', 2],
   ['RIPEMD160', 3],
@@ -56,7 +64,16 @@ const PRAGUE_PRECOMPILES: Array<[string, number]> = [
   ['BLS12_PAIRING_CHECK', 0x0f],
   ['BLS12_MAP_FP_TO_G1', 0x10],
   ['BLS12_MAP_FP2_TO_G2', 0x11],
+  ['P256VERIFY', 0x100],
 ];
+
+/** The fork's precompiles under their EIP-7910 names. */
+export function precompileNames(fork: Fork): Array<[string, Uint8Array]> {
+  const rules = forkRules(fork);
+  return PRECOMPILE_NAMES.filter(
+    ([, n]) => BigInt(n) <= rules.lastPrecompile || BigInt(n) === rules.extraPrecompile,
+  ).map(([name, n]) => [name, precompileAddress(n)]);
+}
 
 /**
  * EIP-2124/6122 fork hash: CRC32 of the genesis hash, extended by every fork activated after genesis. Every fork
@@ -68,22 +85,29 @@ export function forkHash(genesisHash: Uint8Array): Uint8Array {
 }
 
 /**
- * The fork Kestrel runs. System contracts are empty: Kestrel has no beacon chain, deposits, withdrawals or
- * consolidations, and runs none of Prague's system calls (beacon roots, block-hash history), so none of those
- * contracts exists in its state.
+ * The fork a chain runs. Of the system contracts only EIP-2935's history contract is named (from Prague): Kestrel
+ * has no beacon chain, deposits, withdrawals or consolidations, so it makes no beacon-root call and reads no request
+ * contract (see the README).
  */
-export function currentFork(chainId: bigint, genesisHash: Uint8Array): ForkConfig {
+export function currentFork(chainId: bigint, genesisHash: Uint8Array, fork: Fork): ForkConfig {
   return {
     activationTime: 0n,
-    blobSchedule: PRAGUE_BLOBS,
+    blobSchedule: blobScheduleOf(fork),
     chainId,
     forkHash: forkHash(genesisHash),
-    precompiles: PRAGUE_PRECOMPILES.map(([name, n]) => [name, precompileAddress(n)]),
-    systemContracts: [],
+    precompiles: precompileNames(fork),
+    systemContracts: forkRules(fork).historyStorage
+      ? [['HISTORY_STORAGE_ADDRESS', precompileAddressOf(HISTORY_STORAGE_ADDRESS)]]
+      : [],
   };
 }
 
-/** The blob base fee of a block with this excess blob gas under Prague (1 wei on a chain that never carried a blob). */
-export function blobBaseFee(excessBlobGas: bigint): bigint {
-  return engineBlobBaseFee(excessBlobGas, 'Prague');
+/** The blob base fee of a block with this excess blob gas (1 wei on a chain that never carried a blob). */
+export function blobBaseFee(excessBlobGas: bigint, fork: Fork): bigint {
+  return engineBlobBaseFee(excessBlobGas, fork);
+}
+
+/** The blob base fee of the block after `parent` (EIP-7918's reserve price included on Osaka). */
+export function nextBlobBaseFee(parent: BlobParent, fork: Fork): bigint {
+  return engineBlobBaseFee(nextExcessBlobGas(parent, fork), fork);
 }

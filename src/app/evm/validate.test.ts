@@ -6,6 +6,7 @@ import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@
 import { TxRejectedError } from '../../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
 import { concatBytes } from '../../primitives/hex.ts';
+import { forkRules } from '../../evm/index.ts';
 import { createChainCommon } from './common.ts';
 import { checkAgainstState, decodeTx, feeCap, MAX_TX_BYTES, tipCap, type AdmissionRules } from './validate.ts';
 
@@ -219,6 +220,31 @@ describe('checkAgainstState', () => {
     rejects(
       () => checkAgainstState(item(dyn({ gasLimit: 20_000n })), { nonce: 1n, balance: 10n ** 22n }, rules),
       /^intrinsic gas too low$/,
+    );
+  });
+
+  test('EIP-7825: a 30,000,000-gas tx is refused on Osaka with geth words (before the block limit), kept on Prague', () => {
+    const osaka = { ...rules, blockGasLimit: 60_000_000n, txGasLimitCap: forkRules('Osaka').txGasLimitCap };
+    const prague = { ...rules, blockGasLimit: 60_000_000n, txGasLimitCap: forkRules('Prague').txGasLimitCap };
+    // Decoding accepts it on either fork (an Osaka chain decodes as Prague): the refusal is admission's, in geth's words.
+    const big = decodeTx(dyn({ gasLimit: 30_000_000n }).serialize(), common, osaka);
+    assert.throws(
+      () => checkAgainstState(big, rich, osaka),
+      (e: unknown) =>
+        e instanceof TxRejectedError &&
+        e.reason === 'gasLimitTooHigh' &&
+        e.message === 'transaction gas limit too high (cap: 16777216, tx: 30000000)',
+    );
+    checkAgainstState(big, rich, prague);
+    // Above the block limit too: the cap is named first, as geth's pool checks it first.
+    rejects(
+      () => checkAgainstState(big, rich, { ...osaka, blockGasLimit: 20_000_000n }),
+      /^transaction gas limit too high/,
+    );
+    checkAgainstState(item(dyn({ gasLimit: 1n << 24n })), rich, osaka);
+    rejects(
+      () => checkAgainstState(item(dyn({ gasLimit: (1n << 24n) + 1n })), rich, osaka),
+      /cap: 16777216, tx: 16777217/,
     );
   });
 });

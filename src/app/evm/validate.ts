@@ -25,6 +25,8 @@ export interface AdmissionRules {
   blockGasLimit: bigint;
   baseFee: bigint;
   minGasPrice: bigint;
+  /** EIP-7825 (Osaka): the largest gas limit a transaction may carry; absent or 0n when uncapped. */
+  txGasLimitCap?: bigint;
 }
 
 /** Decodes raw tx bytes and recovers the sender; stateless checks only. */
@@ -116,6 +118,11 @@ export function tipCap(tx: TypedTransaction): bigint {
  */
 export function checkAgainstState(item: ExecTx, account: AccountState, rules: AdmissionRules): void {
   const { tx } = item;
+  // EIP-7825, where geth's pool checks it: before the block gas limit.
+  const gasCap = rules.txGasLimitCap ?? 0n;
+  if (gasCap !== 0n && tx.gasLimit > gasCap) {
+    throw new TxRejectedError('gasLimitTooHigh', `transaction gas limit too high (cap: ${gasCap}, tx: ${tx.gasLimit})`);
+  }
   if (tx.gasLimit > rules.blockGasLimit) throw new TxRejectedError('gasLimitAboveBlock', 'exceeds block gas limit');
   const cap = feeCap(tx);
   if (tipCap(tx) > cap)

@@ -1,7 +1,13 @@
 // `kestreld init`: lays out a home with app.toml, genesis.json, auth.token, a validator key and keystore/.
 import type { Command } from 'commander';
 import { DEFAULT_BECH32_PREFIX, DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
-import { defaultHome, homePaths, initHome } from '../../node/home.ts';
+import { type Fork, FORKS } from '../../evm/index.ts';
+import { defaultHome, homePaths, INIT_FORK, initHome } from '../../node/home.ts';
+
+function parseForkFlag(value: string): Fork {
+  if ((FORKS as readonly string[]).includes(value)) return value as Fork;
+  throw new Error(`--fork: "${value}" is not one of ${FORKS.join(', ')}`);
+}
 
 /** Registers `init`. */
 export function registerInitCommand(program: Command): void {
@@ -13,16 +19,28 @@ export function registerInitCommand(program: Command): void {
     .option('--dev', 'fund the ten well-known development accounts in genesis', false)
     .option('--overwrite', 'replace an existing genesis.json', false)
     .option('--bech32-prefix <hrp>', 'bech32 account address prefix', DEFAULT_BECH32_PREFIX)
-    .action((opts: { home?: string; chainId: string; dev: boolean; overwrite: boolean; bech32Prefix: string }) => {
-      const home = opts.home ?? defaultHome(opts.dev);
-      initHome(home, {
-        chainId: opts.chainId,
-        dev: opts.dev,
-        overwrite: opts.overwrite,
-        bech32Prefix: opts.bech32Prefix,
-      });
-      console.log(`initialised ${home} (chain-id ${opts.chainId})`);
-      console.log(`  genesis:    ${homePaths(home).genesis}`);
-      console.log(`  auth token: ${homePaths(home).authToken}`);
-    });
+    .option('--fork <name>', `the Ethereum fork the chain runs (${FORKS.join(', ')}); kept in genesis`, INIT_FORK)
+    .action(
+      (opts: {
+        home?: string;
+        chainId: string;
+        dev: boolean;
+        overwrite: boolean;
+        bech32Prefix: string;
+        fork: string;
+      }) => {
+        const home = opts.home ?? defaultHome(opts.dev);
+        const fork = parseForkFlag(opts.fork);
+        initHome(home, {
+          chainId: opts.chainId,
+          dev: opts.dev,
+          overwrite: opts.overwrite,
+          bech32Prefix: opts.bech32Prefix,
+          fork,
+        });
+        console.log(`initialised ${home} (chain-id ${opts.chainId}, fork ${fork})`);
+        console.log(`  genesis:    ${homePaths(home).genesis}`);
+        console.log(`  auth token: ${homePaths(home).authToken}`);
+      },
+    );
 }

@@ -36,6 +36,7 @@ import type { CheckedTx, CommittedBlock, FinalizeResult, KestrelApp } from '../.
 import type { BlockRecord } from '../../store/records.ts';
 import type { GenesisDoc } from '../../app/genesis.ts';
 import { MAX_TX_BYTES } from '../../app/evm/validate.ts';
+import { blockSizeBudget } from '../../app/blockSize.ts';
 import { abciCode } from '../../abci/codes.ts';
 import { KestrelError } from '../../errors/index.ts';
 import { CheckState } from './checkState.ts';
@@ -217,18 +218,20 @@ export class CometApplication implements AbciApplication {
   }
 
   /**
-   * PrepareProposal (proposer only): the mempool's txs in order, within max_tx_bytes and the block gas limit,
-   * without undecodable ones. A sender's txs after one left out stay out too (its nonces would gap).
+   * PrepareProposal (proposer only): the mempool's txs in order, within max_tx_bytes, the block gas limit and (from
+   * Osaka) EIP-7934's block size cap, without undecodable ones. A sender's txs after one left out stay out too (its
+   * nonces would gap); past the size cap nothing more goes in, as block execution would include none of it.
    */
   prepareProposal(req: RequestPrepareProposal): ResponsePrepareProposal {
     const gasLimit = this.opts.app.head.header.gasLimit;
+    const size = blockSizeBudget(this.opts.app.fork);
     const skipped = new Set<string>();
     const txs: Uint8Array[] = [];
     let bytes = 0;
     let gas = 0n;
     for (const raw of req.txs) {
-      const size = protoTxBytes(raw);
-      if (bytes + size > Number(req.maxTxBytes)) break;
+      const protoSize = protoTxBytes(raw);
+      if (bytes + protoSize > Number(req.maxTxBytes)) break;
       let item;
       try {
         item = this.decoded.get(raw);
@@ -241,8 +244,11 @@ export class CometApplication implements AbciApplication {
         skipped.add(sender);
         continue;
       }
+      const encoded = item.encoded ?? item.tx.serialize();
+      if (!size.fits(encoded)) break;
+      size.add(encoded);
       txs.push(raw);
-      bytes += size;
+      bytes += protoSize;
       gas += item.tx.gasLimit;
     }
     return { txs };

@@ -16,6 +16,7 @@ import {
   STATUS_NAMES,
   totalGas,
 } from '../interpreter/context.ts';
+import { forkRules } from '../forks.ts';
 import { applyAuthorizations } from './authorization.ts';
 import { validateTx } from './validate.ts';
 
@@ -32,7 +33,8 @@ export function runTransaction(
   const tracer = opts.tracer;
   tracer?.txStart?.(tx);
 
-  world.beginTx(opts.fork === 'Prague' ? 0x11n : 0x0an, statefulAddresses(precompiles));
+  const rules = forkRules(opts.fork);
+  world.beginTx(rules.lastPrecompile, rules.extraPrecompile, statefulAddresses(precompiles));
   const sender = world.account(tx.from);
   const price = v.effectiveGasPrice;
   const senderNonce = sender.nonce;

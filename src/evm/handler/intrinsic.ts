@@ -1,6 +1,7 @@
 // Intrinsic gas of a transaction (EIP-2028 calldata, EIP-2930 access lists, EIP-3860 initcode words,
 // EIP-7702 authorizations) and the EIP-7623 calldata floor (Prague).
 import type { Fork, Tx } from '../types.ts';
+import { forkRules } from '../forks.ts';
 
 const TX_BASE = 21000;
 const TX_CREATE = 32000;
@@ -15,7 +16,7 @@ const FLOOR_TOKEN_COST = 10;
 /** The gas a tx pays before its first opcode, and the EIP-7623 floor its gas used cannot go below. */
 export interface IntrinsicGas {
   gas: bigint;
-  /** 0n before Prague. */
+  /** 0n before Prague (EIP-7623). */
   floor: bigint;
 }
 
@@ -30,6 +31,6 @@ export function intrinsicGas(tx: Tx, fork: Fork): IntrinsicGas {
   if (tx.to === undefined) gas += TX_CREATE + INITCODE_WORD * Math.ceil(data.length / 32);
   for (const item of tx.accessList) gas += ACCESS_LIST_ADDRESS + ACCESS_LIST_KEY * item.storageKeys.length;
   gas += PER_EMPTY_ACCOUNT_COST * tx.authorizationList.length;
-  const floor = fork === 'Prague' ? BigInt(TX_BASE + tokens * FLOOR_TOKEN_COST) : 0n;
+  const floor = forkRules(fork).calldataFloor ? BigInt(TX_BASE + tokens * FLOOR_TOKEN_COST) : 0n;
   return { gas: BigInt(gas), floor };
 }

@@ -4,6 +4,7 @@ import type { Address, BlockEnv, Fork, Precompile, TxResult } from '../types.ts'
 import type { WorldState } from '../state/world.ts';
 import { statefulAddresses } from '../host.ts';
 import { EMPTY_BYTES } from '../bytes.ts';
+import { forkRules } from '../forks.ts';
 import { execCall } from '../frame.ts';
 import { analysisCache } from '../interpreter/analysis.ts';
 import { Evm, isSuccess, K_CALL, STATUS_NAMES } from '../interpreter/context.ts';
@@ -25,7 +26,8 @@ export function runSystemCall(
   fork: Fork,
   precompiles: ReadonlyMap<Address, Precompile>,
 ): TxResult {
-  world.beginTx(fork === 'Prague' ? 0x11n : 0x0an, statefulAddresses(precompiles));
+  const rules = forkRules(fork);
+  world.beginTx(rules.lastPrecompile, rules.extraPrecompile, statefulAddresses(precompiles));
   const ev = new Evm(world, block, fork, undefined, precompiles, SYSTEM_ADDRESS, 0n, []);
   const target = world.account(to);
   const f = ev.frame(0);

@@ -3,6 +3,7 @@
 import type { BlockEnv, ExecOptions, Tx, TxInvalidReason } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
 import { delegationTarget, MAX_INITCODE_SIZE } from '../frame.ts';
+import { forkRules } from '../forks.ts';
 import { blobParams, GAS_PER_BLOB } from './fees.ts';
 import { intrinsicGas } from './intrinsic.ts';
 
@@ -31,14 +32,20 @@ function bad(reason: TxInvalidReason, message: string): InvalidTx {
 /** Checks `tx` against the block and the sender's account; touches no state. */
 export function validateTx(world: WorldState, block: BlockEnv, tx: Tx, opts: ExecOptions): ValidTx | InvalidTx {
   const fork = opts.fork;
+  const rules = forkRules(fork);
   const isCall = opts.isCall === true;
-  if (tx.type === 4 && fork !== 'Prague') return bad('TYPE_NOT_SUPPORTED', 'transaction type not supported');
+  if (tx.type === 4 && !rules.setCode) return bad('TYPE_NOT_SUPPORTED', 'transaction type not supported');
   const { gas: intrinsic, floor } = intrinsicGas(tx, fork);
   if (intrinsic > tx.gasLimit) return bad('INTRINSIC_GAS_TOO_LOW', 'intrinsic gas too low');
   if (floor > tx.gasLimit) return bad('FLOOR_DATA_GAS_TOO_LOW', 'insufficient gas for floor data gas cost');
   if (tx.nonce >= NONCE_MAX) return bad('NONCE_MAX', 'nonce has max value');
   if (tx.to === undefined && tx.data.length > MAX_INITCODE_SIZE) {
     return bad('INITCODE_TOO_LARGE', 'max initcode size exceeded');
+  }
+  // EIP-7825. A call is no transaction: geth's eth_call skips this check (SkipTransactionChecks) and so does this.
+  const cap = rules.txGasLimitCap;
+  if (cap !== 0n && tx.gasLimit > cap && !isCall) {
+    return bad('GAS_LIMIT_EXCEEDS_MAXIMUM', `transaction gas limit too high (cap: ${cap}, tx: ${tx.gasLimit})`);
   }
   if (tx.gasLimit > block.gasLimit) return bad('GAS_LIMIT_EXCEEDS_BLOCK', 'gas limit reached');
   const blobGas = GAS_PER_BLOB * BigInt(tx.blobVersionedHashes.length);
@@ -68,6 +75,9 @@ export function validateTx(world: WorldState, block: BlockEnv, tx: Tx, opts: Exe
   }
   if (tx.type === 3) {
     if (tx.blobVersionedHashes.length === 0) return bad('BLOB_COUNT', 'blob transaction missing blob hashes');
+    if (rules.maxBlobsPerTx !== 0 && tx.blobVersionedHashes.length > rules.maxBlobsPerTx) {
+      return bad('BLOB_COUNT', 'blob transaction has too many blobs');
+    }
     for (const h of tx.blobVersionedHashes) {
       if (h.length !== 32 || h[0] !== 0x01) return bad('BLOB_HASH_VERSION', 'blob version not supported');
     }

@@ -6,6 +6,7 @@ import type { WorldState } from '../state/world.ts';
 import { EMPTY_BYTES } from '../bytes.ts';
 import type { CodeAnalysis } from './analysis.ts';
 import { Memory } from './memory.ts';
+import { staticGasOf } from './opcodes.ts';
 
 // Frame end states (small integers in the loop; mapped to ExecStatus at the boundary).
 export const S_RUNNING = 0;
@@ -131,6 +132,8 @@ export class Evm {
   readonly world: WorldState;
   readonly block: BlockEnv;
   readonly fork: Fork;
+  /** The fork's gas table (opcodes.ts): the one per-fork difference the interpreter loop reads. */
+  readonly staticGas: Int32Array;
   readonly tracer: Tracer | undefined;
   readonly precompiles: ReadonlyMap<Address, Precompile>;
   readonly origin: Address;
@@ -158,6 +161,7 @@ export class Evm {
     this.world = world;
     this.block = block;
     this.fork = fork;
+    this.staticGas = staticGasOf(fork);
     this.tracer = tracer;
     this.precompiles = precompiles;
     this.origin = origin;

@@ -22,7 +22,7 @@ import {
 } from './context.ts';
 import { readPush } from './analysis.ts';
 import { MEM_LIMIT_BIG } from './memory.ts';
-import { STACK_IN, STACK_MAX, STATIC_GAS } from './opcodes.ts';
+import { STACK_IN, STACK_MAX } from './opcodes.ts';
 import * as env from './ops-env.ts';
 import * as sys from './ops-system.ts';
 
@@ -42,6 +42,16 @@ function exp(base: bigint, e: bigint): bigint {
     if (e > 0n) b = (b * b) & MASK256;
   }
   return r;
+}
+
+/** 0n..256n, so CLZ pushes a shared bigint instead of allocating one. */
+const SMALL: readonly bigint[] = Array.from({ length: 257 }, (_, i) => BigInt(i));
+
+/** EIP-7939: the leading zero bits of a 256-bit word (256 for 0), from its hex length and first digit. */
+export function clz(x: bigint): bigint {
+  if (x === 0n) return 256n;
+  const hex = x.toString(16);
+  return SMALL[256 - 4 * hex.length + Math.clz32(parseInt(hex[0]!, 16)) - 28]!;
 }
 
 function byteLength(v: bigint): number {
@@ -68,6 +78,7 @@ export function run(ev: Evm, f: Frame): void {
   const world = ev.world;
   const tracer = ev.tracer;
   const deadline = ev.deadline;
+  const staticGas = ev.staticGas;
   let pc = f.pc;
   let sp = f.sp;
   let gas = f.gas;
@@ -75,7 +86,7 @@ export function run(ev: Evm, f: Frame): void {
 
   for (;;) {
     const op = pc < codeLen ? code[pc]! : 0;
-    const sg = STATIC_GAS[op]!;
+    const sg = staticGas[op]!;
     if (tracer !== undefined) {
       f.pc = pc;
       f.sp = sp;
@@ -244,6 +255,9 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp - 1] = (v >> (s < 256n ? s : 256n)) & MASK256;
         break;
       }
+      case 0x1e:
+        stack[sp - 1] = clz(stack[sp - 1]!);
+        break;
       case 0x30:
         stack[sp++] = f.address;
         break;

@@ -1,11 +1,14 @@
 // Per-opcode static data: the gas charged before the opcode runs, the stack items it needs, and how much it
-// grows the stack. Cancun and Prague have the same instruction set (Prague adds no opcode), so one table serves
-// both; dynamic costs (memory, access lists, copies) are charged by the opcode itself.
+// grows the stack. Cancun and Prague have the same instruction set (Prague adds no opcode); Osaka adds CLZ, so it
+// has a gas table of its own, which is what makes the opcode valid there. Dynamic costs (memory, access lists,
+// copies) are charged by the opcode itself.
+import { forkRules } from '../forks.ts';
+import type { Fork } from '../types.ts';
 
 /** Marks an undefined opcode in STATIC_GAS. */
 export const UNDEFINED = -1;
 
-/** Gas charged up front per opcode (UNDEFINED for invalid opcodes). */
+/** Gas charged up front per opcode (UNDEFINED for invalid opcodes), Cancun and Prague. */
 export const STATIC_GAS = new Int32Array(256).fill(UNDEFINED);
 /** Minimum stack height per opcode. */
 export const STACK_IN = new Uint8Array(256);
@@ -105,3 +108,15 @@ def(0xfa, 'STATICCALL', 0, 6, 1);
 def(0xfd, 'REVERT', 0, 2, 0);
 def(0xff, 'SELFDESTRUCT', 5000, 1, 0);
 OPCODE_NAMES[0xfe] = 'INVALID';
+
+/** Osaka's gas table: Prague's and EIP-7939's CLZ (0x1e), priced as MUL. */
+export const STATIC_GAS_OSAKA = STATIC_GAS.slice();
+STATIC_GAS_OSAKA[0x1e] = 5;
+STACK_IN[0x1e] = 1;
+STACK_MAX[0x1e] = 1024;
+OPCODE_NAMES[0x1e] = 'CLZ';
+
+/** The gas table of a fork: an opcode it does not have is UNDEFINED there. */
+export function staticGasOf(fork: Fork): Int32Array {
+  return forkRules(fork).clz ? STATIC_GAS_OSAKA : STATIC_GAS;
+}

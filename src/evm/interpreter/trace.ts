@@ -4,7 +4,7 @@ import type { ExecStatus, StepView } from '../types.ts';
 import { MASK160 } from '../bytes.ts';
 import type { Evm, Frame } from './context.ts';
 import { MEM_LIMIT } from './memory.ts';
-import { STACK_IN, STATIC_GAS } from './opcodes.ts';
+import { STACK_IN } from './opcodes.ts';
 
 class View implements StepView {
   pc = 0;
@@ -71,7 +71,7 @@ const words = (size: bigint): number =>
  * hashing words, EIP-2929 access costs and SSTORE pricing. (A call's forwarded gas is not included.)
  */
 function knownCost(ev: Evm, f: Frame, op: number): number {
-  const base = Math.max(0, STATIC_GAS[op]!);
+  const base = Math.max(0, ev.staticGas[op]!);
   if (f.sp < STACK_IN[op]!) return base;
   const st = f.stack;
   const top = (i: number): bigint => st[f.sp - 1 - i]!;

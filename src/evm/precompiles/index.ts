@@ -1,4 +1,5 @@
-// The precompiled contracts of Cancun (0x01–0x0a) and Prague (adds 0x0b–0x11, EIP-2537).
+// The precompiled contracts of Cancun (0x01–0x0a), Prague (adds 0x0b–0x11, EIP-2537) and Osaka (adds 0x100,
+// EIP-7951; reprices 0x05, EIP-7883).
 //
 // Libraries (measured in REFERENCE-ENGINE.md), each with a pure-JS fallback used when it cannot load:
 // - 0x01 ecrecover: native libsecp256k1 (`secp256k1`), else @noble/curves.
@@ -6,6 +7,7 @@
 // - 0x06–0x08 bn254 and 0x0b–0x11 BLS12-381: mcl-wasm, one instance per curve; else @noble/curves.
 // - 0x0a KZG: c-kzg, else micro-eth-signer; loaded on the first 0x0a call (c-kzg's setup takes 3–5 s) or by
 //   initPrecompiles({ kzg: true }).
+// - 0x100 P256VERIFY: @noble/curves only (no native library verifies a raw P-256 digest; measured ~7 ms a call).
 // Startup: initPrecompiles() instantiates the two mcl wasm instances, hash-wasm and the secp256k1 add-on
 // (0.3–0.6 s on the shared 2-core machine). Nothing needs it before the first EVM execution, so a node can start
 // it at once, answer its first requests, and await it before executing anything.
@@ -28,6 +30,7 @@ import {
 } from './hashes.ts';
 import { type KzgVerifier, kzgPointEvaluationPrecompile, loadCKzg, loadMicroKzg } from './kzg.ts';
 import { modexpPrecompile } from './modexp.ts';
+import { p256VerifyPrecompile, type P256VerifyFn } from './p256verify.ts';
 
 /** The libraries behind the precompiles. */
 export interface PrecompileBackends {
@@ -36,6 +39,7 @@ export interface PrecompileBackends {
   ripemd160: HashFn;
   bn254: Bn254Backend;
   bls12381: Bls12381Backend;
+  p256: P256VerifyFn;
   /** Called on the first 0x0a call. */
   kzg: () => KzgVerifier;
   /** Which library serves each role, e.g. { ecrecover: 'secp256k1 (native)', kzg: 'c-kzg' }. */
@@ -82,6 +86,7 @@ export const NO_NATIVE_LOADERS: NativeLoaders = {
 const nobleRecover = async () => (await import('./ecrecover-noble.ts')).nobleRecover;
 const nobleBn254 = async () => (await import('./bn254-noble.ts')).nobleBn254;
 const nobleBls12381 = async () => (await import('./bls12381-noble.ts')).nobleBls12381;
+const nobleP256 = async () => (await import('./p256-noble.ts')).nobleP256Verify;
 
 /** Loads the backends; each library that fails to load is replaced by its pure-JS fallback. */
 export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Promise<PrecompileBackends> {
@@ -97,7 +102,7 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
     names[role] = value === undefined ? fallbackName : nativeName;
     return value ?? fallback();
   };
-  const [recover, keccak256, ripemd160, bn254, bls12381] = await Promise.all([
+  const [recover, keccak256, ripemd160, bn254, bls12381, p256] = await Promise.all([
     settle('ecrecover', async () => loaders.recover(), 'secp256k1 (native)', nobleRecover, '@noble/curves'),
     settle(
       'keccak256',
@@ -115,6 +120,10 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
     ),
     settle('bn254', () => loaders.bn254(), 'mcl-wasm', nobleBn254, '@noble/curves'),
     settle('bls12381', () => loaders.bls12381(), 'mcl-wasm', nobleBls12381, '@noble/curves'),
+    nobleP256().then((verify) => {
+      names.p256verify = '@noble/curves';
+      return verify;
+    }),
   ]);
   const kzg = () => {
     const verifier = loaders.kzg() ?? loadMicroKzg();
@@ -122,10 +131,10 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
     return verifier;
   };
   names.kzg = 'not loaded yet (first 0x0a call)';
-  return { recover, keccak256, ripemd160, bn254, bls12381, kzg, names };
+  return { recover, keccak256, ripemd160, bn254, bls12381, p256, kzg, names };
 }
 
-/** The precompile maps of both forks over one set of backends. */
+/** The precompile maps of every fork over one set of backends. */
 export function buildPrecompiles(b: PrecompileBackends): Record<Fork, ReadonlyMap<Address, PurePrecompile>> {
   const cancun: [Address, PurePrecompile][] = [
     [0x01n, ecrecoverPrecompile(b.recover, b.keccak256)],
@@ -139,9 +148,11 @@ export function buildPrecompiles(b: PrecompileBackends): Record<Fork, ReadonlyMa
     [0x09n, blake2fPrecompile],
     [0x0an, kzgPointEvaluationPrecompile(b.kzg)],
   ];
+  const prague: [Address, PurePrecompile][] = [...cancun, ...bls12381Precompiles(b.bls12381)];
   return {
     Cancun: new Map(cancun),
-    Prague: new Map([...cancun, ...bls12381Precompiles(b.bls12381)]),
+    Prague: new Map(prague),
+    Osaka: new Map([...prague, [0x100n, p256VerifyPrecompile(b.p256)]]),
   };
 }
 

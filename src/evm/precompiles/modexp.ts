@@ -1,8 +1,10 @@
-// 0x05 modexp (EIP-198) priced per EIP-2565 (Berlin through Prague). BigInt with a 4-bit window: no package
-// beats it (measured in REFERENCE-ENGINE.md §8). The header's lengths are 256-bit: gas is computed in bigint
-// before anything is read, and `run` never allocates from a header length it has not been paid for (the
-// caller refuses the call when the gas exceeds what it has, so `run` only sees lengths the gas bounds).
-import type { PurePrecompile } from '../types.ts';
+// 0x05 modexp (EIP-198) priced per EIP-2565 (Berlin through Prague), and from Osaka per EIP-7883 with EIP-7823's
+// 1024-byte bound on each length. BigInt with a 4-bit window: no package beats it (measured in
+// REFERENCE-ENGINE.md §8). The header's lengths are 256-bit: gas is computed in bigint before anything is read,
+// and `run` never allocates from a header length it has not been paid for (the caller refuses the call when the
+// gas exceeds what it has, so `run` only sees lengths the gas bounds).
+import { forkRules } from '../forks.ts';
+import type { Fork, PurePrecompile } from '../types.ts';
 import { bigIntToBytes, bytesToBigInt, padded } from './bytes.ts';
 
 const EMPTY = new Uint8Array(0);
@@ -31,21 +33,38 @@ function bitLength(x: bigint): bigint {
   return x === 0n ? 0n : BigInt(x.toString(2).length);
 }
 
-/** EIP-2565 gas: max(200, ⌊mult_complexity × iteration_count / 3⌋). */
-export function modexpGas(input: Uint8Array): bigint {
+/** EIP-7823 (Osaka): the longest base, exponent or modulus, in bytes; a longer one fails the call. */
+export const MODEXP_MAX_LENGTH = 1024n;
+
+/**
+ * The iteration count of EIP-2565 and EIP-7883: the exponent's bit length less one, from its first 32 bytes, plus
+ * `perByte` for each byte beyond them (8 before Osaka, 16 from it); at least 1.
+ */
+function iterationCount(input: Uint8Array, baseLen: bigint, expLen: bigint, perByte: bigint): bigint {
+  const headLen = expLen < 32n ? Number(expLen) : 32;
+  const expHead = bytesToBigInt(slice(input, 96n + baseLen, headLen));
+  let iterations = expHead === 0n ? 0n : bitLength(expHead) - 1n;
+  if (expLen > 32n) iterations += perByte * (expLen - 32n);
+  return iterations < 1n ? 1n : iterations;
+}
+
+/**
+ * Gas of `input` under `fork`. EIP-2565: max(200, ⌊⌈maxLen / 8⌉² × iterations / 3⌋). EIP-7883 (Osaka):
+ * max(500, complexity × iterations), complexity 16 up to 32 bytes and 2 × ⌈maxLen / 8⌉² above, 16 iterations a
+ * byte of exponent past 32.
+ */
+export function modexpGas(input: Uint8Array, fork: Fork): bigint {
   const { baseLen, expLen, modLen } = header(input);
   const maxLen = baseLen > modLen ? baseLen : modLen;
   const words = (maxLen + 7n) / 8n;
+  if (forkRules(fork).modexpOsaka) {
+    const complexity = maxLen <= 32n ? 16n : 2n * words * words;
+    const gas = complexity * iterationCount(input, baseLen, expLen, 16n);
+    return gas > 500n ? gas : 500n;
+  }
   const complexity = words * words;
   if (complexity === 0n) return 200n;
-  // The first 32 bytes of the exponent decide its bit length; the rest count 8 iterations per byte.
-  const headLen = expLen < 32n ? Number(expLen) : 32;
-  const expHead = bytesToBigInt(slice(input, 96n + baseLen, headLen));
-  let iterations: bigint;
-  if (expLen <= 32n) iterations = expHead === 0n ? 0n : bitLength(expHead) - 1n;
-  else iterations = 8n * (expLen - 32n) + (expHead === 0n ? 0n : bitLength(expHead) - 1n);
-  if (iterations < 1n) iterations = 1n;
-  const gas = (complexity * iterations) / 3n;
+  const gas = (complexity * iterationCount(input, baseLen, expLen, 8n)) / 3n;
   return gas > 200n ? gas : 200n;
 }
 
@@ -81,9 +100,12 @@ export function modPow(base: bigint, expBytes: Uint8Array, trailingZeroBytes: nu
   return acc;
 }
 
-/** The modexp result for `input` (callers have paid {@link modexpGas}). */
-export function modexp(input: Uint8Array): Uint8Array {
+/** The modexp result for `input` (callers have paid {@link modexpGas}); undefined past EIP-7823's bound (Osaka). */
+export function modexp(input: Uint8Array, fork: Fork): Uint8Array | undefined {
   const { baseLen, expLen, modLen } = header(input);
+  if (forkRules(fork).modexpOsaka) {
+    if (baseLen > MODEXP_MAX_LENGTH || expLen > MODEXP_MAX_LENGTH || modLen > MODEXP_MAX_LENGTH) return undefined;
+  }
   if (modLen === 0n) return EMPTY;
   // Paid-for lengths: the gas grows with max(baseLen, modLen)² and with expLen, so these fit in a number.
   const bLen = Number(baseLen);
@@ -99,6 +121,6 @@ export function modexp(input: Uint8Array): Uint8Array {
 
 /** 0x05. */
 export const modexpPrecompile: PurePrecompile = {
-  gas: (input) => modexpGas(input),
-  run: (input) => modexp(input),
+  gas: (input, fork) => modexpGas(input, fork),
+  run: (input, fork) => modexp(input, fork),
 };

@@ -81,6 +81,7 @@ for (const [label, loaders] of SETS) {
           ripemd160: '@noble/hashes',
           bn254: '@noble/curves',
           bls12381: '@noble/curves',
+          p256verify: '@noble/curves',
           kzg: 'not loaded yet (first 0x0a call)',
         });
       } else {
@@ -93,7 +94,7 @@ for (const [label, loaders] of SETS) {
       }
     });
 
-    test('fork maps: Cancun 0x01–0x0a, Prague 0x01–0x11', () => {
+    test('fork maps: Cancun 0x01–0x0a, Prague 0x01–0x11, Osaka 0x01–0x11 and 0x100', () => {
       assert.deepEqual(
         [...maps.Cancun.keys()],
         Array.from({ length: 10 }, (_, i) => BigInt(i + 1)),
@@ -102,6 +103,7 @@ for (const [label, loaders] of SETS) {
         [...maps.Prague.keys()],
         Array.from({ length: 17 }, (_, i) => BigInt(i + 1)),
       );
+      assert.deepEqual([...maps.Osaka.keys()], [...maps.Prague.keys(), 0x100n]);
     });
 
     test('0x01 ecrecover', () => {
@@ -296,10 +298,11 @@ for (const [label, loaders] of SETS) {
   });
 }
 
-test('initPrecompiles is idempotent and precompilesFor serves both forks', async () => {
+test('initPrecompiles is idempotent and precompilesFor serves every fork', async () => {
   await Promise.all([initPrecompiles(), initPrecompiles()]);
   assert.equal(precompilesFor('Cancun').size, 10);
   assert.equal(precompilesFor('Prague').size, 17);
+  assert.equal(precompilesFor('Osaka').size, 18);
   assert.equal(precompilesFor('Cancun').get(0x0bn), undefined);
   assert.equal(precompileLibraries().bls12381, 'mcl-wasm');
 });

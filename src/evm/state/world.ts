@@ -138,17 +138,20 @@ export class WorldState {
 
   private txGen = 0;
 
-  /** The highest precompile address of the running fork (precompiles are warm in every tx, EIP-2929). */
+  /** The last of the running fork's contiguous precompiles from 0x01 (precompiles are warm in every tx, EIP-2929). */
   private lastPrecompile = 0n;
+  /** The fork's precompile outside that run (0x100 from Osaka), 0n when none (0 is never one). */
+  private extraPrecompile = 0n;
   /** The chain's stateful precompiles outside the fork's range: warm in every tx too. */
   private extraWarm: ReadonlySet<bigint> | undefined = undefined;
 
   /**
    * Starts a transaction: clears warm sets, transient storage, original values, touched/destructed sets.
-   * `lastPrecompile` is the fork's highest precompile address.
+   * `lastPrecompile` is the last of the fork's precompiles from 0x01 on, `extraPrecompile` one beyond them (or 0n).
    */
-  beginTx(lastPrecompile: bigint, extraWarm?: ReadonlySet<bigint>): void {
+  beginTx(lastPrecompile: bigint, extraPrecompile = 0n, extraWarm?: ReadonlySet<bigint>): void {
     this.lastPrecompile = lastPrecompile;
+    this.extraPrecompile = extraPrecompile;
     this.extraWarm = extraWarm !== undefined && extraWarm.size !== 0 ? extraWarm : undefined;
     // clear() gives a Map or Set a fresh table even when empty: the checks spare a call those allocations.
     const txAccounts = this.txAccounts;
@@ -325,18 +328,19 @@ export class WorldState {
 
   /** Whether an address is warm, without warming it (for tracers). */
   isWarm(a: Account): boolean {
-    return (
-      a.warm ||
-      (a.address <= this.lastPrecompile && a.address !== 0n) ||
-      (this.extraWarm !== undefined && this.extraWarm.has(a.address))
-    );
+    return a.warm || this.isPrecompile(a.address);
+  }
+
+  // Reached only for a cold account, so the later comparisons cost nothing on warm ones.
+  private isPrecompile(address: bigint): boolean {
+    if (address <= this.lastPrecompile) return address !== 0n;
+    return address === this.extraPrecompile || (this.extraWarm !== undefined && this.extraWarm.has(address));
   }
 
   /** Warms an address; returns whether it was warm already (precompiles always are). */
   warmAddress(a: Account): boolean {
     if (a.warm) return true;
-    if (a.address <= this.lastPrecompile && a.address !== 0n) return true;
-    if (this.extraWarm !== undefined && this.extraWarm.has(a.address)) return true;
+    if (this.isPrecompile(a.address)) return true;
     this.txTrack(a);
     this.journal.push(new JournalEntry(J_WARM_ADDR, a, 0n, undefined));
     a.warm = true;

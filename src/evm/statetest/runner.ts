@@ -2,6 +2,7 @@
 // (tests/state_test_util.go): the tx is built from the JSON fields, `txbytes` must decode and yield a sender, a
 // block's blob limit is checked, the coinbase is touched after the tx, and a rejected tx passes exactly when the
 // case expects an exception (the reasons are compared loosely, but both are reported).
+import { FORKS, forkRules } from '../forks.ts';
 import { initKeccak } from '../keccak.ts';
 import type { BlockEnv, Fork, Tx } from '../types.ts';
 import type { ExecutedTx, StateTestEngine } from './engine.ts';
@@ -40,11 +41,8 @@ export interface RunOptions {
   onSkip?: (name: string, fork: string) => void;
 }
 
-/** The forks the engine runs. */
-export const RUNNABLE_FORKS: readonly Fork[] = ['Cancun', 'Prague'];
-
-// Blobs per block (EIP-4844 for Cancun, EIP-7691 for Prague): geth's runner refuses a tx beyond the block's limit.
-const MAX_BLOBS_PER_BLOCK: Record<Fork, number> = { Cancun: 6, Prague: 9 };
+/** The forks whose cases the runner runs: every fork the engine runs (a case of another fork is skipped). */
+export const RUNNABLE_FORKS: readonly Fork[] = FORKS;
 
 const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
 
@@ -71,10 +69,11 @@ interface TestContext {
 // Why the runner itself refuses the case's tx before the engine sees it (geth's runner does the same).
 function runnerRejection(c: StateTestCase, tx: Tx, fork: Fork): string | undefined {
   if (c.txBytes.length > 0) {
-    const err = txBytesError(c.txBytes, c.test.env.chainId, fork === 'Prague');
+    const err = txBytesError(c.txBytes, c.test.env.chainId, forkRules(fork).setCode);
     if (err !== undefined) return err;
   }
-  if (tx.blobVersionedHashes.length > MAX_BLOBS_PER_BLOCK[fork]) return 'blob gas exceeds maximum';
+  // Blobs per block (EIP-4844, EIP-7691): geth's runner refuses a tx beyond the block's limit.
+  if (tx.blobVersionedHashes.length > forkRules(fork).blobs.max) return 'blob gas exceeds maximum';
   return undefined;
 }
 

@@ -1,6 +1,8 @@
 // The fee oracle behind eth_gasPrice, eth_maxPriorityFeePerGas, eth_feeHistory and the fee defaults of the signing
 // methods: tips paid in recent blocks, and the base fee and fullness of a range of blocks.
 import { effectiveGasPrice } from '../../app/evm/executor.ts';
+import { blobBaseFee, blobScheduleOf, nextBlobBaseFee } from '../../app/evm/forkConfig.ts';
+import { type Fork, GAS_PER_BLOB } from '../../evm/index.ts';
 import type { FeeSuggestion } from '../../keystore/txDefaults.ts';
 import type { BlockRecord } from '../../store/records.ts';
 
@@ -26,6 +28,10 @@ export interface FeeHistory {
   /** One per block, then the base fee of the block after the newest. */
   baseFees: bigint[];
   gasUsedRatios: number[];
+  /** One per block, then the blob base fee of the block after the newest (EIP-7918's rule on Osaka). */
+  blobBaseFees: bigint[];
+  /** Blob gas used over the fork's blob gas limit, per block. */
+  blobGasUsedRatios: number[];
   /** Per block, the tip at each requested percentile of gas used (present when percentiles were asked for). */
   rewards?: bigint[][];
 }
@@ -41,6 +47,8 @@ export class FeeOracle {
     private readonly market: FeeMarket,
     /** The most blocks one eth_feeHistory answer covers. */
     private readonly historyCap: bigint,
+    /** The chain's fork: its blob schedule and blob fee rule. */
+    private readonly fork: Fork,
   ) {}
 
   /** Suggested priority fee: the 60th percentile of tips paid over the last 20 blocks (0 on an idle chain). */
@@ -74,15 +82,34 @@ export class FeeOracle {
     const oldest = newest.number - n + 1n;
     const baseFees: bigint[] = [];
     const gasUsedRatios: number[] = [];
+    const blobBaseFees: bigint[] = [];
+    const blobGasUsedRatios: number[] = [];
     const rewards: bigint[][] = [];
+    const maxBlobGas = Number(BigInt(blobScheduleOf(this.fork).max) * GAS_PER_BLOB);
     for (let k = oldest; k <= newest.number; k++) {
       const b = this.chain.blockByNumber(k)!;
       baseFees.push(b.header.baseFeePerGas ?? 0n);
       gasUsedRatios.push(Number(b.header.gasUsed) / Number(b.header.gasLimit));
+      blobBaseFees.push(blobBaseFee(b.header.excessBlobGas ?? 0n, this.fork));
+      blobGasUsedRatios.push(Number(b.header.blobGasUsed ?? 0n) / maxBlobGas);
       if (percentiles) rewards.push(rewardsOf(b, this.chain.receipts(b), percentiles));
     }
-    baseFees.push(newest.header.calcNextBaseFee());
-    return { oldest, baseFees, gasUsedRatios, rewards: percentiles ? rewards : undefined };
+    const h = newest.header;
+    baseFees.push(h.calcNextBaseFee());
+    blobBaseFees.push(
+      nextBlobBaseFee(
+        { excessBlobGas: h.excessBlobGas ?? 0n, blobGasUsed: h.blobGasUsed ?? 0n, baseFee: h.baseFeePerGas ?? 0n },
+        this.fork,
+      ),
+    );
+    return {
+      oldest,
+      baseFees,
+      gasUsedRatios,
+      blobBaseFees,
+      blobGasUsedRatios,
+      rewards: percentiles ? rewards : undefined,
+    };
   }
 }
 

@@ -21,7 +21,7 @@ const port = parentPort!;
 const post = (r: Reply): void => port.postMessage(r);
 
 const keccak = await createFastKeccak();
-const common = createSharedCommon(init.evmChainId, keccak);
+const common = createSharedCommon(init.evmChainId, keccak, init.fork);
 const bridge = new ReadBridge(init.reads, init.signal);
 const deps: ReplayDeps = { common, hashOf: (n) => bridge.hash(n), readNode: (k) => bridge.node(k) };
 const calls = new CallService(common, deps.hashOf, { gasCap: init.gasCap, timeoutMs: 0 }, deps.readNode);

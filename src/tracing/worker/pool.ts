@@ -4,6 +4,7 @@
 // built-in call, and a fresh one is started in the background to take its place.
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { ExecutionError } from '../../errors/index.ts';
+import type { Fork } from '../../evm/index.ts';
 import { OutputCapExceeded, TIMEOUT_MESSAGE, TraceAbort } from '../errors.ts';
 import type { SandboxLimits } from '../js/limits.ts';
 import type { NodeReader } from '../syncState.ts';
@@ -18,6 +19,7 @@ const STALL_MS = 120_000;
 /** What the workers need from the node. */
 export interface TracerWorkersOptions {
   evmChainId: bigint;
+  fork: Fork;
   gasCap: bigint;
   sandbox: SandboxLimits;
   readNode: NodeReader;
@@ -63,6 +65,7 @@ class TraceWorker {
     serveReads(port1, new Int32Array(signal), opts.readNode, opts.hashOf);
     const init: WorkerInit = {
       evmChainId: opts.evmChainId,
+      fork: opts.fork,
       gasCap: opts.gasCap,
       sandbox: opts.sandbox,
       reads: port2,

@@ -4,6 +4,7 @@ import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import type { MessagePort } from 'node:worker_threads';
+import type { Fork } from '../../evm/index.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import type { CallOverrides } from '../../primitives/overrides.ts';
@@ -83,6 +84,8 @@ export type ReadReply = { value: Uint8Array | null } | { error: string };
 /** What a worker starts with. */
 export interface WorkerInit {
   evmChainId: bigint;
+  /** The chain's fork (its Common is rebuilt in the worker). */
+  fork: Fork;
   gasCap: bigint;
   sandbox: SandboxLimits;
   /** The port state reads go through (see readBridge.ts). */

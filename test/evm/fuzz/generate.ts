@@ -1,14 +1,17 @@
-// Random worlds and transactions for differential fuzzing (Prague): contracts whose code is a random program of
-// snippets (arithmetic, storage, transient storage, memory, logs, nested calls of every kind to each other and
+// Random worlds and transactions for differential fuzzing (Prague or Osaka): contracts whose code is a random program
+// of snippets (arithmetic, storage, transient storage, memory, logs, nested calls of every kind to each other and
 // to the precompiles, creates, reverts, self-destructs, jumps, raw bytes), EOAs with 7702 delegations, and a
-// transaction of a random type with access lists and signed authorizations. Everything follows from one seed.
+// transaction of a random type with access lists and signed authorizations. Everything follows from one seed and
+// the fork. Osaka adds CLZ, calls of P256VERIFY (0x100) with signed or damaged vectors, and transactions at or
+// just past EIP-7825's gas cap; a Prague case draws exactly what it drew before Osaka was added.
+import { p256 } from '@noble/curves/nist.js';
 import secp256k1 from 'secp256k1';
 import { keccak256 } from '../../../src/evm/keccak.ts';
 import type { PreAccount, TestEnv } from '../../../src/evm/statetest/fixture.ts';
 import { addressOfKey } from '../../../src/evm/statetest/fixture.ts';
 import { bigintToBytes, rlpEncode } from '../../../src/evm/trie/rlp.ts';
 import { bigintToFixed, EMPTY_CODE_HASH } from '../../../src/evm/trie/stateRoot.ts';
-import type { AccessListItem, Address, Authorization, Tx } from '../../../src/evm/types.ts';
+import type { AccessListItem, Address, Authorization, Fork, Tx } from '../../../src/evm/types.ts';
 
 /** A seeded generator (mulberry32): the same seed gives the same case on every machine. */
 export class Rng {
@@ -59,7 +62,12 @@ const KEYS = [1, 2, 3, 4].map((i) =>
 let eoaCache: Address[] | undefined;
 const eoas = (): Address[] => (eoaCache ??= KEYS.map(addressOfKey));
 const COINBASE = 0x2adc25665018aa1fe0e6bc666dac8fc2697ff9ban;
-const PRECOMPILES = Array.from({ length: 0x11 }, (_, i) => BigInt(i + 1));
+const PRAGUE_PRECOMPILES = Array.from({ length: 0x11 }, (_, i) => BigInt(i + 1));
+const P256VERIFY = 0x100n;
+const OSAKA_PRECOMPILES = [...PRAGUE_PRECOMPILES, P256VERIFY];
+/** The fork of the case being generated (generation is synchronous, so a module-level setting is enough). */
+let osaka = false;
+let PRECOMPILES = PRAGUE_PRECOMPILES;
 
 const op = {
   STOP: 0x00,
@@ -88,6 +96,7 @@ const op = {
   SHL: 0x1b,
   SHR: 0x1c,
   SAR: 0x1d,
+  CLZ: 0x1e,
   KECCAK256: 0x20,
   BALANCE: 0x31,
   CALLDATALOAD: 0x35,
@@ -217,11 +226,12 @@ function fillMemory(p: Program, r: Rng, words: number): void {
 function callSnippet(p: Program, r: Rng): void {
   const kind = r.pick([op.CALL, op.CALL, op.STATICCALL, op.DELEGATECALL, op.CALLCODE]);
   const to = target(r);
-  if (to <= 0x11n) fillMemory(p, r, 1 + r.int(8));
-  p.push(BigInt(r.int(96)))
-    .push(BigInt(r.int(128)))
-    .push(BigInt(r.int(300)))
-    .push(BigInt(r.int(64)));
+  const p256Call = to === P256VERIFY && r.chance(0.8);
+  if (p256Call) p256Input(p, r);
+  else if (to <= 0x11n) fillMemory(p, r, 1 + r.int(8));
+  p.push(BigInt(r.int(96))).push(BigInt(r.int(128)));
+  if (p256Call) p.push(r.chance(0.9) ? 160n : BigInt(r.int(200))).push(0n);
+  else p.push(BigInt(r.int(300))).push(BigInt(r.int(64)));
   if (kind === op.CALL || kind === op.CALLCODE) p.push(r.chance(0.7) ? 0n : BigInt(r.int(1000)));
   p.push(to);
   if (r.chance(0.4)) p.op(op.GAS);
@@ -234,6 +244,27 @@ function callSnippet(p: Program, r: Rng): void {
       .push(BigInt(r.int(40)))
       .push(BigInt(r.int(64)))
       .op(op.RETURNDATACOPY);
+}
+
+/** P256VERIFY's 160-byte input at memory 0: a signature of a random digest, often with one word damaged. */
+function p256Input(p: Program, r: Rng): void {
+  const digest = r.bytes(32);
+  const key = p256.utils.randomSecretKey(r.bytes(48));
+  const sig = p256.sign(digest, key, { prehash: false, format: 'compact' });
+  const pub = p256.getPublicKey(key, false);
+  const words = [digest, sig.subarray(0, 32), sig.subarray(32), pub.subarray(1, 33), pub.subarray(33)].map((w) =>
+    BigInt('0x' + Buffer.from(w).toString('hex')),
+  );
+  if (r.chance(0.4)) {
+    const i = r.int(5);
+    words[i] = r.chance(0.5) ? value(r) : words[i]! ^ (1n << BigInt(r.int(256)));
+  }
+  words.forEach((w, i) =>
+    p
+      .push(w)
+      .push(BigInt(i * 32))
+      .op(op.MSTORE),
+  );
 }
 
 function initCode(r: Rng): Uint8Array {
@@ -342,6 +373,7 @@ function snippet(p: Program, r: Rng, depth: number): void {
         op.MLOAD,
         op.SLOAD,
         op.TLOAD,
+        ...(osaka ? [op.CLZ, op.CLZ] : []),
       ]);
       const arg =
         unary === op.BLOCKHASH
@@ -437,8 +469,16 @@ function authorization(r: Rng, nonces: Map<Address, bigint>): Authorization {
   };
 }
 
-/** The case of one seed. */
-export function generateCase(seed: number): FuzzCase {
+// EIP-7825 caps a transaction's gas at 2^24 on Osaka: an Osaka case now and then sits at the cap or one past it.
+function txGasLimit(r: Rng): bigint {
+  if (osaka && r.chance(0.04)) return (1n << 24n) + BigInt(r.int(2));
+  return BigInt(r.chance(0.05) ? 21000 + r.int(3000) : 30000 + r.int(r.chance(0.5) ? 200_000 : 3_000_000));
+}
+
+/** The case of one seed for `fork` (Prague or Osaka). */
+export function generateCase(seed: number, fork: Fork = 'Prague'): FuzzCase {
+  osaka = fork === 'Osaka';
+  PRECOMPILES = osaka ? OSAKA_PRECOMPILES : PRAGUE_PRECOMPILES;
   const r = new Rng(seed);
   const pre = new Map<Address, PreAccount>();
   for (const c of CONTRACTS) {
@@ -473,7 +513,7 @@ export function generateCase(seed: number): FuzzCase {
     from: eoas()[0]!,
     to: create ? undefined : r.chance(0.85) ? r.pick(CONTRACTS) : r.pick([...eoas(), ...PRECOMPILES]),
     nonce: nonces.get(eoas()[0]!)! + (r.chance(0.97) ? 0n : 1n),
-    gasLimit: BigInt(r.chance(0.05) ? 21000 + r.int(3000) : 30000 + r.int(r.chance(0.5) ? 200_000 : 3_000_000)),
+    gasLimit: txGasLimit(r),
     value: r.chance(0.6) ? 0n : BigInt(r.int(10_000)),
     data,
     gasPrice: type < 2 ? gasPrice : 0n,

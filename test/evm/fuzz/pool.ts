@@ -1,6 +1,7 @@
 // Differential fuzzing in worker threads: worker k of n runs the seeds first+k, first+k+n, …
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { Fork } from '../../../src/evm/types.ts';
 import type { Divergence } from './differential.ts';
 
 /** A worker's job. */
@@ -9,6 +10,7 @@ export interface FuzzJob {
   count: number;
   index: number;
   workers: number;
+  fork: Fork;
 }
 
 /** A worker's messages: divergences as found, then how many cases it ran. */
@@ -29,18 +31,19 @@ export interface FuzzSummary {
   ms: number;
 }
 
-/** Runs seeds [first, first + count) on `workers` threads. */
+/** Runs seeds [first, first + count) of `fork` on `workers` threads. */
 export async function runFuzzPool(
   first: number,
   count: number,
   workers = Math.min(2, os.availableParallelism()),
   onDivergence?: (d: Divergence) => void,
+  fork: Fork = 'Prague',
 ): Promise<FuzzSummary> {
   const started = performance.now();
   const summary: FuzzSummary = { cases: 0, diverged: 0, divergences: [], ms: 0 };
   await Promise.all(
     Array.from({ length: workers }, (_, index) => {
-      const job: FuzzJob = { first, count, index, workers };
+      const job: FuzzJob = { first, count, index, workers, fork };
       const worker = new Worker(BOOT, { eval: true, workerData: job });
       return new Promise<void>((resolve, reject) => {
         let done = false;

@@ -13,7 +13,7 @@ await ethereumjsEngine.init();
 let cases = 0;
 let diverged = 0;
 for (let i = job.index; i < job.count; i += job.workers) {
-  const found = await compareCase(generateCase(job.first + i), kestrelEngine, ethereumjsEngine);
+  const found = await compareCase(generateCase(job.first + i, job.fork), kestrelEngine, ethereumjsEngine, job.fork);
   cases++;
   if (found.length > 0) diverged++;
   for (const divergence of found) send({ kind: 'divergence', divergence });

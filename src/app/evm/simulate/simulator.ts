@@ -23,7 +23,7 @@ import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/recor
 import type { NodeReader } from '../../state/trieGet.ts';
 import type { ArchiveStateReader } from '../archiveReader.ts';
 import { jumpLocation, precompileFailure, statusError, topFault } from '../callRules.ts';
-import { addressBytes, addressOf, engineFork } from '../engineTx.ts';
+import { addressBytes, addressOf, engineFork, preExecution } from '../engineTx.ts';
 import { chainPrecompiles, chainRules } from '../../staking/chain.ts';
 import { logRecord } from '../executor.ts';
 import { blobBaseFee } from '../forkConfig.ts';
@@ -163,7 +163,7 @@ class Simulation {
       gasLimit: fields.gasLimit,
       baseFee,
       prevRandao: bytesToBigint(fields.mixHash),
-      blobBaseFee: o.blobBaseFee ?? blobBaseFee(0n),
+      blobBaseFee: o.blobBaseFee ?? blobBaseFee(0n, this.fork),
       chainId: common.chainId(),
     };
     // A call without fees outside validation pays nothing (geth's NoBaseFee): it runs at base fee 0.
@@ -177,6 +177,8 @@ class Simulation {
     // One WorldState per block, over the state the previous block left: its diff is the block's own changes.
     this.world = new WorldState(this.state);
     writeWorldOverrides(this.world, planned.accounts);
+    // The block's system call, after the overrides as in geth's simulation (at the block's own number and time).
+    preExecution(this.world, priced, parent.hash(), this.fork);
 
     const body: BlockBody = { txs: [], hashes: [], senders: [], receipts: [], gasUsed: 0n };
     const calls: SimCallResult[] = [];

@@ -1,12 +1,13 @@
 // What the node runs and holds: the next block's fees, the fork configuration (EIP-7910) and the data ranges it
 // serves (eth_capabilities).
+import { chainFork } from '../../../app/evm/common.ts';
 import { blobBaseFee, currentFork, type ForkConfig } from '../../../app/evm/forkConfig.ts';
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 
 /** What these methods use. */
-type Ctx = Needs<'app' | 'chain' | 'config'>;
+type Ctx = Needs<'app' | 'chain' | 'config' | 'common'>;
 
 /** Handler for eth_baseFee: the base fee of the next block. */
 export const baseFee = defineMethod({
@@ -16,13 +17,14 @@ export const baseFee = defineMethod({
 });
 
 /**
- * Handler for eth_blobBaseFee: the blob base fee from the head's excess blob gas, as geth answers. Kestrel's
- * blocks carry no blobs, so the excess stays 0 and the fee is the 1-wei minimum.
+ * Handler for eth_blobBaseFee: the blob base fee from the head's excess blob gas under the chain's blob schedule,
+ * as geth answers. Kestrel's blocks carry no blobs, so the excess stays 0 (EIP-7918's reserve price only slows
+ * its fall) and the fee is the 1-wei minimum.
  */
 export const blobBaseFeeMethod = defineMethod({
   name: 'eth_blobBaseFee',
   params: [],
-  handler: (ctx: Ctx) => toQuantity(blobBaseFee(ctx.chain.head().header.excessBlobGas ?? 0n)),
+  handler: (ctx: Ctx) => toQuantity(blobBaseFee(ctx.chain.head().header.excessBlobGas ?? 0n, chainFork(ctx.common))),
 });
 
 function formatFork(f: ForkConfig): Record<string, unknown> {
@@ -40,13 +42,14 @@ function formatFork(f: ForkConfig): Record<string, unknown> {
   };
 }
 
-/** Handler for eth_config (EIP-7910): the fork in force; no later fork is scheduled. */
+/** Handler for eth_config (EIP-7910): the fork the chain's genesis names, in force from block 0; none follows. */
 export const config = defineMethod({
   name: 'eth_config',
   params: [],
   handler: (ctx: Ctx) => {
     const genesis = ctx.chain.blockByNumber(0n)!;
-    return { current: formatFork(currentFork(ctx.config.evmChainId, genesis.hash)), next: null, last: null };
+    const fork = currentFork(ctx.config.evmChainId, genesis.hash, chainFork(ctx.common));
+    return { current: formatFork(fork), next: null, last: null };
   },
 });
 

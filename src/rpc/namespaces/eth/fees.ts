@@ -36,8 +36,8 @@ export const feeHistory = defineMethod({
       oldestBlock: toQuantity(h.oldest),
       baseFeePerGas: baseFees,
       gasUsedRatio: h.gasUsedRatios,
-      baseFeePerBlobGas: baseFees.map(() => '0x0'),
-      blobGasUsedRatio: h.gasUsedRatios.map(() => 0),
+      baseFeePerBlobGas: h.blobBaseFees.map(toQuantity),
+      blobGasUsedRatio: h.blobGasUsedRatios,
     };
     if (h.rewards) out.reward = h.rewards.map((r) => r.map(toQuantity));
     return out;
