@@ -5,7 +5,8 @@ import tseslint from 'typescript-eslint';
 import { kestrelPlugin } from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.tools/', 'bin/bundle.mjs.cache/'] },
+  // test/fixtures/hardhat3 is a user's Hardhat 3 project with its own dependencies, checked by Hardhat itself.
+  { ignores: ['node_modules/', 'dist/', '.tools/', 'bin/bundle.mjs.cache/', 'test/fixtures/hardhat3/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
