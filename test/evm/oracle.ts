@@ -212,6 +212,12 @@ export async function runOnEthereumjs(
     },
     { common, skipConsensusFormatValidation: true },
   );
+  // EIP-4844 makes a versioned hash's first byte (0x01, KZG) a validity rule; ethereumjs checks it only when the tx
+  // carries its blobs (the network form), which a state test's tx does not, so the oracle applies the rule here.
+  if (tx.type === 3 && tx.blobVersionedHashes.some((h) => h[0] !== 1)) {
+    const message = 'blob version not supported';
+    return { outcome: { ok: false, reason: 'BLOB_HASH_VERSION', message }, diff: [] };
+  }
   let result;
   try {
     const ejsTx = toEjsTx(tx, common);

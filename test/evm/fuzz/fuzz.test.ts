@@ -1,5 +1,5 @@
-// Differential fuzzing in CI: 2,000 fixed-seed Prague cases and 1,000 Osaka cases on Kestrel's engine and
-// @ethereumjs/vm, which must agree on validity, status, gas used, refund, output, logs and post-state root. Longer
+// Differential fuzzing in CI: 2,000 fixed-seed Prague cases and 1,000 Osaka cases (every tx type, blob txs
+// included) on Kestrel's engine and @ethereumjs/vm, which must agree on validity, status, gas used, refund, output, logs and post-state root. Longer
 // runs with fresh seeds: `node --import tsx test/evm/fuzz/run.ts --seed S --count N --workers W [--fork Osaka]`.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
@@ -22,7 +22,13 @@ test('the generator is deterministic and covers every tx type it draws', () => {
   assert.deepEqual(a.tx, b.tx);
   assert.deepEqual([...a.pre.keys()], [...b.pre.keys()]);
   const types = new Set(Array.from({ length: 200 }, (_, i) => generateCase(i).tx.type));
-  assert.deepEqual([...types].sort(), [0, 1, 2, 4]);
+  assert.deepEqual([...types].sort(), [0, 1, 2, 3, 4]);
+  // Blob txs reach every blob rule: no hashes, a bad version byte, more than Osaka's 6, a blob fee cap of 0.
+  const blobs = Array.from({ length: 2000 }, (_, i) => generateCase(i).tx).filter((t) => t.type === 3);
+  assert.ok(blobs.some((t) => t.blobVersionedHashes.length === 0));
+  assert.ok(blobs.some((t) => t.blobVersionedHashes.some((h) => h[0] !== 1)));
+  assert.ok(blobs.some((t) => t.blobVersionedHashes.length > 6));
+  assert.ok(blobs.some((t) => t.maxFeePerBlobGas === 0n) && blobs.every((t) => t.to !== undefined));
 });
 
 test('an Osaka case calls P256VERIFY and sits at or past EIP-7825 cap now and then; a Prague case never', () => {

@@ -267,6 +267,19 @@ function p256Input(p: Program, r: Rng): void {
   );
 }
 
+/**
+ * A blob tx's versioned hashes: usually 1..9 (past Osaka's 6 per tx and, rarely, past the block's 9), sometimes none
+ * or one with a version byte other than 0x01, so every blob validity rule is reached.
+ */
+function blobHashes(r: Rng): Uint8Array[] {
+  const n = r.chance(0.04) ? 0 : 1 + r.int(r.chance(0.9) ? 6 : 10);
+  return Array.from({ length: n }, () => {
+    const h = r.bytes(32);
+    h[0] = r.chance(0.97) ? 1 : r.int(256);
+    return h;
+  });
+}
+
 function initCode(r: Rng): Uint8Array {
   const runtime = r.bytes(r.int(40));
   const reverts = r.chance(0.15);
@@ -493,8 +506,8 @@ export function generateCase(seed: number, fork: Fork = 'Prague'): FuzzCase {
     const code = i > 0 && r.chance(0.4) ? delegation(r.pick(CONTRACTS)) : new Uint8Array(0);
     pre.set(eoa, account(nonce, i === 0 ? 10n ** 21n : BigInt(r.int(3)) * 10n ** 15n, code, new Map()));
   });
-  const type = r.pick([0, 1, 2, 2, 4, 4] as const);
-  const create = type !== 4 && r.chance(0.12);
+  const type = r.pick([0, 1, 2, 2, 3, 4, 4] as const);
+  const create = type !== 4 && type !== 3 && r.chance(0.12);
   const gasPrice = 7n + BigInt(r.int(20));
   const accessList: AccessListItem[] = [];
   if (type !== 0) {
@@ -520,8 +533,8 @@ export function generateCase(seed: number, fork: Fork = 'Prague'): FuzzCase {
     maxFeePerGas: gasPrice,
     maxPriorityFeePerGas: type < 2 ? gasPrice : BigInt(r.int(Number(gasPrice - 6n))),
     accessList,
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
+    maxFeePerBlobGas: type === 3 ? BigInt(r.int(4)) : 0n,
+    blobVersionedHashes: type === 3 ? blobHashes(r) : [],
     authorizationList: type === 4 ? Array.from({ length: 1 + r.int(3) }, () => authorization(r, nonces)) : [],
   };
   const env: TestEnv = {
@@ -531,7 +544,7 @@ export function generateCase(seed: number, fork: Fork = 'Prague'): FuzzCase {
     timestamp: 1_000_000n,
     baseFee: 7n,
     prevRandao: r.word(),
-    excessBlobGas: 0n,
+    excessBlobGas: type === 3 && r.chance(0.3) ? BigInt(r.int(4_000_000)) : 0n,
     chainId: 1n,
   };
   return { seed, pre, env, tx };
