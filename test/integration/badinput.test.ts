@@ -450,14 +450,16 @@ describe('bad input', { timeout: 120_000 }, () => {
       expectError(await submit(raw), -32000, /^intrinsic gas too low/);
     });
 
-    it('exceeds block gas limit', async () => {
+    it('a gas limit above the block gas limit: on Osaka the EIP-7825 cap answers first, as in geth', async () => {
       const latest = await rpcResult<{ gasLimit: string }>(node.http, 'eth_getBlockByNumber', ['latest', false]);
-      const { raw } = await signTx(node.http, sender.privateKey, {
-        to: ADDR,
-        value: 1n,
-        gas: BigInt(latest.gasLimit) + 1n,
-      });
-      expectError(await submit(raw), -32000, /^exceeds block gas limit/);
+      const gas = BigInt(latest.gasLimit) + 1n;
+      assert.ok(gas > 1n << 24n, 'the block gas limit is above the Osaka cap');
+      const { raw } = await signTx(node.http, sender.privateKey, { to: ADDR, value: 1n, gas });
+      expectError(
+        await submit(raw),
+        -32000,
+        new RegExp(`^transaction gas limit too high \\(cap: 16777216, tx: ${gas}\\)$`),
+      );
     });
 
     it('transaction underpriced (gas price 0, below the base fee)', async () => {
