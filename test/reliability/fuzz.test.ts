@@ -340,7 +340,7 @@ async function checkProperty<T>(prop: fc.IAsyncProperty<T>, params: fc.Parameter
 
 // ---- the tests --------------------------------------------------------------------------------------------------
 
-describe('hostile input', { timeout: 300_000 }, () => {
+describe('hostile input', { timeout: 300_000 * Math.max(1, HTTP_RUNS / 700) }, () => {
   let node: KestrelNode;
   let rssStart = 0;
   const counts = { http: 0, ws: 0, transport: 0 };
