@@ -16,7 +16,7 @@ import {
   TIMEOUT_MESSAGE,
   tooLargeMessage,
 } from './rules.ts';
-import type { HttpServerOptions, RunningServer } from './transport.ts';
+import type { HttpServerOptions, RunningServer } from './options.ts';
 import type { HttpResponse, UwsModule } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
 
