@@ -1,5 +1,5 @@
 // gRPC server reflection, loaded on the first reflection call (server.ts lazyReflection): parsing proto/ and
-// building the descriptors cost ~100 ms of CPU that no other request needs. Carries the fix for @grpc/reflection's
+// building the descriptors costs CPU that no other request needs. Carries the fix for @grpc/reflection's
 // empty `dependency` lists (grpc-node#2595), without which strict clients (grpcurl, the C++ DescriptorPool) cannot
 // link a query.proto to the files it imports.
 import { createRequire } from 'node:module';
