@@ -10,10 +10,20 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE, BUNDLE_DIR, BUNDLE_ENTRY, DIST, isStale, ROOT, SRC, sources } from '../bin/build-state.js';
+import {
+  BUNDLE,
+  BUNDLE_DIR,
+  BUNDLE_ENTRY,
+  DIST,
+  isStale,
+  ROOT,
+  SRC,
+  sources,
+  staleReason,
+} from '../bin/build-state.js';
 
 // The launcher checks the build with the same rule (bin/build-state.js); the tests import it from here.
-export { isStale };
+export { isStale, staleReason };
 
 /**
  * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages, and the gRPC proto tooling
