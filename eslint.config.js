@@ -1,4 +1,4 @@
-// Lint: typescript-eslint's recommended rules plus the import-boundary rule of DESIGN.md §2 (eslint/layers.js).
+// Lint: typescript-eslint's recommended rules plus the import-boundary rule of ARCHITECTURE.md (eslint/layers.js).
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -63,7 +63,9 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [{ group: ['@ethereumjs/*'], message: 'src/evm/ imports no @ethereumjs package (DESIGN.md §2).' }],
+          patterns: [
+            { group: ['@ethereumjs/*'], message: 'src/evm/ imports no @ethereumjs package (ARCHITECTURE.md).' },
+          ],
         },
       ],
     },

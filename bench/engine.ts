@@ -12,7 +12,7 @@ import { Account, createAddressFromBigInt } from '@ethereumjs/util';
 import { executeTransaction, initEngine, WorldState } from '../src/evm/index.ts';
 import type { BlockEnv, Tx } from '../src/evm/types.ts';
 import { hexToBytes, wordToBytes } from '../src/evm/bytes.ts';
-import { MemReader } from '../src/evm/testing/mem-reader.ts';
+import { MemReader } from '../src/evm/testing/mem-reader.testing.ts';
 import { appBlockRates } from './lib/appBlock.ts';
 import { compileContracts } from './lib/contracts.ts';
 

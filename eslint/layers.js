@@ -1,4 +1,4 @@
-// The layer diagram of DESIGN.md §2 as data, and the lint rule that holds every import in src/ to it.
+// The layer diagram of ARCHITECTURE.md ("Layers") as data, and the lint rule that holds every import in src/ to it.
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -94,10 +94,12 @@ const within = (target, folder) => target === folder || target.startsWith(folder
 export const layersRule = {
   meta: {
     type: 'problem',
-    docs: { description: 'imports in src/ follow the layer diagram of DESIGN.md §2 (eslint/layers.js)' },
+    docs: { description: 'imports in src/ follow the layer diagram of ARCHITECTURE.md (eslint/layers.js)' },
     schema: [],
     messages: {
-      wrongWay: "{{from}}/ may not import {{to}}/ ('{{source}}'): {{from}}/ may import only {{allowed}} (DESIGN.md §2)",
+      wrongWay:
+        "{{from}}/ may not import {{to}}/ ('{{source}}'): {{from}}/ may import only {{allowed}} (ARCHITECTURE.md)",
+      testSupport: "production code may not import test support ('{{source}}'): *.testing.ts is left out of the build",
       noLayer: '{{from}}/ has no layer: add it to LAYERS in eslint/layers.js',
     },
   },
@@ -108,6 +110,10 @@ export const layersRule = {
     const from = layerOf(fromDir);
     const check = (node, source) => {
       if (typeof source !== 'string' || !source.startsWith('.')) return;
+      if (source.endsWith('.testing.ts') && !file.endsWith('.testing.ts')) {
+        context.report({ node, messageId: 'testSupport', data: { source } });
+        return;
+      }
       if (!from) {
         context.report({ node, messageId: 'noLayer', data: { from: fromDir } });
         return;

@@ -1,24 +1,30 @@
-// The build step: compiles src/**/*.ts (tests excluded) file by file into dist/ with esbuild, relative `.ts`
-// imports rewritten to `.js`, so the node runs with plain `node` and no TypeScript loader (tracer workers
-// included). dist/ mirrors src/ one level below the repository root, so `new URL('../../proto/', import.meta.url)`
+// The build step: compiles src/**/*.ts (tests and `*.testing.ts` test support excluded) file by file into dist/
+// with esbuild, relative `.ts` imports rewritten to `.js`, so the node runs with plain `node` and no TypeScript
+// loader (tracer workers included). dist/ mirrors src/ one level below the repository root, so `new URL('../../proto/', import.meta.url)`
 // and friends resolve as they do from the sources. Then dist/cli/index.js and what it imports, the pure-JavaScript
 // packages included, become one CommonJS bundle, dist/bundle/kestreld.cjs, since Node 20's module loader spent
 // ~250 ms of CPU at startup resolving, reading and linking ~500 modules one by one. Code behind a dynamic import()
 // is in the file but runs only on first use. One script (not ES modules) because a script can be compiled with a
 // V8 code cache on Node 20 too (bin/load-bundle.js). `node scripts/build.mjs` builds when a source is newer than
 // the last build; `--force` always does.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  BUNDLE,
+  BUNDLE_DIR,
+  BUNDLE_ENTRY,
+  DIST,
+  isStale,
+  ROOT,
+  SRC,
+  sources,
+  staleReason,
+} from '../bin/build-state.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SRC = join(ROOT, 'src');
-const DIST = join(ROOT, 'dist');
-/** Where the bundle goes, relative to dist/ (pruning leaves it alone), and the bundle there. */
-const BUNDLE_DIR = 'bundle';
-const BUNDLE = join(BUNDLE_DIR, 'kestreld.cjs');
-/** The bundle's entry, relative to dist/. */
-const BUNDLE_ENTRY = join('cli', 'index.js');
+// The launcher checks the build with the same rule (bin/build-state.js); the tests import it from here.
+export { isStale, staleReason };
+
 /**
  * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages, and the gRPC proto tooling
  * (proto-loader, reflection), which only the lazily loaded reflection uses.
@@ -34,35 +40,6 @@ const EXTERNAL = [
   'quickjs-emscripten',
   'utf-8-validate',
 ];
-/** What else decides the output besides the sources. */
-const INPUTS = ['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => join(ROOT, f));
-
-function sources(dir, out = []) {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) sources(p, out);
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
-
-/** Whether `dist` is older than a source (or the file list changed): a stat of each file, a few ms. */
-export function isStale(src = SRC, dist = DIST) {
-  const STAMP = join(dist, '.built');
-  if (!existsSync(STAMP)) return true;
-  let stamp;
-  try {
-    stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
-  } catch {
-    return true;
-  }
-  const files = sources(src);
-  if (files.length !== stamp.count) return true;
-  // A build from before the bundle existed, or a bundle deleted by hand.
-  if (existsSync(join(src, BUNDLE_ENTRY.replace(/\.js$/, '.ts'))) && !existsSync(join(dist, BUNDLE))) return true;
-  const built = statSync(STAMP).mtimeMs;
-  return [...files, ...INPUTS].some((f) => statSync(f).mtimeMs > built);
-}
 
 // esbuild prints relative specifiers in double quotes in these three forms.
 const TS_SPECIFIER = /((?:\bfrom|\bimport)\s*\(?\s*)"(\.{1,2}\/[^"]*?)\.ts"/g;

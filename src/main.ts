@@ -252,7 +252,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       mode,
       metrics,
     });
-    // The engine's libraries (about 100 ms of CPU, mostly WebAssembly) load shortly after the listeners are up, not
+    // The engine's libraries (mostly WebAssembly to compile) load shortly after the listeners are up, not
     // at once: a client's first poll then is not queued behind them. Nothing before the first block or call needs
     // them, and those await initEngine() themselves (a failure surfaces there).
     setTimeout(() => initEngine().catch(() => {}), ENGINE_WARMUP_DELAY_MS).unref();

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { initEngine, WorldState } from '../evm/index.ts';
-import { MemReader } from '../evm/testing/mem-reader.ts';
+import { MemReader } from '../evm/testing/mem-reader.testing.ts';
 import { rlpEncode } from '../evm/trie/rlp.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
 import { bytesToBigint } from '../primitives/hex.ts';

@@ -18,7 +18,7 @@ import type {
   ConsensusServices,
   ModeListeners,
   ModeServer,
-} from './consensus.ts';
+} from './mode.ts';
 
 /** The ABCI server, the forwarder to CometBFT, and the state-sync snapshots. */
 export class CometbftMode implements ConsensusMode {

@@ -8,7 +8,7 @@ import { startMetricsServer } from '../metrics/server.ts';
 import type { Dispatcher } from '../rpc/server/jsonrpc.ts';
 import { BusyPoll } from '../rpc/server/busyPoll.ts';
 import { chooseTransport, startHttpTransport, startWsTransport } from '../rpc/server/transport.ts';
-import type { ConsensusMode, ModeListeners } from './consensus.ts';
+import type { ConsensusMode, ModeListeners } from './mode.ts';
 
 /** What the listeners serve. */
 export interface ListenerDeps {

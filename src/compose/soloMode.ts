@@ -5,7 +5,7 @@ import { startCometRpcServer } from '../cometrpc/server.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import { DevToolkit } from '../consensus/solo/devToolkit.ts';
 import { SoloEngine } from '../consensus/solo/engine.ts';
-import type { ConsensusDeps, ConsensusMode, ConsensusServices, ModeListeners, ModeServer } from './consensus.ts';
+import type { ConsensusDeps, ConsensusMode, ConsensusServices, ModeListeners, ModeServer } from './mode.ts';
 
 /** The embedded engine and its CometBFT-style RPC server. */
 export class SoloMode implements ConsensusMode {

@@ -10,7 +10,7 @@ export class ExecutionAborted extends Error {
   }
 }
 
-/** At a taken jump: reads the clock every 256th time (Date.now() costs ~30 ns; a jump a few). */
+/** At a taken jump: reads the clock every 256th time (Date.now() costs several times a jump). */
 export function jumpDeadline(ev: Evm): void {
   if ((++ev.ticks & 255) === 0 && Date.now() > ev.deadline) throw new ExecutionAborted();
 }

@@ -8,7 +8,7 @@ import { analysisCache, analyze } from './interpreter/analysis.ts';
 import { memoryGas } from './interpreter/memory.ts';
 import { hexToBytes } from './bytes.ts';
 import { keccak256 } from './keccak.ts';
-import { MemReader } from './testing/mem-reader.ts';
+import { MemReader } from './testing/mem-reader.testing.ts';
 
 await initEngine();
 

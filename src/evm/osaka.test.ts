@@ -7,7 +7,7 @@ import type { BlockEnv, ExecOptions, Fork, Tx } from './types.ts';
 import { hexToBytes } from './bytes.ts';
 import { blobBaseFee, GAS_PER_BLOB, nextExcessBlobGas } from './handler/fees.ts';
 import { FORK_RULES, FORKS } from './forks.ts';
-import { MemReader } from './testing/mem-reader.ts';
+import { MemReader } from './testing/mem-reader.testing.ts';
 import { clz } from './interpreter/interpreter.ts';
 
 await initEngine();

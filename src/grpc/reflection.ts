@@ -1,12 +1,15 @@
 // gRPC server reflection, loaded on the first reflection call (server.ts lazyReflection): parsing proto/ and
-// building the descriptors cost ~100 ms of CPU that no other request needs. Carries the fix for @grpc/reflection's
+// building the descriptors costs CPU that no other request needs. Carries the fix for @grpc/reflection's
 // empty `dependency` lists (grpc-node#2595), without which strict clients (grpcurl, the C++ DescriptorPool) cannot
 // link a query.proto to the files it imports.
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
-import { PROTO_DIR } from './server.ts';
+
+/** proto/ at the repository root: only reflection parses it (the server's handlers carry their method names). */
+const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 /** One reflection service (v1 or v1alpha) as @grpc/reflection registers it. */
 export interface ReflectionEndpoint {

@@ -2,12 +2,8 @@
 // themselves, so gRPC and abci_query share them), and reflection, which loads (proto/ parsed, descriptors built) on
 // its first call: a call that arrives meanwhile waits for it.
 import { EventEmitter } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import type { ReflectionEndpoint } from './reflection.ts';
-
-/** proto/ at the repository root. */
-export const PROTO_DIR = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 /** A unary handler over raw request bytes. */
 export type RawUnaryHandler = grpc.handleUnaryCall<Uint8Array, Uint8Array>;

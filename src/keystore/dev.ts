@@ -8,7 +8,7 @@ import { LIGHT_SCRYPT, type ScryptParams } from './v3.ts';
 /**
  * Cost of the dev accounts' own files. Their passphrase is empty and their keys come from a published mnemonic, so
  * the KDF protects nothing: geth's light N with p = 1 keeps them readable by any v3 tool at a sixth of the light
- * cost (ten of them were ~0.5 s of CPU on a fresh dev home's first start, before any server listened).
+ * cost (ten of them were a large part of a fresh dev home's first start, before any server listened).
  */
 export const DEV_KEY_SCRYPT: ScryptParams = { ...LIGHT_SCRYPT, p: 1 };
 

@@ -6,7 +6,7 @@
 //
 // The file is preallocated with zeros and records overwrite them in place: an fdatasync then has only data to
 // flush, while one that also carries a size change makes ext4 commit its journal, which waits for every other
-// file's pending data too (LevelDB's included) — measured at 0.2 vs 0.9–4 ms mean on this machine's disk.
+// file's pending data too (LevelDB's included), so each ack would wait for the node's other writes.
 //
 // Format: an 8-byte magic, then records [u32 BE payload length][u32 BE crc32(payload)][payload], payload =
 // [u64 BE addedAt ms][raw tx], then zeros. Reading stops at the first short or corrupt record (a torn tail after a
@@ -180,7 +180,7 @@ export class TxJournal {
   /**
    * Appends a record; resolves once it is written (and synced, with `fsync`). The write itself is synchronous: a
    * small write to the page cache costs microseconds, while a round trip through the thread pool waits behind
-   * LevelDB's batch and the event loop (it was measured at 5 ms under the write workload). Only the fdatasync runs
+   * LevelDB's batch and the event loop (milliseconds while blocks are being written). Only the fdatasync runs
    * off the main thread.
    */
   append(e: JournalEntry): Promise<void> {

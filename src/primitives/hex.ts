@@ -20,7 +20,7 @@ const nativeHexSlice = (Buffer.prototype as { hexSlice?: (this: Uint8Array, star
 export function bareHex(bytes: Uint8Array): string {
   // Node's native encoder returns one flat string. A per-byte `+=` loop (noble's, behind @ethereumjs/util) builds a
   // rope of one cons-string per byte; a large reply holds millions of them until JSON.stringify flattens them, and
-  // eth_getLogs of 20k logs spent 58% of its time in GC because of it.
+  // a large eth_getLogs reply then spends most of its time in GC.
   if (nativeHexSlice !== undefined) return nativeHexSlice.call(bytes, 0, bytes.byteLength);
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }

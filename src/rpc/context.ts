@@ -1,5 +1,6 @@
 // The services the namespaces are served from, built once in main.ts. Each namespace module declares the few it
-// uses (a Pick of RpcContext), so what a method can reach is visible at its top and checked by the compiler.
+// uses (a Pick of RpcContext), so what a method can reach is visible at its top and checked by the compiler; the
+// pool and the dev toolkit come in as narrow interfaces (PoolReader, DevControls), not as the classes behind them.
 import type { KestrelApp } from '../app/app.ts';
 import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
@@ -10,16 +11,53 @@ import type { FilterManager } from '../filters/filterManager.ts';
 import type { LogQuery } from '../filters/logQuery.ts';
 import type { SubscriptionManager } from '../filters/subscriptions.ts';
 import type { KeyStore } from '../keystore/keystore.ts';
-import type { TxPool } from '../mempool/pool.ts';
+import type { ExecTx } from '../app/evm/executor.ts';
+import type { PoolTx, SenderTxs } from '../mempool/pool.ts';
+import type { SelectRules } from '../mempool/select.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
 import type { TraceService } from '../tracing/service.ts';
 import type { Compat } from './format/block.ts';
-import type { DevToolkit } from '../consensus/solo/devToolkit.ts';
 import type { FeeOracle } from './services/feeOracle.ts';
 import type { NodeSigner } from './services/signer.ts';
 
 /** What the namespaces read of the block producer: its head, the next block's fees, a preview of the pending block. */
 export type ProducerView = Pick<KestrelApp, 'head' | 'nextBaseFee' | 'minGasPrice' | 'previewBlock' | 'etherbase'>;
+
+/** What the namespaces read of the transaction pool (txpool_*, pending lookups, the pending block); never a write. */
+export interface PoolReader {
+  /** A pooled tx by hash. */
+  get(hash: Uint8Array): PoolTx | undefined;
+  /** How many txs are executable now and how many wait for a nonce gap. */
+  counts(): { pending: number; queued: number };
+  /** Every sender's pooled txs. */
+  content(): SenderTxs[];
+  /** One sender's pooled txs. */
+  contentFrom(sender: Uint8Array): SenderTxs;
+  /** The txs the next block would take, in order, within `gasLimit`. */
+  executable(gasLimit: bigint, rules?: Omit<SelectRules, 'gasLimit'>): ExecTx[];
+}
+
+/**
+ * The dev toolkit's controls the evm_/anvil_/hardhat_ methods call (consensus/solo/devToolkit.ts implements them):
+ * the namespaces see this, not the engine behind it.
+ */
+export interface DevControls {
+  readonly automine: boolean;
+  setAutomine(on: boolean): void;
+  setIntervalMining(ms: number): void;
+  increaseTime(seconds: bigint): bigint;
+  setNextBlockTimestamp(ts: bigint): void;
+  mine(blocks: bigint, opts?: { timestamp?: bigint; interval?: bigint }): Promise<void>;
+  snapshot(): bigint;
+  revert(id: bigint): Promise<boolean>;
+  setBalance(addr: Uint8Array, balance: bigint): Promise<void>;
+  setNonce(addr: Uint8Array, nonce: bigint): Promise<void>;
+  setCode(addr: Uint8Array, code: Uint8Array): Promise<void>;
+  setStorageAt(addr: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void>;
+  impersonate(addr: Uint8Array): void;
+  stopImpersonating(addr: Uint8Array): void;
+  dropTransaction(hash: Uint8Array): Promise<boolean>;
+}
 
 /** Every service a namespace may ask for. */
 export interface RpcContext {
@@ -27,7 +65,7 @@ export interface RpcContext {
   app: ProducerView;
   chain: ChainQuery;
   calls: CallService;
-  pool: TxPool;
+  pool: PoolReader;
   txs: TxSubmitter;
   compat: Compat;
   /** Shared Common for txs and headers. */
@@ -52,7 +90,7 @@ export interface RpcContext {
   /** miner_*: the producer settings kept in app.toml. */
   miner: MinerSettings;
   /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
-  dev?: DevToolkit;
+  dev?: DevControls;
 }
 
 /** The services one namespace module uses: `Needs<'chain' | 'pool'>`. */

@@ -33,7 +33,7 @@ export type RlpList = Array<Uint8Array | RlpList>;
 
 /**
  * An RLP encoder (any: the encoding is canonical). The node passes the engine's one-pass encoder, about 4x faster
- * than @ethereumjs/rlp's on a block's receipts; the store may not import the engine itself (DESIGN.md's layers).
+ * than @ethereumjs/rlp's on a block's receipts; the store may not import the engine itself (ARCHITECTURE.md's layers).
  */
 export type RlpEncoder = (list: RlpList) => Uint8Array;
 

@@ -12,7 +12,7 @@ import { KESTREL_RULES } from '../../src/app/evm/engineTx.ts';
 import { blobBaseFee } from '../../src/app/evm/forkConfig.ts';
 import { installStepFeed } from './stepFeed.ts';
 import { type BlockEnv, type Tx, WorldState } from '../../src/evm/index.ts';
-import { MemReader } from '../../src/evm/testing/mem-reader.ts';
+import { MemReader } from '../../src/evm/testing/mem-reader.testing.ts';
 import { bigintToBytes, bytesToBigint } from '../../src/primitives/hex.ts';
 import { gethErrorText } from '../../src/tracing/errors.ts';
 import { runTraced, txEnvOf } from '../../src/tracing/replay.ts';

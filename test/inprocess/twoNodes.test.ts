@@ -1,5 +1,5 @@
 // Two nodes in one process on different homes: what one does is invisible to the other, and closing one leaves the
-// other serving. Proves the node keeps no module-level mutable state (DESIGN.md §2).
+// other serving. Proves the node keeps no module-level mutable state (ARCHITECTURE.md, "Layers").
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -17,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { build, isStale } from '../../scripts/build.mjs';
+import { build, isStale, staleReason } from '../../scripts/build.mjs';
 import { REPO_ROOT } from '../helpers/node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-build-test-'));
@@ -113,6 +114,29 @@ describe('build step', () => {
     // A rebuild removes the caches of the bundle it replaces.
     await build(src, dist);
     assert.deepEqual(caches(), []);
+  });
+
+  it('leaves test support (*.testing.ts) out, and says why a build is stale', async () => {
+    write('lib/helper.testing.ts', `export const helper = 1;\n`);
+    const staleDir = join(dir, 'no-build');
+    assert.match(staleReason(src, staleDir) ?? '', /^no build in /);
+    await build(src, dist);
+    assert.equal(existsSync(join(dist, 'lib/helper.testing.js')), false);
+    // Earlier tests dated sources ahead of the clock: date the build after them.
+    const built = new Date(Date.now() + 30_000);
+    utimesSync(join(dist, '.built'), built, built);
+    assert.equal(staleReason(src, dist), undefined);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(src, 'lib/value.ts'), later, later);
+    assert.match(staleReason(src, dist) ?? '', /value\.ts changed since the last build$/);
+  });
+
+  it('launches without the build script or esbuild: the launcher imports only bin/ and node: modules', () => {
+    for (const file of ['bin/kestreld.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
+      const code = readFileSync(join(REPO_ROOT, file), 'utf8');
+      const specifiers = [...code.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
+      for (const s of specifiers) assert.match(s, /^(node:|\.\/)/, `${file} imports ${s}`);
+    }
   });
 
   it('runs the repository node from dist/ with plain node: no loader, the worker boots compiled JavaScript', () => {

@@ -59,7 +59,7 @@ describe('layers', () => {
 
   it('refuses a wrong-way import with a message naming the rule and the allowed layers', () => {
     assert.deepEqual(lint('store/x.ts', "import type { KestrelApp } from '../app/app.ts';"), [
-      "kestrel/layers: store/ may not import app/ ('../app/app.ts'): store/ may import only log/, primitives/, errors/ (DESIGN.md §2)",
+      "kestrel/layers: store/ may not import app/ ('../app/app.ts'): store/ may import only log/, primitives/, errors/ (ARCHITECTURE.md)",
     ]);
     assert.equal(lint('app/state/x.ts', "export { ChainQuery } from '../query.ts';").length, 1);
     assert.equal(lint('consensus/x.ts', "const m = await import('../rpc/server/http.ts');").length, 1);
@@ -83,5 +83,13 @@ describe('layers', () => {
     assert.equal(lint('compose/x.ts', "import { main } from '../cli/index.ts';").length, 1);
     assert.equal(lint('consensus/x.ts', "import { consensusMode } from '../compose/consensus.ts';").length, 1);
     assert.equal(lint('rpc/x.ts', "import { startListeners } from '../compose/listeners.ts';").length, 1);
+  });
+
+  it('keeps test support (*.testing.ts, not built) out of production code', () => {
+    assert.deepEqual(lint('evm/x.ts', "import { MemReader } from './testing/mem-reader.testing.ts';"), [
+      "kestrel/layers: production code may not import test support ('./testing/mem-reader.testing.ts'): *.testing.ts is left out of the build",
+    ]);
+    assert.deepEqual(lint('evm/x.test.ts', "import { MemReader } from './testing/mem-reader.testing.ts';"), []);
+    assert.deepEqual(lint('evm/testing/y.testing.ts', "import { MemReader } from './mem-reader.testing.ts';"), []);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { initEngine } from '../../evm/index.ts';
-import { MemReader } from '../../evm/testing/mem-reader.ts';
+import { MemReader } from '../../evm/testing/mem-reader.testing.ts';
 import { ExecutionError } from '../../errors/index.ts';
 import { jumpLocation, precompileFailure, senderCheck, statusError, toppedUp } from './callRules.ts';
 import { blockEnvOf, callTxOf } from './engineTx.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { createEOACode7702Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { executeTransaction, initEngine, WorldState } from '../../evm/index.ts';
-import { MemReader } from '../../evm/testing/mem-reader.ts';
+import { MemReader } from '../../evm/testing/mem-reader.testing.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
 import { bytesToBigint, bytesToHex } from '../../primitives/hex.ts';
 import { createChainCommon } from './common.ts';

@@ -1,7 +1,7 @@
 // A batch update of one secure Merkle-Patricia trie (keys are 32-byte hashes), synchronous: the nodes a block's
 // changes touch are loaded once into memory, changed there, and hashed once at the end, bottom-up, only where they
-// changed. ethereumjs' trie hashes and writes the whole path on every put (measured as the dominant cost of a
-// block); the root and the nodes reachable from it are the same, because the node encoding is Ethereum's:
+// changed. ethereumjs' trie hashes and writes the whole path on every put (which made it the dominant cost of
+// a block); the root and the nodes reachable from it are the same, because the node encoding is Ethereum's:
 // nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
 // Updates are persistent (a put builds new nodes and never changes a loaded one), so the tree loaded by reads of
 // the parent state can be forked and updated while the reads' view stays the parent's.

@@ -6,7 +6,7 @@ import { DISTRIBUTION_ADDRESS, DISTRIBUTION_POOL, FEE_COLLECTOR, ModuleError, tr
 import { mulRound, mulTrunc, quoTrunc, divRound, truncateDecimal } from './dec.ts';
 import type { Staking } from './staking.ts';
 import { Records } from './store.ts';
-import { DEC, decodeInts, encodeInts, type Validator } from './types.ts';
+import { DEC, decodeInts, encodeInts, type DistributionHooks, type Validator } from './types.ts';
 
 /** One validator's vote in the last commit, as CometBFT reports it. */
 export interface Vote {
@@ -25,7 +25,7 @@ export interface SlashEvent {
 const POOL_KEY = new TextEncoder().encode('communityPool');
 
 /** The distribution keeper over one environment. */
-export class Distribution {
+export class Distribution implements DistributionHooks {
   private readonly current: Records;
   private readonly historical: Records;
   private readonly outstandingR: Records;

@@ -2,11 +2,11 @@
 // (Cosmos SDK semantics; shares and token amounts as the SDK's keeper computes them, every Dec quotient truncated).
 import { createHash } from 'node:crypto';
 import { bigintToBytes, bytesEqual, bytesToBigint, concatBytes } from '../../primitives/hex.ts';
-import type { Distribution } from './distribution.ts';
 import { BONDED_POOL, burn, ModuleError, NOT_BONDED_POOL, STAKING_ADDRESS, transfer, type Env } from './env.ts';
 import { OrderedSet, Records } from './store.ts';
 import {
   BondStatus,
+  type DistributionHooks,
   DEC,
   decodeInts,
   decodeValidator,
@@ -57,7 +57,7 @@ export class Staking {
   private readonly redelegationQueue: OrderedSet;
   private readonly lastPower: Records;
   private readonly counters: Records;
-  distribution?: Distribution;
+  distribution?: DistributionHooks;
   hooks: StakingHooks = {};
 
   constructor(readonly env: Env) {

@@ -187,3 +187,16 @@ export function encodeInts(rows: ReadonlyArray<ReadonlyArray<bigint | number | b
 export function decodeInts(raw: Uint8Array): bigint[][] {
   return (RLP.decode(raw) as Uint8Array[][]).map((r) => r.map(int));
 }
+
+/**
+ * What x/staking calls on x/distribution as stake moves (the SDK's staking hooks): declared here so that staking.ts
+ * need not import distribution.ts, which itself reads the staking keeper.
+ */
+export interface DistributionHooks {
+  afterValidatorCreated(v: Validator): void;
+  beforeDelegationCreated(v: Validator): void;
+  beforeDelegationSharesModified(del: Uint8Array, v: Validator): void;
+  afterDelegationModified(del: Uint8Array, v: Validator): void;
+  afterDelegationRemoved(del: Uint8Array, v: Validator): void;
+  beforeValidatorSlashed(v: Validator, fraction: bigint): void;
+}

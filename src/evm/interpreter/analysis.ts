@@ -1,5 +1,5 @@
 // Code analysis: computed once per code hash (evmone's baseline interpreter does the same; ethereumjs rescans
-// jump destinations on every call, 28% of a cached call's time). It holds the valid jump destinations and the
+// jump destinations on every call, a large share of a cached call's time). It holds the valid jump destinations and the
 // PUSH immediates decoded to words lazily, so a cached contract's PUSH is an array load, not a BigInt parse.
 
 /** What the interpreter needs to know about a code before running it. */

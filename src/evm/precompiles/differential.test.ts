@@ -10,7 +10,7 @@ import { KZG } from 'micro-eth-signer/kzg.js';
 import type { Address, Fork, PurePrecompile } from '../types.ts';
 import { toHex } from './bytes.ts';
 import { buildPrecompiles, loadBackends, NATIVE_LOADERS, NO_NATIVE_LOADERS } from './index.ts';
-import { inputsFor } from './inputs.ts';
+import { inputsFor } from './inputs.testing.ts';
 
 type EjsPrecompile = (opts: { data: Uint8Array; gasLimit: bigint; common: Common; _EVM: unknown }) => Promise<{
   executionGasUsed: bigint;

@@ -1,15 +1,17 @@
 // The precompiled contracts of Cancun (0x01–0x0a), Prague (adds 0x0b–0x11, EIP-2537) and Osaka (adds 0x100,
 // EIP-7951; reprices 0x05, EIP-7883).
 //
-// Libraries (measured in REFERENCE-ENGINE.md), each with a pure-JS fallback used when it cannot load:
+// Libraries (each chosen for speed; bench/precompiles.ts times them), with a pure-JS fallback used when one cannot
+// load:
 // - 0x01 ecrecover: native libsecp256k1 (`secp256k1`), else @noble/curves.
 // - 0x02/0x03: node:crypto (RIPEMD-160 falls back to @noble/hashes); 0x05 modexp and 0x09 blake2f: own code.
 // - 0x06–0x08 bn254 and 0x0b–0x11 BLS12-381: mcl-wasm, one instance per curve; else @noble/curves.
 // - 0x0a KZG: c-kzg, else micro-eth-signer; loaded on the first 0x0a call (c-kzg's setup takes 3–5 s) or by
 //   initPrecompiles({ kzg: true }).
-// - 0x100 P256VERIFY: @noble/curves only (no native library verifies a raw P-256 digest; measured ~7 ms a call).
+// - 0x100 P256VERIFY: @noble/curves only (no native library verifies a raw P-256 digest), so it is the slowest
+//   precompile per call.
 // Startup: initPrecompiles() instantiates the two mcl wasm instances, hash-wasm and the secp256k1 add-on
-// (0.3–0.6 s on the shared 2-core machine). Nothing needs it before the first EVM execution, so a node can start
+// (a noticeable part of a second of CPU). Nothing needs it before the first EVM execution, so a node can start
 // it at once, answer its first requests, and await it before executing anything.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createKeccak } from 'hash-wasm';

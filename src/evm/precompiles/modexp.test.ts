@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bigIntToBytes, bytesToBigInt } from './bytes.ts';
-import { cat, Rng } from './inputs.ts';
+import { cat, Rng } from './inputs.testing.ts';
 import { modexp, modexpGas, modPow } from './modexp.ts';
 
 const w = (x: bigint | number) => bigIntToBytes(BigInt(x), 32);

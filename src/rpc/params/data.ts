@@ -112,7 +112,7 @@ const LOOP_DIGITS = 256;
 
 /**
  * Decodes the hex digits of checked DATA text (after its 0x) into bytes, rejecting non-hex characters. The digits
- * are read in place: a slice of the text would make every read go through the sliced string (~25% slower).
+ * are read in place: a slice of the text would make every read go through the sliced string, which is slower.
  */
 function digitsToBytes(s: string, goType: string): Uint8Array {
   const n = (s.length - 2) >> 1;

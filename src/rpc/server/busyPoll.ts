@@ -1,6 +1,6 @@
 // Adaptive busy-polling of the event loop. Between two requests of a client that waits for each answer, an idle
-// Node thread sleeps in epoll_wait, and waking it costs more than answering (measured: a bare uWS handler answered
-// 32.7k req/s at 2 connections sleeping, 54-62k polling). For a short window after each answer the loop is kept
+// Node thread sleeps in epoll_wait, and waking it costs more than answering a simple read (the figures:
+// bench/results/transport-and-reads.md). For a short window after each answer the loop is kept
 // polling with setImmediate, so the next request is read at once; after the window it sleeps again, so an idle
 // node costs nothing. Go's scheduler and tokio's workers spin before parking for the same reason.
 

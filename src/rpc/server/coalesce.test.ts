@@ -7,7 +7,7 @@ import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { MethodNotFoundError } from '../../errors/index.ts';
 import { DEFAULT_RPC_LIMITS, type Dispatcher } from './jsonrpc.ts';
-import { transportsUnderTest } from './testTransports.ts';
+import { transportsUnderTest } from './transports.testing.ts';
 import { startHttpTransport, type RunningServer, type TransportChoice } from './transport.ts';
 
 /** Answers without a promise, so replies take the coalesced path. */

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { InvalidParamsError, MethodNotFoundError } from '../../errors/index.ts';
 import { DEFAULT_RPC_LIMITS } from './jsonrpc.ts';
 import type { Dispatcher } from './jsonrpc.ts';
-import { transportsUnderTest } from './testTransports.ts';
+import { transportsUnderTest } from './transports.testing.ts';
 import { startHttpTransport, type RunningServer, type TransportChoice } from './transport.ts';
 
 const TOKEN = 'secret-token-0123456789';

@@ -17,10 +17,10 @@ import {
   refusalBody,
   tooLargeMessage,
 } from './rules.ts';
-import type { HttpServerOptions, RunningServer } from './transport.ts';
+import type { HttpServerOptions, RunningServer } from './options.ts';
 
 /** Options of the HTTP transport (declared with the transport interface). */
-export type { HttpServerOptions } from './transport.ts';
+export type { HttpServerOptions } from './options.ts';
 
 /** A running HTTP transport on node:http. */
 export interface RunningHttpServer extends RunningServer {

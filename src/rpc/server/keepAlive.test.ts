@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { RawHttpClient } from '../../../test/helpers/rawHttp.ts';
 import { DEFAULT_RPC_LIMITS, type Dispatcher } from './jsonrpc.ts';
-import { transportsUnderTest } from './testTransports.ts';
+import { transportsUnderTest } from './transports.testing.ts';
 import { startHttpTransport, type RunningServer } from './transport.ts';
 
 const IDLE_S = Number(process.env.KESTREL_KEEPALIVE_IDLE_S ?? 15);

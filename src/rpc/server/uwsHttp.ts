@@ -16,7 +16,7 @@ import {
   TIMEOUT_MESSAGE,
   tooLargeMessage,
 } from './rules.ts';
-import type { HttpServerOptions, RunningServer } from './transport.ts';
+import type { HttpServerOptions, RunningServer } from './options.ts';
 import type { HttpResponse, UwsModule } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
 
@@ -91,10 +91,9 @@ function writeReply(
 /**
  * Replies answered synchronously, written together after the loop's poll phase has run the callbacks of every
  * socket it found ready (all but the first of the turn). A reply written at once wakes the client's sleeping thread
- * with its own send (a wakeup across CPUs, which on this VM costs more than building the reply); written in one
- * burst, most sends find the client already awake. eth_call balanceOf, callCpu.ts, 3 alternating rounds, off /
- * all held / all but the first held: 32 connections 44.2-45.9k / 53.2-54.0k / 54.7-55.2k req/s (system time 8.6-9.0
- * / 6.2-6.6 / 5.3-6.9 us per request); 2 connections 34.7-36.9k / 35.5k / 36.8-37.2k.
+ * with its own send (a wakeup across CPUs, which on a VM can cost more than building the reply); written in one
+ * burst, most sends find the client already awake. The first reply of a turn is written at once, so a lone client
+ * waits for nothing (the figures of each variant: bench/results/transport-and-reads.md).
  */
 class ReplyBurst {
   private readonly exchanges: Exchange[] = [];

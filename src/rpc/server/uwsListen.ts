@@ -1,7 +1,7 @@
 // Binding a uWebSockets.js app: resolve with the bound port, reject with the kernel's reason when it cannot bind.
 import net from 'node:net';
 import { ListenGate } from './openConnections.ts';
-import type { RunningServer } from './transport.ts';
+import type { RunningServer } from './options.ts';
 import type { UwsApp, UwsModule, us_listen_socket } from './uws.ts';
 
 /** Listens on host:port (0 picks a free port); resolves with the listen socket and the port actually bound. */

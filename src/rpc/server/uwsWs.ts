@@ -4,8 +4,8 @@ import { isAuthorized, wsOriginAllowed } from './auth.ts';
 import { handleBody, stderrLogger, whenReady } from './jsonrpc.ts';
 import type { CallMeta, RpcLogger, WsConnection } from './jsonrpc.ts';
 import { refusalBody, STATUS_LINE } from './rules.ts';
-import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './transport.ts';
-import type { RunningServer, WsServerOptions } from './transport.ts';
+import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './options.ts';
+import type { RunningServer, WsServerOptions } from './options.ts';
 import type { UwsModule, WebSocket } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
 

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { InvalidParamsError, MethodNotFoundError } from '../../errors/index.ts';
 import type { Dispatcher } from './jsonrpc.ts';
-import { transportsUnderTest } from './testTransports.ts';
+import { transportsUnderTest } from './transports.testing.ts';
 import { startWsTransport, type RunningServer, type TransportChoice } from './transport.ts';
 
 const TOKEN = 'ws-secret-token';

@@ -9,11 +9,11 @@ import { ConnectionCap } from './connections.ts';
 import { errorResponse, handleBody, stderrLogger, whenReady } from './jsonrpc.ts';
 import type { CallMeta, RpcLogger, WsConnection } from './jsonrpc.ts';
 import { closeServer, listen } from './listen.ts';
-import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './transport.ts';
-import type { RunningServer, WsServerOptions } from './transport.ts';
+import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './options.ts';
+import type { RunningServer, WsServerOptions } from './options.ts';
 
 /** Options of the WebSocket transport (declared with the transport interface). */
-export type { WsServerOptions } from './transport.ts';
+export type { WsServerOptions } from './options.ts';
 
 /** A running WebSocket transport on node:http + ws. */
 export interface RunningWsServer extends RunningServer {

@@ -143,7 +143,7 @@ export function prepareCall(req: CallRequest, sender: SenderState, ctx: CallCont
   );
   const address = new Address(from);
   // The record's transaction is read again by sealing (roots, size) and formatting: its sender and encoding are
-  // fixed, so they are answered from here (an unsigned tx has no sender to recover; encoding it costs ~15 µs).
+  // fixed, so they are answered from here (an unsigned tx has no sender to recover, and encoding it again is not free).
   const encoded = tx.serialize();
   const patched = tx as unknown as { getSenderAddress: () => Address; serialize: () => Uint8Array };
   patched.getSenderAddress = () => address;

@@ -1,10 +1,9 @@
 // The dev toolkit's methods, with Anvil's and Hardhat's names and results: evm_* (Hardhat's and Ganache's),
 // anvil_* and hardhat_* (both prefixes where both exist; Hardhat answers `true` where Anvil answers null).
 // Registered only under --dev or app.toml [dev] toolkit = true; otherwise every one answers -32601.
-import type { DevToolkit } from '../../../consensus/solo/devToolkit.ts';
 import { MethodNotFoundError } from '../../../errors/index.ts';
 import { bytesToHex, toQuantity as quantity } from '../../../primitives/hex.ts';
-import type { Needs } from '../../context.ts';
+import type { DevControls, Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { optional, type Codec } from '../../params/codec.ts';
 import { address, bool, bytes, hash32, storageSlot } from '../../params/data.ts';
@@ -13,7 +12,7 @@ import { mineParams, u256, u64, word32 } from './params.ts';
 /** What these methods use. */
 type Ctx = Needs<'app' | 'chain' | 'clientVersion' | 'config' | 'dev'>;
 
-function dev(ctx: Ctx, method: string): DevToolkit {
+function dev(ctx: Ctx, method: string): DevControls {
   if (!ctx.dev) throw new MethodNotFoundError(method);
   return ctx.dev;
 }
@@ -27,7 +26,7 @@ const ack = (p: Prefix) => (p === 'hardhat' ? true : null);
 function both<const C extends readonly Codec<unknown>[]>(
   name: string,
   params: C,
-  run: (d: DevToolkit, args: never, p: Prefix, ctx: Ctx) => unknown,
+  run: (d: DevControls, args: never, p: Prefix, ctx: Ctx) => unknown,
 ): RpcMethod<Ctx>[] {
   return (['anvil', 'hardhat'] as const).map((p) =>
     defineMethod({
