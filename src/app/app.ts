@@ -6,6 +6,7 @@ import { initKeccak } from '../evm/keccak.ts';
 import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
+import { faultPoint } from '../store/faults.ts';
 import { blockSize } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
@@ -416,7 +417,9 @@ export class KestrelApp {
     const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts, s.encodedTxs)];
     try {
       for (const index of this.indexers) ops.push(...index(s));
-      await this.deps.kv.write(ops);
+      const written = this.deps.kv.write(ops);
+      faultPoint('commit');
+      await written;
     } catch (e) {
       await this.abandon();
       throw e;
@@ -463,7 +466,9 @@ export class KestrelApp {
     const ops: KvOp[] = [];
     for (const fn of this.rewinders) ops.push(...fn(keep, head));
     ops.push(...this.deps.chain.rewindOps(keep, head));
-    await this.deps.kv.write(ops);
+    const written = this.deps.kv.write(ops);
+    faultPoint('rewind');
+    await written;
     this.deps.chain.forgetAbove(keep);
     this.headBlock = target;
     await this.abandon();

@@ -275,6 +275,12 @@ export class TxJournal {
     this.reset(this.opts.snapshot());
   }
 
+  /** Rewrites the file with `entries` (after the syncs in flight), whatever the pool holds. */
+  async rewrite(entries: JournalEntry[]): Promise<void> {
+    await this.settle();
+    this.reset(entries);
+  }
+
   private reset(entries: JournalEntry[]): void {
     // If the rewrite fails the old file and descriptor stay in use; after the rename the old descriptor points at
     // the unlinked inode, so it is swapped before any further append. No fdatasync is in flight on it here.

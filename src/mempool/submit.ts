@@ -118,6 +118,16 @@ export class TxSubmitter {
   }
 
   /**
+   * Writes `items` as the journal's whole content, before the pool changes: evm_revert does it before the chain
+   * moves back, so a crash inside the rewind leaves no journaled tx that the forgotten blocks had mined (a restart
+   * on a landed revert would mine it again).
+   */
+  async journalOnly(items: ExecTx[]): Promise<void> {
+    const now = Date.now();
+    await this.journal?.rewrite(items.map((i) => ({ raw: i.encoded ?? i.tx.serialize(), addedAt: now })));
+  }
+
+  /**
    * Replaces the pool's content with `items` re-checked against the current head (evm_revert restores the pool of
    * the snapshot), and rewrites the journal to match.
    */

@@ -7,6 +7,7 @@ import type { Snapshot } from 'cosmjs-types/tendermint/abci/types';
 import { StateWalk } from '../app/state/walk.ts';
 import type { KvStore } from '../store/kv.ts';
 import { blockKey, receiptsKey, trieKey } from '../store/schema.ts';
+import { faultPoint } from '../store/faults.ts';
 import {
   CHUNK_BYTES,
   ChunkWriter,
@@ -127,6 +128,7 @@ export class SnapshotStore {
       let bytes = 0;
       const w = new ChunkWriter(this.config.chunkBytes ?? CHUNK_BYTES, (chunk) => {
         writeFileSync(join(tmp, `chunk-${hashes.length}`), chunk);
+        faultPoint('snapshot-chunk');
         hashes.push(sha256(chunk));
         bytes += chunk.length;
       });

@@ -11,7 +11,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { DEV_ACCOUNTS, DEV_BALANCE } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpcResult, sleep, startNode, waitFor } from '../helpers/node.ts';
-import { type AckedTx, batch, feeTerms, hex, prng, resultOf, TransferStream, verifyBlocks } from './support.ts';
+import { feeTerms, prng, RestartAudit, TransferStream, verifyBlocks } from './support.ts';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
 const SEED = Number(process.env.CRASH_SEED ?? 0x5eed10);
@@ -46,12 +46,7 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
     DEV_ACCOUNTS.map((a) => a.privateKey),
     15,
   );
-  let accounts: string[] = [];
-  let verifiedTo = -1;
-  let lastHeadHash = '';
-  /** Acknowledged txs not yet seen in a block. */
-  let unresolved: AckedTx[] = [];
-  const mined = new Map<string, number>(); // hash → block number
+  let audit: RestartAudit;
   const stats = { kills: 0, terms: 0, acked: 0, killedMidBlock: 0 };
 
   afterEach(printLogsOnFailure(() => node));
@@ -61,49 +56,17 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
     for (const n of older) await n.dispose().catch(() => {});
     console.log(
       `# crash: seed ${SEED}; ${stats.kills} SIGKILLs (${stats.killedMidBlock} right after a block announcement), ` +
-        `${stats.terms} SIGTERMs; ${stream.acked.length} txs acknowledged, ${mined.size} mined; head ${verifiedTo}`,
+        `${stats.terms} SIGTERMs; ${stream.acked.length} txs acknowledged, ${audit?.mined.size} mined; head ${audit?.verifiedTo}`,
     );
   });
-
-  /** Checks the invariants on a freshly (re)started node; extends the verified range to the new head. */
-  async function checkAfterRestart(what: string): Promise<void> {
-    const url = node!.http;
-    const head = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
-    assert.ok(head >= verifiedTo, `${what}: head ${head} went back below the verified ${verifiedTo}`);
-    if (verifiedTo >= 0) {
-      const b = await rpcResult<any>(url, 'eth_getBlockByNumber', [hex(verifiedTo), false]);
-      assert.equal(b.hash, lastHeadHash, `${what}: block ${verifiedTo} changed hash across the restart`);
-    }
-    const v = await verifyBlocks(url, Math.max(0, verifiedTo), head, accounts, SUPPLY);
-    verifiedTo = head;
-    lastHeadHash = v.headHash;
-    // Every acknowledged tx is mined or pending again.
-    const pending: AckedTx[] = [];
-    for (let i = 0; i < unresolved.length; i += 200) {
-      const part = unresolved.slice(i, i + 200);
-      const rs = await batch(
-        url,
-        part.map((t): [string, unknown[]] => ['eth_getTransactionByHash', [t.hash]]),
-      );
-      part.forEach((t, j) => {
-        const tx = resultOf<any>(rs[j]!, `tx ${t.hash}`);
-        assert.ok(
-          tx !== null,
-          `${what}: acknowledged tx ${t.hash} (${t.sender} nonce ${t.nonce}) is neither mined nor pending`,
-        );
-        if (tx.blockNumber === null) pending.push(t);
-        else mined.set(t.hash, Number(BigInt(tx.blockNumber)));
-      });
-    }
-    unresolved = pending;
-  }
 
   it(`survives ${KILLS} SIGKILLs and 2 SIGTERMs with nothing acknowledged lost`, async () => {
     console.log(`# crash: seed ${SEED} (set CRASH_SEED to replay), ${KILLS} kills`);
     let cur: KestrelNode = (node = await startNode());
     const coinbase = await rpcResult<string>(cur.http, 'eth_coinbase');
-    accounts = [...new Set([...DEV_ACCOUNTS.map((a) => a.address.toLowerCase()), coinbase.toLowerCase()])];
-    await checkAfterRestart('genesis');
+    const accounts = [...new Set([...DEV_ACCOUNTS.map((a) => a.address.toLowerCase()), coinbase.toLowerCase()])];
+    audit = new RestartAudit(accounts, SUPPLY);
+    await audit.check(cur.http, 'genesis');
     const fees = await feeTerms(cur.http);
 
     const rounds = KILLS + 2;
@@ -134,11 +97,11 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
         stats.kills++;
       }
       await stream.drained();
-      unresolved.push(...stream.acked.slice(before));
+      audit.unresolved.push(...stream.acked.slice(before));
       assert.ok(stream.acked.length > before, `round ${round}: the stream got some txs acknowledged`);
       older.push(old);
       cur = node = await old.restart();
-      await checkAfterRestart(`after ${graceful ? 'SIGTERM' : 'SIGKILL'} #${round + 1}`);
+      await audit.check(cur.http, `after ${graceful ? 'SIGTERM' : 'SIGKILL'} #${round + 1}`);
       if (graceful) {
         // A graceful stop flushes: the journal replays without a tx refused for a reason other than being mined.
         assert.doesNotMatch(cur.logs(), /journaled tx not restored/);
@@ -156,12 +119,10 @@ describe('crash safety under a transfer stream', { timeout: 900_000 }, () => {
       60_000,
     );
     const head = Number(BigInt(await rpcResult<string>(cur.http, 'eth_blockNumber')));
-    verifiedTo = -1;
     await verifyBlocks(cur.http, 0, head, accounts, SUPPLY);
-    verifiedTo = head;
-    await checkAfterRestart('at the end');
-    assert.equal(unresolved.length, 0, 'every acknowledged tx is mined once the pool drained');
-    assert.equal(mined.size, stream.acked.length, 'txs lost: acknowledged but never mined');
+    await audit.check(cur.http, 'at the end');
+    assert.equal(audit.unresolved.length, 0, 'every acknowledged tx is mined once the pool drained');
+    assert.equal(audit.mined.size, stream.acked.length, 'txs lost: acknowledged but never mined');
     // Each sender's nonce covers all its acknowledged txs.
     for (const a of DEV_ACCOUNTS) {
       const n = Number(BigInt(await rpcResult<string>(cur.http, 'eth_getTransactionCount', [a.address, 'latest'])));

@@ -247,3 +247,63 @@ export async function verifyBlocks(
   }
   return { head: to, headHash, txCount };
 }
+
+/**
+ * The invariants a node must hold after every restart of a crash test, checked incrementally: the head never goes
+ * below the verified range and its last block keeps its hash; every block from there to the new head verifies
+ * (verifyBlocks); every acknowledged tx is mined or pending again.
+ */
+export class RestartAudit {
+  verifiedTo = -1;
+  lastHeadHash = '';
+  /** Acknowledged txs not yet seen in a block. */
+  unresolved: AckedTx[] = [];
+  /** Hash → block number of every acknowledged tx seen mined. */
+  readonly mined = new Map<string, number>();
+
+  constructor(
+    private readonly accounts: readonly string[],
+    private readonly supply: bigint,
+  ) {}
+
+  /** Checks a freshly (re)started node at `url`; extends the verified range to its head. */
+  async check(url: string, what: string): Promise<void> {
+    const head = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
+    if (head < this.verifiedTo)
+      throw new Error(`${what}: head ${head} went back below the verified ${this.verifiedTo}`);
+    if (this.verifiedTo >= 0) {
+      const b = await rpcResult<any>(url, 'eth_getBlockByNumber', [hex(this.verifiedTo), false]);
+      if (b.hash !== this.lastHeadHash)
+        throw new Error(`${what}: block ${this.verifiedTo} changed hash across the restart`);
+    }
+    const v = await verifyBlocks(url, Math.max(0, this.verifiedTo), head, this.accounts, this.supply);
+    this.verifiedTo = head;
+    this.lastHeadHash = v.headHash;
+    const pending: AckedTx[] = [];
+    for (let i = 0; i < this.unresolved.length; i += 200) {
+      const part = this.unresolved.slice(i, i + 200);
+      const rs = await batch(
+        url,
+        part.map((t): [string, unknown[]] => ['eth_getTransactionByHash', [t.hash]]),
+      );
+      part.forEach((t, j) => {
+        const tx = resultOf<any>(rs[j]!, `tx ${t.hash}`);
+        if (tx === null)
+          throw new Error(
+            `${what}: acknowledged tx ${t.hash} (${t.sender} nonce ${t.nonce}) is neither mined nor pending`,
+          );
+        if (tx.blockNumber === null) pending.push(t);
+        else this.mined.set(t.hash, Number(BigInt(tx.blockNumber)));
+      });
+    }
+    this.unresolved = pending;
+  }
+
+  /** Forgets the verified range above `height` (after an evm_revert that took the chain back there). */
+  rewoundTo(height: number, hash: string): void {
+    if (height < this.verifiedTo) {
+      this.verifiedTo = height;
+      this.lastHeadHash = hash;
+    }
+  }
+}

@@ -108,6 +108,7 @@ export class DevToolkit {
     if (!snap) return false;
     for (const k of [...this.snapshots.keys()]) if (k >= id) this.snapshots.delete(k);
     await this.engine.exclusive(async () => {
+      await this.txs.journalOnly(snap.pool);
       await this.app.rewind(snap.head);
       await this.txs.replacePool(snap.pool);
       this.engine.restoreClock(snap.clock);
