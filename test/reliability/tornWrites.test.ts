@@ -1,17 +1,22 @@
 // Torn writes: the node kills itself (SIGKILL, through the test-only KESTREL_TEST_FAULT hook, src/store/faults.ts)
 // at a randomised point inside a block's commit — the n-th commit after start, a random number of microseconds
-// after its LevelDB batch was handed to libuv's threads — and inside an evm_revert's rewind batch. After each kill
+// after its LevelDB batch was handed to libuv's threads —, inside an evm_revert's rewind batch, and in the middle
+// of writing a state-sync snapshot (a validator behind CometBFT, after a chunk). After each kill
 // the node restarts on the same home and must reopen on the last whole block: every block from genesis verifies
 // (hash, parent link, one receipt per tx, every funded account proven against its state root, supply conserved),
-// the head's hash never changes across a restart, and every acknowledged tx is mined or pending again.
+// the head's hash never changes across a restart, and every acknowledged tx is mined or pending again; only whole
+// snapshots are ever listed, and the validator goes on making blocks and snapshots.
 // TORN_ROUNDS (default 8 in CI; `npm run torn` runs 50) and TORN_SEED (default fixed, printed) tune the run.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import { Wallet } from 'ethers';
+import { setTomlValue } from '../../src/config/appToml.ts';
+import { homePaths } from '../../src/node/home.ts';
 import { DEV_ACCOUNTS, DEV_BALANCE } from '../helpers/accounts.ts';
+import { cometbftMissing, CometNet, freePortBlock } from '../helpers/cometbft.ts';
 import { type KestrelNode, printLogsOnFailure, rpcResult, startNode, waitFor } from '../helpers/node.ts';
 import { feeTerms, prng, RestartAudit, signTransfer, TransferStream } from './support.ts';
 
@@ -162,6 +167,61 @@ describe('torn writes: kill -9 inside a commit and inside an evm_revert', { time
       assert.equal(BigInt(await rpcResult<string>(after.http, 'eth_blockNumber')), BigInt(head.number) + 1n);
       await audit!.check(after.http, `a block after round ${round}`);
       await after.stop('SIGTERM');
+    }
+  });
+});
+
+/** The snapshot heights the node would list (numeric directories with their meta.json), each checked whole. */
+function wholeSnapshots(dir: string): number[] {
+  if (!existsSync(dir)) return [];
+  const listed = readdirSync(dir).filter((d) => /^\d+$/.test(d) && existsSync(join(dir, d, 'meta.json')));
+  for (const d of listed) {
+    const meta = JSON.parse(readFileSync(join(dir, d, 'meta.json'), 'utf8')) as { chunks: number };
+    for (let i = 0; i < meta.chunks; i++)
+      assert.ok(existsSync(join(dir, d, `chunk-${i}`)), `snapshot ${d} is listed but its chunk ${i} is missing`);
+  }
+  return listed.map(Number);
+}
+
+describe('torn writes: kill -9 inside a state-sync snapshot', { skip: cometbftMissing(), timeout: 900_000 }, () => {
+  const rand = prng(SEED + 1);
+  let net: CometNet | undefined;
+  after(async () => {
+    await net?.dispose();
+  });
+
+  it(`${Math.ceil(ROUNDS / 2)} kills after a snapshot chunk: only whole snapshots are listed; blocks and snapshots go on`, async () => {
+    net = CometNet.create({ validators: 1, basePort: await freePortBlock(1), args: ['--timeout-commit', '200ms'] });
+    const n0 = net.nodes[0]!;
+    const appHome = join(net.dir, n0.spec.appHome);
+    setTomlValue(homePaths(appHome).appToml, 'state-sync', 'snapshot-interval', 3);
+    setTomlValue(homePaths(appHome).appToml, 'state-sync', 'snapshot-keep-recent', 2);
+    const dir = join(appHome, 'data', 'snapshots');
+    for (let round = 0; round < Math.ceil(ROUNDS / 2); round++) {
+      // The child inherits the variable at spawn: set for this start only.
+      process.env.KESTREL_TEST_FAULT = `snapshot-chunk:${1 + Math.floor(rand() * 2)}:0`;
+      try {
+        await n0.start();
+      } finally {
+        delete process.env.KESTREL_TEST_FAULT;
+      }
+      await waitFor(
+        'the app to kill itself inside a snapshot',
+        async () => (n0.app!.signalCode === 'SIGKILL' ? true : undefined),
+        60_000,
+      );
+      await n0.cometStopsAfterApp(5_000);
+      const before = wholeSnapshots(dir);
+      await n0.start();
+      const h = await n0.waitHeight(1, 60_000);
+      // Two intervals later a new snapshot is listed, whole.
+      await n0.waitHeight(h + 7, 60_000);
+      await waitFor(
+        'a snapshot newer than the ones before the kill',
+        async () => (Math.max(0, ...wholeSnapshots(dir)) > Math.max(0, ...before) ? true : undefined),
+        60_000,
+      );
+      await n0.kill();
     }
   });
 });
