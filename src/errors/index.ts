@@ -140,6 +140,15 @@ export class MethodNotSupportedError extends KestrelError {
   override name = 'MethodNotSupportedError';
 }
 
+/**
+ * The database could not be written (a full disk, an I/O error). After a failed write LevelDB's log may end in a
+ * partial record that a later write would sit behind and be lost with at reopen, so the node writes nothing more:
+ * blocks stop until the operator frees space and restarts it; reads go on.
+ */
+export class StorageFailedError extends KestrelError {
+  override name = 'StorageFailedError';
+}
+
 /** The feature is wired to a later part of the product and is switched off in this build. */
 export class NotEnabledError extends KestrelError {
   override name = 'NotEnabledError';

@@ -9,6 +9,7 @@ import {
   MethodNotFoundError,
   MethodNotSupportedError,
   NotEnabledError,
+  StorageFailedError,
   NotFoundError,
   ParseError,
   RevertError,
@@ -58,6 +59,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [NotFoundError, SERVER_ERROR],
   [UnsupportedError, SERVER_ERROR],
   [NotEnabledError, SERVER_ERROR],
+  [StorageFailedError, SERVER_ERROR],
   [KeyStoreError, SERVER_ERROR],
 ];
 

@@ -1,12 +1,22 @@
-// The LevelDB handle (classic-level). Writes go through one atomic batch per block.
+// The LevelDB handle (classic-level). Writes go through one atomic batch per block. A failed write stops all
+// further writes until the process restarts (fail-stop): see StorageFailedError.
 import { ClassicLevel } from 'classic-level';
+import { StorageFailedError } from '../errors/index.ts';
 
 /** One write of an atomic batch. */
 export type KvOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 
 /** A byte-keyed, byte-valued LevelDB store. */
 export class KvStore {
+  /** Set by the first failed write; every later write is refused with it. */
+  private failure: StorageFailedError | undefined;
+
   private constructor(private readonly db: ClassicLevel<Uint8Array, Uint8Array>) {}
+
+  /** The write failure that stopped this store, if one did. */
+  get failed(): StorageFailedError | undefined {
+    return this.failure;
+  }
 
   /** Opens (creating if needed) the database at `path`. */
   static async open(path: string): Promise<KvStore> {
@@ -22,8 +32,18 @@ export class KvStore {
 
   /** Applies all ops atomically (all or nothing survive a crash). */
   async write(ops: KvOp[]): Promise<void> {
+    if (this.failure) throw this.failure;
     if (ops.length === 0) return;
-    await this.db.batch(ops);
+    try {
+      await this.db.batch(ops);
+    } catch (e) {
+      this.failure ??= new StorageFailedError(
+        `the database could not be written (${(e as Error).message}); the node writes nothing more: free space ` +
+          'and restart it',
+        { cause: e },
+      );
+      throw this.failure;
+    }
   }
 
   /** Keys from `gte` (inclusive) to `lt` (exclusive), in key order, read in pages (safe to delete while iterating). */

@@ -3,6 +3,7 @@
 // The dev toolkit switches between the two at run time (evm_setAutomine, evm_setIntervalMining), mines on
 // demand (evm_mine) and moves the clock (evm_increaseTime, evm_setNextBlockTimestamp).
 import type { KestrelApp } from '../../app/app.ts';
+import { StorageFailedError } from '../../errors/index.ts';
 import type { StateEdit } from '../../app/stateEdits.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 
@@ -22,6 +23,8 @@ export class SoloEngine {
   private producing?: Promise<void>;
   private again = false;
   private stopped = false;
+  /** Set once a block could not be written: no block is made after it (see StorageFailedError). */
+  private storageFailed: StorageFailedError | undefined;
   private automine: boolean;
   private intervalMs: number;
   /** Seconds added to the wall clock (evm_increaseTime, evm_setNextBlockTimestamp). */
@@ -130,14 +133,22 @@ export class SoloEngine {
   }
 
   private trigger(allowEmpty: boolean): void {
-    if (this.stopped) return;
+    if (this.stopped || this.storageFailed) return;
     if (this.producing) {
       this.again = true;
       return;
     }
     this.producing = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.produce(allowEmpty))
-      .catch((e) => console.error('block production failed:', e))
+      .catch((e) => {
+        // A failed store write stops production for good (no retry loop); reads go on, a restart resumes.
+        if (e instanceof StorageFailedError) {
+          if (this.storageFailed === undefined) console.error(`block production stopped: ${e.message}`);
+          this.storageFailed = e;
+          return;
+        }
+        console.error('block production failed:', e);
+      })
       .finally(() => {
         this.producing = undefined;
         if (this.again && !this.stopped) {
