@@ -183,7 +183,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
     });
     // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
-    if (config.dev) await installDevKeys(keystore, deriveAccounts(DEV_MNEMONIC, 10));
+    const devKeys = config.dev ? deriveAccounts(DEV_MNEMONIC, 10) : [];
+    if (config.dev) await installDevKeys(keystore, devKeys);
+    const devAccounts = new Set(devKeys.map((k) => Buffer.from(k.address).toString('hex')));
     const events = await startFilterServices({
       kv,
       chainStore,
@@ -216,6 +218,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       compat: config.jsonRpc.compat,
       clientVersion: clientVersion(dev !== undefined),
       dev,
+      isDevAccount: (addr) => devAccounts.has(Buffer.from(addr).toString('hex')),
       common,
       fees,
       signer: new NodeSigner({ chainId: config.evmChainId, common, keystore, txs, fees: () => fees.suggestion(), dev }),

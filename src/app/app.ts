@@ -29,6 +29,7 @@ import { writeState, type WriteOptions } from './evm/stateWrite.ts';
 import { headChangesOf } from './evm/headChanges.ts';
 import type { HeadChange } from './state/headCache.ts';
 import { editsDiff, type StateEdit } from './stateEdits.ts';
+import { withSupplyFollowing } from './bank/supplyEdit.ts';
 import { configureChainModules } from './staking/chain.ts';
 import { blockHooks, initModulesGenesis } from './staking/blockHooks.ts';
 import { Modules, type ConsensusInfo } from './staking/modules.ts';
@@ -344,7 +345,7 @@ export class KestrelApp {
   ): { root: Uint8Array; changes: HeadChange[] } {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
     const reader = new ArchiveStateReader(parentRoot, readNode, () => undefined, undefined, this.carried);
-    const diff = editsDiff(reader, edits);
+    const diff = editsDiff(reader, withSupplyFollowing(reader, edits));
     const storageRoots: Uint8Array[] = [];
     const put = (k: Uint8Array, v: Uint8Array): void => db.putSync(k, v);
     const root = writeState(parentRoot, diff, readNode, put, { loaded: reader, storageRoots });

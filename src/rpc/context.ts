@@ -53,6 +53,8 @@ export interface RpcContext {
   miner: MinerSettings;
   /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
   dev?: DevToolkit;
+  /** Whether `addr` is one of the --dev accounts (always false without --dev): personal_sign needs no token for them. */
+  isDevAccount(addr: Uint8Array): boolean;
 }
 
 /** The services one namespace module uses: `Needs<'chain' | 'pool'>`. */
