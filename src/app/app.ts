@@ -254,6 +254,8 @@ export class KestrelApp {
     time: bigint;
     coinbase?: Uint8Array;
     sameSecond?: boolean;
+    /** Dev toolkit: the block gets `time` as is, even at or before its parent's (Anvil's anvil_setTime, intervals). */
+    exactTime?: boolean;
     /** Dev toolkit (anvil_setBalance, …): state edits applied before the block's txs, so they get a block of their own. */
     edits?: readonly StateEdit[];
     /** The last commit's votes and evidence (CometBFT); absent in solo mode. */
@@ -261,7 +263,7 @@ export class KestrelApp {
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     await initEngine();
-    const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase);
+    const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase, req.exactTime);
     try {
       let parentRoot = this.headBlock.header.stateRoot;
       let edited: HeadChange[] = [];
@@ -352,14 +354,18 @@ export class KestrelApp {
     return { root, changes: headChangesOf(diff, storageRoots) };
   }
 
-  /** The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`). */
-  private nextContext(time: bigint, sameSecond: boolean, coinbase: Uint8Array): BlockContext {
+  /**
+   * The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`;
+   * exactly `time` with `exactTime`).
+   */
+  private nextContext(time: bigint, sameSecond: boolean, coinbase: Uint8Array, exactTime = false): BlockContext {
     const parent = this.headBlock;
     const number = parent.number + 1n;
+    const after = time > parent.header.timestamp ? time : parent.header.timestamp + (sameSecond ? 0n : 1n);
     return {
       number,
       parentHash: parent.hash,
-      timestamp: time > parent.header.timestamp ? time : parent.header.timestamp + (sameSecond ? 0n : 1n),
+      timestamp: exactTime ? time : after,
       coinbase,
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),

@@ -88,10 +88,43 @@ const evm: RpcMethod<Ctx>[] = [
   }),
 ];
 
+const time: RpcMethod<Ctx>[] = [
+  defineMethod({
+    name: 'anvil_setBlockTimestampInterval',
+    params: [u64],
+    handler: (ctx: Ctx, [seconds]) => (
+      dev(ctx, 'anvil_setBlockTimestampInterval').setBlockTimestampInterval(seconds),
+      null
+    ),
+  }),
+  defineMethod({
+    name: 'anvil_removeBlockTimestampInterval',
+    params: [],
+    handler: (ctx: Ctx) => dev(ctx, 'anvil_removeBlockTimestampInterval').removeBlockTimestampInterval(),
+  }),
+  defineMethod({
+    name: 'anvil_setTime',
+    params: [u64],
+    handler: (ctx: Ctx, [ts]) => Number(dev(ctx, 'anvil_setTime').setTime(ts)),
+  }),
+];
+
 const mining: RpcMethod<Ctx>[] = [
-  ...both('mine', [optional(u64), optional(u64)], async (d, [blocks, interval]: [bigint?, bigint?], p) => {
-    await d.mine(blocks ?? 1n, { interval: interval ?? 1n });
-    return ack(p);
+  defineMethod({
+    name: 'hardhat_mine',
+    params: [optional(u64), optional(u64)],
+    handler: async (ctx: Ctx, [blocks, interval]) => {
+      await dev(ctx, 'hardhat_mine').mine(blocks ?? 1n, { interval: interval ?? 1n });
+      return true;
+    },
+  }),
+  defineMethod({
+    name: 'anvil_mine',
+    params: [optional(u64), optional(u64)],
+    handler: async (ctx: Ctx, [blocks, interval]) => {
+      await dev(ctx, 'anvil_mine').mine(blocks ?? 1n, { advanceEach: interval });
+      return null;
+    },
   }),
   ...both('getAutomine', [], (d) => d.automine),
   ...both('dropTransaction', [hash32], async (d, [hash]: [Uint8Array], p) => {
@@ -167,7 +200,7 @@ const info: RpcMethod<Ctx>[] = [
   }),
 ];
 
-const all = [...evm, ...mining, ...state, ...info];
+const all = [...evm, ...time, ...mining, ...state, ...info];
 
 /** The dev toolkit's methods by namespace, for buildMethodTable. */
 export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<Ctx>[]> = {
