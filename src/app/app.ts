@@ -421,8 +421,10 @@ export class KestrelApp {
     if (!s) throw new KestrelError('commit called without a finalized block');
     const t0 = performance.now();
     const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts, s.encodedTxs)];
+    const committed: CommittedBlock = { block: s.block, receipts: s.receipts };
+    if (s.headChanges) committed.stateChanges = s.headChanges();
     try {
-      for (const index of this.indexers) ops.push(...index(s));
+      for (const index of this.indexers) ops.push(...index(committed));
       await this.deps.kv.write(ops);
     } catch (e) {
       await this.abandon();
@@ -433,8 +435,6 @@ export class KestrelApp {
     this.headBlock = s.block;
     this.carried = s.carry;
     this.sealed = undefined;
-    const committed: CommittedBlock = { block: s.block, receipts: s.receipts };
-    if (s.headChanges) committed.stateChanges = s.headChanges();
     for (const fn of this.commitListeners) {
       try {
         fn(committed);

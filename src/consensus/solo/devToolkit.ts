@@ -11,6 +11,8 @@ import { InvalidParamsError } from '../../errors/index.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 import type { TxSubmitter } from '../../mempool/submit.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
+import type { AnvilState } from '../../app/dump/anvilState.ts';
+import { loadEdits } from '../../app/dump/anvilState.ts';
 import type { ClockState } from './devClock.ts';
 import type { SoloEngine } from './engine.ts';
 
@@ -31,6 +33,7 @@ export class DevToolkit {
   private readonly snapshots = new Map<bigint, Snapshot>();
   private nextSnapshot = 1n;
   private readonly impersonated = new Set<string>();
+  private dumper?: () => AnvilState;
 
   constructor(
     private readonly app: KestrelApp,
@@ -153,6 +156,25 @@ export class DevToolkit {
   /** anvil_setStorageAt / hardhat_setStorageAt: `slot` and `value` are 32-byte words (an absent account is created). */
   setStorageAt(addr: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void> {
     return this.edit({ address: addr, storage: [[slot, value]] });
+  }
+
+  /** Supplies the head state in Anvil's dump format (the node records what a dump needs; see app/dump). */
+  useStateDump(dump: () => AnvilState): void {
+    this.dumper = dump;
+  }
+
+  /** anvil_dumpState, --dump-state: the head state as Anvil's JSON; a block in progress finishes first. */
+  dumpState(): Promise<AnvilState> {
+    const dump = this.dumper;
+    if (!dump) throw new InvalidParamsError('state dumps are not recorded on this node');
+    return this.engine.exclusive(async () => dump());
+  }
+
+  /** anvil_loadState, --load-state: a dump's accounts (Anvil's JSON) written over the state, in one block. */
+  async loadState(json: unknown): Promise<void> {
+    const edits = loadEdits(json);
+    if (edits.length === 0) return;
+    await this.engine.exclusive(() => this.engine.seal({ withTxs: false, edits }));
   }
 
   /** A state edit takes effect in a block of its own, as soon as it returns. */

@@ -1,6 +1,7 @@
 // The dev toolkit's methods, with Anvil's and Hardhat's names and results: evm_* (Hardhat's and Ganache's),
 // anvil_* and hardhat_* (both prefixes where both exist; Hardhat answers `true` where Anvil answers null).
 // Registered only under --dev or app.toml [dev] toolkit = true; otherwise every one answers -32601.
+import { decodeDump, encodeDump } from '../../../app/dump/anvilState.ts';
 import type { DevToolkit } from '../../../consensus/solo/devToolkit.ts';
 import { MethodNotFoundError } from '../../../errors/index.ts';
 import { bytesToHex, toQuantity as quantity } from '../../../primitives/hex.ts';
@@ -109,6 +110,22 @@ const time: RpcMethod<Ctx>[] = [
   }),
 ];
 
+const dumps: RpcMethod<Ctx>[] = [
+  defineMethod({
+    name: 'anvil_dumpState',
+    params: [],
+    handler: async (ctx: Ctx) => encodeDump(await dev(ctx, 'anvil_dumpState').dumpState()),
+  }),
+  defineMethod({
+    name: 'anvil_loadState',
+    params: [bytes],
+    handler: async (ctx: Ctx, [buf]) => {
+      await dev(ctx, 'anvil_loadState').loadState(decodeDump(buf));
+      return true;
+    },
+  }),
+];
+
 const mining: RpcMethod<Ctx>[] = [
   defineMethod({
     name: 'hardhat_mine',
@@ -200,7 +217,7 @@ const info: RpcMethod<Ctx>[] = [
   }),
 ];
 
-const all = [...evm, ...time, ...mining, ...state, ...info];
+const all = [...evm, ...time, ...mining, ...state, ...dumps, ...info];
 
 /** The dev toolkit's methods by namespace, for buildMethodTable. */
 export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<Ctx>[]> = {
