@@ -161,6 +161,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         await app.reload();
       },
     });
+    if (dev && config.autoImpersonate === true) dev.setAutoImpersonate(true);
     if (dev && touched) {
       dev.useStateDump(() => dumpState(stateDb.readView(app.head.header.stateRoot), touched));
       if (config.loadStateFile !== undefined) {

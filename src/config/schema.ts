@@ -74,6 +74,8 @@ export interface NodeConfig {
   loadStateFile?: string;
   /** --dump-state FILE: the state written there as Anvil's JSON at shutdown (dev toolkit only). */
   dumpStateFile?: string;
+  /** --auto-impersonate: eth_sendTransaction sends from any address without its key (dev toolkit only). */
+  autoImpersonate?: boolean;
   chainId: string;
   evmChainId: bigint;
   evmDenom: string;

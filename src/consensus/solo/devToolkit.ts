@@ -34,6 +34,7 @@ export class DevToolkit {
   private nextSnapshot = 1n;
   private readonly impersonated = new Set<string>();
   private dumper?: () => AnvilState;
+  private autoImpersonate = false;
 
   constructor(
     private readonly app: KestrelApp,
@@ -192,9 +193,14 @@ export class DevToolkit {
     this.impersonated.delete(key(addr));
   }
 
+  /** anvil_autoImpersonateAccount, --auto-impersonate: every address sends without its key while on. */
+  setAutoImpersonate(on: boolean): void {
+    this.autoImpersonate = on;
+  }
+
   /** Whether eth_sendTransaction may send from `addr` without its key. */
   isImpersonated(addr: Uint8Array): boolean {
-    return this.impersonated.has(key(addr));
+    return this.autoImpersonate || this.impersonated.has(key(addr));
   }
 
   /**

@@ -171,6 +171,8 @@ const state: RpcMethod<Ctx>[] = [
     },
   ),
   ...both('impersonateAccount', [address], (d, [a]: [Uint8Array], p) => (d.impersonate(a), ack(p))),
+  // Anvil's; it serves the hardhat_ name too (Hardhat has no such method), null under both.
+  ...both('autoImpersonateAccount', [bool], (d, [on]: [boolean]) => (d.setAutoImpersonate(on), null)),
   ...both('stopImpersonatingAccount', [address], (d, [a]: [Uint8Array], p) => (d.stopImpersonating(a), ack(p))),
 ];
 
