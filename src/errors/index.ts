@@ -99,6 +99,11 @@ export class RevertError extends KestrelError {
   }
 }
 
+/** A dev-toolkit operation found nothing to act on (Anvil answers these -32603, e.g. no ERC20 balance slot found). */
+export class DevOperationError extends KestrelError {
+  override name = 'DevOperationError';
+}
+
 /**
  * eth_sendRawTransactionSync's wait ran out: the tx is pooled but no committed block holds it yet (geth's code 4,
  * with the tx hash as data, so the client can go on polling for the receipt).

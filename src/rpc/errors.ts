@@ -18,6 +18,7 @@ import {
   PrunedHistoryError,
   UnsupportedError,
   TxSyncTimeoutError,
+  DevOperationError,
 } from '../errors/index.ts';
 import type { SimulateFailure } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
@@ -62,6 +63,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [UnsupportedError, SERVER_ERROR],
   [NotEnabledError, SERVER_ERROR],
   [KeyStoreError, SERVER_ERROR],
+  [DevOperationError, INTERNAL_ERROR],
 ];
 
 /** eth_simulateV1's codes (geth's internal/ethapi/errors.go and the execution-apis spec). */

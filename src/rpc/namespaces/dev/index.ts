@@ -4,7 +4,8 @@
 import { decodeDump, encodeDump } from '../../../app/dump/anvilState.ts';
 import type { DevToolkit } from '../../../consensus/solo/devToolkit.ts';
 import { MethodNotFoundError } from '../../../errors/index.ts';
-import { bytesToHex, toQuantity as quantity } from '../../../primitives/hex.ts';
+import { bigintToBytes, bytesToHex, padLeft, toQuantity as quantity } from '../../../primitives/hex.ts';
+import { allowanceCall, balanceOfCall, findViewSlot } from '../../services/erc20Slots.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { optional, type Codec } from '../../params/codec.ts';
@@ -12,7 +13,7 @@ import { address, bool, bytes, hash32, storageSlot } from '../../params/data.ts'
 import { mineParams, u256, u64, word32 } from './params.ts';
 
 /** What these methods use. */
-type Ctx = Needs<'app' | 'chain' | 'clientVersion' | 'config' | 'dev'>;
+type Ctx = Needs<'app' | 'calls' | 'chain' | 'clientVersion' | 'config' | 'dev'>;
 
 function dev(ctx: Ctx, method: string): DevToolkit {
   if (!ctx.dev) throw new MethodNotFoundError(method);
@@ -107,6 +108,36 @@ const time: RpcMethod<Ctx>[] = [
     name: 'anvil_setTime',
     params: [u64],
     handler: (ctx: Ctx, [ts]) => Number(dev(ctx, 'anvil_setTime').setTime(ts)),
+  }),
+];
+
+/** Writes `amount` into the token slot the view `data` reads (anvil_dealERC20, anvil_setERC20Allowance). */
+async function setViewSlot(
+  ctx: Ctx,
+  method: string,
+  token: Uint8Array,
+  data: Uint8Array,
+  what: 'balance' | 'allowance',
+  amount: bigint,
+): Promise<null> {
+  const d = dev(ctx, method);
+  const slot = await findViewSlot(ctx.calls, ctx.chain.head(), token, data, what);
+  await d.setStorageAt(token, slot, padLeft(bigintToBytes(amount), 32));
+  return null;
+}
+
+const erc20: RpcMethod<Ctx>[] = [
+  defineMethod({
+    name: 'anvil_dealERC20',
+    params: [address, address, u256],
+    handler: (ctx: Ctx, [token, owner, amount]) =>
+      setViewSlot(ctx, 'anvil_dealERC20', token, balanceOfCall(owner), 'balance', amount),
+  }),
+  defineMethod({
+    name: 'anvil_setERC20Allowance',
+    params: [address, address, address, u256],
+    handler: (ctx: Ctx, [token, owner, spender, amount]) =>
+      setViewSlot(ctx, 'anvil_setERC20Allowance', token, allowanceCall(owner, spender), 'allowance', amount),
   }),
 ];
 
@@ -219,7 +250,7 @@ const info: RpcMethod<Ctx>[] = [
   }),
 ];
 
-const all = [...evm, ...time, ...mining, ...state, ...dumps, ...info];
+const all = [...evm, ...time, ...mining, ...state, ...erc20, ...dumps, ...info];
 
 /** The dev toolkit's methods by namespace, for buildMethodTable. */
 export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<Ctx>[]> = {
