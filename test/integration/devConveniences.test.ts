@@ -8,7 +8,7 @@ import type { RunningNode } from '../../bench/nodes/types.ts';
 import { Interface } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, startNode, waitForReceipt } from '../helpers/node.ts';
-import { compileSource } from '../helpers/solc.ts';
+import { type CompiledContract, compileSource } from '../helpers/solc.ts';
 
 const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
@@ -38,7 +38,12 @@ describe('dev conveniences beside Anvil', { timeout: 120_000 }, () => {
   let flagged: KestrelNode;
   let anvil: RunningNode;
 
+  let token: CompiledContract;
+
   before(async () => {
+    // Compiled before any connection opens: solc holds this process for seconds, and a keep-alive socket left idle
+    // meanwhile may be closed under the next request.
+    token = compileSource(TOKEN_SOURCE, 'Token.sol')['Token']!;
     [node, flagged, anvil] = await Promise.all([
       startNode(),
       startNode({ args: ['--auto-impersonate'] }),
@@ -76,7 +81,6 @@ describe('dev conveniences beside Anvil', { timeout: 120_000 }, () => {
   });
 
   it("anvil_dealERC20 and anvil_setERC20Allowance set what balanceOf and allowance read; no slot: Anvil's error", async () => {
-    const token = compileSource(TOKEN_SOURCE, 'Token.sol')['Token']!;
     const abi = new Interface(token.abi);
     const holder = DEV_ACCOUNTS[1]!.address;
     const spender = DEV_ACCOUNTS[2]!.address;
