@@ -1,5 +1,7 @@
 // Composition root: config → store → app → pool → engine → servers. The only place that knows concrete classes.
 import { readFileSync } from 'node:fs';
+import { dumpState } from './app/dump/anvilState.ts';
+import { recordTouchedState, writeDumpFile } from './app/dump/wiring.ts';
 import { join } from 'node:path';
 import { KestrelApp } from './app/app.ts';
 import { Bank } from './app/bank/bank.ts';
@@ -134,6 +136,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             }
           : undefined,
     });
+    // The dev toolkit records the accounts and slots blocks write, so anvil_dumpState can name them.
+    const touched = config.devToolkit ? await recordTouchedState(kv, app, genesis) : undefined;
     const chain = new ChainQuery(app, chainStore, stateDb);
     // The head-state cache follows each block's changes, so reads at `latest` stay in memory across blocks.
     app.onCommit((c) => {
@@ -157,6 +161,14 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         await app.reload();
       },
     });
+    if (dev && config.autoImpersonate === true) dev.setAutoImpersonate(true);
+    if (dev && touched) {
+      dev.useStateDump(() => dumpState(stateDb.readView(app.head.header.stateRoot), touched));
+      if (config.loadStateFile !== undefined) {
+        await dev.loadState(JSON.parse(readFileSync(config.loadStateFile, 'utf8')));
+        console.log(`state loaded from ${config.loadStateFile}`);
+      }
+    }
     warnIfFlagOverridesGasPrice(config, paths.appToml);
     const journal = config.mempool.journal
       ? await openPoolJournal(join(paths.data, 'txpool.journal'), pool, txs, config.mempool.journalFsync)
@@ -183,7 +195,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
     });
     // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
-    if (config.dev) await installDevKeys(keystore, deriveAccounts(DEV_MNEMONIC, 10));
+    const devKeys = config.dev ? deriveAccounts(DEV_MNEMONIC, 10) : [];
+    if (config.dev) await installDevKeys(keystore, devKeys);
+    const devAccounts = new Set(devKeys.map((k) => Buffer.from(k.address).toString('hex')));
     const events = await startFilterServices({
       kv,
       chainStore,
@@ -216,6 +230,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       compat: config.jsonRpc.compat,
       clientVersion: clientVersion(dev !== undefined),
       dev,
+      isDevAccount: (addr) => devAccounts.has(Buffer.from(addr).toString('hex')),
       common,
       fees,
       signer: new NodeSigner({ chainId: config.evmChainId, common, keystore, txs, fees: () => fees.suggestion(), dev }),
@@ -265,6 +280,8 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         if (closed) return;
         closed = true;
         await closeListeners();
+        // Before the engine stops (a dump waits for the block in progress, which needs it running).
+        if (dev && config.dumpStateFile !== undefined) await writeDumpFile(config.dumpStateFile, () => dev.dumpState());
         await mode.stop();
         events.stop();
         // Tracer workers read state through this process's database handle: end them before it closes.

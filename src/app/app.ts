@@ -30,6 +30,7 @@ import { writeState, type WriteOptions } from './evm/stateWrite.ts';
 import { headChangesOf } from './evm/headChanges.ts';
 import type { HeadChange } from './state/headCache.ts';
 import { editsDiff, type StateEdit } from './stateEdits.ts';
+import { withSupplyFollowing } from './bank/supplyEdit.ts';
 import { configureChainModules } from './staking/chain.ts';
 import { blockHooks, initModulesGenesis } from './staking/blockHooks.ts';
 import { Modules, type ConsensusInfo } from './staking/modules.ts';
@@ -254,6 +255,8 @@ export class KestrelApp {
     time: bigint;
     coinbase?: Uint8Array;
     sameSecond?: boolean;
+    /** Dev toolkit: the block gets `time` as is, even at or before its parent's (Anvil's anvil_setTime, intervals). */
+    exactTime?: boolean;
     /** Dev toolkit (anvil_setBalance, …): state edits applied before the block's txs, so they get a block of their own. */
     edits?: readonly StateEdit[];
     /** The last commit's votes and evidence (CometBFT); absent in solo mode. */
@@ -261,7 +264,7 @@ export class KestrelApp {
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     await initEngine();
-    const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase);
+    const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase, req.exactTime);
     try {
       let parentRoot = this.headBlock.header.stateRoot;
       let edited: HeadChange[] = [];
@@ -345,21 +348,25 @@ export class KestrelApp {
   ): { root: Uint8Array; changes: HeadChange[] } {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
     const reader = new ArchiveStateReader(parentRoot, readNode, () => undefined, undefined, this.carried);
-    const diff = editsDiff(reader, edits);
+    const diff = editsDiff(reader, withSupplyFollowing(reader, edits));
     const storageRoots: Uint8Array[] = [];
     const put = (k: Uint8Array, v: Uint8Array): void => db.putSync(k, v);
     const root = writeState(parentRoot, diff, readNode, put, { loaded: reader, storageRoots });
     return { root, changes: headChangesOf(diff, storageRoots) };
   }
 
-  /** The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`). */
-  private nextContext(time: bigint, sameSecond: boolean, coinbase: Uint8Array): BlockContext {
+  /**
+   * The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`;
+   * exactly `time` with `exactTime`).
+   */
+  private nextContext(time: bigint, sameSecond: boolean, coinbase: Uint8Array, exactTime = false): BlockContext {
     const parent = this.headBlock;
     const number = parent.number + 1n;
+    const after = time > parent.header.timestamp ? time : parent.header.timestamp + (sameSecond ? 0n : 1n);
     return {
       number,
       parentHash: parent.hash,
-      timestamp: time > parent.header.timestamp ? time : parent.header.timestamp + (sameSecond ? 0n : 1n),
+      timestamp: exactTime ? time : after,
       coinbase,
       gasLimit: parent.header.gasLimit,
       baseFeePerGas: parent.header.calcNextBaseFee(),
@@ -415,8 +422,10 @@ export class KestrelApp {
     if (!s) throw new KestrelError('commit called without a finalized block');
     const t0 = performance.now();
     const ops = [...this.headDb.drain(), ...this.deps.chain.blockOps(s.block, s.receipts, s.encodedTxs)];
+    const committed: CommittedBlock = { block: s.block, receipts: s.receipts };
+    if (s.headChanges) committed.stateChanges = s.headChanges();
     try {
-      for (const index of this.indexers) ops.push(...index(s));
+      for (const index of this.indexers) ops.push(...index(committed));
       const written = this.deps.kv.write(ops);
       faultPoint('commit');
       await written;
@@ -429,8 +438,6 @@ export class KestrelApp {
     this.headBlock = s.block;
     this.carried = s.carry;
     this.sealed = undefined;
-    const committed: CommittedBlock = { block: s.block, receipts: s.receipts };
-    if (s.headChanges) committed.stateChanges = s.headChanges();
     for (const fn of this.commitListeners) {
       try {
         fn(committed);

@@ -1,5 +1,6 @@
 // The JSON-RPC method table of the enabled namespaces, and its dispatcher (counted by the metrics when on).
 import type { NodeConfig } from '../config/schema.ts';
+import { TxSyncTimeoutError } from '../errors/index.ts';
 import { rejectReason } from '../metrics/rejectReason.ts';
 import type { RpcMetrics } from '../metrics/rpcMetrics.ts';
 import type { RpcContext } from '../rpc/context.ts';
@@ -16,7 +17,12 @@ import { buildMethodTable, createDispatcher } from '../rpc/registry.ts';
 import type { Dispatcher } from '../rpc/server/jsonrpc.ts';
 
 /** The methods whose failures are admission refusals (counted by reason in the metrics). */
-const SUBMIT_METHODS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction', 'personal_sendTransaction']);
+const SUBMIT_METHODS = new Set([
+  'eth_sendRawTransaction',
+  'eth_sendRawTransactionSync',
+  'eth_sendTransaction',
+  'personal_sendTransaction',
+]);
 
 /** The methods of json-rpc.api's namespaces, plus evm_/anvil_/hardhat_ when the dev toolkit is on. */
 export function methodTable(config: NodeConfig, devToolkit: boolean): Map<string, RpcMethod<RpcContext>> {
@@ -44,6 +50,7 @@ export function rpcDispatcher(
   const dispatcher = createDispatcher(ctx, table);
   if (!metrics) return dispatcher;
   return metrics.rpc.instrument(dispatcher, (method, e) => {
-    if (SUBMIT_METHODS.has(method)) metrics.txRejected(rejectReason(e));
+    // A sync send that timed out was admitted: no refusal to count.
+    if (SUBMIT_METHODS.has(method) && !(e instanceof TxSyncTimeoutError)) metrics.txRejected(rejectReason(e));
   });
 }

@@ -70,6 +70,12 @@ export interface NodeConfig {
   dev: boolean;
   /** The dev toolkit methods (evm_*, anvil_*, hardhat_*): --dev, or app.toml [dev] toolkit = true. */
   devToolkit: boolean;
+  /** --load-state FILE: Anvil's state JSON loaded at start (dev toolkit only). */
+  loadStateFile?: string;
+  /** --dump-state FILE: the state written there as Anvil's JSON at shutdown (dev toolkit only). */
+  dumpStateFile?: string;
+  /** --auto-impersonate: eth_sendTransaction sends from any address without its key (dev toolkit only). */
+  autoImpersonate?: boolean;
   chainId: string;
   evmChainId: bigint;
   evmDenom: string;

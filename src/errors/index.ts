@@ -99,6 +99,25 @@ export class RevertError extends KestrelError {
   }
 }
 
+/** A dev-toolkit operation found nothing to act on (Anvil answers these -32603, e.g. no ERC20 balance slot found). */
+export class DevOperationError extends KestrelError {
+  override name = 'DevOperationError';
+}
+
+/**
+ * eth_sendRawTransactionSync's wait ran out: the tx is pooled but no committed block holds it yet (geth's code 4,
+ * with the tx hash as data, so the client can go on polling for the receipt).
+ */
+export class TxSyncTimeoutError extends KestrelError {
+  override name = 'TxSyncTimeoutError';
+  constructor(
+    readonly hash: Uint8Array,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Blocks below this node's first stored block (it joined by state sync): geth's EIP-4444 error, code 4444. */
 export class PrunedHistoryError extends KestrelError {
   override name = 'PrunedHistoryError';

@@ -6,6 +6,7 @@ import type { ExecTx } from '../app/evm/executor.ts';
 import type { ChainQuery } from '../app/query.ts';
 import { TxRejectedError } from '../errors/index.ts';
 import type { JournalEntry, TxJournal } from './journal.ts';
+import { MinedWaiter } from './minedWaiter.ts';
 import type { TxPool } from './pool.ts';
 
 /** What replaying a journal did. */
@@ -23,13 +24,16 @@ export class TxSubmitter {
   private journal?: TxJournal;
   private forward?: (tx: CheckedTx) => Promise<void>;
   private sealing?: (hash: Uint8Array) => Promise<void>;
+  private readonly mined: MinedWaiter;
 
   constructor(
     private readonly app: KestrelApp,
     private readonly chain: ChainQuery,
     private readonly pool: TxPool,
     private readonly onAccepted: () => void,
-  ) {}
+  ) {
+    this.mined = new MinedWaiter((fn) => app.onCommit(fn));
+  }
 
   /** Journals every tx accepted from now on. */
   useJournal(journal: TxJournal): void {
@@ -55,6 +59,14 @@ export class TxSubmitter {
    */
   async inclusion(hash: Uint8Array): Promise<void> {
     await this.sealing?.(hash);
+  }
+
+  /**
+   * Resolves true once `hash` is in a committed block (at once if it is already), false after `timeoutMs`
+   * (eth_sendRawTransactionSync).
+   */
+  minedWithin(hash: Uint8Array, timeoutMs: number): Promise<boolean> {
+    return this.mined.wait(hash, timeoutMs, () => this.chain.minedTx(hash) !== undefined);
   }
 
   /**

@@ -2,6 +2,7 @@
 // uses (a Pick of RpcContext), so what a method can reach is visible at its top and checked by the compiler; the
 // pool and the dev toolkit come in as narrow interfaces (PoolReader, DevControls), not as the classes behind them.
 import type { KestrelApp } from '../app/app.ts';
+import type { AnvilState } from '../app/dump/anvilState.ts';
 import type { CallService } from '../app/evm/call.ts';
 import type { ChainQuery } from '../app/query.ts';
 import type { Common } from '@ethereumjs/common';
@@ -47,7 +48,10 @@ export interface DevControls {
   setIntervalMining(ms: number): void;
   increaseTime(seconds: bigint): bigint;
   setNextBlockTimestamp(ts: bigint): void;
-  mine(blocks: bigint, opts?: { timestamp?: bigint; interval?: bigint }): Promise<void>;
+  setBlockTimestampInterval(seconds: bigint): void;
+  removeBlockTimestampInterval(): boolean;
+  setTime(ts: bigint): bigint;
+  mine(blocks: bigint, opts?: { timestamp?: bigint; interval?: bigint; advanceEach?: bigint }): Promise<void>;
   snapshot(): bigint;
   revert(id: bigint): Promise<boolean>;
   setBalance(addr: Uint8Array, balance: bigint): Promise<void>;
@@ -56,6 +60,9 @@ export interface DevControls {
   setStorageAt(addr: Uint8Array, slot: Uint8Array, value: Uint8Array): Promise<void>;
   impersonate(addr: Uint8Array): void;
   stopImpersonating(addr: Uint8Array): void;
+  setAutoImpersonate(on: boolean): void;
+  dumpState(): Promise<AnvilState>;
+  loadState(json: unknown): Promise<void>;
   dropTransaction(hash: Uint8Array): Promise<boolean>;
 }
 
@@ -91,6 +98,8 @@ export interface RpcContext {
   miner: MinerSettings;
   /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
   dev?: DevControls;
+  /** Whether `addr` is one of the --dev accounts (always false without --dev): personal_sign needs no token for them. */
+  isDevAccount(addr: Uint8Array): boolean;
 }
 
 /** The services one namespace module uses: `Needs<'chain' | 'pool'>`. */

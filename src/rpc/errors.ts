@@ -18,6 +18,8 @@ import {
   UnauthorizedError,
   PrunedHistoryError,
   UnsupportedError,
+  TxSyncTimeoutError,
+  DevOperationError,
 } from '../errors/index.ts';
 import type { SimulateFailure } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
@@ -40,6 +42,8 @@ export const RESPONSE_TOO_LARGE = -32003;
 export const METHOD_NOT_SUPPORTED = -32004;
 export const LIMIT_EXCEEDED = -32005;
 export const EXECUTION_REVERTED = 3;
+/** geth's (EIP-7966's) code for eth_sendRawTransactionSync's timeout; `data` is the tx hash. */
+export const TX_SYNC_TIMEOUT = 4;
 export const UNAUTHORIZED = 4100;
 /** geth's (and reth's) code for history this node does not have (EIP-4444). */
 export const PRUNED_HISTORY = 4444;
@@ -61,6 +65,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [NotEnabledError, SERVER_ERROR],
   [StorageFailedError, SERVER_ERROR],
   [KeyStoreError, SERVER_ERROR],
+  [DevOperationError, INTERNAL_ERROR],
 ];
 
 /** eth_simulateV1's codes (geth's internal/ethapi/errors.go and the execution-apis spec). */
@@ -85,6 +90,8 @@ export function toRpcError(err: unknown): RpcErrorObject {
   if (err instanceof RevertError) {
     return { code: EXECUTION_REVERTED, message: err.message, data: bytesToHex(err.data) };
   }
+  if (err instanceof TxSyncTimeoutError)
+    return { code: TX_SYNC_TIMEOUT, message: err.message, data: bytesToHex(err.hash) };
   if (err instanceof SimulateError) return { code: SIMULATE_CODES[err.reason], message: err.message };
   if (err instanceof KestrelError) {
     for (const [cls, code] of table) if (err instanceof cls) return { code, message: err.message };

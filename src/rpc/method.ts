@@ -15,6 +15,8 @@ export interface RpcMethod<Ctx> {
   decode(params: unknown[]): unknown[];
   /** Runs the method on decoded params; the result is already in wire form. `meta` says who called (eth_subscribe). */
   run(ctx: Ctx, args: unknown[], meta?: CallMeta): Promise<unknown> | unknown;
+  /** A private method's exception: whether a caller without the token may run it with these decoded params. */
+  readonly openTo?: (ctx: Ctx, args: unknown[]) => boolean;
 }
 
 /**
@@ -26,10 +28,14 @@ export function defineMethod<Ctx, const C extends readonly Codec<unknown>[]>(def
   params: C;
   hexResult?: boolean;
   handler: (ctx: Ctx, args: Decoded<C>, meta?: CallMeta) => Promise<unknown> | unknown;
+  /** See RpcMethod.openTo (personal_sign for the dev accounts under --dev). */
+  openTo?: (ctx: Ctx, args: Decoded<C>) => boolean;
 }): RpcMethod<Ctx> {
   const handler = def.handler;
+  const openTo = def.openTo;
   return {
     name: def.name,
+    ...(openTo ? { openTo: (ctx: Ctx, args: unknown[]) => openTo(ctx, args as Decoded<C>) } : {}),
     decode: (params) => decodeParams(params, def.params),
     run:
       def.hexResult === true

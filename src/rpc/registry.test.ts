@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { MethodNotFoundError, UnauthorizedError } from '../errors/index.ts';
 import type { RpcContext } from './context.ts';
 import { defineMethod } from './method.ts';
+import { address } from './params/data.ts';
 import { buildMethodTable, createDispatcher } from './registry.ts';
 import { PlainString } from './server/jsonrpc.ts';
 
@@ -40,6 +41,39 @@ describe('dispatcher', () => {
   it('answers an unknown method as not found, whether or not its namespace is private', () => {
     assert.throws(() => d.call('personal_unknown', [], open), MethodNotFoundError);
     assert.throws(() => d.call('eth_unknown', [], authorized), MethodNotFoundError);
+  });
+});
+
+describe('a private method open to some params (personal_sign for the --dev accounts)', () => {
+  const opened = defineMethod({
+    name: 'personal_open',
+    params: [address],
+    handler: () => 'signed',
+    openTo: (ctx: RpcContext, [addr]) => ctx.isDevAccount(addr),
+  });
+  const dev = '0x' + '11'.repeat(20);
+  const other = '0x' + '22'.repeat(20);
+  const table = buildMethodTable({ personal: [opened, method('personal_x')] }, ['personal']);
+  const devMode = createDispatcher({ isDevAccount: (a) => a[0] === 0x11 } as RpcContext, table);
+  const plainMode = createDispatcher({ isDevAccount: (_a: Uint8Array) => false } as RpcContext, table);
+  const open = { transport: 'http' as const, authorized: false };
+  const authorized = { transport: 'http' as const, authorized: true };
+
+  it('runs without the token only for the params it opens to; the rest of the namespace stays closed', () => {
+    assert.equal(devMode.call('personal_open', [dev], open), 'signed');
+    assert.throws(() => devMode.call('personal_open', [other], open), UnauthorizedError);
+    assert.throws(() => devMode.call('personal_x', [], open), UnauthorizedError);
+    assert.equal(devMode.call('personal_open', [other], authorized), 'signed');
+  });
+
+  it('refuses undecodable params without the token as unauthorized (not as invalid params)', () => {
+    for (const params of [[], ['0x12'], [dev, 'extra', 'more']])
+      assert.throws(() => devMode.call('personal_open', params, open), UnauthorizedError, JSON.stringify(params));
+  });
+
+  it('opens to nobody outside dev mode', () => {
+    assert.throws(() => plainMode.call('personal_open', [dev], open), UnauthorizedError);
+    assert.equal(plainMode.call('personal_open', [dev], authorized), 'signed');
   });
 });
 

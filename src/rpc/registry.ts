@@ -49,9 +49,25 @@ export function createDispatcher(ctx: RpcContext, table: Map<string, RpcMethod<R
       if (route === undefined) throw new MethodNotFoundError(method);
       lastName = method;
       lastRoute = route;
-      if (route.private && !meta.authorized) throw new UnauthorizedError();
       const m = route.method;
+      if (route.private && !meta.authorized) return runUnauthorized(ctx, m, params, meta);
       return m.run(ctx, m.decode(params), meta);
     },
   };
+}
+
+/**
+ * A private method called without the token: refused, unless the method opens itself to these params. Params that
+ * do not decode are refused as unauthorized too, so a caller without the token learns nothing about the method.
+ */
+function runUnauthorized(ctx: RpcContext, m: RpcMethod<RpcContext>, params: unknown[], meta: CallMeta): unknown {
+  if (!m.openTo) throw new UnauthorizedError();
+  let args: unknown[];
+  try {
+    args = m.decode(params);
+  } catch {
+    throw new UnauthorizedError();
+  }
+  if (!m.openTo(ctx, args)) throw new UnauthorizedError();
+  return m.run(ctx, args, meta);
 }

@@ -64,3 +64,15 @@ const P_COMET_TX = 0x63; // 'c' + sha256(tx bytes)(32) → the tx's Ethereum has
 export function cometTxKey(sha: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.of(P_COMET_TX), sha);
 }
+
+const P_TOUCHED = 0x70; // 'p' + address(20) [+ slot(32)] → empty: accounts and slots blocks wrote (dev toolkit only)
+
+/** Key recording that blocks wrote an account (`slot` absent) or one of its storage slots, for anvil_dumpState. */
+export function touchedKey(addr: Uint8Array, slot?: Uint8Array): Uint8Array {
+  return slot === undefined
+    ? concatBytes(Uint8Array.of(P_TOUCHED), addr)
+    : concatBytes(Uint8Array.of(P_TOUCHED), addr, slot);
+}
+
+/** The range of every touchedKey. */
+export const TOUCHED_RANGE = { gte: Uint8Array.of(P_TOUCHED), lt: Uint8Array.of(P_TOUCHED + 1) };

@@ -75,8 +75,15 @@ const SUPPLY_DELTA_SLOT = 0n;
 const TWO_256 = 1n << 256n;
 
 function adjustSupply(env: Env, by: bigint): void {
-  const next = supplyDelta(env.state) + by;
-  env.state.set(BANK_ADDRESS, SUPPLY_DELTA_SLOT, next < 0n ? next + TWO_256 : next);
+  env.state.set(BANK_ADDRESS, SUPPLY_DELTA_SLOT, supplyDeltaWord(supplyDelta(env.state) + by));
+}
+
+/** The slot of the supply delta (in BANK_ADDRESS's storage), for edits that write it directly. */
+export const SUPPLY_DELTA_STORAGE_SLOT = SUPPLY_DELTA_SLOT;
+
+/** A supply delta as the storage word that holds it (two's complement). */
+export function supplyDeltaWord(delta: bigint): bigint {
+  return delta < 0n ? delta + TWO_256 : delta;
 }
 
 /** Tokens minted minus tokens burned since genesis (the EVM denom's supply is genesis's plus this). */

@@ -72,6 +72,9 @@ export function registerStartCommand(program: Command): void {
     .option('--home <dir>', 'node home directory (default ~/.kestrel, or ~/.kestrel-dev with --dev)')
     .option('--dev', 'development chain: create the home if absent and fund the ten dev accounts', false)
     .option('--chain-id <id>', 'chain id used when --dev creates the home', DEFAULT_CHAIN_ID)
+    .option('--load-state <file>', "dev toolkit: load Anvil's state JSON (accounts, code, storage) at start")
+    .option('--dump-state <file>', "dev toolkit: write the state as Anvil's JSON at shutdown")
+    .option('--auto-impersonate', 'dev toolkit: eth_sendTransaction sends from any address without its key')
     .option('--block-time <duration>', '0 = seal as soon as txs are pending; e.g. 1s = seal every second')
     .option('--minimum-gas-prices <coins>', 'minimum gas price, e.g. 0akestrel (overrides app.toml)')
     .option('--json-rpc.address <host:port>', 'JSON-RPC HTTP listen address (default 127.0.0.1:8545)')
@@ -156,7 +159,19 @@ export function registerStartCommand(program: Command): void {
         initHome(home, { chainId: opts.chainId as string, dev: true });
         console.log(`created dev home ${home}`);
       }
-      const config = loadConfig(home, flags, DEFAULT_CHAIN_ID);
+      const config: NodeConfig = {
+        ...loadConfig(home, flags, DEFAULT_CHAIN_ID),
+        loadStateFile: opts.loadState as string | undefined,
+        dumpStateFile: opts.dumpState as string | undefined,
+        autoImpersonate: opts.autoImpersonate === true,
+      };
+      if (
+        (config.loadStateFile !== undefined || config.dumpStateFile !== undefined || config.autoImpersonate) &&
+        !config.devToolkit
+      )
+        throw new Error(
+          '--load-state, --dump-state and --auto-impersonate need the dev toolkit (--dev or app.toml [dev] toolkit = true)',
+        );
       sink.setLevel(config.log.level);
       sink.format = config.log.format;
       for (const secret of nodeSecrets(config)) sink.redact(secret);

@@ -11,12 +11,15 @@ import { InvalidParamsError } from '../../errors/index.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 import type { TxSubmitter } from '../../mempool/submit.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
+import type { AnvilState } from '../../app/dump/anvilState.ts';
+import { loadEdits } from '../../app/dump/anvilState.ts';
+import type { ClockState } from './devClock.ts';
 import type { SoloEngine } from './engine.ts';
 
 /** What evm_revert returns to. */
 interface Snapshot {
   head: bigint;
-  clock: ReturnType<SoloEngine['clock']>;
+  clock: ClockState;
   pool: ExecTx[];
 }
 
@@ -30,6 +33,8 @@ export class DevToolkit {
   private readonly snapshots = new Map<bigint, Snapshot>();
   private nextSnapshot = 1n;
   private readonly impersonated = new Set<string>();
+  private dumper?: () => AnvilState;
+  private autoImpersonate = false;
 
   constructor(
     private readonly app: KestrelApp,
@@ -55,34 +60,53 @@ export class DevToolkit {
 
   /** evm_increaseTime: returns the total offset in seconds. */
   increaseTime(seconds: bigint): bigint {
-    return this.engine.increaseTime(seconds);
+    return this.engine.time.increaseTime(seconds);
   }
 
-  /** evm_setNextBlockTimestamp: must be later than the head's timestamp. */
+  /** evm_setNextBlockTimestamp: at or after the head's timestamp (or the time anvil_setTime set), as on Anvil. */
   setNextBlockTimestamp(ts: bigint): void {
-    const latest = this.app.head.header.timestamp;
-    if (ts <= latest) {
-      throw new InvalidParamsError(`Timestamp ${ts} is lower than or equal to previous block's timestamp ${latest}`);
-    }
-    this.engine.setNextBlockTimestamp(ts);
+    this.checkNotBeforeLast(ts);
+    this.engine.time.setNextBlockTimestamp(ts);
+  }
+
+  /** anvil_setBlockTimestampInterval: each later block `seconds` after the one before. */
+  setBlockTimestampInterval(seconds: bigint): void {
+    this.engine.time.setInterval(seconds);
+  }
+
+  /** anvil_removeBlockTimestampInterval: whether an interval was set. */
+  removeBlockTimestampInterval(): boolean {
+    return this.engine.time.removeInterval();
+  }
+
+  /** anvil_setTime: the clock reads `ts` (earlier than the head's too); the seconds from the wall clock to it. */
+  setTime(ts: bigint): bigint {
+    return this.engine.time.setTime(ts);
+  }
+
+  /** Anvil's rule for an exact timestamp: not below the last block's (or the set time); equal is allowed. */
+  private checkNotBeforeLast(ts: bigint): void {
+    if (ts < this.engine.time.base(this.app.head.header.timestamp))
+      throw new InvalidParamsError(`Timestamp error: ${ts} is lower than previous block's timestamp`);
   }
 
   /**
    * evm_mine / hardhat_mine / anvil_mine: `blocks` blocks, the first taking the pending txs; `timestamp` fixes the
-   * first block's time, `interval` the seconds between the blocks after it (default: the clock decides, at least 1).
+   * first block's time, `interval` the seconds between the blocks after it (Hardhat's), `advanceEach` moves the clock
+   * that many seconds before each block (Anvil's); otherwise the clock decides.
    */
-  async mine(blocks: bigint, opts: { timestamp?: bigint; interval?: bigint } = {}): Promise<void> {
+  async mine(
+    blocks: bigint,
+    opts: { timestamp?: bigint; interval?: bigint; advanceEach?: bigint } = {},
+  ): Promise<void> {
     if (blocks < 0n || blocks > MAX_MINE_BLOCKS)
       throw new InvalidParamsError(`blocks must be between 0 and ${MAX_MINE_BLOCKS}`);
-    if (opts.timestamp !== undefined && opts.timestamp <= this.app.head.header.timestamp) {
-      throw new InvalidParamsError(
-        `Timestamp ${opts.timestamp} is lower than or equal to previous block's timestamp ${this.app.head.header.timestamp}`,
-      );
-    }
+    if (opts.timestamp !== undefined) this.checkNotBeforeLast(opts.timestamp);
     await this.engine.exclusive(async () => {
       for (let i = 0n; i < blocks; i++) {
         let timestamp = i === 0n ? opts.timestamp : undefined;
         if (i > 0n && opts.interval !== undefined) timestamp = this.app.head.header.timestamp + opts.interval;
+        if (opts.advanceEach !== undefined) this.engine.time.increaseTime(opts.advanceEach);
         await this.engine.seal({ withTxs: true, timestamp });
       }
     });
@@ -95,7 +119,7 @@ export class DevToolkit {
       .content()
       .flatMap((s) => [...s.pending, ...s.queued])
       .map(({ tx, sender, hash }) => ({ tx, sender, hash }));
-    this.snapshots.set(id, { head: this.app.head.number, clock: this.engine.clock(), pool });
+    this.snapshots.set(id, { head: this.app.head.number, clock: this.engine.time.state(), pool });
     return id;
   }
 
@@ -111,7 +135,7 @@ export class DevToolkit {
       await this.txs.journalOnly(snap.pool);
       await this.app.rewind(snap.head);
       await this.txs.replacePool(snap.pool);
-      this.engine.restoreClock(snap.clock);
+      this.engine.time.restore(snap.clock);
     });
     return true;
   }
@@ -136,6 +160,25 @@ export class DevToolkit {
     return this.edit({ address: addr, storage: [[slot, value]] });
   }
 
+  /** Supplies the head state in Anvil's dump format (the node records what a dump needs; see app/dump). */
+  useStateDump(dump: () => AnvilState): void {
+    this.dumper = dump;
+  }
+
+  /** anvil_dumpState, --dump-state: the head state as Anvil's JSON; a block in progress finishes first. */
+  dumpState(): Promise<AnvilState> {
+    const dump = this.dumper;
+    if (!dump) throw new InvalidParamsError('state dumps are not recorded on this node');
+    return this.engine.exclusive(async () => dump());
+  }
+
+  /** anvil_loadState, --load-state: a dump's accounts (Anvil's JSON) written over the state, in one block. */
+  async loadState(json: unknown): Promise<void> {
+    const edits = loadEdits(json);
+    if (edits.length === 0) return;
+    await this.engine.exclusive(() => this.engine.seal({ withTxs: false, edits }));
+  }
+
   /** A state edit takes effect in a block of its own, as soon as it returns. */
   private edit(edit: StateEdit): Promise<void> {
     return this.engine.exclusive(() => this.engine.seal({ withTxs: false, edits: [edit] }));
@@ -151,9 +194,14 @@ export class DevToolkit {
     this.impersonated.delete(key(addr));
   }
 
+  /** anvil_autoImpersonateAccount, --auto-impersonate: every address sends without its key while on. */
+  setAutoImpersonate(on: boolean): void {
+    this.autoImpersonate = on;
+  }
+
   /** Whether eth_sendTransaction may send from `addr` without its key. */
   isImpersonated(addr: Uint8Array): boolean {
-    return this.impersonated.has(key(addr));
+    return this.autoImpersonate || this.impersonated.has(key(addr));
   }
 
   /**

@@ -1,17 +1,18 @@
 // The embedded single-validator engine. `blockTimeMs = 0` seals as soon as executable txs are pending (batching
 // everything that arrived meanwhile, never an empty block); otherwise it seals every interval, empty or not.
 // The dev toolkit switches between the two at run time (evm_setAutomine, evm_setIntervalMining), mines on
-// demand (evm_mine) and moves the clock (evm_increaseTime, evm_setNextBlockTimestamp).
+// demand (evm_mine) and moves the clock (DevClock: evm_increaseTime, evm_setNextBlockTimestamp, anvil_setTime, …).
 import type { KestrelApp } from '../../app/app.ts';
 import { StorageFailedError } from '../../errors/index.ts';
 import type { StateEdit } from '../../app/stateEdits.ts';
 import type { TxPool } from '../../mempool/pool.ts';
+import { DevClock } from './devClock.ts';
 
 /** How one block is made on demand. */
 export interface SealRequest {
   /** Take the pool's executable txs (evm_mine does; a state edit's block does not). */
   withTxs: boolean;
-  /** Exact timestamp of the block (evm_mine with a timestamp). */
+  /** Exact timestamp of the block (evm_mine with a timestamp; at or after the clock's base, checked by the caller). */
   timestamp?: bigint;
   /** State edits applied before the txs (anvil_setBalance, …). */
   edits?: readonly StateEdit[];
@@ -27,10 +28,8 @@ export class SoloEngine {
   private storageFailed: StorageFailedError | undefined;
   private automine: boolean;
   private intervalMs: number;
-  /** Seconds added to the wall clock (evm_increaseTime, evm_setNextBlockTimestamp). */
-  private offsetSec = 0n;
-  /** The timestamp the next block must have (evm_setNextBlockTimestamp); consumed by that block. */
-  private nextTimestamp?: bigint;
+  /** Block timestamps: the wall clock as the dev toolkit moves it. */
+  readonly time = new DevClock();
 
   constructor(
     private readonly app: KestrelApp,
@@ -87,49 +86,10 @@ export class SoloEngine {
     this.armTimer();
   }
 
-  /** evm_increaseTime: moves the clock of later blocks forward; returns the total offset in seconds. */
-  increaseTime(seconds: bigint): bigint {
-    this.offsetSec += seconds;
-    return this.offsetSec;
-  }
-
-  /** evm_setNextBlockTimestamp: the next block gets exactly `ts` (later blocks continue from it). */
-  setNextBlockTimestamp(ts: bigint): void {
-    this.nextTimestamp = ts;
-  }
-
-  /** The clock state, for evm_snapshot. */
-  clock(): { offsetSec: bigint; nextTimestamp?: bigint } {
-    return { offsetSec: this.offsetSec, nextTimestamp: this.nextTimestamp };
-  }
-
-  /** Restores a clock taken by clock() (evm_revert). */
-  restoreClock(c: { offsetSec: bigint; nextTimestamp?: bigint }): void {
-    this.offsetSec = c.offsetSec;
-    this.nextTimestamp = c.nextTimestamp;
-  }
-
-  private now(): bigint {
-    return BigInt(Math.floor(Date.now() / 1000)) + this.offsetSec;
-  }
-
-  /** The timestamp the next block takes unless told otherwise, and consumes a set next timestamp. */
-  private takeTimestamp(exact?: bigint): bigint {
-    let ts = exact ?? this.nextTimestamp ?? this.now();
-    if (exact === undefined && this.nextTimestamp === undefined) {
-      // Quick blocks run ahead of the wall clock (each a second after its parent at least): the clock follows the
-      // chain, as Hardhat's does, so evm_increaseTime(n) then evm_mine lands n seconds after the last block.
-      const parent = this.app.head.header.timestamp;
-      if (ts <= parent) {
-        ts = parent + 1n;
-        this.offsetSec = ts - BigInt(Math.floor(Date.now() / 1000));
-      }
-    } else {
-      this.nextTimestamp = undefined;
-      // Time goes on from the chosen timestamp, as on Hardhat and Anvil.
-      this.offsetSec = ts - BigInt(Math.floor(Date.now() / 1000));
-    }
-    return ts;
+  /** The next block's timestamp (see DevClock.take); `exact` is evm_mine's. */
+  private nextTime(exact?: bigint): { time: bigint; exactTime: boolean } {
+    const next = this.time.take(this.app.head.header.timestamp, exact);
+    return { time: next.time, exactTime: next.exact };
   }
 
   private trigger(allowEmpty: boolean): void {
@@ -166,7 +126,7 @@ export class SoloEngine {
       minGasPrice: this.app.minGasPrice,
     });
     if (txs.length === 0 && !allowEmpty) return;
-    const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp() });
+    const res = await this.app.finalizeBlock({ txs, ...this.nextTime() });
     const committed = await this.app.commit();
     this.pool.onCommitted(committed, res.rejected);
   }
@@ -198,7 +158,9 @@ export class SoloEngine {
           minGasPrice: this.app.minGasPrice,
         })
       : [];
-    const res = await this.app.finalizeBlock({ txs, time: this.takeTimestamp(req.timestamp), edits: req.edits });
+    // A state edit's block takes its parent's timestamp: an edit does not move time (on Anvil it makes no block).
+    const time = req.withTxs ? this.nextTime(req.timestamp) : { time: this.app.head.header.timestamp, exactTime: true };
+    const res = await this.app.finalizeBlock({ txs, ...time, edits: req.edits });
     const committed = await this.app.commit();
     this.pool.onCommitted(committed, res.rejected);
   }

@@ -1,8 +1,10 @@
 // The dev toolkit's methods, with Anvil's and Hardhat's names and results: evm_* (Hardhat's and Ganache's),
 // anvil_* and hardhat_* (both prefixes where both exist; Hardhat answers `true` where Anvil answers null).
 // Registered only under --dev or app.toml [dev] toolkit = true; otherwise every one answers -32601.
+import { decodeDump, encodeDump } from '../../../app/dump/anvilState.ts';
 import { MethodNotFoundError } from '../../../errors/index.ts';
-import { bytesToHex, toQuantity as quantity } from '../../../primitives/hex.ts';
+import { bigintToBytes, bytesToHex, padLeft, toQuantity as quantity } from '../../../primitives/hex.ts';
+import { allowanceCall, balanceOfCall, findViewSlot } from '../../services/erc20Slots.ts';
 import type { DevControls, Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { optional, type Codec } from '../../params/codec.ts';
@@ -10,7 +12,7 @@ import { address, bool, bytes, hash32, storageSlot } from '../../params/data.ts'
 import { mineParams, u256, u64, word32 } from './params.ts';
 
 /** What these methods use. */
-type Ctx = Needs<'app' | 'chain' | 'clientVersion' | 'config' | 'dev'>;
+type Ctx = Needs<'app' | 'calls' | 'chain' | 'clientVersion' | 'config' | 'dev'>;
 
 function dev(ctx: Ctx, method: string): DevControls {
   if (!ctx.dev) throw new MethodNotFoundError(method);
@@ -87,10 +89,89 @@ const evm: RpcMethod<Ctx>[] = [
   }),
 ];
 
+const time: RpcMethod<Ctx>[] = [
+  defineMethod({
+    name: 'anvil_setBlockTimestampInterval',
+    params: [u64],
+    handler: (ctx: Ctx, [seconds]) => (
+      dev(ctx, 'anvil_setBlockTimestampInterval').setBlockTimestampInterval(seconds),
+      null
+    ),
+  }),
+  defineMethod({
+    name: 'anvil_removeBlockTimestampInterval',
+    params: [],
+    handler: (ctx: Ctx) => dev(ctx, 'anvil_removeBlockTimestampInterval').removeBlockTimestampInterval(),
+  }),
+  defineMethod({
+    name: 'anvil_setTime',
+    params: [u64],
+    handler: (ctx: Ctx, [ts]) => Number(dev(ctx, 'anvil_setTime').setTime(ts)),
+  }),
+];
+
+/** Writes `amount` into the token slot the view `data` reads (anvil_dealERC20, anvil_setERC20Allowance). */
+async function setViewSlot(
+  ctx: Ctx,
+  method: string,
+  token: Uint8Array,
+  data: Uint8Array,
+  what: 'balance' | 'allowance',
+  amount: bigint,
+): Promise<null> {
+  const d = dev(ctx, method);
+  const slot = await findViewSlot(ctx.calls, ctx.chain.head(), token, data, what);
+  await d.setStorageAt(token, slot, padLeft(bigintToBytes(amount), 32));
+  return null;
+}
+
+const erc20: RpcMethod<Ctx>[] = [
+  defineMethod({
+    name: 'anvil_dealERC20',
+    params: [address, address, u256],
+    handler: (ctx: Ctx, [token, owner, amount]) =>
+      setViewSlot(ctx, 'anvil_dealERC20', token, balanceOfCall(owner), 'balance', amount),
+  }),
+  defineMethod({
+    name: 'anvil_setERC20Allowance',
+    params: [address, address, address, u256],
+    handler: (ctx: Ctx, [token, owner, spender, amount]) =>
+      setViewSlot(ctx, 'anvil_setERC20Allowance', token, allowanceCall(owner, spender), 'allowance', amount),
+  }),
+];
+
+const dumps: RpcMethod<Ctx>[] = [
+  defineMethod({
+    name: 'anvil_dumpState',
+    params: [],
+    handler: async (ctx: Ctx) => encodeDump(await dev(ctx, 'anvil_dumpState').dumpState()),
+  }),
+  defineMethod({
+    name: 'anvil_loadState',
+    params: [bytes],
+    handler: async (ctx: Ctx, [buf]) => {
+      await dev(ctx, 'anvil_loadState').loadState(decodeDump(buf));
+      return true;
+    },
+  }),
+];
+
 const mining: RpcMethod<Ctx>[] = [
-  ...both('mine', [optional(u64), optional(u64)], async (d, [blocks, interval]: [bigint?, bigint?], p) => {
-    await d.mine(blocks ?? 1n, { interval: interval ?? 1n });
-    return ack(p);
+  defineMethod({
+    name: 'hardhat_mine',
+    params: [optional(u64), optional(u64)],
+    handler: async (ctx: Ctx, [blocks, interval]) => {
+      await dev(ctx, 'hardhat_mine').mine(blocks ?? 1n, { interval: interval ?? 1n });
+      return true;
+    },
+  }),
+  defineMethod({
+    name: 'anvil_mine',
+    params: [optional(u64), optional(u64)],
+    handler: async (ctx: Ctx, [blocks, interval]) => {
+      await dev(ctx, 'anvil_mine').mine(blocks ?? 1n, { advanceEach: interval });
+      return null;
+    },
   }),
   ...both('getAutomine', [], (d) => d.automine),
   ...both('dropTransaction', [hash32], async (d, [hash]: [Uint8Array], p) => {
@@ -120,6 +201,8 @@ const state: RpcMethod<Ctx>[] = [
     },
   ),
   ...both('impersonateAccount', [address], (d, [a]: [Uint8Array], p) => (d.impersonate(a), ack(p))),
+  // Anvil's; it serves the hardhat_ name too (Hardhat has no such method), null under both.
+  ...both('autoImpersonateAccount', [bool], (d, [on]: [boolean]) => (d.setAutoImpersonate(on), null)),
   ...both('stopImpersonatingAccount', [address], (d, [a]: [Uint8Array], p) => (d.stopImpersonating(a), ack(p))),
 ];
 
@@ -166,7 +249,7 @@ const info: RpcMethod<Ctx>[] = [
   }),
 ];
 
-const all = [...evm, ...mining, ...state, ...info];
+const all = [...evm, ...time, ...mining, ...state, ...erc20, ...dumps, ...info];
 
 /** The dev toolkit's methods by namespace, for buildMethodTable. */
 export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<Ctx>[]> = {

@@ -1,11 +1,22 @@
 // eth_ transaction lookups, receipts and raw submission. Pending txs are visible with null block fields.
 import type { BlockRecord } from '../../../store/records.ts';
+import { TxSyncTimeoutError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { Needs } from '../../context.ts';
 import { formatReceipt, firstLogIndexes } from '../../format/receipt.ts';
 import { formatTx } from '../../format/tx.ts';
 import { defineMethod } from '../../method.ts';
-import { blockNumberOrTag, hash32, rawTx, uintIndex } from '../../params/index.ts';
+import {
+  ParamError,
+  blockNumberOrTag,
+  codec,
+  hash32,
+  optional,
+  rawTx,
+  uint64,
+  uintIndex,
+  type Codec,
+} from '../../params/index.ts';
 
 /** What these methods use. */
 type Ctx = Needs<'chain' | 'compat' | 'pool' | 'txs'>;
@@ -47,16 +58,18 @@ export const getTransactionByBlockNumberAndIndex = defineMethod({
   handler: (ctx: Ctx, [sel, i]) => txAt(ctx.chain.findBlock(sel), i),
 });
 
+function receiptOf(ctx: Ctx, hash: Uint8Array): Record<string, unknown> | null {
+  const mined = ctx.chain.minedTx(hash);
+  if (!mined) return null;
+  const receipts = ctx.chain.receipts(mined.block);
+  return formatReceipt(mined.block, receipts, mined.index, firstLogIndexes(receipts)[mined.index]!, ctx.compat);
+}
+
 /** Handler for eth_getTransactionReceipt (null until mined). */
 export const getTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
   params: [hash32],
-  handler: (ctx: Ctx, [hash]) => {
-    const mined = ctx.chain.minedTx(hash);
-    if (!mined) return null;
-    const receipts = ctx.chain.receipts(mined.block);
-    return formatReceipt(mined.block, receipts, mined.index, firstLogIndexes(receipts)[mined.index]!, ctx.compat);
-  },
+  handler: (ctx: Ctx, [hash]) => receiptOf(ctx, hash),
 });
 
 /** Handler for eth_sendRawTransaction (in instant mode it answers once the tx's block is committed). */
@@ -70,10 +83,55 @@ export const sendRawTransaction = defineMethod({
   },
 });
 
+/** eth_sendRawTransactionSync's wait when the call names none (or 0), and the longest it may ask for (as geth). */
+export const TX_SYNC_DEFAULT_TIMEOUT_MS = 20_000;
+export const TX_SYNC_MAX_TIMEOUT_MS = 60_000;
+
+/** The wait in milliseconds: a hex quantity (geth's hexutil.Uint64) or a JSON integer (EIP-7966's examples). */
+const timeoutMs: Codec<bigint> = codec((raw) => {
+  if (typeof raw !== 'number') return uint64.decode(raw);
+  if (!Number.isSafeInteger(raw) || raw < 0) throw new ParamError(`expected a non-negative integer, got ${raw}`);
+  return BigInt(raw);
+});
+
+/** A duration as Go prints it (geth's timeout message): 500ms, 2s, 1.5s, 1m0s. */
+function goDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = `${(ms % 60_000) / 1000}s`;
+  return minutes > 0 ? `${minutes}m${seconds}` : seconds;
+}
+
+/**
+ * Handler for eth_sendRawTransactionSync (EIP-7966): the receipt once a committed block holds the tx (final: blocks
+ * are final when committed); after the timeout geth's code-4 error with the hash as data.
+ */
+export const sendRawTransactionSync = defineMethod({
+  name: 'eth_sendRawTransactionSync',
+  params: [rawTx, optional(timeoutMs)],
+  handler: async (ctx: Ctx, [raw, asked]) => {
+    const timeout =
+      asked === undefined || asked === 0n
+        ? TX_SYNC_DEFAULT_TIMEOUT_MS
+        : Math.min(Number(asked), TX_SYNC_MAX_TIMEOUT_MS);
+    const started = Date.now();
+    const hash = await ctx.txs.submitRaw(raw);
+    await ctx.txs.inclusion(hash);
+    const mined = await ctx.txs.minedWithin(hash, Math.max(0, timeout - (Date.now() - started)));
+    const receipt = mined ? receiptOf(ctx, hash) : null;
+    if (receipt) return receipt;
+    throw new TxSyncTimeoutError(
+      hash,
+      `The transaction was added to the transaction pool but wasn't processed in ${goDuration(timeout)}.`,
+    );
+  },
+});
+
 export const transactionMethods = [
   getTransactionByHash,
   getTransactionByBlockHashAndIndex,
   getTransactionByBlockNumberAndIndex,
   getTransactionReceipt,
   sendRawTransaction,
+  sendRawTransactionSync,
 ];
