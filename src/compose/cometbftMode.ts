@@ -89,6 +89,7 @@ export class CometbftMode implements ConsensusMode {
       onCommitted: (c, rejected) => {
         d.pool.onCommitted(c, rejected);
         fwd.prune();
+        fwd.reofferStalled();
         // Queued txs may be executable now. Not awaited: CometBFT holds its mempool lock until its rechecks end.
         setImmediate(() => void fwd.pump());
       },

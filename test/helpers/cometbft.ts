@@ -134,6 +134,37 @@ export class CometNode {
     this.comet = this.spawnLogged(cmd.comet, f.cometLog);
   }
 
+  /** Starts CometBFT alone (its app still runs: after a kill -9 of CometBFT only). */
+  startComet(): void {
+    if (this.comet && this.comet.exitCode === null && this.comet.signalCode === null)
+      throw new Error(`${this.name}: CometBFT is already running`);
+    this.comet = this.spawnLogged(
+      nodeCommands(this.net.dir, this.net.manifest, this.spec).comet,
+      nodeFiles(this.net.dir, this.spec).cometLog,
+    );
+  }
+
+  /** kill -9 of CometBFT only, waiting for its exit. */
+  async killComet(): Promise<void> {
+    await killAndWait(this.comet);
+  }
+
+  /** SIGSTOP (true) or SIGCONT (false) to both processes. */
+  pause(stopped: boolean): void {
+    for (const p of [this.comet, this.app])
+      if (p && p.exitCode === null && p.signalCode === null) p.kill(stopped ? 'SIGSTOP' : 'SIGCONT');
+  }
+
+  /** SIGTERM to both (CometBFT first), SIGKILL after `graceMs` (CometBFT's shutdown may hang, #4054). */
+  async stop(graceMs = 10_000): Promise<void> {
+    for (const p of [this.comet, this.app]) {
+      if (!p || p.exitCode !== null || p.signalCode !== null) continue;
+      const exited = new Promise((r) => p.once('exit', r));
+      p.kill('SIGTERM');
+      if (!(await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]))) await killAndWait(p);
+    }
+  }
+
   /** True when both processes run. */
   running(): boolean {
     return [this.app, this.comet].every((p) => p !== undefined && p.exitCode === null && p.signalCode === null);

@@ -78,6 +78,31 @@ describe('CometForwarder', () => {
     assert.deepEqual(m.seen.slice(4).sort(), ['a0', 'a1', 'a2', 'b0']);
   });
 
+  it("offers a sender's next tx again when it stays unmined for `patience` blocks, and keeps it on a refusal", async () => {
+    const pool = new TxPool({}, () => {});
+    const m = mempool();
+    const fwd = new CometForwarder(pool, m.broadcast, () => {});
+    const [a0, a1] = [tx(alice, 0n), tx(alice, 1n)];
+    pool.add(a0, 0n);
+    pool.add(a1, 0n);
+    await fwd.pump();
+    assert.deepEqual(m.seen, ['a0', 'a1']);
+    // CometBFT lost both (no restart seen by this node): nothing is resent before the patience runs out.
+    m.reset();
+    fwd.reofferStalled(3);
+    fwd.reofferStalled(3);
+    await fwd.pump();
+    assert.deepEqual(m.seen, ['a0', 'a1']);
+    fwd.reofferStalled(3);
+    await fwd.pump();
+    assert.deepEqual(m.seen, ['a0', 'a1', 'a0', 'a1'], 'the stalled head goes again, the later nonce behind it');
+    // A re-offer CometBFT refuses (here: it still holds a0, so the nonce is taken) leaves the tx pooled.
+    for (let k = 0; k < 3; k++) fwd.reofferStalled(3);
+    await fwd.pump();
+    assert.ok(pool.get(a0.hash) && pool.get(a1.hash), 'refused re-offers stay pooled');
+    assert.deepEqual(m.seen, ['a0', 'a1', 'a0', 'a1']);
+  });
+
   it("reports CometBFT's refusal to the submitter and drops the tx; later nonces of that sender wait", async () => {
     const pool = new TxPool({}, () => {});
     const m = mempool();

@@ -68,6 +68,10 @@ export class CometForwarder {
   private readonly sent = new Map<string, Promise<void>>();
   /** Why CometBFT refused a tx, until its submitter (if any) reads it. */
   private readonly failures = new Map<string, Error>();
+  /** Blocks each sender's next tx has waited unmined, by hash (see reofferStalled). */
+  private waited = new Map<string, number>();
+  /** Txs offered again after a stall: a refusal of one of those leaves it pooled (CometBFT may hold it still). */
+  private readonly reoffered = new Set<string>();
   private tail: Promise<void> = Promise.resolve();
   private stopped = false;
   private timer?: NodeJS.Timeout;
@@ -126,10 +130,39 @@ export class CometForwarder {
     this.sent.clear();
   }
 
+  /**
+   * Called after each commit: a sender's next tx (its nonce is the account's) that is still unmined after `patience`
+   * blocks is offered to CometBFT again, with the sender's later txs behind it. CometBFT may have lost it (its
+   * mempool did not survive a restart, or a recheck evicted it while a predecessor was missing) and no peer gossips
+   * it again by itself; meanwhile this node may hold the sender's later nonces, which wait on it. A copy CometBFT
+   * still holds is answered "already exists in cache", which costs nothing.
+   */
+  reofferStalled(patience = 5): void {
+    const waited = new Map<string, number>();
+    for (const s of this.pool.content()) {
+      const head = s.pending[0];
+      if (!head) continue;
+      const key = bytesToHex(head.hash);
+      const n = (this.waited.get(key) ?? 0) + 1;
+      if (n < patience || !this.sent.has(key)) {
+        waited.set(key, n);
+        continue;
+      }
+      waited.set(key, 0);
+      for (const t of s.pending) {
+        const k = bytesToHex(t.hash);
+        this.sent.delete(k);
+        this.reoffered.add(k);
+      }
+    }
+    this.waited = waited;
+  }
+
   /** Forgets txs that are no longer pooled (mined or dropped). */
   prune(): void {
-    for (const key of this.sent.keys())
-      if (!this.pool.get(Uint8Array.from(Buffer.from(key.slice(2), 'hex')))) this.sent.delete(key);
+    const pooled = (key: string) => this.pool.get(Uint8Array.from(Buffer.from(key.slice(2), 'hex'))) !== undefined;
+    for (const key of this.sent.keys()) if (!pooled(key)) this.sent.delete(key);
+    for (const key of this.reoffered) if (!pooled(key)) this.reoffered.delete(key);
   }
 
   private async forwardAll(): Promise<void> {
@@ -152,6 +185,7 @@ export class CometForwarder {
   }
 
   private async send(item: ExecTx): Promise<void> {
+    const again = this.reoffered.delete(bytesToHex(item.hash));
     let r: BroadcastResult;
     try {
       r = await this.broadcast(item.tx.serialize());
@@ -166,6 +200,9 @@ export class CometForwarder {
       throw e;
     }
     if (r.code !== 0) {
+      // A re-offered tx CometBFT refuses (its copy left the cache but not the mempool, or a predecessor is missing
+      // there) stays pooled: it was acknowledged, and the next stall offers it again.
+      if (again) throw new TxRejectedError('consensusRefused', r.log);
       const err = new TxRejectedError('consensusRefused', r.log || `CometBFT CheckTx failed with code ${r.code}`);
       this.drop(item, err);
       throw err;
