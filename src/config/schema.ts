@@ -70,6 +70,8 @@ export interface NodeConfig {
   dev: boolean;
   /** The dev toolkit methods (evm_*, anvil_*, hardhat_*): --dev, or app.toml [dev] toolkit = true. */
   devToolkit: boolean;
+  /** --fork-url / app.toml [fork]: the upstream a dev chain forks from, at `blockNumber` (default: its latest). */
+  fork?: { url: string; blockNumber?: bigint };
   chainId: string;
   evmChainId: bigint;
   evmDenom: string;

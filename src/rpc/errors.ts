@@ -17,6 +17,7 @@ import {
   UnauthorizedError,
   PrunedHistoryError,
   UnsupportedError,
+  UpstreamError,
 } from '../errors/index.ts';
 import type { SimulateFailure } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
@@ -59,6 +60,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [UnsupportedError, SERVER_ERROR],
   [NotEnabledError, SERVER_ERROR],
   [KeyStoreError, SERVER_ERROR],
+  [UpstreamError, SERVER_ERROR],
 ];
 
 /** eth_simulateV1's codes (geth's internal/ethapi/errors.go and the execution-apis spec). */

@@ -29,6 +29,8 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.busyPollUs': 'json-rpc.busy-poll-us',
   'jsonRpc.coalesceWrites': 'json-rpc.coalesce-writes',
   'keystore.scryptN': 'keystore.scrypt-n',
+  forkUrl: 'fork.url',
+  forkBlockNumber: 'fork.block-number',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
   'rpc.laddr': 'rpc.laddr',
@@ -72,6 +74,8 @@ export function registerStartCommand(program: Command): void {
     .option('--home <dir>', 'node home directory (default ~/.kestrel, or ~/.kestrel-dev with --dev)')
     .option('--dev', 'development chain: create the home if absent and fund the ten dev accounts', false)
     .option('--chain-id <id>', 'chain id used when --dev creates the home', DEFAULT_CHAIN_ID)
+    .option('--fork-url <url>', 'dev chain forked from this JSON-RPC endpoint (state fetched on first use)')
+    .option('--fork-block-number <n>', 'the upstream block to fork from (default: its latest)')
     .option('--block-time <duration>', '0 = seal as soon as txs are pending; e.g. 1s = seal every second')
     .option('--minimum-gas-prices <coins>', 'minimum gas price, e.g. 0akestrel (overrides app.toml)')
     .option('--json-rpc.address <host:port>', 'JSON-RPC HTTP listen address (default 127.0.0.1:8545)')
