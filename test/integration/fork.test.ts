@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { Contract, ContractFactory, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
+import { AbiCoder, Contract, ContractFactory, keccak256, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, startNode } from '../helpers/node.ts';
 import { compileSource } from '../helpers/solc.ts';
@@ -152,6 +152,25 @@ describe('forking (--fork-url)', () => {
     const remote = await swapOn(upstream!.http);
     assert.equal(remote.got, local.got);
     assert.equal(remote.reserve1, local.reserve1);
+  });
+
+  it('eth_getBalance/getCode/getStorageAt/getTransactionCount see upstream values of untouched accounts', async () => {
+    // Never read on the fork so far: the Toucher's code and nonce, and token 1's allowance of the pair (the swap
+    // only calls token 1's transfer), slot keccak(pair . keccak(owner . 1)).
+    const coder = AbiCoder.defaultAbiCoder();
+    const inner = keccak256(coder.encode(['address', 'uint256'], [DEV_ACCOUNTS[0]!.address, 1]));
+    const slot = keccak256(coder.encode(['address', 'bytes32'], [addrs.pair, inner]));
+    const reads = [
+      ['eth_getCode', [addrs.toucher, 'latest']],
+      ['eth_getTransactionCount', [addrs.toucher, 'latest']],
+      ['eth_getStorageAt', [addrs.t1, slot, 'latest']],
+    ] as const;
+    for (const [method, params] of reads) {
+      const up = await rpcResult<string>(upstream!.http, method, [...params]);
+      assert.ok(BigInt(up === '0x' ? 0 : up) > 0n, `${method} upstream ${up}`);
+      assert.equal(await rpcResult<string>(forked!.http, method, [...params]), up, method);
+    }
+    assert.equal(await rpcResult<string>(forked!.http, 'eth_getBalance', [addrs.toucher, 'latest']), '0x0');
   });
 
   it('a call touching 1,000 untouched accounts costs a bounded number of batched requests', async () => {

@@ -127,6 +127,14 @@ export class CallService {
   /** --fork-url: the upstream state behind the local trie (set once at start, before any call). */
   upstream: ForkState | undefined;
 
+  /**
+   * A forked chain's read of the state at `block` (eth_getBalance, …): `read` runs until nothing it reads is
+   * missing locally, fetching what it missed from the upstream in between.
+   */
+  readForked<T>(upstream: ForkState, block: BlockRecord, read: (state: StateReader) => T): Promise<T> {
+    return upstream.resolve(() => read(forkReader(this.reader(block), upstream, block.number)));
+  }
+
   /** The gas cap calls run with (tracer workers run debug_traceCall with the same cap). */
   get gasCap(): bigint {
     return this.limits.gasCap;
