@@ -496,6 +496,7 @@ export class KestrelApp {
     for (const fn of this.rewinders) ops.push(...fn(keep, head));
     ops.push(...this.deps.chain.rewindOps(keep, head));
     await this.deps.kv.write(ops);
+    this.deps.fork?.rewound(keep);
     this.deps.chain.forgetAbove(keep);
     this.headBlock = target;
     await this.abandon();

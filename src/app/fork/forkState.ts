@@ -46,7 +46,8 @@ type CacheLine =
   | { a: string; n: string; b: string; c: string }
   | { a: string; e: true }
   | { a: string; s: string; v: string }
-  | { h: string; a: string; s?: string };
+  | { h: string; a: string; s?: string }
+  | { rewound: string };
 
 /** The most discovery rounds one request may take (each fetches everything its run missed, in one batch). */
 export const MAX_ROUNDS = 16;
@@ -199,6 +200,13 @@ export class ForkState {
     this.carrying = undefined;
   }
 
+  /** The chain went back to local height `keep` (evm_revert): values committed above it are pending again. */
+  rewound(keep: bigint): void {
+    const line: CacheLine = { rewound: keep.toString() };
+    this.apply(line);
+    this.append([line]);
+  }
+
   /** The sealed block was abandoned: what it carried is pending again. */
   abandoned(): void {
     this.carrying = undefined;
@@ -206,6 +214,12 @@ export class ForkState {
 
   private apply(line: CacheLine): void {
     if ('fork' in line) return;
+    if ('rewound' in line) {
+      const keep = BigInt(line.rewound);
+      for (const [a, h] of this.committedAccounts) if (h > keep) this.committedAccounts.delete(a);
+      for (const m of this.committedSlots.values()) for (const [s, h] of m) if (h > keep) m.delete(s);
+      return;
+    }
     const a = BigInt(line.a);
     if ('h' in line) {
       const h = BigInt(line.h);
