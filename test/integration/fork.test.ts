@@ -173,6 +173,27 @@ describe('forking (--fork-url)', () => {
     assert.equal(await rpcResult<string>(forked!.http, 'eth_getBalance', [addrs.toucher, 'latest']), '0x0');
   });
 
+  it('evm_revert makes fetched values committed after the snapshot come from the upstream again', async () => {
+    const coder = AbiCoder.defaultAbiCoder();
+    const inner = keccak256(coder.encode(['address', 'uint256'], [DEV_ACCOUNTS[0]!.address, 1]));
+    const slot = keccak256(coder.encode(['address', 'bytes32'], [addrs.pair, inner]));
+    const up = await rpcResult<string>(upstream!.http, 'eth_getStorageAt', [addrs.t1, slot, 'latest']);
+    const snap = await rpcResult<string>(forked!.http, 'evm_snapshot');
+    // The next block commits the fetched allowance; a local approve then changes it.
+    await rpcResult(forked!.http, 'evm_mine');
+    const provider = new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    const t1 = new Contract(
+      addrs.t1!,
+      contracts.Token!.abi as InterfaceAbi,
+      new Wallet(DEV_ACCOUNTS[0]!.privateKey, provider),
+    );
+    await (await t1.getFunction('approve')(addrs.pair, 5n)).wait();
+    assert.equal(BigInt(await rpcResult<string>(forked!.http, 'eth_getStorageAt', [addrs.t1, slot, 'latest'])), 5n);
+    assert.equal(await rpcResult(forked!.http, 'evm_revert', [snap]), true);
+    await rpcResult(forked!.http, 'evm_mine');
+    assert.equal(await rpcResult<string>(forked!.http, 'eth_getStorageAt', [addrs.t1, slot, 'latest']), up);
+  });
+
   it('a call touching 1,000 untouched accounts costs a bounded number of batched requests', async () => {
     const accounts = Array.from(
       { length: 1000 },
