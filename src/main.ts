@@ -9,6 +9,7 @@ import { BankQueries } from './app/bank/query.ts';
 import { BankStore } from './app/bank/store.ts';
 import { stakingQueryModules } from './app/staking/query/index.ts';
 import { CallService } from './app/evm/call.ts';
+import { openFork } from './app/fork/openFork.ts';
 import { initEngine } from './evm/index.ts';
 import { rlpEncode } from './evm/trie/rlp.ts';
 import { createFastKeccak, createSharedCommon, DEFAULT_FORK as NEW_HOME_FORK } from './app/evm/common.ts';
@@ -117,7 +118,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             () => mode.pinnedRoots?.() ?? [],
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
+    const fork = config.fork ? await openFork(paths.data, config.fork.url, config.fork.blockNumber) : undefined;
     const app = await KestrelApp.open({
+      fork,
       kv,
       chain: chainStore,
       state: stateDb,
@@ -190,6 +193,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       },
       (key) => kv.get(trieKey(key)),
     );
+    calls.upstream = fork;
     const keystore = new KeyStore({
       dir: paths.keystore,
       scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },

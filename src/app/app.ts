@@ -31,6 +31,8 @@ import { headChangesOf } from './evm/headChanges.ts';
 import type { HeadChange } from './state/headCache.ts';
 import { editsDiff, type StateEdit } from './stateEdits.ts';
 import { withSupplyFollowing } from './bank/supplyEdit.ts';
+import { forkReader } from './fork/forkReader.ts';
+import type { ForkState } from './fork/forkState.ts';
 import { configureChainModules } from './staking/chain.ts';
 import { blockHooks, initModulesGenesis } from './staking/blockHooks.ts';
 import { Modules, type ConsensusInfo } from './staking/modules.ts';
@@ -75,6 +77,8 @@ export interface AppDeps {
   afterCommit?: (c: CommittedBlock) => Promise<unknown>;
   /** Modules answering query() paths under their prefix (the bank's /cosmos.bank.v1beta1.Query/…). */
   queryModules?: QueryModule[];
+  /** --fork-url: the upstream state behind the local trie (fetched on first use, committed by the next block). */
+  fork?: ForkState;
 }
 
 /** The Kestrel application state machine. */
@@ -268,9 +272,10 @@ export class KestrelApp {
     try {
       let parentRoot = this.headBlock.header.stateRoot;
       let edited: HeadChange[] = [];
-      if (req.edits !== undefined && req.edits.length > 0) {
+      const edits = [...(await this.forkEdits(parentRoot, ctx, req)), ...(req.edits ?? [])];
+      if (edits.length > 0) {
         // The edits reach the trie (in the head's write buffer) first, so the engine starts from them.
-        ({ root: parentRoot, changes: edited } = this.applyEdits(parentRoot, this.headDb, req.edits));
+        ({ root: parentRoot, changes: edited } = this.applyEdits(parentRoot, this.headDb, edits));
       }
       const exec = this.execute(parentRoot, this.headDb, ctx, req.txs, req.consensus);
       const { block, encodedTxs } = await this.sealRecord(ctx, exec.stateRoot, exec);
@@ -324,7 +329,8 @@ export class KestrelApp {
     const elapsed = ctx.timestamp - this.headBlock.header.timestamp;
     const hooks = blockHooks(this.deps.genesis.modules.params, ctx.number, ctx.timestamp, consensus, elapsed);
     const env = blockEnvOf(ctx, this.deps.evmChainId);
-    const exec = executeBlock(new WorldState(reader), ctx, env, txs, this.fork, hooks);
+    const state = this.deps.fork ? forkReader(reader, this.deps.fork, ctx.number - 1n) : reader;
+    const exec = executeBlock(new WorldState(state), ctx, env, txs, this.fork, hooks);
     const storageRoots: Uint8Array[] = [];
     const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
     let written = 0;
@@ -335,6 +341,30 @@ export class KestrelApp {
     const stateRoot = writeState(parentRoot, exec.diff, readNode, put, { loaded: reader, storageRoots, tries });
     const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, written);
     return { ...exec, stateRoot, storageRoots, carry };
+  }
+
+  /**
+   * A forked chain's block first runs as a dry run until its reads miss nothing upstream (each round fetches the
+   * misses in one batch); the fetched values not yet committed then become the block's first state edits.
+   */
+  private async forkEdits(
+    parentRoot: Uint8Array,
+    ctx: BlockContext,
+    req: { txs: ExecTx[]; edits?: readonly StateEdit[]; consensus?: ConsensusInfo },
+  ): Promise<StateEdit[]> {
+    const fork = this.deps.fork;
+    if (fork === undefined) return [];
+    await fork.resolve(() => {
+      const db = this.deps.state.bufferedDb();
+      try {
+        let root = parentRoot;
+        if (req.edits !== undefined && req.edits.length > 0) root = this.applyEdits(root, db, req.edits).root;
+        this.execute(root, db, ctx, req.txs, req.consensus);
+      } finally {
+        db.discard();
+      }
+    });
+    return fork.pendingEdits();
   }
 
   /**
@@ -412,6 +442,7 @@ export class KestrelApp {
 
   /** Drops a sealed but uncommitted block and returns the head state to the last commit. */
   private async abandon(): Promise<void> {
+    this.deps.fork?.abandoned();
     this.sealed = undefined;
     this.headDb.discard();
   }
@@ -429,6 +460,7 @@ export class KestrelApp {
       const written = this.deps.kv.write(ops);
       faultPoint('commit');
       await written;
+      this.deps.fork?.committed(s.block.number);
     } catch (e) {
       await this.abandon();
       throw e;
@@ -476,6 +508,7 @@ export class KestrelApp {
     const written = this.deps.kv.write(ops);
     faultPoint('rewind');
     await written;
+    this.deps.fork?.rewound(keep);
     this.deps.chain.forgetAbove(keep);
     this.headBlock = target;
     await this.abandon();

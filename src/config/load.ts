@@ -35,6 +35,15 @@ function int(v: unknown, key: string): number {
   return n;
 }
 
+/** [fork] url / block-number (or --fork-url / --fork-block-number): no url, no fork. */
+function forkOf(url: unknown, block: unknown): { fork?: NodeConfig['fork'] } {
+  if (url === undefined || url === '') return {};
+  const u = str(url, 'fork.url');
+  if (!/^https?:\/\//.test(u)) throw new Error('config: fork.url must be an http(s) URL');
+  if (block === undefined) return { fork: { url: u } };
+  return { fork: { url: u, blockNumber: BigInt(int(block, 'fork.block-number')) } };
+}
+
 /** Busy-polling beyond 10 ms would only burn CPU: a client that waits that long is not waiting on the loop. */
 function busyPollUs(v: unknown): number {
   const n = int(v, 'json-rpc.busy-poll-us');
@@ -158,6 +167,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
     home,
     dev: flags['dev'] === true,
     devToolkit: flags['dev'] === true || section(toml, 'dev')['toolkit'] === true,
+    ...forkOf(pick('fork', 'url'), pick('fork', 'block-number')),
     chainId,
     evmChainId: parseEvmChainId(chainId),
     evmDenom: DEFAULT_EVM_DENOM,

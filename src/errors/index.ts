@@ -223,3 +223,18 @@ export class SimulateError extends KestrelError {
     super(message);
   }
 }
+
+/** Why a forked chain could not read its upstream. */
+export type UpstreamFailure = 'unreachable' | 'timeout' | 'badResponse' | 'rpcError';
+
+/** The fork's upstream JSON-RPC endpoint failed (after retries); the message names the upstream. */
+export class UpstreamError extends KestrelError {
+  override name = 'UpstreamError';
+  constructor(
+    readonly reason: UpstreamFailure,
+    readonly url: string,
+    detail: string,
+  ) {
+    super(`fork upstream ${url} failed (${reason}): ${detail}`);
+  }
+}

@@ -20,6 +20,7 @@ import {
   UnsupportedError,
   TxSyncTimeoutError,
   DevOperationError,
+  UpstreamError,
 } from '../errors/index.ts';
 import type { SimulateFailure } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
@@ -66,6 +67,7 @@ const table: Array<[new (...args: never[]) => Error, number]> = [
   [StorageFailedError, SERVER_ERROR],
   [KeyStoreError, SERVER_ERROR],
   [DevOperationError, INTERNAL_ERROR],
+  [UpstreamError, SERVER_ERROR],
 ];
 
 /** eth_simulateV1's codes (geth's internal/ethapi/errors.go and the execution-apis spec). */

@@ -32,6 +32,8 @@ import { contextOf } from '../block.ts';
 import type { NodeReader } from '../state/trieGet.ts';
 import { buildAccessList, type AccessListResult, type AccessRun } from './accessList.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
+import { forkReader } from '../fork/forkReader.ts';
+import type { ForkState } from '../fork/forkState.ts';
 import {
   checkInitcode,
   jumpLocation,
@@ -122,6 +124,17 @@ export class CallService {
     this.chainId = common.chainId();
   }
 
+  /** --fork-url: the upstream state behind the local trie (set once at start, before any call). */
+  upstream: ForkState | undefined;
+
+  /**
+   * A forked chain's read of the state at `block` (eth_getBalance, …): `read` runs until nothing it reads is
+   * missing locally, fetching what it missed from the upstream in between.
+   */
+  readForked<T>(upstream: ForkState, block: BlockRecord, read: (state: StateReader) => T): Promise<T> {
+    return upstream.resolve(() => read(forkReader(this.reader(block), upstream, block.number)));
+  }
+
   /** The gas cap calls run with (tracer workers run debug_traceCall with the same cap). */
   get gasCap(): bigint {
     return this.limits.gasCap;
@@ -139,7 +152,7 @@ export class CallService {
 
   /** The request's state, block env and precompiles (geth's override validation runs here). */
   private scope(block: BlockRecord, overrides: CallOverrides | undefined, req: CallRequest): CallScope {
-    if (overrides?.state === undefined && overrides?.block === undefined) {
+    if (this.upstream === undefined && overrides?.state === undefined && overrides?.block === undefined) {
       checkInitcode(req);
       const cached = this.plain.get(block);
       // A root dropped from the LRU gets a fresh reader (and scope): the memo of an old root is not kept alive here.
@@ -157,11 +170,13 @@ export class CallService {
       this.plain.set(block, s);
       return s;
     }
-    const base = this.reader(block);
+    // A forked chain's calls read through the fork (never pooled: a run's misses are fetched and it runs again).
+    const local = this.reader(block);
+    const base = this.upstream ? forkReader(local, this.upstream, block.number) : local;
     const ctx = contextOf(block.header);
     const forkTable = chainPrecompiles(this.fork);
     const plan = planOverrides(
-      overrides.state,
+      overrides?.state,
       [...forkTable.keys()].map((a) => addressBytes(a)),
     );
     let precompiles: Map<Address, Precompile> | undefined;
@@ -185,7 +200,7 @@ export class CallService {
     const reader = written.length > 0 ? overlayReader(base, written, keccak256) : base;
     checkInitcode(req);
     // blobBaseFee is applied per run (it depends on whether the call is priced).
-    const env = blockEnvOf(overrideContext(ctx, overrides.block), this.chainId);
+    const env = blockEnvOf(overrideContext(ctx, overrides?.block), this.chainId);
     return {
       root: bareHex(block.header.stateRoot),
       reader,
@@ -329,6 +344,7 @@ export class CallService {
   /** eth_call: the return data, or RevertError / ExecutionError. */
   async call(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<Uint8Array> {
     await initEngine();
+    if (this.upstream) return this.upstream.resolve(() => this.callSync(req, block, overrides));
     return this.callSync(req, block, overrides);
   }
 
@@ -381,6 +397,7 @@ export class CallService {
   /** eth_estimateGas: the smallest gas limit with which the message succeeds (binary search, as geth). */
   async estimateGas(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<bigint> {
     await initEngine();
+    if (this.upstream) return this.upstream.resolve(() => this.estimateGasSync(req, block, overrides));
     return this.estimateGasSync(req, block, overrides);
   }
 

@@ -29,6 +29,8 @@ const FLAG_MAP: Record<string, string> = {
   'jsonRpc.busyPollUs': 'json-rpc.busy-poll-us',
   'jsonRpc.coalesceWrites': 'json-rpc.coalesce-writes',
   'keystore.scryptN': 'keystore.scrypt-n',
+  forkUrl: 'fork.url',
+  forkBlockNumber: 'fork.block-number',
   'keystore.scryptP': 'keystore.scrypt-p',
   'grpc.address': 'grpc.address',
   'rpc.laddr': 'rpc.laddr',
@@ -75,6 +77,8 @@ export function registerStartCommand(program: Command): void {
     .option('--load-state <file>', "dev toolkit: load Anvil's state JSON (accounts, code, storage) at start")
     .option('--dump-state <file>', "dev toolkit: write the state as Anvil's JSON at shutdown")
     .option('--auto-impersonate', 'dev toolkit: eth_sendTransaction sends from any address without its key')
+    .option('--fork-url <url>', 'dev chain forked from this JSON-RPC endpoint (state fetched on first use)')
+    .option('--fork-block-number <n>', 'the upstream block to fork from (default: its latest)')
     .option('--block-time <duration>', '0 = seal as soon as txs are pending; e.g. 1s = seal every second')
     .option('--minimum-gas-prices <coins>', 'minimum gas price, e.g. 0akestrel (overrides app.toml)')
     .option('--json-rpc.address <host:port>', 'JSON-RPC HTTP listen address (default 127.0.0.1:8545)')

@@ -24,9 +24,10 @@ export const call = defineMethod({
   name: 'eth_call',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
   hexResult: true,
-  // Synchronous once the engine has loaded (it is): no promise on the hot path.
+  // Synchronous once the engine has loaded (it is): no promise on the hot path. A forked chain's calls may wait
+  // for its upstream.
   handler: (ctx: Ctx, [req, sel, state, block]) =>
-    engineReady()
+    engineReady() && ctx.calls.upstream === undefined
       ? bytesToHex(ctx.calls.callSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
       : ctx.calls.call(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(bytesToHex),
 });
@@ -37,7 +38,7 @@ export const estimateGas = defineMethod({
   params: [callRequest, optionalBlockSelector, optional(stateOverrides), optional(blockOverrides)],
   hexResult: true,
   handler: (ctx: Ctx, [req, sel, state, block]) =>
-    engineReady()
+    engineReady() && ctx.calls.upstream === undefined
       ? toQuantity(ctx.calls.estimateGasSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
       : ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(toQuantity),
 });

@@ -1,12 +1,15 @@
 // eth_ account state at any block: balance, nonce, code, storage. The block parameter defaults to `latest`.
-import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
+import { bigintToBytes, bytesToBigint, bytesToHex, padLeft, toQuantity } from '../../../primitives/hex.ts';
+import type { ForkState } from '../../../app/fork/forkState.ts';
+import type { StateReader } from '../../../evm/types.ts';
+import type { BlockSelector } from '../../../primitives/blockSelector.ts';
 import type { AccountView } from '../../../app/query.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 import { address, optionalBlockSelector, storageRequests, storageSlot } from '../../params/index.ts';
 
 /** What these methods use. */
-type Ctx = Needs<'chain' | 'txs'>;
+type Ctx = Needs<'chain' | 'txs' | 'calls'>;
 
 /** Handler for eth_getBalance. */
 export const getBalance = defineMethod({
@@ -14,6 +17,8 @@ export const getBalance = defineMethod({
   params: [address, optionalBlockSelector],
   hexResult: true,
   handler: (ctx: Ctx, [addr, sel]) => {
+    const up = ctx.calls.upstream;
+    if (up) return forked(ctx, up, sel, (r) => toQuantity(r.account(bytesToBigint(addr))?.balance ?? 0n));
     // Synchronous when the head cache has the account: no promise on the hot path.
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
     return acc instanceof Promise ? acc.then(balanceOf) : balanceOf(acc);
@@ -35,6 +40,8 @@ export const getTransactionCount = defineMethod({
   hexResult: true,
   handler: (ctx: Ctx, [addr, sel]) => {
     if (sel.kind === 'tag' && sel.tag === 'pending') return ctx.txs.pendingNonce(addr).then(toQuantity);
+    const up = ctx.calls.upstream;
+    if (up) return forked(ctx, up, sel, (r) => toQuantity(r.account(bytesToBigint(addr))?.nonce ?? 0n));
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
     return acc instanceof Promise ? acc.then(nonceOf) : nonceOf(acc);
   },
@@ -45,7 +52,14 @@ export const getCode = defineMethod({
   name: 'eth_getCode',
   params: [address, optionalBlockSelector],
   hexResult: true,
-  handler: (ctx: Ctx, [addr, sel]) => hexOf(ctx.chain.code(addr, ctx.chain.resolveBlock(sel))),
+  handler: (ctx: Ctx, [addr, sel]) => {
+    const up = ctx.calls.upstream;
+    if (!up) return hexOf(ctx.chain.code(addr, ctx.chain.resolveBlock(sel)));
+    return forked(ctx, up, sel, (r) => {
+      const acc = r.account(bytesToBigint(addr));
+      return bytesToHex(acc ? r.code(acc.codeHash) : new Uint8Array(0));
+    });
+  },
 });
 
 /** Handler for eth_getStorageAt. */
@@ -53,8 +67,19 @@ export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
   params: [address, storageSlot, optionalBlockSelector],
   hexResult: true,
-  handler: (ctx: Ctx, [addr, slot, sel]) => hexOf(ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel))),
+  handler: (ctx: Ctx, [addr, slot, sel]) => {
+    const up = ctx.calls.upstream;
+    if (!up) return hexOf(ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel)));
+    return forked(ctx, up, sel, (r) =>
+      bytesToHex(padLeft(bigintToBytes(r.storage(bytesToBigint(addr), bytesToBigint(slot))), 32)),
+    );
+  },
 });
+
+/** A forked chain's read at the selected block: what the local chain lacks comes from the upstream. */
+function forked<T>(ctx: Ctx, up: ForkState, sel: BlockSelector, read: (r: StateReader) => T): Promise<T> {
+  return ctx.calls.readForked(up, ctx.chain.resolveBlock(sel), read);
+}
 
 /** Hex of bytes read now or later: a head-cache hit answers without a promise. */
 function hexOf(b: Uint8Array | Promise<Uint8Array>): string | Promise<string> {

@@ -1,0 +1,262 @@
+// A forked chain's view of its upstream at the fork block N: the accounts, code and slots fetched so far (immutable:
+// block N never changes), persisted as JSON lines under the home so a restart fetches nothing again, and which of
+// them a local block has committed (from that height on the local trie is authoritative for them).
+//
+// State root: like Anvil, a forked chain's root is the root of its local trie, which holds only what was touched;
+// it is not upstream's root. Fetched values enter the local trie as state edits of the next block (committed with
+// the first block after they were read), so every block's stateRoot stays the root of what the block executed on.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Address } from '../../evm/types.ts';
+import { keccak256 } from '../../evm/keccak.ts';
+import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
+import { bytesToHex, hexToBytes } from '../../primitives/hex.ts';
+import { KestrelError } from '../../errors/index.ts';
+import type { StateEdit } from '../stateEdits.ts';
+import type { Upstream } from './upstream.ts';
+
+/** An upstream account at the fork block; null when it is empty there (no nonce, balance or code). */
+export interface ForkAccount {
+  nonce: bigint;
+  balance: bigint;
+  code: Uint8Array;
+  codeHash: Uint8Array;
+}
+
+/** Reads a discovery run needed and the cache lacked; fetched together in one batch. */
+export class Misses {
+  readonly accounts = new Set<Address>();
+  readonly slots = new Map<Address, Set<bigint>>();
+
+  /** Whether nothing was missed. */
+  get empty(): boolean {
+    return this.accounts.size === 0 && this.slots.size === 0;
+  }
+
+  /** Records a slot (and its account). */
+  slot(address: Address, slot: bigint): void {
+    let s = this.slots.get(address);
+    if (s === undefined) this.slots.set(address, (s = new Set()));
+    s.add(slot);
+  }
+}
+
+/** One line of the cache file. */
+type CacheLine =
+  | { fork: { url: string; block: string } }
+  | { a: string; n: string; b: string; c: string }
+  | { a: string; e: true }
+  | { a: string; s: string; v: string }
+  | { h: string; a: string; s?: string }
+  | { rewound: string };
+
+/** The most discovery rounds one request may take (each fetches everything its run missed, in one batch). */
+export const MAX_ROUNDS = 16;
+
+const addrHex = (a: Address): string => '0x' + a.toString(16).padStart(40, '0');
+/** A word as 0x hex, zero-padded to `bytes` when given (a slot key or value). */
+const bigintToHex = (n: bigint, bytes = 0): string => '0x' + n.toString(16).padStart(bytes * 2, '0');
+
+/** The fetched upstream state and its commit heights. */
+export class ForkState {
+  readonly accounts = new Map<Address, ForkAccount | null>();
+  readonly slots = new Map<Address, Map<bigint, bigint>>();
+  private readonly codes = new Map<string, Uint8Array>();
+  /** Local height at which an account's (slot's) fetched value entered the local trie. */
+  private readonly committedAccounts = new Map<Address, bigint>();
+  private readonly committedSlots = new Map<Address, Map<bigint, bigint>>();
+  /** What the block being sealed carries (committed when it commits). */
+  private carrying: { accounts: Address[]; slots: Array<[Address, bigint]> } | undefined;
+  /** Misses recorded by readers since the last {@link resolve} round began. */
+  misses = new Misses();
+
+  constructor(
+    readonly upstream: Upstream,
+    /** The fork block's number (hex quantity as sent upstream). */
+    readonly blockTag: string,
+    private readonly cacheFile: string,
+  ) {
+    this.load();
+  }
+
+  /** The fetched account at local height `h`: undefined when the local trie answers (not fetched, or committed). */
+  account(address: Address, h: bigint): ForkAccount | null | undefined {
+    const acc = this.accounts.get(address);
+    if (acc === undefined || acc === null) return acc;
+    const at = this.committedAccounts.get(address);
+    return at !== undefined && at <= h ? undefined : acc;
+  }
+
+  /** A fetched slot at local height `h`: undefined when not fetched or committed (the local trie answers). */
+  slot(address: Address, slot: bigint, h: bigint): bigint | undefined {
+    const v = this.slots.get(address)?.get(slot);
+    // Zero upstream is what the local trie says of a slot it lacks: it answers (and sees later local writes).
+    if (v === undefined || v === 0n) return undefined;
+    const at = this.committedSlots.get(address)?.get(slot);
+    return at !== undefined && at <= h ? undefined : v;
+  }
+
+  /** Code fetched with an account, by hash. */
+  code(codeHash: Uint8Array): Uint8Array | undefined {
+    return this.codes.get(bytesToHex(codeHash));
+  }
+
+  /**
+   * Runs `attempt` until its reads miss nothing: each round fetches everything the run missed in one batch (so a
+   * call touching 1,000 untouched accounts costs a few batched requests, not 1,000 round trips).
+   */
+  async resolve<T>(attempt: () => T): Promise<T> {
+    for (let round = 0; ; round++) {
+      this.misses = new Misses();
+      let result: T | undefined;
+      let failure: unknown;
+      let failed = false;
+      try {
+        result = attempt();
+      } catch (e) {
+        failure = e;
+        failed = true;
+      }
+      const missed = this.misses;
+      this.misses = new Misses();
+      if (missed.empty || round >= MAX_ROUNDS) {
+        if (failed) throw failure;
+        return result as T;
+      }
+      await this.fetch(missed);
+    }
+  }
+
+  /** Fetches the missed accounts and slots at the fork block (one batch) and caches them on disk. */
+  async fetch(m: Misses): Promise<void> {
+    const accounts = new Set(m.accounts);
+    for (const a of m.slots.keys()) if (!this.accounts.has(a)) accounts.add(a);
+    const calls: Array<{ method: string; params: unknown[] }> = [];
+    const accList = [...accounts].filter((a) => !this.accounts.has(a));
+    for (const a of accList) {
+      const h = addrHex(a);
+      calls.push({ method: 'eth_getBalance', params: [h, this.blockTag] });
+      calls.push({ method: 'eth_getTransactionCount', params: [h, this.blockTag] });
+      calls.push({ method: 'eth_getCode', params: [h, this.blockTag] });
+    }
+    const slotList: Array<[Address, bigint]> = [];
+    for (const [a, set] of m.slots) {
+      for (const s of set) if (this.slots.get(a)?.get(s) === undefined) slotList.push([a, s]);
+    }
+    for (const [a, s] of slotList) {
+      calls.push({ method: 'eth_getStorageAt', params: [addrHex(a), bigintToHex(s, 32), this.blockTag] });
+    }
+    if (calls.length === 0) return;
+    const out = (await this.upstream.batch(calls)).map((r) => {
+      if (typeof r !== 'string') throw new KestrelError(`fork upstream ${this.upstream.url} sent a non-hex value`);
+      return r;
+    });
+    const lines: CacheLine[] = [];
+    accList.forEach((a, i) => {
+      const [b, n, c] = [out[3 * i]!, out[3 * i + 1]!, out[3 * i + 2]!];
+      const line: CacheLine =
+        BigInt(b) === 0n && BigInt(n) === 0n && c.length <= 2 ? { a: addrHex(a), e: true } : { a: addrHex(a), n, b, c };
+      this.apply(line);
+      lines.push(line);
+    });
+    slotList.forEach(([a, s], i) => {
+      const line: CacheLine = { a: addrHex(a), s: bigintToHex(s), v: out[3 * accList.length + i]! };
+      this.apply(line);
+      lines.push(line);
+    });
+    this.append(lines);
+  }
+
+  /** The fetched values the next block must write (not yet committed), as state edits applied before its txs. */
+  pendingEdits(): StateEdit[] {
+    const accounts: Address[] = [];
+    const slots: Array<[Address, bigint]> = [];
+    const edits: StateEdit[] = [];
+    for (const [a, acc] of this.accounts) {
+      if (acc === null || this.committedAccounts.has(a)) continue;
+      accounts.push(a);
+      edits.push({ address: hexToBytes(addrHex(a)), nonce: acc.nonce, balance: acc.balance, code: acc.code });
+    }
+    for (const [a, words] of this.slots) {
+      const storage: Array<[Uint8Array, Uint8Array]> = [];
+      for (const [s, v] of words) {
+        if (v === 0n || this.committedSlots.get(a)?.has(s) === true) continue;
+        slots.push([a, s]);
+        storage.push([hexToBytes(bigintToHex(s, 32)), hexToBytes(bigintToHex(v, 32))]);
+      }
+      if (storage.length > 0) edits.push({ address: hexToBytes(addrHex(a)), storage });
+    }
+    this.carrying = { accounts, slots };
+    return edits;
+  }
+
+  /** The block that carried the last {@link pendingEdits} committed at `height`. */
+  committed(height: bigint): void {
+    if (this.carrying === undefined) return;
+    const lines: CacheLine[] = [];
+    for (const a of this.carrying.accounts) lines.push({ h: height.toString(), a: addrHex(a) });
+    for (const [a, s] of this.carrying.slots) lines.push({ h: height.toString(), a: addrHex(a), s: bigintToHex(s) });
+    for (const l of lines) this.apply(l);
+    this.append(lines);
+    this.carrying = undefined;
+  }
+
+  /** The chain went back to local height `keep` (evm_revert): values committed above it are pending again. */
+  rewound(keep: bigint): void {
+    const line: CacheLine = { rewound: keep.toString() };
+    this.apply(line);
+    this.append([line]);
+  }
+
+  /** The sealed block was abandoned: what it carried is pending again. */
+  abandoned(): void {
+    this.carrying = undefined;
+  }
+
+  private apply(line: CacheLine): void {
+    if ('fork' in line) return;
+    if ('rewound' in line) {
+      const keep = BigInt(line.rewound);
+      for (const [a, h] of this.committedAccounts) if (h > keep) this.committedAccounts.delete(a);
+      for (const m of this.committedSlots.values()) for (const [s, h] of m) if (h > keep) m.delete(s);
+      return;
+    }
+    const a = BigInt(line.a);
+    if ('h' in line) {
+      const h = BigInt(line.h);
+      if (line.s === undefined) this.committedAccounts.set(a, h);
+      else {
+        let m = this.committedSlots.get(a);
+        if (m === undefined) this.committedSlots.set(a, (m = new Map()));
+        m.set(BigInt(line.s), h);
+      }
+    } else if ('e' in line) this.accounts.set(a, null);
+    else if ('s' in line) {
+      let m = this.slots.get(a);
+      if (m === undefined) this.slots.set(a, (m = new Map()));
+      m.set(BigInt(line.s), BigInt(line.v));
+    } else {
+      const code = hexToBytes(line.c);
+      const codeHash = code.length === 0 ? EMPTY_CODE_HASH : keccak256(code);
+      this.codes.set(bytesToHex(codeHash), code);
+      this.accounts.set(a, { nonce: BigInt(line.n), balance: BigInt(line.b), code, codeHash });
+    }
+  }
+
+  private load(): void {
+    const header: CacheLine = { fork: { url: this.upstream.url, block: this.blockTag } };
+    if (existsSync(this.cacheFile)) {
+      const lines = readFileSync(this.cacheFile, 'utf8').split('\n').filter(Boolean);
+      const first = lines[0] ? (JSON.parse(lines[0]) as CacheLine) : undefined;
+      // A cache of another upstream or block would answer wrongly: it is only reused for the same fork.
+      if (first && 'fork' in first && first.fork.url === this.upstream.url && first.fork.block === this.blockTag) {
+        for (const l of lines.slice(1)) this.apply(JSON.parse(l) as CacheLine);
+        return;
+      }
+    }
+    writeFileSync(this.cacheFile, JSON.stringify(header) + '\n');
+  }
+
+  private append(lines: CacheLine[]): void {
+    if (lines.length > 0) appendFileSync(this.cacheFile, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  }
+}

@@ -1,0 +1,247 @@
+// Forking (issue 29 item 1): a Kestrel dev node holding a constant-product pool is the upstream; a second Kestrel
+// started with --fork-url (through a counting proxy) swaps locally; the result equals the same swap done on the
+// upstream afterwards, the upstream sees no write, 1,000 untouched accounts cost a bounded number of batched
+// requests, a restart reads the disk cache (no request), and a dead upstream is a JSON-RPC error naming it.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { AbiCoder, Contract, ContractFactory, keccak256, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
+import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
+import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, startNode } from '../helpers/node.ts';
+import { compileSource } from '../helpers/solc.ts';
+
+const SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract Token {
+    mapping(address => uint256) public balanceOf;
+    mapping(address => mapping(address => uint256)) public allowance;
+    constructor(uint256 supply) { balanceOf[msg.sender] = supply; }
+    function approve(address s, uint256 v) external returns (bool) { allowance[msg.sender][s] = v; return true; }
+    function transfer(address to, uint256 v) external returns (bool) {
+        balanceOf[msg.sender] -= v; balanceOf[to] += v; return true;
+    }
+    function transferFrom(address f, address to, uint256 v) external returns (bool) {
+        allowance[f][msg.sender] -= v; balanceOf[f] -= v; balanceOf[to] += v; return true;
+    }
+}
+contract Pair {
+    Token public immutable token0;
+    Token public immutable token1;
+    uint256 public reserve0;
+    uint256 public reserve1;
+    constructor(Token a, Token b) { token0 = a; token1 = b; }
+    function addLiquidity(uint256 a0, uint256 a1) external {
+        token0.transferFrom(msg.sender, address(this), a0);
+        token1.transferFrom(msg.sender, address(this), a1);
+        reserve0 += a0; reserve1 += a1;
+    }
+    function getAmountOut(uint256 amountIn) public view returns (uint256) {
+        uint256 inFee = amountIn * 997;
+        return inFee * reserve1 / (reserve0 * 1000 + inFee);
+    }
+    function swap0For1(uint256 amountIn, address to) external returns (uint256 out) {
+        out = getAmountOut(amountIn);
+        token0.transferFrom(msg.sender, address(this), amountIn);
+        token1.transfer(to, out);
+        reserve0 += amountIn; reserve1 -= out;
+    }
+}
+contract Toucher {
+    function sumBalances(address[] calldata accounts) external view returns (uint256 s) {
+        for (uint256 i = 0; i < accounts.length; i++) s += accounts[i].balance;
+    }
+}
+`;
+
+/** A proxy in front of the upstream that counts the HTTP requests the fork sends. */
+async function countingProxy(target: string): Promise<{ url: string; count: () => number; server: Server }> {
+  let n = 0;
+  const server = createServer((req, res) => {
+    n++;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+        .then(async (r) => {
+          res.writeHead(r.status, { 'content-type': 'application/json' });
+          res.end(Buffer.from(await r.arrayBuffer()));
+        })
+        .catch(() => {
+          res.writeHead(502);
+          res.end();
+        });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => n, server };
+}
+
+const E18 = 10n ** 18n;
+
+describe('forking (--fork-url)', () => {
+  let upstream: KestrelNode | undefined;
+  let forked: KestrelNode | undefined;
+  let proxy: Awaited<ReturnType<typeof countingProxy>>;
+  const contracts = compileSource(SOURCE, 'Fork.sol');
+  const addrs: Record<string, string> = {};
+  let forkBlock = 0n;
+  printLogsOnFailure(() => [upstream, forked]);
+
+  before(async () => {
+    upstream = await startNode();
+    const provider = new JsonRpcProvider(upstream.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    const owner = new Wallet(DEV_ACCOUNTS[0]!.privateKey, provider);
+    const deploy = async (name: string, ...args: unknown[]) => {
+      const c = contracts[name]!;
+      const f = new ContractFactory(c.abi as InterfaceAbi, c.bytecode, owner);
+      const d = await f.deploy(...args);
+      await d.waitForDeployment();
+      return d.getAddress();
+    };
+    addrs.t0 = await deploy('Token', 1_000_000n * E18);
+    addrs.t1 = await deploy('Token', 1_000_000n * E18);
+    addrs.pair = await deploy('Pair', addrs.t0, addrs.t1);
+    addrs.toucher = await deploy('Toucher');
+    const t0 = new Contract(addrs.t0, contracts.Token!.abi as InterfaceAbi, owner);
+    const t1 = new Contract(addrs.t1, contracts.Token!.abi as InterfaceAbi, owner);
+    const pair = new Contract(addrs.pair, contracts.Pair!.abi as InterfaceAbi, owner);
+    await (await t0.getFunction('approve')(addrs.pair, 2n ** 255n)).wait();
+    await (await t1.getFunction('approve')(addrs.pair, 2n ** 255n)).wait();
+    await (await pair.getFunction('addLiquidity')(100_000n * E18, 50_000n * E18)).wait();
+    forkBlock = BigInt(await rpcResult<string>(upstream.http, 'eth_blockNumber'));
+    proxy = await countingProxy(upstream.http);
+    forked = await startNode({ args: ['--fork-url', proxy.url, '--fork-block-number', forkBlock.toString()] });
+  });
+
+  after(async () => {
+    await forked?.dispose();
+    await upstream?.dispose();
+    proxy?.server.close();
+  });
+
+  const swapOn = async (url: string) => {
+    const provider = new JsonRpcProvider(url, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    const owner = new Wallet(DEV_ACCOUNTS[0]!.privateKey, provider);
+    const pair = new Contract(addrs.pair!, contracts.Pair!.abi as InterfaceAbi, owner);
+    const t1 = new Contract(addrs.t1!, contracts.Token!.abi as InterfaceAbi, provider);
+    const before = (await t1.getFunction('balanceOf')(owner.address)) as bigint;
+    const quoted = (await pair.getFunction('getAmountOut')(1_000n * E18)) as bigint;
+    const t = performance.now();
+    const receipt = await (await pair.getFunction('swap0For1')(1_000n * E18, owner.address)).wait();
+    const ms = performance.now() - t;
+    assert.equal(receipt!.status, 1);
+    const got = ((await t1.getFunction('balanceOf')(owner.address)) as bigint) - before;
+    return { quoted, got, ms, reserve1: (await pair.getFunction('reserve1')()) as bigint };
+  };
+
+  it('swaps locally as the upstream would, and the upstream sees no write', async () => {
+    const owner = DEV_ACCOUNTS[0]!.address;
+    const upHead = await rpcResult<string>(upstream!.http, 'eth_blockNumber');
+    const upNonce = await rpcResult<string>(upstream!.http, 'eth_getTransactionCount', [owner, 'latest']);
+    const r0 = proxy.count();
+    const local = await swapOn(forked!.http);
+    const requests = proxy.count() - r0;
+    process.stdout.write(`# fork swap: ${requests} upstream requests, swap tx ${local.ms.toFixed(0)} ms\n`);
+    assert.ok(local.got > 0n);
+    assert.equal(local.got, local.quoted);
+    // The upstream is only read: its head and the owner's nonce did not move.
+    assert.equal(await rpcResult<string>(upstream!.http, 'eth_blockNumber'), upHead);
+    assert.equal(await rpcResult<string>(upstream!.http, 'eth_getTransactionCount', [owner, 'latest']), upNonce);
+    // The same swap on the upstream afterwards gives the same amount out and leaves the same reserve.
+    const remote = await swapOn(upstream!.http);
+    assert.equal(remote.got, local.got);
+    assert.equal(remote.reserve1, local.reserve1);
+  });
+
+  it('eth_getBalance/getCode/getStorageAt/getTransactionCount see upstream values of untouched accounts', async () => {
+    // Never read on the fork so far: the Toucher's code and nonce, and token 1's allowance of the pair (the swap
+    // only calls token 1's transfer), slot keccak(pair . keccak(owner . 1)).
+    const coder = AbiCoder.defaultAbiCoder();
+    const inner = keccak256(coder.encode(['address', 'uint256'], [DEV_ACCOUNTS[0]!.address, 1]));
+    const slot = keccak256(coder.encode(['address', 'bytes32'], [addrs.pair, inner]));
+    const reads = [
+      ['eth_getCode', [addrs.toucher, 'latest']],
+      ['eth_getTransactionCount', [addrs.toucher, 'latest']],
+      ['eth_getStorageAt', [addrs.t1, slot, 'latest']],
+    ] as const;
+    for (const [method, params] of reads) {
+      const up = await rpcResult<string>(upstream!.http, method, [...params]);
+      assert.ok(BigInt(up === '0x' ? 0 : up) > 0n, `${method} upstream ${up}`);
+      assert.equal(await rpcResult<string>(forked!.http, method, [...params]), up, method);
+    }
+    assert.equal(await rpcResult<string>(forked!.http, 'eth_getBalance', [addrs.toucher, 'latest']), '0x0');
+  });
+
+  it('evm_revert makes fetched values committed after the snapshot come from the upstream again', async () => {
+    const coder = AbiCoder.defaultAbiCoder();
+    const inner = keccak256(coder.encode(['address', 'uint256'], [DEV_ACCOUNTS[0]!.address, 1]));
+    const slot = keccak256(coder.encode(['address', 'bytes32'], [addrs.pair, inner]));
+    const up = await rpcResult<string>(upstream!.http, 'eth_getStorageAt', [addrs.t1, slot, 'latest']);
+    const snap = await rpcResult<string>(forked!.http, 'evm_snapshot');
+    // The next block commits the fetched allowance; a local approve then changes it.
+    await rpcResult(forked!.http, 'evm_mine');
+    const provider = new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    const t1 = new Contract(
+      addrs.t1!,
+      contracts.Token!.abi as InterfaceAbi,
+      new Wallet(DEV_ACCOUNTS[0]!.privateKey, provider),
+    );
+    await (await t1.getFunction('approve')(addrs.pair, 5n)).wait();
+    assert.equal(BigInt(await rpcResult<string>(forked!.http, 'eth_getStorageAt', [addrs.t1, slot, 'latest'])), 5n);
+    assert.equal(await rpcResult(forked!.http, 'evm_revert', [snap]), true);
+    await rpcResult(forked!.http, 'evm_mine');
+    assert.equal(await rpcResult<string>(forked!.http, 'eth_getStorageAt', [addrs.t1, slot, 'latest']), up);
+  });
+
+  it('a call touching 1,000 untouched accounts costs a bounded number of batched requests', async () => {
+    const accounts = Array.from(
+      { length: 1000 },
+      (_, i) => '0x' + (0xf0000000n + BigInt(i)).toString(16).padStart(40, '0'),
+    );
+    const toucher = new Contract(
+      addrs.toucher!,
+      contracts.Toucher!.abi as InterfaceAbi,
+      new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true }),
+    );
+    const r0 = proxy.count();
+    const t = performance.now();
+    const sum = (await toucher.getFunction('sumBalances')(accounts)) as bigint;
+    const ms = performance.now() - t;
+    const requests = proxy.count() - r0;
+    process.stdout.write(`# 1,000 untouched accounts: ${requests} upstream requests, ${ms.toFixed(0)} ms\n`);
+    assert.equal(sum, 0n);
+    // 3,000 reads (balance, nonce, code per account) in batches of 100, plus the Toucher account: not 3,000 requests.
+    assert.ok(requests <= 40, `${requests} requests`);
+  });
+
+  it('a restart reads the fetched state from the disk cache', async () => {
+    forked = await forked!.restart();
+    const r0 = proxy.count();
+    const t1 = new Contract(
+      addrs.t1!,
+      contracts.Token!.abi as InterfaceAbi,
+      new JsonRpcProvider(forked.http, undefined, { staticNetwork: true }),
+    );
+    const pair = new Contract(
+      addrs.pair!,
+      contracts.Pair!.abi as InterfaceAbi,
+      new JsonRpcProvider(forked.http, undefined, { staticNetwork: true }),
+    );
+    assert.ok(((await t1.getFunction('balanceOf')(DEV_ACCOUNTS[0]!.address)) as bigint) > 0n);
+    assert.ok(((await pair.getFunction('reserve0')()) as bigint) > 100_000n * E18);
+    assert.equal(proxy.count() - r0, 0);
+  });
+
+  it('a dead upstream is a JSON-RPC error naming it, not a hang', async () => {
+    proxy.server.close();
+    proxy.server.closeAllConnections();
+    const fresh = '0x' + 'ab'.repeat(20);
+    const t = performance.now();
+    // A call to an account never fetched needs the upstream.
+    const res = await rpc(forked!.http, 'eth_call', [{ to: fresh, data: '0x' }, 'latest']);
+    assert.ok(performance.now() - t < 60_000);
+    assert.ok(res.error, JSON.stringify(res));
+    assert.match(res.error.message, new RegExp(proxy.url.replace(/[.:/]/g, '.')));
+  });
+});
