@@ -17,7 +17,7 @@ import { writeState } from '../src/app/evm/stateWrite.ts';
 import { proveAccount } from '../src/app/state/proof.ts';
 import { StateDb } from '../src/app/state/stateDb.ts';
 import type { AccountDiff } from '../src/evm/index.ts';
-import { KECCAK_EMPTY } from '../src/evm/bytes.ts';
+import { KECCAK_EMPTY } from '../src/primitives/bytes.ts';
 import { EMPTY_TRIE_ROOT } from '../src/primitives/hash.ts';
 import { bytesToHex } from '../src/primitives/hex.ts';
 import { KvStore } from '../src/store/kv.ts';

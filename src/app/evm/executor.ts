@@ -13,7 +13,7 @@ import {
   type WorldState,
 } from '../../evm/index.ts';
 import { keccak256 } from '../../evm/keccak.ts';
-import { addressToBytes, wordToBytes } from '../../evm/bytes.ts';
+import { addressToBytes, wordToBytes } from '../../primitives/bytes.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
 import type { BlockContext } from '../block.ts';

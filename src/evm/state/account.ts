@@ -1,6 +1,6 @@
 // The engine's working copy of one account: pre-state read lazily, current values, per-tx warmth.
 import type { AccountInfo } from '../types.ts';
-import { EMPTY_BYTES, KECCAK_EMPTY } from '../bytes.ts';
+import { EMPTY_BYTES, KECCAK_EMPTY } from '../../primitives/bytes.ts';
 
 /** One account as the running transactions see it. Objects are never replaced, so frames may hold them. */
 export class Account {

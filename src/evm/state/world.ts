@@ -2,7 +2,7 @@
 // and are cached; writes stay here until diff() hands them out. Tx-scoped data (warm sets, transient storage,
 // original slot values, touched and self-destructed accounts) is reset by beginTx().
 import type { AccessLog, AccountDiff, StateReader } from '../types.ts';
-import { EMPTY_BYTES, KECCAK_EMPTY } from '../bytes.ts';
+import { EMPTY_BYTES, KECCAK_EMPTY } from '../../primitives/bytes.ts';
 import { Account } from './account.ts';
 import {
   imageOf,

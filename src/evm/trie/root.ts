@@ -3,7 +3,8 @@
 // none needs proofs or incremental updates.
 import { keccak256 } from '../keccak.ts';
 import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from './node.ts';
-import { bigintToBytes, rlpEncode } from './rlp.ts';
+import { bigintToMinBytes } from '../../primitives/bytes.ts';
+import { rlpEncode } from './rlp.ts';
 
 /** A keccak-256 implementation (the engine's by default; a caller may pass the one it already holds). */
 export type Hash = (data: Uint8Array) => Uint8Array;
@@ -121,7 +122,7 @@ export function indexedTrieRoot(values: readonly Uint8Array[], hash: Hash = kecc
   // An empty value means "absent" (as in trieRoot); block tries never hold one, so that case takes the general path.
   if (values.some((v) => v.length === 0)) {
     return trieRoot(
-      values.map((v, i) => [rlpEncode(bigintToBytes(BigInt(i))), v] as const),
+      values.map((v, i) => [rlpEncode(bigintToMinBytes(BigInt(i))), v] as const),
       hash,
     );
   }

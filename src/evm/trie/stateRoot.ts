@@ -3,7 +3,8 @@
 import type { Address } from '../types.ts';
 import { keccak256 } from '../keccak.ts';
 import { encodeAccountRlp } from './account.ts';
-import { bigintToBytes, rlpEncode } from './rlp.ts';
+import { bigintToFixedBytes, bigintToMinBytes } from '../../primitives/bytes.ts';
+import { rlpEncode } from './rlp.ts';
 import { trieRoot } from './root.ts';
 
 /** keccak256 of the empty string: the code hash of an account without code. */
@@ -19,24 +20,12 @@ export interface AccountState {
   storage: ReadonlyMap<bigint, bigint>;
 }
 
-/** A non-negative integer as exactly `size` big-endian bytes. */
-export function bigintToFixed(value: bigint, size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let v = value;
-  for (let i = size - 1; i >= 0 && v > 0n; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  if (v > 0n) throw new RangeError(`value does not fit in ${size} bytes`);
-  return out;
-}
-
 /** The root of one account's storage trie. */
 export function storageRoot(storage: ReadonlyMap<bigint, bigint>): Uint8Array {
   const entries: Array<[Uint8Array, Uint8Array]> = [];
   for (const [slot, value] of storage) {
     if (value === 0n) continue;
-    entries.push([keccak256(bigintToFixed(slot, 32)), rlpEncode(bigintToBytes(value))]);
+    entries.push([keccak256(bigintToFixedBytes(slot, 32)), rlpEncode(bigintToMinBytes(value))]);
   }
   return trieRoot(entries);
 }
@@ -56,7 +45,7 @@ export function stateRoot(accounts: ReadonlyMap<Address, AccountState>): Uint8Ar
   const entries: Array<[Uint8Array, Uint8Array]> = [];
   for (const [address, account] of accounts) {
     const leaf = encodeAccount(account.nonce, account.balance, storageRoot(account.storage), account.codeHash);
-    entries.push([keccak256(bigintToFixed(address, 20)), leaf]);
+    entries.push([keccak256(bigintToFixedBytes(address, 20)), leaf]);
   }
   return trieRoot(entries);
 }

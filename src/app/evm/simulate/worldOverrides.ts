@@ -2,7 +2,7 @@
 // block's state root includes them), with the effects the ethereumjs state manager's writes had: any named field
 // makes the account exist; `state` empties the storage first; a zero slot value deletes the slot.
 import type { WorldState } from '../../../evm/index.ts';
-import { KECCAK_EMPTY } from '../../../evm/bytes.ts';
+import { KECCAK_EMPTY } from '../../../primitives/bytes.ts';
 import { keccak256 } from '../../../evm/keccak.ts';
 import { bytesToBigint } from '../../../primitives/hex.ts';
 import type { AccountOverride } from '../../../primitives/overrides.ts';

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createKeccak, type IHasher } from 'hash-wasm';
-import { bytesToBigint, wordOfView } from './bytes.ts';
+import { bytesToBigint, wordOfView } from '../primitives/bytes.ts';
 
 /** hash-wasm's input buffer size (MAIN_BUFFER_SIZE in its hash-wasm.h): larger inputs go through in chunks. */
 const CHUNK = 16 * 1024;
