@@ -7,7 +7,7 @@ import type { BlockEnv, StepView, Tx } from './types.ts';
 import { analysisCache, analyze } from './interpreter/analysis.ts';
 import { memoryGas } from './interpreter/memory.ts';
 import { hexToBytes } from '../primitives/bytes.ts';
-import { keccak256 } from './keccak.ts';
+import { keccak256 } from '../primitives/keccak.ts';
 import { MemReader } from './testing/mem-reader.ts';
 
 await initEngine();

@@ -2,7 +2,7 @@
 // EIP-170/3541 deposit rules). A failed frame reverts the state journal, the logs and the refund counter.
 import type { Precompile, StatefulPrecompile } from './types.ts';
 import { worldHost } from './host.ts';
-import { keccak256 } from './keccak.ts';
+import { keccak256 } from '../primitives/keccak.ts';
 import { addressToBytes, bigintToMinBytes, bytesToBigint, EMPTY_BYTES, MASK160 } from '../primitives/bytes.ts';
 import { rlpEncode } from './trie/rlp.ts';
 import {

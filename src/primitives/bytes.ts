@@ -40,9 +40,6 @@ export function hexToBytes(hex: string): Uint8Array {
   return new Uint8Array(buf);
 }
 
-/** keccak256 of the empty string. */
-export const KECCAK_EMPTY = hexToBytes('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
-
 /** Big-endian unsigned integer of any length. */
 export function bytesToBigint(b: Uint8Array): bigint {
   const n = b.length;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { bytesToBigint } from '../primitives/bytes.ts';
+import { bytesToBigint } from './bytes.ts';
 import { initKeccak, keccak256, keccakWord } from './keccak.ts';
 
 const LENGTHS = [0, 1, 31, 32, 64, 127, 128, 129, 135, 136, 137, 1000, 16_384, 16_385, 40_000];

@@ -10,7 +10,7 @@ import { Account, Address as EjsAddress, bytesToBigInt, createAddressFromString 
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { BlockExtras, EnumerableReader, ExecutedTx, StateTestEngine } from '../../src/evm/statetest/engine.ts';
 import { testBlockHash } from '../../src/evm/statetest/poststate.ts';
-import { initKeccak } from '../../src/evm/keccak.ts';
+import { initKeccak } from '../../src/primitives/keccak.ts';
 import { bigintToFixedBytes } from '../../src/primitives/bytes.ts';
 import type { AccountDiff, Address, BlockEnv, Fork, Log, Tx, TxInvalidReason } from '../../src/evm/types.ts';
 

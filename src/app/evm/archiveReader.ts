@@ -6,7 +6,7 @@
 // the same nodes again.
 import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
 import { addressToBytes, bytesToBigint, wordToBytes } from '../../primitives/bytes.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { rlpDecode } from '../../evm/trie/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';

@@ -12,7 +12,7 @@ import {
   type TxInvalidReason,
   type WorldState,
 } from '../../evm/index.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { addressToBytes, wordToBytes } from '../../primitives/bytes.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';

@@ -4,7 +4,7 @@
 // under keccak(address), storage leaves rlp(trimmed word) under keccak(slot), code under 'c' ‖ codeHash.
 import type { AccountDiff } from '../../evm/index.ts';
 import { addressToBytes, bigintToMinBytes, wordToBytes } from '../../primitives/bytes.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { encodeAccountRlp } from '../../evm/trie/account.ts';
 import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';

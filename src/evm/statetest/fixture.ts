@@ -2,8 +2,8 @@
 // once into typed values: one StateTest per test name, one StateTestCase per post entry of a fork.
 import secp256k1 from 'secp256k1';
 import { bytesToBigint, hexToBytes } from '../../primitives/bytes.ts';
-import { keccak256 } from '../keccak.ts';
-import { EMPTY_CODE_HASH } from '../trie/stateRoot.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
+import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 import type { AccessListItem, Address, Authorization, Tx } from '../types.ts';
 
 /** A structural problem in a fixture file (missing or malformed field). */

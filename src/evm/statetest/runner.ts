@@ -4,7 +4,7 @@
 // case expects an exception (the reasons are compared loosely, but both are reported).
 import { bytesToHex } from '../../primitives/hex.ts';
 import { FORKS, forkRules } from '../forks.ts';
-import { initKeccak } from '../keccak.ts';
+import { initKeccak } from '../../primitives/keccak.ts';
 import type { BlockEnv, Fork, Tx } from '../types.ts';
 import type { ExecutedTx, StateTestEngine } from './engine.ts';
 import { FixtureError, parseStateTestFile, type StateTest, type StateTestCase, type TestEnv } from './fixture.ts';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { runStatetestCommand } from '../../cli/commands/evm.ts';
 import secp256k1 from 'secp256k1';
-import { initKeccak, keccak256 } from '../keccak.ts';
+import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
 import { rlpEncode } from '../trie/rlp.ts';
 import { bigintToFixedBytes } from '../../primitives/bytes.ts';
 import { encodeAccount } from '../trie/stateRoot.ts';

@@ -2,7 +2,7 @@
 // transaction (canonical RLP, exact field counts and sizes) of a type the fork's signer supports, and the sender
 // must recover (chain id, low-s signature values, a valid point). A failure makes the case a rejected tx.
 import secp256k1 from 'secp256k1';
-import { keccak256 } from '../keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { bigintToMinBytes, bytesToBigint } from '../../primitives/bytes.ts';
 import { rlpDecode, rlpEncode, RlpError, type RlpItem } from '../trie/rlp.ts';
 

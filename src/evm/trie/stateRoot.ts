@@ -1,16 +1,11 @@
 // Ethereum's state root over a whole map of accounts: a secure trie (keys keccak(address)) of
 // rlp([nonce, balance, storageRoot, codeHash]), each storage trie keyed by keccak(slot) with rlp(trimmed value).
 import type { Address } from '../types.ts';
-import { keccak256 } from '../keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { encodeAccountRlp } from './account.ts';
 import { bigintToFixedBytes, bigintToMinBytes } from '../../primitives/bytes.ts';
 import { rlpEncode } from './rlp.ts';
 import { trieRoot } from './root.ts';
-
-/** keccak256 of the empty string: the code hash of an account without code. */
-export const EMPTY_CODE_HASH = Uint8Array.from(
-  Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex'),
-);
 
 /** An account as the state root sees it. Storage slots holding 0n are absent. */
 export interface AccountState {

@@ -6,12 +6,12 @@
 // just past EIP-7825's gas cap; a Prague case draws exactly what it drew before Osaka was added.
 import { p256 } from '@noble/curves/nist.js';
 import secp256k1 from 'secp256k1';
-import { keccak256 } from '../../../src/evm/keccak.ts';
+import { keccak256 } from '../../../src/primitives/keccak.ts';
 import type { PreAccount, TestEnv } from '../../../src/evm/statetest/fixture.ts';
 import { addressOfKey } from '../../../src/evm/statetest/fixture.ts';
 import { rlpEncode } from '../../../src/evm/trie/rlp.ts';
 import { bigintToFixedBytes, bigintToMinBytes } from '../../../src/primitives/bytes.ts';
-import { EMPTY_CODE_HASH } from '../../../src/evm/trie/stateRoot.ts';
+import { EMPTY_CODE_HASH } from '../../../src/primitives/hash.ts';
 import type { AccessListItem, Address, Authorization, Fork, Tx } from '../../../src/evm/types.ts';
 
 /** A seeded generator (mulberry32): the same seed gives the same case on every machine. */
