@@ -11,7 +11,7 @@ import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, createAddressFromBigInt } from '@ethereumjs/util';
 import { executeTransaction, initEngine, WorldState } from '../src/evm/index.ts';
 import type { BlockEnv, Tx } from '../src/evm/types.ts';
-import { hexToBytes, wordToBytes } from '../src/evm/bytes.ts';
+import { hexToBytes, wordToBytes } from '../src/primitives/bytes.ts';
 import { MemReader } from '../src/evm/testing/mem-reader.testing.ts';
 import { appBlockRates } from './lib/appBlock.ts';
 import { compileContracts } from './lib/contracts.ts';

@@ -17,8 +17,7 @@ import { writeState } from '../src/app/evm/stateWrite.ts';
 import { proveAccount } from '../src/app/state/proof.ts';
 import { StateDb } from '../src/app/state/stateDb.ts';
 import type { AccountDiff } from '../src/evm/index.ts';
-import { KECCAK_EMPTY } from '../src/evm/bytes.ts';
-import { EMPTY_TRIE_ROOT } from '../src/primitives/hash.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../src/primitives/hash.ts';
 import { bytesToHex } from '../src/primitives/hex.ts';
 import { KvStore } from '../src/store/kv.ts';
 
@@ -47,7 +46,7 @@ for (let i = 1; i <= ACCOUNTS; i++) {
     deleted: false,
     nonce: BigInt(i),
     balance: BigInt(i) * 10n ** 18n,
-    codeHash: code ? keccak(code) : KECCAK_EMPTY,
+    codeHash: code ? keccak(code) : EMPTY_CODE_HASH,
     ...(code ? { code } : {}),
     storageCleared: false,
     storage,

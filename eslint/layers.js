@@ -14,8 +14,9 @@ export const LAYERS = {
   errors: ['primitives'],
   // Structured logging: a leaf every layer above the engine may use.
   log: ['primitives', 'errors'],
-  // The engine knows nothing above it: state comes in through its own small interface.
-  evm: [],
+  // The engine knows nothing of the node: state comes in through its own small interface. It shares the ground floor
+  // (bytes, hex, keccak, RLP, the trie) with every other layer.
+  evm: ['primitives'],
   keys: ['log', 'primitives'],
   store: ['log', 'primitives', 'errors'],
   config: ['log', 'primitives', 'errors'],

@@ -2,7 +2,7 @@
 // it; the solo engine and (later) the ABCI server call the same methods.
 import type { Common } from '@ethereumjs/common';
 import { type Fork, forkRules, initEngine, WorldState } from '../evm/index.ts';
-import { initKeccak } from '../evm/keccak.ts';
+import { initKeccak } from '../primitives/keccak.ts';
 import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';

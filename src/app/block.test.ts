@@ -8,7 +8,7 @@ import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import { blockSize } from '../store/chainStore.ts';
 import type { ReceiptRecord } from '../store/records.ts';
-import { initKeccak } from '../evm/keccak.ts';
+import { initKeccak } from '../primitives/keccak.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 import { indexedTrieRoot } from '../evm/trie/root.ts';
 import { blockBloom, blockSizeOf, encodeConsensusReceipt, receiptsRoot } from './block.ts';

@@ -4,7 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
 import { indexedTrieRoot, indexedTrieRootOf, type Hash } from '../evm/trie/root.ts';
-import { bigintToMinBytes } from '../evm/bytes.ts';
+import { bigintToMinBytes } from '../primitives/bytes.ts';
 import { rlpEncode, rlpEncodeAfter, rlpHeaderLength } from '../evm/trie/rlp.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 

@@ -3,7 +3,7 @@ import { fromBech32, toBech32 } from '../primitives/bech32.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
 import { parseModulesGenesis, type ModulesGenesis } from './staking/genesis.ts';
 import { NOT_BONDED_POOL } from './staking/env.ts';
-import { addressToBytes } from '../evm/bytes.ts';
+import { addressToBytes } from '../primitives/bytes.ts';
 import { type Fork, FORKS, forkRules, HISTORY_STORAGE_ADDRESS } from '../evm/index.ts';
 import { bigintToBytes, bytesToHex, hexToBytes, padLeft } from '../primitives/hex.ts';
 import { DEFAULT_FORK } from './evm/common.ts';

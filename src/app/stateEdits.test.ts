@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address, createAccount } from '@ethereumjs/util';
-import { initKeccak } from '../evm/keccak.ts';
+import { initKeccak } from '../primitives/keccak.ts';
 import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts';
 import {

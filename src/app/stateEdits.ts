@@ -4,8 +4,8 @@
 // storage) before its fields apply, and an edited account stays even when it ends up empty: no EIP-161 clean-up
 // runs on an edit, as none ran on ethereumjs' putAccount.
 import type { AccountDiff, StateReader } from '../evm/index.ts';
-import { bytesToBigint } from '../evm/bytes.ts';
-import { keccak256 } from '../evm/keccak.ts';
+import { bytesToBigint } from '../primitives/bytes.ts';
+import { keccak256 } from '../primitives/keccak.ts';
 import { EMPTY_CODE_HASH } from '../primitives/hash.ts';
 
 /** New values for one account; fields left out keep their value. */

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExecutionAborted, executeTransaction, initEngine, precompilesFor, WorldState } from './index.ts';
 import type { AccessLog, Address, BlockEnv, Precompile, Tx } from './types.ts';
-import { hexToBytes } from './bytes.ts';
+import { hexToBytes } from '../primitives/bytes.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';
 
 await initEngine();

@@ -6,8 +6,8 @@ import { executeTransaction, initEngine, WorldState } from './index.ts';
 import type { BlockEnv, StepView, Tx } from './types.ts';
 import { analysisCache, analyze } from './interpreter/analysis.ts';
 import { memoryGas } from './interpreter/memory.ts';
-import { hexToBytes } from './bytes.ts';
-import { keccak256 } from './keccak.ts';
+import { hexToBytes } from '../primitives/bytes.ts';
+import { keccak256 } from '../primitives/keccak.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';
 
 await initEngine();

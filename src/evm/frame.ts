@@ -2,9 +2,9 @@
 // EIP-170/3541 deposit rules). A failed frame reverts the state journal, the logs and the refund counter.
 import type { Precompile, StatefulPrecompile } from './types.ts';
 import { worldHost } from './host.ts';
-import { addressToBytes, bytesToBigint, EMPTY_BYTES, MASK160 } from './bytes.ts';
-import { keccak256 } from './keccak.ts';
-import { bigintToBytes, rlpEncode } from './trie/rlp.ts';
+import { keccak256 } from '../primitives/keccak.ts';
+import { addressToBytes, bigintToMinBytes, bytesToBigint, EMPTY_BYTES, MASK160 } from '../primitives/bytes.ts';
+import { rlpEncode } from './trie/rlp.ts';
 import {
   CALL_KINDS,
   Evm,
@@ -41,7 +41,7 @@ export function delegationTarget(code: Uint8Array): bigint {
 
 /** CREATE's address: keccak(rlp([sender, nonce]))[12:]. */
 export function createAddress(sender: bigint, nonce: bigint): bigint {
-  return bytesToBigint(keccak256(rlpEncode([addressToBytes(sender), bigintToBytes(nonce)])).subarray(12));
+  return bytesToBigint(keccak256(rlpEncode([addressToBytes(sender), bigintToMinBytes(nonce)])).subarray(12));
 }
 
 /** CREATE2's address: keccak(0xff ‖ sender ‖ salt ‖ keccak(initcode))[12:]. */

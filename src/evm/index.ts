@@ -2,7 +2,7 @@
 // initEngine(). See types.ts for the contract.
 import type { Address, BlockEnv, ExecOptions, Fork, Tx, TxOutcome, TxResult } from './types.ts';
 import { WorldState } from './state/world.ts';
-import { initKeccak } from './keccak.ts';
+import { initKeccak } from '../primitives/keccak.ts';
 import { runTransaction } from './handler/execute.ts';
 import { runSystemCall } from './handler/system.ts';
 import { initPrecompiles, precompilesFor } from './precompiles/index.ts';

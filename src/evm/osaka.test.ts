@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeTransaction, initEngine, WorldState } from './index.ts';
 import type { BlockEnv, ExecOptions, Fork, Tx } from './types.ts';
-import { hexToBytes } from './bytes.ts';
+import { hexToBytes } from '../primitives/bytes.ts';
 import { blobBaseFee, GAS_PER_BLOB, nextExcessBlobGas } from './handler/fees.ts';
 import { FORK_RULES, FORKS } from './forks.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';

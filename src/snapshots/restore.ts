@@ -5,7 +5,6 @@
 // root) must equal the app hash CometBFT's light client verified. Only then are the blocks written and the app
 // moved to the snapshot height.
 import { RLP } from '@ethereumjs/rlp';
-import { createKeccak, type IHasher } from 'hash-wasm';
 import {
   ResponseApplySnapshotChunk_Result as ApplyResult,
   ResponseOfferSnapshot_Result as OfferResult,
@@ -15,6 +14,7 @@ import {
   type ResponseOfferSnapshot,
 } from 'cosmjs-types/tendermint/abci/types';
 import { earliestStateOp } from '../app/state/pruner.ts';
+import { keccak256 } from '../primitives/keccak.ts';
 import { CODE_PREFIX, walkState } from '../app/state/walk.ts';
 import { HISTORY_EARLIEST } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
@@ -52,18 +52,6 @@ interface Session {
 
 /** Most entry bytes a restore keeps in memory for its final walk. */
 const MEMO_BYTES = 256 * 1024 * 1024;
-
-// hash-wasm's WebAssembly keccak: a restore hashes every entry, block header and transaction, and the pure-JS
-// keccak was 40% of its time.
-let wasmKeccak: Promise<IHasher> | undefined;
-async function keccakFn(): Promise<(b: Uint8Array) => Uint8Array> {
-  const h = await (wasmKeccak ??= createKeccak(256));
-  return (b) => {
-    h.init();
-    h.update(b);
-    return h.digest('binary');
-  };
-}
 
 const idOf = (key: Uint8Array) => Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 
@@ -133,7 +121,6 @@ export class SnapshotRestore {
     if (!s) return reply(ApplyResult.ABORT);
     if (req.index !== s.next) return reply(ApplyResult.RETRY, [s.next]);
     if (!same(sha256(req.chunk), s.hashes[req.index]!)) return reply(ApplyResult.RETRY, [req.index], [req.sender]);
-    const keccak256 = await keccakFn();
     try {
       const ops: KvOp[] = [];
       for (const r of decodeChunk(req.chunk)) {
@@ -168,7 +155,7 @@ export class SnapshotRestore {
     s.next++;
     if (s.next < s.hashes.length) return reply(ApplyResult.ACCEPT);
     try {
-      await this.complete(s, keccak256);
+      await this.complete(s);
     } catch (e) {
       this.deps.log(`statesync: snapshot ${s.height} rejected: ${(e as Error).message}`);
       this.session = undefined;
@@ -179,7 +166,7 @@ export class SnapshotRestore {
   }
 
   /** Checks the restored state and blocks, writes the blocks and moves the app to the snapshot height. */
-  private async complete(s: Session, keccak256: (b: Uint8Array) => Uint8Array): Promise<void> {
+  private async complete(s: Session): Promise<void> {
     if (!s.stateRoot) throw new Error('no head record');
     // Every node reachable from the root must have arrived.
     const memo = s.memo;

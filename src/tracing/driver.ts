@@ -4,7 +4,7 @@
 // own (ExecOptions.deadline), checked at jumps and frame entries.
 import type { ExecStatus, FrameEnd, FrameStart, Tracer as EngineTracer, StepView, TxResult } from '../evm/index.ts';
 import { generateAddress } from '@ethereumjs/util';
-import { addressToBytes } from '../evm/bytes.ts';
+import { addressToBytes } from '../primitives/bytes.ts';
 import { bigintToBytes, bytesToBigint, padLeft } from '../primitives/hex.ts';
 import { jumpLocation, precompileFailure, statusError } from '../app/evm/callRules.ts';
 import { addressOf } from '../app/evm/engineTx.ts';

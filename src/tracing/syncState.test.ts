@@ -11,7 +11,7 @@ import { ArchiveStateReader } from '../app/evm/archiveReader.ts';
 import { addressOf } from '../app/evm/engineTx.ts';
 import type { StateDb } from '../app/state/stateDb.ts';
 import { initEngine, WorldState } from '../evm/index.ts';
-import { keccak256 } from '../evm/keccak.ts';
+import { keccak256 } from '../primitives/keccak.ts';
 import type { KvStore } from '../store/kv.ts';
 import { trieKey } from '../store/schema.ts';
 import { WorldSyncState } from './syncState.ts';

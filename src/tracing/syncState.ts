@@ -2,7 +2,7 @@
 // engine's synchronous hooks; they read the run's own WorldState, so they see the state as of the current
 // execution point: every write made so far, the archive's values for the rest.
 import type { WorldState } from '../evm/index.ts';
-import { bytesToBigint, wordToBytes } from '../evm/bytes.ts';
+import { bytesToBigint, wordToBytes } from '../primitives/bytes.ts';
 import { addressOf } from '../app/evm/engineTx.ts';
 
 export type { NodeReader } from '../app/state/trieGet.ts';

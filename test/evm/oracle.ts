@@ -10,11 +10,11 @@ import { Account, Address as EjsAddress, bytesToBigInt, createAddressFromString 
 import { createVM, runTx } from '@ethereumjs/vm';
 import type { BlockExtras, EnumerableReader, ExecutedTx, StateTestEngine } from '../../src/evm/statetest/engine.ts';
 import { testBlockHash } from '../../src/evm/statetest/poststate.ts';
-import { initKeccak } from '../../src/evm/keccak.ts';
-import { bigintToFixed } from '../../src/evm/trie/stateRoot.ts';
+import { initKeccak } from '../../src/primitives/keccak.ts';
+import { bigintToFixedBytes } from '../../src/primitives/bytes.ts';
 import type { AccountDiff, Address, BlockEnv, Fork, Log, Tx, TxInvalidReason } from '../../src/evm/types.ts';
 
-const addr = (a: Address) => new EjsAddress(bigintToFixed(a, 20));
+const addr = (a: Address) => new EjsAddress(bigintToFixedBytes(a, 20));
 
 // KZG for blob txs and the point-evaluation precompile: micro-eth-signer with the mainnet setup (pure JS).
 let kzg: unknown;
@@ -42,8 +42,8 @@ function commonFor(fork: Fork): Common {
 function toEjsTx(tx: Tx, common: Common): TypedTransaction {
   const to = tx.to === undefined ? undefined : addr(tx.to);
   const accessList = tx.accessList.map((a) => [
-    bigintToFixed(a.address, 20),
-    a.storageKeys.map((k) => bigintToFixed(k, 32)),
+    bigintToFixedBytes(a.address, 20),
+    a.storageKeys.map((k) => bigintToFixedBytes(k, 32)),
   ]);
   const base = { nonce: tx.nonce, gasLimit: tx.gasLimit, to, value: tx.value, data: tx.data };
   let data: Record<string, unknown>;
@@ -86,7 +86,7 @@ function toEjsTx(tx: Tx, common: Common): TypedTransaction {
         chainId: common.chainId(),
         authorizationList: tx.authorizationList.map((a) => [
           bigintToBytesMin(a.chainId),
-          bigintToFixed(a.address, 20),
+          bigintToFixedBytes(a.address, 20),
           bigintToBytesMin(a.nonce),
           bigintToBytesMin(a.yParity),
           bigintToBytesMin(a.r),
@@ -188,7 +188,7 @@ export async function runOnEthereumjs(
     if (code.length > 0) await sm.putCode(a, code);
     for (const slot of seed.storageSlots) {
       const value = reader.storage(seed.address, slot);
-      if (value !== 0n) await sm.putStorage(a, bigintToFixed(slot, 32), bigintToBytesMin(value));
+      if (value !== 0n) await sm.putStorage(a, bigintToFixedBytes(slot, 32), bigintToBytesMin(value));
     }
   }
   await sm.checkpoint();
@@ -205,7 +205,7 @@ export async function runOnEthereumjs(
         coinbase: addr(block.coinbase),
         gasLimit: block.gasLimit,
         baseFeePerGas: block.baseFee,
-        mixHash: bigintToFixed(block.prevRandao, 32),
+        mixHash: bigintToFixedBytes(block.prevRandao, 32),
         difficulty: 0n,
         excessBlobGas: extras.excessBlobGas,
       },

@@ -11,7 +11,7 @@ import { Interface } from 'ethers';
 import { ArchiveStateReader } from '../../src/app/evm/archiveReader.ts';
 import { createChainCommon, createFastKeccak, createSharedCommon } from '../../src/app/evm/common.ts';
 import { simulate, type SimBlockResult, type SimulateOptions } from '../../src/app/evm/simulate/simulator.ts';
-import { keccak256 } from '../../src/evm/keccak.ts';
+import { keccak256 } from '../../src/primitives/keccak.ts';
 import type { BlockRecord } from '../../src/store/records.ts';
 import { compileSource } from './solc.ts';
 import { simulateOnEthereumjs } from './simulateOracle.ts';

@@ -5,8 +5,8 @@
 // however many keys pass through it; a block's state writer forks those tries (loadedTries) instead of decoding
 // the same nodes again.
 import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
-import { addressToBytes, bytesToBigint, wordToBytes } from '../../evm/bytes.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { addressToBytes, bytesToBigint, wordToBytes } from '../../primitives/bytes.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { rlpDecode } from '../../evm/trie/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';

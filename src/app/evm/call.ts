@@ -23,7 +23,7 @@ import {
   type TxResult,
   WorldState,
 } from '../../evm/index.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import { bareHex } from '../../primitives/hex.ts';
 import type { CallOverrides } from '../../primitives/overrides.ts';

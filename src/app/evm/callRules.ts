@@ -15,7 +15,7 @@ import type {
   Tx,
   TxInvalidReason,
 } from '../../evm/index.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 import { bytesEqual, bytesToHex } from '../../primitives/hex.ts';
 import { addressBytes } from './engineTx.ts';

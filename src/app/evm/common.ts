@@ -3,7 +3,7 @@
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
 import secp256k1 from 'secp256k1';
 import type { Fork } from '../../evm/index.ts';
-import { initKeccak, keccak256 } from '../../evm/keccak.ts';
+import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
 import { padLeft } from '../../primitives/hex.ts';
 
 /** The fork a new chain runs (`kestreld init`); solc's default evmVersion since 0.8.31 is osaka too. */

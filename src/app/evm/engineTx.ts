@@ -3,7 +3,7 @@
 // context. Shared by block execution and the call paths so both run the same rules.
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { addressFromBytes, addressToBytes } from '../../evm/bytes.ts';
+import { addressFromBytes, addressToBytes } from '../../primitives/bytes.ts';
 import {
   type AccessListItem as EngineAccessItem,
   type BlockEnv,

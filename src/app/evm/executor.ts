@@ -12,8 +12,8 @@ import {
   type TxInvalidReason,
   type WorldState,
 } from '../../evm/index.ts';
-import { keccak256 } from '../../evm/keccak.ts';
-import { addressToBytes, wordToBytes } from '../../evm/bytes.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
+import { addressToBytes, wordToBytes } from '../../primitives/bytes.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
 import type { BlockContext } from '../block.ts';

@@ -2,7 +2,7 @@
 // from the engine's diff and the storage roots the state writer reached, so reads at `latest` after the block
 // answer from memory with exactly what the trie holds.
 import type { AccountDiff } from '../../evm/index.ts';
-import { addressToBytes, wordToBytes } from '../../evm/bytes.ts';
+import { addressToBytes, wordToBytes } from '../../primitives/bytes.ts';
 import type { HeadChange } from '../state/headCache.ts';
 
 /** The head-cache records of `diff`, given each account's storage root after the block (same order as `diff`). */

@@ -4,11 +4,7 @@
 import type { AccountInfo, Address, StateReader } from '../../evm/types.ts';
 import { bytesToBigint, bytesToHex } from '../../primitives/hex.ts';
 import type { AccountOverride } from '../../primitives/overrides.ts';
-
-/** keccak256 of the empty string: the code hash of an account without code. */
-const EMPTY_CODE_HASH = Uint8Array.from(
-  Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex'),
-);
+import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 
 interface Overlay {
   nonce?: bigint;

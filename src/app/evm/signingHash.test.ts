@@ -66,7 +66,7 @@ describe('signedParts', () => {
       assert.deepEqual(parts.msgHash, tx.getMessageToVerifySignature(), `type ${tx.type}`);
       assert.deepEqual(
         [parts.r, parts.s].map((b) => Buffer.from(b)),
-        [bigintToBytes(tx.r!), bigintToBytes(tx.s!)],
+        [bigintToBytes(tx.r!), bigintToBytes(tx.s!)].map((b) => Buffer.from(b)),
       );
     }
   });

@@ -3,7 +3,7 @@
 // then EIP-155's chainId, 0, 0), so nothing is re-encoded: ethereumjs's getMessageToVerifySignature rebuilds every
 // field from its decoded value and RLP-encodes the lot, a tenth of admission's CPU after the recovery itself.
 import { rlpHeaderLength, rlpStringLength, writeRlpHeader, writeRlpString } from '../../evm/trie/rlp.ts';
-import { bigintToMinBytes } from '../../evm/bytes.ts';
+import { bigintToMinBytes } from '../../primitives/bytes.ts';
 
 /** What the signature check needs from a tx's encoding. */
 export interface SignedParts {

@@ -3,8 +3,8 @@
 // from it are the ones ethereumjs' own writes produced: account leaves rlp([nonce, balance, storageRoot, codeHash])
 // under keccak(address), storage leaves rlp(trimmed word) under keccak(slot), code under 'c' ‖ codeHash.
 import type { AccountDiff } from '../../evm/index.ts';
-import { addressToBytes, bigintToMinBytes, wordToBytes } from '../../evm/bytes.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { addressToBytes, bigintToMinBytes, wordToBytes } from '../../primitives/bytes.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { encodeAccountRlp } from '../../evm/trie/account.ts';
 import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';

@@ -7,7 +7,7 @@
 // the first block after they were read), so every block's stateRoot stays the root of what the block executed on.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Address } from '../../evm/types.ts';
-import { keccak256 } from '../../evm/keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts';
 import { KestrelError } from '../../errors/index.ts';

@@ -2,7 +2,7 @@
 // an earlier start of this home forked from, else upstream's latest) and the on-disk cache of what was fetched.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { initKeccak } from '../../evm/keccak.ts';
+import { initKeccak } from '../../primitives/keccak.ts';
 import { UpstreamError } from '../../errors/index.ts';
 import { ForkState } from './forkState.ts';
 import { Upstream } from './upstream.ts';

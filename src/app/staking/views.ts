@@ -1,7 +1,7 @@
 // Module state read at a block (queries: gRPC, abci_query, CLI, precompile views through eth_call use the EVM
 // path instead). Writes land in a scratch overlay that is dropped: a query such as DelegationRewards ends the
 // validator's period on a copy, as the SDK's query does on a cache context.
-import { addressToBytes } from '../../evm/bytes.ts';
+import { addressToBytes } from '../../primitives/bytes.ts';
 import { bytesToBigint, padLeft, bigintToBytes } from '../../primitives/hex.ts';
 import type { StateView } from '../state/stateView.ts';
 import type { ModuleState } from './env.ts';

@@ -5,15 +5,8 @@
 import { RLP } from '@ethereumjs/rlp';
 import { KestrelError } from '../../errors/index.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 
-/** keccak256(rlp('')): the root of an empty trie, which is never stored. */
-export const EMPTY_TRIE_ROOT = Uint8Array.from(
-  Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex'),
-);
-/** keccak256(''): the code hash of an account without code. */
-export const EMPTY_CODE_HASH = Uint8Array.from(
-  Buffer.from('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470', 'hex'),
-);
 /** ethereumjs' prefix of code entries in the trie store. */
 export const CODE_PREFIX = 0x63;
 

@@ -3,10 +3,10 @@
 import secp256k1 from 'secp256k1/bindings.js';
 import type { Authorization, BlockEnv } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
-import { addressToBytes, bytesToBigint, EMPTY_BYTES, wordToBytes } from '../bytes.ts';
 import { delegationTarget } from '../frame.ts';
-import { keccak256 } from '../keccak.ts';
-import { bigintToBytes, rlpEncode } from '../trie/rlp.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
+import { addressToBytes, bigintToMinBytes, bytesToBigint, EMPTY_BYTES, wordToBytes } from '../../primitives/bytes.ts';
+import { rlpEncode } from '../trie/rlp.ts';
 
 const SECP256K1N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const NONCE_MAX = (1n << 64n) - 1n;
@@ -18,7 +18,7 @@ const EXISTING_AUTHORITY_REFUND = 12500;
 export function recoverAuthority(auth: Authorization): bigint | undefined {
   if (auth.yParity > 1n) return undefined;
   if (auth.r === 0n || auth.r >= SECP256K1N || auth.s === 0n || auth.s > SECP256K1N / 2n) return undefined;
-  const body = rlpEncode([bigintToBytes(auth.chainId), addressToBytes(auth.address), bigintToBytes(auth.nonce)]);
+  const body = rlpEncode([bigintToMinBytes(auth.chainId), addressToBytes(auth.address), bigintToMinBytes(auth.nonce)]);
   const msg = new Uint8Array(body.length + 1);
   msg[0] = MAGIC;
   msg.set(body, 1);

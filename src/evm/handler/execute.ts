@@ -3,7 +3,7 @@
 import type { Address, BlockEnv, ExecOptions, Precompile, Tx, TxOutcome, TxResult } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
 import { statefulAddresses } from '../host.ts';
-import { EMPTY_BYTES } from '../bytes.ts';
+import { EMPTY_BYTES } from '../../primitives/bytes.ts';
 import { createAddress, delegationTarget, execCall, execCreate } from '../frame.ts';
 import { analysisCache, analyze } from '../interpreter/analysis.ts';
 import {

@@ -3,7 +3,7 @@
 import type { Address, BlockEnv, Fork, Precompile, TxResult } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
 import { statefulAddresses } from '../host.ts';
-import { EMPTY_BYTES } from '../bytes.ts';
+import { EMPTY_BYTES } from '../../primitives/bytes.ts';
 import { forkRules } from '../forks.ts';
 import { execCall } from '../frame.ts';
 import { analysisCache } from '../interpreter/analysis.ts';

@@ -3,7 +3,7 @@
 import type { Address, BlockEnv, ExecStatus, Fork, Log, Precompile, Tracer } from '../types.ts';
 import type { Account } from '../state/account.ts';
 import type { WorldState } from '../state/world.ts';
-import { EMPTY_BYTES } from '../bytes.ts';
+import { EMPTY_BYTES } from '../../primitives/bytes.ts';
 import type { CodeAnalysis } from './analysis.ts';
 import { Memory } from './memory.ts';
 import { staticGasOf } from './opcodes.ts';

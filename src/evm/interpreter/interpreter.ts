@@ -2,7 +2,7 @@
 // jump, memory-word and storage opcodes run inline; rarer and larger opcodes live in ops-*.ts and see the frame
 // through its fields (synced around the call). The tracer branch tests one local per step and is never taken
 // without a tracer.
-import { MASK160, MASK256, SIGN_BIT, wordAt } from '../bytes.ts';
+import { MASK160, MASK256, SIGN_BIT, wordAt } from '../../primitives/bytes.ts';
 import { jumpDeadline } from '../deadline.ts';
 import { traceFault, traceStep } from './trace.ts';
 import {

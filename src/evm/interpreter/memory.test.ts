@@ -2,7 +2,7 @@
 // at the edges of their branches: 2^48 (storeWord's one-double path), 2^53, 2^128 and 2^192 (wordOfView's lanes).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { wordAt } from '../bytes.ts';
+import { wordAt } from '../../primitives/bytes.ts';
 import { Memory } from './memory.ts';
 
 function hexWord(v: bigint): string {

@@ -1,6 +1,6 @@
 // EVM memory: a growable byte buffer, pooled with its frame. Sizes are plain numbers: every offset reaching
 // here has been checked against MEM_LIMIT, so offset + size < 2^33 and the word-count arithmetic is exact.
-import { wordOfView, writeWordToView } from '../bytes.ts';
+import { wordOfView, writeWordToView } from '../../primitives/bytes.ts';
 
 /** Memory beyond 2^32 bytes is treated as out of gas (as evmone does): its cost (> 2^45 gas) exceeds any real
  * gas limit, and the bound keeps every size arithmetic exact in doubles. */

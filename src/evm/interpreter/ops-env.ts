@@ -1,7 +1,7 @@
 // Out-of-line opcodes that read the environment or copy bytes: KECCAK256, BALANCE, EXT*, *COPY, BLOCKHASH,
 // BLOBHASH, MCOPY, LOG. Each reads and writes the frame's sp and gas fields and returns an S_* code.
-import { bytesToBigint, MASK160, wordToBytes } from '../bytes.ts';
-import { keccakWord } from '../keccak.ts';
+import { bytesToBigint, MASK160, wordToBytes } from '../../primitives/bytes.ts';
+import { keccakWord } from '../../primitives/keccak.ts';
 import { Evm, Frame, S_OOG, S_RETURNDATA_OOB, S_RUNNING, S_STATIC } from './context.ts';
 import { MEM_LIMIT, MEM_LIMIT_BIG } from './memory.ts';
 import type { Account } from '../state/account.ts';

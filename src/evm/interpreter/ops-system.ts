@@ -1,6 +1,6 @@
 // Out-of-line opcodes that change the world or start frames: SSTORE, CALL*, CREATE*, RETURN/REVERT,
 // SELFDESTRUCT. Each reads and writes the frame's sp and gas fields and returns an S_* code.
-import { EMPTY_BYTES, MASK160 } from '../bytes.ts';
+import { EMPTY_BYTES, MASK160 } from '../../primitives/bytes.ts';
 import {
   beginCall,
   beginCreate,

@@ -1,7 +1,7 @@
 // The tracer's view of a step. Built only on the tracer path; the interpreter syncs pc/sp/gas into the frame
 // before calling traceStep, so the view reads the frame directly.
 import type { ExecStatus, StepView } from '../types.ts';
-import { MASK160 } from '../bytes.ts';
+import { MASK160 } from '../../primitives/bytes.ts';
 import type { Evm, Frame } from './context.ts';
 import { MEM_LIMIT } from './memory.ts';
 import { STACK_IN } from './opcodes.ts';

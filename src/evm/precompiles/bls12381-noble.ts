@@ -4,7 +4,8 @@
 import { pippenger } from '@noble/curves/abstract/curve.js';
 import { bls12_381 } from '@noble/curves/bls12-381.js';
 import type { Bls12381Backend } from './bls12381.ts';
-import { allZero, bigIntToBytes, bytesToBigInt } from './bytes.ts';
+import { bigintToFixedBytes, bytesToBigint } from '../../primitives/bytes.ts';
+import { allZero } from './bytes.ts';
 
 const { G1, G2, fields } = bls12_381;
 const { Fp, Fp2, Fp12 } = fields;
@@ -15,7 +16,7 @@ const R = G1.Point.Fn.ORDER;
 const B1 = 4n;
 const B2 = Fp2.create({ c0: 4n, c1: 4n });
 
-const fp = (bytes: Uint8Array, offset: number): bigint => bytesToBigInt(bytes.subarray(offset + 16, offset + 64));
+const fp = (bytes: Uint8Array, offset: number): bigint => bytesToBigint(bytes.subarray(offset + 16, offset + 64));
 const fp2 = (bytes: Uint8Array, offset: number): Fp2Value =>
   Fp2.create({ c0: fp(bytes, offset), c1: fp(bytes, offset + 64) });
 
@@ -41,8 +42,8 @@ function encodeG1(p: G1Point): Uint8Array {
   const out = new Uint8Array(128);
   if (p.is0()) return out;
   const { x, y } = p.toAffine();
-  out.set(bigIntToBytes(x, 48), 16);
-  out.set(bigIntToBytes(y, 48), 80);
+  out.set(bigintToFixedBytes(x, 48), 16);
+  out.set(bigintToFixedBytes(y, 48), 80);
   return out;
 }
 
@@ -50,10 +51,10 @@ function encodeG2(q: G2Point): Uint8Array {
   const out = new Uint8Array(256);
   if (q.is0()) return out;
   const { x, y } = q.toAffine();
-  out.set(bigIntToBytes(x.c0, 48), 16);
-  out.set(bigIntToBytes(x.c1, 48), 80);
-  out.set(bigIntToBytes(y.c0, 48), 144);
-  out.set(bigIntToBytes(y.c1, 48), 208);
+  out.set(bigintToFixedBytes(x.c0, 48), 16);
+  out.set(bigintToFixedBytes(x.c1, 48), 80);
+  out.set(bigintToFixedBytes(y.c0, 48), 144);
+  out.set(bigintToFixedBytes(y.c1, 48), 208);
   return out;
 }
 
@@ -77,7 +78,7 @@ export const nobleBls12381: Bls12381Backend = {
       const p = g1(input, i * 160, true);
       if (p === undefined) return undefined;
       points.push(p);
-      scalars.push(bytesToBigInt(input.subarray(i * 160 + 128, i * 160 + 160)) % R);
+      scalars.push(bytesToBigint(input.subarray(i * 160 + 128, i * 160 + 160)) % R);
     }
     return encodeG1(pippenger(G1.Point, points, scalars));
   },
@@ -88,7 +89,7 @@ export const nobleBls12381: Bls12381Backend = {
       const q = g2(input, i * 288, true);
       if (q === undefined) return undefined;
       points.push(q);
-      scalars.push(bytesToBigInt(input.subarray(i * 288 + 256, i * 288 + 288)) % R);
+      scalars.push(bytesToBigint(input.subarray(i * 288 + 256, i * 288 + 288)) % R);
     }
     return encodeG2(pippenger(G2.Point, points, scalars));
   },

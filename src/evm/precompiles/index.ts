@@ -13,8 +13,7 @@
 // Startup: initPrecompiles() instantiates the two mcl wasm instances, hash-wasm and the secp256k1 add-on
 // (a noticeable part of a second of CPU). Nothing needs it before the first EVM execution, so a node can start
 // it at once, answer its first requests, and await it before executing anything.
-import { keccak_256 } from '@noble/hashes/sha3.js';
-import { createKeccak } from 'hash-wasm';
+import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
 import type { Address, Fork, PurePrecompile } from '../types.ts';
 import { blake2fPrecompile } from './blake2f.ts';
 import { type Bls12381Backend, bls12381Precompiles } from './bls12381.ts';
@@ -63,9 +62,8 @@ export interface NativeLoaders {
 export const NATIVE_LOADERS: NativeLoaders = {
   recover: loadNativeRecover,
   async keccak256() {
-    const hasher = await createKeccak(256);
-    // hash-wasm's hasher is reused: one hash at a time, always synchronous, so calls never interleave.
-    return (data) => hasher.init().update(data).digest('binary');
+    await initKeccak();
+    return keccak256;
   },
   ripemd160: loadOpensslRipemd160,
   bn254: loadMclBn254,
@@ -89,6 +87,7 @@ const nobleRecover = async () => (await import('./ecrecover-noble.ts')).nobleRec
 const nobleBn254 = async () => (await import('./bn254-noble.ts')).nobleBn254;
 const nobleBls12381 = async () => (await import('./bls12381-noble.ts')).nobleBls12381;
 const nobleP256 = async () => (await import('./p256-noble.ts')).nobleP256Verify;
+const nobleKeccak = async () => (await import('@noble/hashes/sha3.js')).keccak_256;
 
 /** Loads the backends; each library that fails to load is replaced by its pure-JS fallback. */
 export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Promise<PrecompileBackends> {
@@ -106,13 +105,7 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
   };
   const [recover, keccak256, ripemd160, bn254, bls12381, p256] = await Promise.all([
     settle('ecrecover', async () => loaders.recover(), 'secp256k1 (native)', nobleRecover, '@noble/curves'),
-    settle(
-      'keccak256',
-      () => loaders.keccak256(),
-      'hash-wasm',
-      async () => (data: Uint8Array) => keccak_256(data),
-      '@noble/hashes',
-    ),
+    settle('keccak256', () => loaders.keccak256(), 'hash-wasm', nobleKeccak, '@noble/hashes'),
     settle(
       'ripemd160',
       async () => loaders.ripemd160(),

@@ -8,7 +8,7 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { BLS_P } from './bls12381.ts';
 import { BN254_P } from './bn254.ts';
-import { bigIntToBytes, hexToBytes } from './bytes.ts';
+import { bigintToFixedBytes as bigIntToBytes, hexToBytes } from '../../primitives/bytes.ts';
 
 /** A deterministic PRNG (mulberry32) with byte and choice helpers. */
 export class Rng {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { hexToBytes } from './bytes.ts';
+import { hexToBytes } from '../../primitives/bytes.ts';
 import { type KzgVerifier, kzgPointEvaluationPrecompile, loadCKzg, loadMicroKzg } from './kzg.ts';
 
 const vectors: { name: string; input: string; success: boolean }[] = JSON.parse(

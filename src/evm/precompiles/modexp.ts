@@ -5,7 +5,8 @@
 // gas exceeds what it has, so `run` only sees lengths the gas bounds).
 import { forkRules } from '../forks.ts';
 import type { Fork, PurePrecompile } from '../types.ts';
-import { bigIntToBytes, bytesToBigInt, padded } from './bytes.ts';
+import { bigintToFixedBytes, bytesToBigint } from '../../primitives/bytes.ts';
+import { padded } from './bytes.ts';
 
 const EMPTY = new Uint8Array(0);
 
@@ -17,9 +18,9 @@ interface Header {
 
 function header(input: Uint8Array): Header {
   return {
-    baseLen: bytesToBigInt(padded(input, 0, 32)),
-    expLen: bytesToBigInt(padded(input, 32, 32)),
-    modLen: bytesToBigInt(padded(input, 64, 32)),
+    baseLen: bytesToBigint(padded(input, 0, 32)),
+    expLen: bytesToBigint(padded(input, 32, 32)),
+    modLen: bytesToBigint(padded(input, 64, 32)),
   };
 }
 
@@ -42,7 +43,7 @@ export const MODEXP_MAX_LENGTH = 1024n;
  */
 function iterationCount(input: Uint8Array, baseLen: bigint, expLen: bigint, perByte: bigint): bigint {
   const headLen = expLen < 32n ? Number(expLen) : 32;
-  const expHead = bytesToBigInt(slice(input, 96n + baseLen, headLen));
+  const expHead = bytesToBigint(slice(input, 96n + baseLen, headLen));
   let iterations = expHead === 0n ? 0n : bitLength(expHead) - 1n;
   if (expLen > 32n) iterations += perByte * (expLen - 32n);
   return iterations < 1n ? 1n : iterations;
@@ -110,13 +111,13 @@ export function modexp(input: Uint8Array, fork: Fork): Uint8Array | undefined {
   // Paid-for lengths: the gas grows with max(baseLen, modLen)² and with expLen, so these fit in a number.
   const bLen = Number(baseLen);
   const mLen = Number(modLen);
-  const mod = bytesToBigInt(slice(input, 96n + baseLen + expLen, mLen));
+  const mod = bytesToBigint(slice(input, 96n + baseLen + expLen, mLen));
   if (mod === 0n) return new Uint8Array(mLen);
-  const base = bytesToBigInt(slice(input, 96n, bLen));
+  const base = bytesToBigint(slice(input, 96n, bLen));
   const expStart = 96 + bLen;
   const available = Math.max(0, Math.min(Number(expLen), input.length - expStart));
   const expBytes = available > 0 ? input.subarray(expStart, expStart + available) : new Uint8Array(0);
-  return bigIntToBytes(modPow(base, expBytes, Number(expLen) - available, mod), mLen);
+  return bigintToFixedBytes(modPow(base, expBytes, Number(expLen) - available, mod), mLen);
 }
 
 /** 0x05. */

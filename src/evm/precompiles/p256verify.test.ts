@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { p256 } from '@noble/curves/nist.js';
 import type { PurePrecompile } from '../types.ts';
-import { bigIntToBytes, toHex } from './bytes.ts';
+import { bareHex, bigintToFixedBytes } from '../../primitives/bytes.ts';
 import { initPrecompiles, precompilesFor } from './index.ts';
 import { P256VERIFY_GAS } from './p256verify.ts';
 
@@ -13,7 +13,7 @@ const Point = p256.Point;
 const N = Point.CURVE().n;
 const P = Point.CURVE().p;
 const G = Point.BASE;
-const word = (n: bigint) => bigIntToBytes(n, 32);
+const word = (n: bigint) => bigintToFixedBytes(n, 32);
 const ONE = '00'.repeat(31) + '01';
 
 /** hash ‖ r ‖ s ‖ qx ‖ qy. */
@@ -53,7 +53,7 @@ function forge(Q: InstanceType<typeof Point>, u1: bigint, u2: bigint) {
 
 describe('0x100 P256VERIFY', () => {
   let pc: PurePrecompile;
-  const run = (i: Uint8Array) => toHex(pc.run(i, 'Osaka')!);
+  const run = (i: Uint8Array) => bareHex(pc.run(i, 'Osaka')!);
   before(async () => {
     await initPrecompiles();
     pc = precompilesFor('Osaka').get(0x100n)!;

@@ -7,7 +7,7 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Address, Fork, PurePrecompile } from '../types.ts';
-import { bigIntToBytes, hexToBytes, toHex } from './bytes.ts';
+import { bareHex, bigintToFixedBytes, hexToBytes } from '../../primitives/bytes.ts';
 import {
   buildPrecompiles,
   initPrecompiles,
@@ -20,7 +20,7 @@ import {
   precompilesFor,
 } from './index.ts';
 
-const word = (n: bigint | number) => bigIntToBytes(BigInt(n), 32);
+const word = (n: bigint | number) => bigintToFixedBytes(BigInt(n), 32);
 const cat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let o = 0;
@@ -112,7 +112,10 @@ for (const [label, loaders] of SETS) {
       const input = hexToBytes(
         '18c547e4f7b0f325ad1e56f57e26c745b09a3e503d86e00e5255ff7f715d3d1c000000000000000000000000000000000000000000000000000000000000001c73b1693892219d736caba55bdb67216e485557ea6b6af75f37096c9aa6a5a75feeb940b1d03b21e36b0e47e79769f095fe2ab855bd91e3a38756b7d75a9c4549',
       );
-      assert.equal(toHex(ec.run(input, 'Prague')!), '000000000000000000000000a94f5374fce5edbc8e2a8697c15331677e6ebf0b');
+      assert.equal(
+        bareHex(ec.run(input, 'Prague')!),
+        '000000000000000000000000a94f5374fce5edbc8e2a8697c15331677e6ebf0b',
+      );
       assert.equal(ec.gas(input, 'Prague'), 3000n);
       // A fresh key signed with noble: the address matches.
       const priv = hexToBytes('4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318');
@@ -120,7 +123,7 @@ for (const [label, loaders] of SETS) {
       const sig = secp256k1.sign(msg, priv, { prehash: false, format: 'recovered' });
       const addr = keccak_256(secp256k1.getPublicKey(priv, false).subarray(1)).subarray(12);
       const good = cat(msg, word(27 + sig[0]!), sig.subarray(1, 33), sig.subarray(33, 65));
-      assert.equal(toHex(ec.run(good, 'Cancun')!.subarray(12)), toHex(addr));
+      assert.equal(bareHex(ec.run(good, 'Cancun')!.subarray(12)), bareHex(addr));
       // Invalid inputs give an empty output, not a failure: v not 27/28 (also with junk above the low byte),
       // r = 0, s ≥ n, short input (zero-padded, so v = 0).
       const bad = [
@@ -141,15 +144,15 @@ for (const [label, loaders] of SETS) {
     test('0x02 sha256, 0x03 ripemd160, 0x04 identity', () => {
       const empty = new Uint8Array(0);
       assert.equal(
-        toHex(pc(0x02n).run(empty, 'Prague')!),
+        bareHex(pc(0x02n).run(empty, 'Prague')!),
         'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
       );
       assert.equal(
-        toHex(pc(0x03n).run(empty, 'Prague')!),
+        bareHex(pc(0x03n).run(empty, 'Prague')!),
         '0000000000000000000000009c1185a5c5e9fc54612808977ee8f548b2258d31',
       );
       assert.equal(
-        toHex(pc(0x03n).run(new TextEncoder().encode('abc'), 'Prague')!),
+        bareHex(pc(0x03n).run(new TextEncoder().encode('abc'), 'Prague')!),
         '0000000000000000000000008eb208f7e05d987a9b044a8e98c6b087f15a0bfc',
       );
       const data = new Uint8Array(33).fill(7);
@@ -168,7 +171,7 @@ for (const [label, loaders] of SETS) {
       const p = hexToBytes('fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f');
       const e = hexToBytes('fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2e');
       const input = cat(word(1), word(32), word(32), new Uint8Array([3]), e, p);
-      assert.equal(toHex(pc(0x05n).run(input, 'Prague')!), toHex(word(1)));
+      assert.equal(bareHex(pc(0x05n).run(input, 'Prague')!), bareHex(word(1)));
       assert.equal(pc(0x05n).gas(input, 'Cancun'), 1360n);
     });
 
@@ -179,7 +182,7 @@ for (const [label, loaders] of SETS) {
       const mul = pc(0x07n);
       const pairing = pc(0x08n);
       assert.equal(
-        toHex(add.run(cat(g1Bytes(G), g1Bytes(G)), 'Prague')!),
+        bareHex(add.run(cat(g1Bytes(G), g1Bytes(G)), 'Prague')!),
         '030644e72e131a029b85045b68181585d97816a916871ca8d3c208c16d87cfd315ed738c0e0a7c92e7845f96b2ae9c0a68a6a449e3538fc7ff3ebf7a5a18a2c4',
       );
       // Empty input: O + O = O; short input is zero-padded.
@@ -196,10 +199,10 @@ for (const [label, loaders] of SETS) {
       // e(aG, Q)·e(-G, aQ) = 1; a wrong pair gives 0; empty input gives 1.
       const a = 0x1234567n;
       const pairs = cat(g1Bytes(G.multiply(a)), g2Bytes(Q), g1Bytes(G.negate()), g2Bytes(Q.multiply(a)));
-      assert.equal(toHex(pairing.run(pairs, 'Prague')!), toHex(word(1)));
+      assert.equal(bareHex(pairing.run(pairs, 'Prague')!), bareHex(word(1)));
       const wrong = cat(g1Bytes(G.multiply(a + 1n)), g2Bytes(Q), g1Bytes(G.negate()), g2Bytes(Q.multiply(a)));
-      assert.equal(toHex(pairing.run(wrong, 'Prague')!), toHex(word(0)));
-      assert.equal(toHex(pairing.run(new Uint8Array(0), 'Prague')!), toHex(word(1)));
+      assert.equal(bareHex(pairing.run(wrong, 'Prague')!), bareHex(word(0)));
+      assert.equal(bareHex(pairing.run(new Uint8Array(0), 'Prague')!), bareHex(word(1)));
       assert.equal(pairing.run(pairs.subarray(1), 'Prague'), undefined);
       assert.deepEqual(
         [add.gas(pairs, 'Prague'), mul.gas(pairs, 'Prague'), pairing.gas(pairs, 'Prague')],
@@ -235,25 +238,25 @@ for (const [label, loaders] of SETS) {
         0x1f83d9abfb41bd6bn,
         0x5be0cd19137e2179n,
       ];
-      const le = (v: bigint) => bigIntToBytes(v, 8).reverse();
+      const le = (v: bigint) => bigintToFixedBytes(v, 8).reverse();
       const input = (rounds: number, f: number) => {
         const h = iv.map((v, i) => (i === 0 ? v ^ 0x01010040n : v));
         const m = new Uint8Array(128);
         m.set(new TextEncoder().encode('abc'));
-        return cat(bigIntToBytes(BigInt(rounds), 4), ...h.map(le), m, le(3n), le(0n), new Uint8Array([f]));
+        return cat(bigintToFixedBytes(BigInt(rounds), 4), ...h.map(le), m, le(3n), le(0n), new Uint8Array([f]));
       };
       const f = pc(0x09n);
-      assert.equal(toHex(f.run(input(12, 1), 'Prague')!), createHash('blake2b512').update('abc').digest('hex'));
+      assert.equal(bareHex(f.run(input(12, 1), 'Prague')!), createHash('blake2b512').update('abc').digest('hex'));
       assert.equal(
-        toHex(f.run(input(0, 1), 'Prague')!),
+        bareHex(f.run(input(0, 1), 'Prague')!),
         '08c9bcf367e6096a3ba7ca8485ae67bb2bf894fe72f36e3cf1361d5f3af54fa5d282e6ad7f520e511f6c3e2b8c68059b9442be0454267ce079217e1319cde05b',
       );
       assert.equal(
-        toHex(f.run(input(12, 0), 'Prague')!),
+        bareHex(f.run(input(12, 0), 'Prague')!),
         '75ab69d3190a562c51aef8d88f1c2775876944407270c42c9844252c26d2875298743e7f6d5ea2f2d3e8d226039cd31b4e426ac4f2d3d666a610c2116fde4735',
       );
       assert.equal(
-        toHex(f.run(input(1, 1), 'Prague')!),
+        bareHex(f.run(input(1, 1), 'Prague')!),
         'b63a380cb2897d521994a85234ee2c181b5f844d2c624c002677e9703449d2fba551b3a8333bcdf5f2f7e08993d53923de3d64fcc68c034e717b9293fed7a421',
       );
       assert.equal(f.gas(input(12, 1), 'Prague'), 12n);
@@ -268,8 +271,8 @@ for (const [label, loaders] of SETS) {
       t.diagnostic(`KZG verifier: ${backends.names.kzg}`);
       if (loaders === NO_NATIVE_LOADERS) assert.equal(backends.names.kzg, 'micro-eth-signer');
       assert.equal(
-        toHex(out),
-        toHex(cat(word(4096), word(0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n))),
+        bareHex(out),
+        bareHex(cat(word(4096), word(0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001n))),
       );
       assert.equal(kzg.gas(kzgInput(), 'Cancun'), 50000n);
       // Wrong y, wrong version byte, wrong length, z ≥ r, a proof that is not a point.

@@ -1,6 +1,7 @@
 // The engine's working copy of one account: pre-state read lazily, current values, per-tx warmth.
 import type { AccountInfo } from '../types.ts';
-import { EMPTY_BYTES, KECCAK_EMPTY } from '../bytes.ts';
+import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
+import { EMPTY_BYTES } from '../../primitives/bytes.ts';
 
 /** One account as the running transactions see it. Objects are never replaced, so frames may hold them. */
 export class Account {
@@ -41,7 +42,7 @@ export class Account {
     this.exists = info !== undefined;
     this.nonce = info?.nonce ?? 0n;
     this.balance = info?.balance ?? 0n;
-    this.codeHash = info?.codeHash ?? KECCAK_EMPTY;
+    this.codeHash = info?.codeHash ?? EMPTY_CODE_HASH;
     this.codeEmpty = info === undefined || isEmptyHash(info.codeHash);
     this.code = this.codeEmpty ? EMPTY_BYTES : undefined;
     this.baseStorageEmpty = info?.storageEmpty ?? true;
@@ -69,6 +70,6 @@ export class Account {
 }
 
 function isEmptyHash(h: Uint8Array): boolean {
-  for (let i = 0; i < 32; i++) if (h[i] !== KECCAK_EMPTY[i]) return false;
+  for (let i = 0; i < 32; i++) if (h[i] !== EMPTY_CODE_HASH[i]) return false;
   return true;
 }

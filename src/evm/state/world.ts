@@ -2,7 +2,8 @@
 // and are cached; writes stay here until diff() hands them out. Tx-scoped data (warm sets, transient storage,
 // original slot values, touched and self-destructed accounts) is reset by beginTx().
 import type { AccessLog, AccountDiff, StateReader } from '../types.ts';
-import { EMPTY_BYTES, KECCAK_EMPTY } from '../bytes.ts';
+import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
+import { EMPTY_BYTES } from '../../primitives/bytes.ts';
 import { Account } from './account.ts';
 import {
   imageOf,
@@ -211,7 +212,7 @@ export class WorldState {
   setCode(a: Account, code: Uint8Array, codeHash: Uint8Array): void {
     this.journal.push(new JournalEntry(J_CODE, a, 0n, [a.code, a.codeHash, a.codeEmpty]));
     a.code = code;
-    a.codeHash = code.length === 0 ? KECCAK_EMPTY : codeHash;
+    a.codeHash = code.length === 0 ? EMPTY_CODE_HASH : codeHash;
     a.codeEmpty = code.length === 0;
     a.dirty = true;
     a.codeChanged = true;
@@ -305,7 +306,7 @@ export class WorldState {
     a.nonce = 0n;
     a.balance = 0n;
     a.code = EMPTY_BYTES;
-    a.codeHash = KECCAK_EMPTY;
+    a.codeHash = EMPTY_CODE_HASH;
     a.codeEmpty = true;
     a.storage = undefined;
     a.storageCleared = true;

@@ -1,8 +1,9 @@
 // The state-test JSON format (ethereum/tests GeneralStateTests and execution-spec-tests `state_test`), decoded
 // once into typed values: one StateTest per test name, one StateTestCase per post entry of a fork.
 import secp256k1 from 'secp256k1';
-import { keccak256 } from '../keccak.ts';
-import { EMPTY_CODE_HASH } from '../trie/stateRoot.ts';
+import { bytesToBigint, hexToBytes } from '../../primitives/bytes.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
+import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 import type { AccessListItem, Address, Authorization, Tx } from '../types.ts';
 
 /** A structural problem in a fixture file (missing or malformed field). */
@@ -101,7 +102,7 @@ export function parseBytes(text: string, where: string): Uint8Array {
   const hex = text.startsWith('0x') ? text.slice(2) : text;
   if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex))
     throw new FixtureError(`${where}: not hex bytes: ${text.slice(0, 40)}`);
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
+  return hexToBytes(hex);
 }
 
 function address(text: string, where: string): Address {
@@ -159,16 +160,14 @@ function parseEnv(raw: Json, config: Json | undefined, where: string): TestEnv {
 export function addressOfKey(secretKey: Uint8Array): Address {
   if (!secp256k1.privateKeyVerify(secretKey)) throw new FixtureError('invalid secretKey');
   const pub = secp256k1.publicKeyCreate(secretKey, false);
-  return BigInt('0x' + Buffer.from(keccak256(pub.subarray(1)).subarray(12)).toString('hex'));
+  return bytesToBigint(keccak256(pub.subarray(1)).subarray(12));
 }
 
 function parseAccessList(raw: unknown, where: string): AccessListItem[] {
   if (!Array.isArray(raw)) throw new FixtureError(`${where}: access list is not an array`);
   return raw.map((item: Json) => ({
     address: address(str(item, 'address', where), where),
-    storageKeys: ((item.storageKeys ?? []) as string[]).map((k) =>
-      BigInt('0x' + Buffer.from(hash32(k, where)).toString('hex')),
-    ),
+    storageKeys: ((item.storageKeys ?? []) as string[]).map((k) => bytesToBigint(hash32(k, where))),
   }));
 }
 

@@ -1,14 +1,14 @@
 // The pre-state as the engine reads it, the post-state as pre + the engine's diff, their roots, the logs hash,
 // and a readable account-by-account comparison against a fixture's expected post-state.
-import { keccak256 } from '../keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { rlpEncode } from '../trie/rlp.ts';
 import { trieRoot } from '../trie/root.ts';
-import { bigintToFixed, EMPTY_CODE_HASH, encodeAccount, storageRoot, type AccountState } from '../trie/stateRoot.ts';
+import { bareHex, bigintToFixedBytes } from '../../primitives/bytes.ts';
+import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
+import { encodeAccount, storageRoot, type AccountState } from '../trie/stateRoot.ts';
 import type { AccountDiff, AccountInfo, Address, Log } from '../types.ts';
 import type { EnumerableReader, SeedAccount } from './engine.ts';
 import type { PreAccount } from './fixture.ts';
-
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
 /** A post-state account: the pre-state's, or rebuilt from a diff. */
 export interface PostAccount extends AccountState {
@@ -25,7 +25,7 @@ export class PreStateReader implements EnumerableReader {
   private readonly codes = new Map<string, Uint8Array>();
 
   constructor(private readonly pre: ReadonlyMap<Address, PreAccount>) {
-    for (const acc of pre.values()) this.codes.set(hex(acc.codeHash), acc.code);
+    for (const acc of pre.values()) this.codes.set(bareHex(acc.codeHash), acc.code);
   }
 
   account(address: Address): AccountInfo | undefined {
@@ -35,8 +35,8 @@ export class PreStateReader implements EnumerableReader {
   }
 
   code(codeHash: Uint8Array): Uint8Array {
-    const code = this.codes.get(hex(codeHash));
-    if (code === undefined) throw new Error(`code of unknown hash 0x${hex(codeHash)} requested`);
+    const code = this.codes.get(bareHex(codeHash));
+    if (code === undefined) throw new Error(`code of unknown hash 0x${bareHex(codeHash)} requested`);
     return code;
   }
 
@@ -71,7 +71,8 @@ export function applyDiff(
       else storage.set(slot, value);
     }
     const code =
-      d.code ?? (before !== undefined && hex(before.codeHash) === hex(d.codeHash) ? before.code : new Uint8Array(0));
+      d.code ??
+      (before !== undefined && bareHex(before.codeHash) === bareHex(d.codeHash) ? before.code : new Uint8Array(0));
     post.set(d.address, { nonce: d.nonce, balance: d.balance, codeHash: d.codeHash, code, storage });
   }
   return post;
@@ -80,7 +81,12 @@ export function applyDiff(
 /** geth's runner touches the coinbase with a zero reward after the tx: an empty coinbase is removed (EIP-161). */
 export function touchCoinbase(state: Map<Address, PostAccount>, coinbase: Address): void {
   const acc = state.get(coinbase);
-  if (acc !== undefined && acc.nonce === 0n && acc.balance === 0n && hex(acc.codeHash) === hex(EMPTY_CODE_HASH)) {
+  if (
+    acc !== undefined &&
+    acc.nonce === 0n &&
+    acc.balance === 0n &&
+    bareHex(acc.codeHash) === bareHex(EMPTY_CODE_HASH)
+  ) {
     state.delete(coinbase);
   }
 }
@@ -98,7 +104,10 @@ export class RootCache {
         root = storageRoot(acc.storage);
         this.roots.set(acc.storage, root);
       }
-      entries.push([keccak256(bigintToFixed(address, 20)), encodeAccount(acc.nonce, acc.balance, root, acc.codeHash)]);
+      entries.push([
+        keccak256(bigintToFixedBytes(address, 20)),
+        encodeAccount(acc.nonce, acc.balance, root, acc.codeHash),
+      ]);
     }
     return trieRoot(entries);
   }
@@ -107,7 +116,9 @@ export class RootCache {
 /** keccak256(rlp(logs)), each log rlp([address, [topics], data]). */
 export function logsHash(logs: readonly Log[]): Uint8Array {
   return keccak256(
-    rlpEncode(logs.map((l) => [bigintToFixed(l.address, 20), l.topics.map((t) => bigintToFixed(t, 32)), l.data])),
+    rlpEncode(
+      logs.map((l) => [bigintToFixedBytes(l.address, 20), l.topics.map((t) => bigintToFixedBytes(t, 32)), l.data]),
+    ),
   );
 }
 
@@ -144,7 +155,7 @@ export function describeStateDifference(
         `${name(address)}: balance ${fmt(got.balance)}, want ${fmt(quantityOf(w.balance))} (${diff > 0n ? '+' : ''}${diff})`,
       );
     }
-    if ('0x' + hex(got.code) !== String(w.code ?? '0x').toLowerCase())
+    if ('0x' + bareHex(got.code) !== String(w.code ?? '0x').toLowerCase())
       lines.push(
         `${name(address)}: code differs (${got.code.length} bytes, want ${(String(w.code ?? '0x').length - 2) / 2})`,
       );

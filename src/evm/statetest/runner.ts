@@ -2,8 +2,9 @@
 // (tests/state_test_util.go): the tx is built from the JSON fields, `txbytes` must decode and yield a sender, a
 // block's blob limit is checked, the coinbase is touched after the tx, and a rejected tx passes exactly when the
 // case expects an exception (the reasons are compared loosely, but both are reported).
+import { bytesToHex } from '../../primitives/hex.ts';
 import { FORKS, forkRules } from '../forks.ts';
-import { initKeccak } from '../keccak.ts';
+import { initKeccak } from '../../primitives/keccak.ts';
 import type { BlockEnv, Fork, Tx } from '../types.ts';
 import type { ExecutedTx, StateTestEngine } from './engine.ts';
 import { FixtureError, parseStateTestFile, type StateTest, type StateTestCase, type TestEnv } from './fixture.ts';
@@ -44,8 +45,6 @@ export interface RunOptions {
 /** The forks whose cases the runner runs: every fork the engine runs (a case of another fork is skipped). */
 export const RUNNABLE_FORKS: readonly Fork[] = FORKS;
 
-const hex = (b: Uint8Array) => '0x' + Buffer.from(b).toString('hex');
-
 /** The engine's block context for a test's (or a fuzz case's) `env` under `fork`. */
 export function blockEnvOf(e: TestEnv, fork: Fork, engine: StateTestEngine): BlockEnv {
   return {
@@ -80,7 +79,7 @@ function runnerRejection(c: StateTestCase, tx: Tx, fork: Fork): string | undefin
 function preStateRoot(c: StateTestCase, ctx: TestContext): string {
   const state = applyDiff(c.test.pre, []);
   touchCoinbase(state, c.test.env.coinbase);
-  return hex(ctx.roots.stateRoot(state));
+  return bytesToHex(ctx.roots.stateRoot(state));
 }
 
 function rejected(c: StateTestCase, ctx: TestContext, actual: string): StateTestResult {
@@ -97,7 +96,7 @@ function judge(c: StateTestCase, ctx: TestContext, executed: ExecutedTx): StateT
   const post = applyDiff(c.test.pre, executed.diff);
   touchCoinbase(post, c.test.env.coinbase);
   const root = ctx.roots.stateRoot(post);
-  const stateRoot = hex(root);
+  const stateRoot = bytesToHex(root);
   if (c.expectException !== undefined) {
     return {
       name: c.name,
@@ -107,24 +106,24 @@ function judge(c: StateTestCase, ctx: TestContext, executed: ExecutedTx): StateT
       error: `expected error ${c.expectException}, got no error (status ${outcome.result.status})`,
     };
   }
-  if (executed.root !== undefined && hex(executed.root) !== stateRoot) {
+  if (executed.root !== undefined && bytesToHex(executed.root) !== stateRoot) {
     return {
       name: c.name,
       pass: false,
       stateRoot,
       fork: c.fork,
-      error: `the engine's own root ${hex(executed.root)} differs from the root of its diff`,
+      error: `the engine's own root ${bytesToHex(executed.root)} differs from the root of its diff`,
     };
   }
-  if (stateRoot !== hex(c.expectedRoot)) {
+  if (stateRoot !== bytesToHex(c.expectedRoot)) {
     const detail = describeStateDifference(post, c.expectedState);
     const status = `status ${outcome.result.status}, gasUsed ${outcome.result.gasUsed}`;
-    const error = `post state root mismatch: got ${stateRoot}, want ${hex(c.expectedRoot)} (${status})${detail.length ? '; ' + detail.join('; ') : ''}`;
+    const error = `post state root mismatch: got ${stateRoot}, want ${bytesToHex(c.expectedRoot)} (${status})${detail.length ? '; ' + detail.join('; ') : ''}`;
     return { name: c.name, pass: false, stateRoot, fork: c.fork, error };
   }
-  const logs = hex(logsHash(outcome.result.logs));
-  if (logs !== hex(c.expectedLogsHash)) {
-    const error = `post state logs hash mismatch: got ${logs}, want ${hex(c.expectedLogsHash)} (${outcome.result.logs.length} logs)`;
+  const logs = bytesToHex(logsHash(outcome.result.logs));
+  if (logs !== bytesToHex(c.expectedLogsHash)) {
+    const error = `post state logs hash mismatch: got ${logs}, want ${bytesToHex(c.expectedLogsHash)} (${outcome.result.logs.length} logs)`;
     return { name: c.name, pass: false, stateRoot, fork: c.fork, error };
   }
   return { name: c.name, pass: true, stateRoot, fork: c.fork };

@@ -9,9 +9,10 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 import { runStatetestCommand } from '../../cli/commands/evm.ts';
 import secp256k1 from 'secp256k1';
-import { initKeccak, keccak256 } from '../keccak.ts';
+import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
 import { rlpEncode } from '../trie/rlp.ts';
-import { bigintToFixed, encodeAccount } from '../trie/stateRoot.ts';
+import { bigintToFixedBytes } from '../../primitives/bytes.ts';
+import { encodeAccount } from '../trie/stateRoot.ts';
 import { addressOfKey, parseQuantity, parseStateTestFile, type StateTest } from './fixture.ts';
 import { kestrelEngine } from './kestrelEngine.ts';
 import { readFixtureFiles } from './load.ts';
@@ -149,9 +150,9 @@ describe('roots', () => {
         const oracle = new MerklePatriciaTrie({ useKeyHashing: true });
         for (const [address, acc] of t.pre) {
           const storage = new MerklePatriciaTrie({ useKeyHashing: true });
-          for (const [slot, value] of acc.storage) await storage.put(bigintToFixed(slot, 32), RLP.encode(value));
+          for (const [slot, value] of acc.storage) await storage.put(bigintToFixedBytes(slot, 32), RLP.encode(value));
           await oracle.put(
-            bigintToFixed(address, 20),
+            bigintToFixedBytes(address, 20),
             encodeAccount(acc.nonce, acc.balance, storage.root(), acc.codeHash),
           );
         }

@@ -2,8 +2,9 @@
 // transaction (canonical RLP, exact field counts and sizes) of a type the fork's signer supports, and the sender
 // must recover (chain id, low-s signature values, a valid point). A failure makes the case a rejected tx.
 import secp256k1 from 'secp256k1';
-import { keccak256 } from '../keccak.ts';
-import { bigintToBytes, bytesToBigint, rlpDecode, rlpEncode, RlpError, type RlpItem } from '../trie/rlp.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
+import { bigintToMinBytes, bytesToBigint } from '../../primitives/bytes.ts';
+import { rlpDecode, rlpEncode, RlpError, type RlpItem } from '../trie/rlp.ts';
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -149,7 +150,7 @@ export function txBytesError(raw: Uint8Array, chainId: bigint, prague: boolean):
     if (!isProtected) return recover(keccak256(rlpEncode(unsigned)), vRaw, r, s);
     const txChainId = (vRaw - 35n) / 2n;
     if (txChainId !== chainId) return `invalid chain id for signer: have ${txChainId} want ${chainId}`;
-    const payload = rlpEncode([...unsigned, bigintToBytes(chainId), new Uint8Array(0), new Uint8Array(0)]);
+    const payload = rlpEncode([...unsigned, bigintToMinBytes(chainId), new Uint8Array(0), new Uint8Array(0)]);
     return recover(keccak256(payload), vRaw - chainId * 2n - 8n, r, s);
   }
   const txChainId = integer(fields[0]!, 1 << 20, 'chainId');

@@ -1,7 +1,8 @@
 // An in-memory StateReader for the engine's unit tests and benches.
 import type { AccountInfo, Address, StateReader } from '../types.ts';
-import { bytesToHex, KECCAK_EMPTY } from '../bytes.ts';
-import { keccak256 } from '../keccak.ts';
+import { EMPTY_CODE_HASH as KECCAK_EMPTY } from '../../primitives/hash.ts';
+import { bytesToHex } from '../../primitives/hex.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 
 /** A pre-state account as tests write it. */
 export interface TestAccount {

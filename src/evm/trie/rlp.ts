@@ -93,23 +93,6 @@ export function rlpEncodeAfter(item: RlpItem, prefix: number, scratch?: Uint8Arr
   return out;
 }
 
-const EMPTY = new Uint8Array(0);
-
-/** The minimal big-endian bytes of a non-negative integer (empty for zero), as RLP encodes integers. */
-export function bigintToBytes(value: bigint): Uint8Array {
-  if (value < 0n) throw new RangeError('negative integer has no RLP encoding');
-  if (value === 0n) return EMPTY;
-  let hex = value.toString(16);
-  if (hex.length % 2 === 1) hex = '0' + hex;
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
-}
-
-/** A big-endian byte string as an unsigned integer. */
-export function bytesToBigint(bytes: Uint8Array): bigint {
-  if (bytes.length === 0) return 0n;
-  return BigInt('0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex'));
-}
-
 interface Header {
   isList: boolean;
   /** Offset of the payload. */

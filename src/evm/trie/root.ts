@@ -1,19 +1,16 @@
 // The root hash of a Merkle-Patricia trie built in one pass over sorted keys (no node store): the state tests and
 // the fuzzer need roots of whole account maps, and blocks the roots of their transactions, receipts and withdrawals;
 // none needs proofs or incremental updates.
-import { keccak256 } from '../keccak.ts';
+import { keccak256 } from '../../primitives/keccak.ts';
 import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from './node.ts';
-import { bigintToBytes, rlpEncode } from './rlp.ts';
+import { bigintToMinBytes } from '../../primitives/bytes.ts';
+import { rlpEncode } from './rlp.ts';
+import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 
 /** A keccak-256 implementation (the engine's by default; a caller may pass the one it already holds). */
 export type Hash = (data: Uint8Array) => Uint8Array;
 
 const EMPTY: Uint8Array = new Uint8Array(0);
-
-/** keccak256(rlp("")): the root of a trie with no entries. */
-export const EMPTY_TRIE_ROOT = Uint8Array.from(
-  Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex'),
-);
 
 function toNibbles(key: Uint8Array): Uint8Array {
   const out = new Uint8Array(key.length * 2);
@@ -121,7 +118,7 @@ export function indexedTrieRoot(values: readonly Uint8Array[], hash: Hash = kecc
   // An empty value means "absent" (as in trieRoot); block tries never hold one, so that case takes the general path.
   if (values.some((v) => v.length === 0)) {
     return trieRoot(
-      values.map((v, i) => [rlpEncode(bigintToBytes(BigInt(i))), v] as const),
+      values.map((v, i) => [rlpEncode(bigintToMinBytes(BigInt(i))), v] as const),
       hash,
     );
   }

@@ -3,17 +3,12 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { initKeccak, keccak256 } from '../keccak.ts';
+import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
 import { RlpError, rlpDecode, rlpEncode, type RlpItem } from './rlp.ts';
-import { EMPTY_TRIE_ROOT, trieRoot } from './root.ts';
-import {
-  bigintToFixed,
-  EMPTY_CODE_HASH,
-  encodeAccount,
-  stateRoot,
-  storageRoot,
-  type AccountState,
-} from './stateRoot.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
+import { trieRoot } from './root.ts';
+import { bigintToFixedBytes } from '../../primitives/bytes.ts';
+import { encodeAccount, stateRoot, storageRoot, type AccountState } from './stateRoot.ts';
 
 // A small deterministic generator (xorshift32), so failures reproduce.
 function rng(seed: number): () => number {
@@ -163,8 +158,8 @@ describe('trie root', () => {
           const slot = next() < 0.5 ? BigInt(j) : BigInt('0x' + hex(randomBytes(next, 32)));
           const value = next() < 0.2 ? 0n : BigInt('0x' + hex(randomBytes(next, 1 + Math.floor(next() * 32))));
           storage.set(slot, value);
-          if (value === 0n) await storageOracle.del(bigintToFixed(slot, 32));
-          else await storageOracle.put(bigintToFixed(slot, 32), RLP.encode(value));
+          if (value === 0n) await storageOracle.del(bigintToFixedBytes(slot, 32));
+          else await storageOracle.put(bigintToFixedBytes(slot, 32), RLP.encode(value));
         }
         const account: AccountState = {
           nonce: BigInt(Math.floor(next() * 3)),
@@ -175,7 +170,7 @@ describe('trie root', () => {
         accounts.set(address, account);
         assert.equal(hex(storageRoot(storage)), hex(storageOracle.root()));
         await oracle.put(
-          bigintToFixed(address, 20),
+          bigintToFixedBytes(address, 20),
           encodeAccount(account.nonce, account.balance, storageOracle.root(), account.codeHash),
         );
       }

@@ -3,7 +3,7 @@
 // runs with fresh seeds: `node --import tsx test/evm/fuzz/run.ts --seed S --count N --workers W [--fork Osaka]`.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { initKeccak } from '../../../src/evm/keccak.ts';
+import { initKeccak } from '../../../src/primitives/keccak.ts';
 import { generateCase } from './generate.ts';
 import { runFuzzPool } from './pool.ts';
 

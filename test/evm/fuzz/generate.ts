@@ -6,11 +6,12 @@
 // just past EIP-7825's gas cap; a Prague case draws exactly what it drew before Osaka was added.
 import { p256 } from '@noble/curves/nist.js';
 import secp256k1 from 'secp256k1';
-import { keccak256 } from '../../../src/evm/keccak.ts';
+import { keccak256 } from '../../../src/primitives/keccak.ts';
 import type { PreAccount, TestEnv } from '../../../src/evm/statetest/fixture.ts';
 import { addressOfKey } from '../../../src/evm/statetest/fixture.ts';
-import { bigintToBytes, rlpEncode } from '../../../src/evm/trie/rlp.ts';
-import { bigintToFixed, EMPTY_CODE_HASH } from '../../../src/evm/trie/stateRoot.ts';
+import { rlpEncode } from '../../../src/evm/trie/rlp.ts';
+import { bigintToFixedBytes, bigintToMinBytes } from '../../../src/primitives/bytes.ts';
+import { EMPTY_CODE_HASH } from '../../../src/primitives/hash.ts';
 import type { AccessListItem, Address, Authorization, Fork, Tx } from '../../../src/evm/types.ts';
 
 /** A seeded generator (mulberry32): the same seed gives the same case on every machine. */
@@ -56,7 +57,7 @@ export interface FuzzCase {
 
 const CONTRACTS = [1n, 2n, 3n, 4n, 5n].map((i) => 0xc0de0000000000000000000000000000000000n + i);
 const KEYS = [1, 2, 3, 4].map((i) =>
-  bigintToFixed(0x45a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ffn * 256n + BigInt(i), 32),
+  bigintToFixedBytes(0x45a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ffn * 256n + BigInt(i), 32),
 );
 // Addresses of the keys, derived on first use (keccak needs initKeccak() first).
 let eoaCache: Address[] | undefined;
@@ -172,7 +173,7 @@ class Program {
       this.code.push(op.PUSH0);
       return this;
     }
-    const b = bigintToBytes(v);
+    const b = bigintToMinBytes(v);
     this.code.push(0x5f + b.length, ...b);
     return this;
   }
@@ -457,7 +458,7 @@ function account(nonce: bigint, balance: bigint, code: Uint8Array, storage: Map<
 }
 
 function delegation(to: Address): Uint8Array {
-  return Uint8Array.from([0xef, 0x01, 0x00, ...bigintToFixed(to, 20)]);
+  return Uint8Array.from([0xef, 0x01, 0x00, ...bigintToFixedBytes(to, 20)]);
 }
 
 function authorization(r: Rng, nonces: Map<Address, bigint>): Authorization {
@@ -468,7 +469,7 @@ function authorization(r: Rng, nonces: Map<Address, bigint>): Authorization {
   const nonce = r.chance(0.8) ? base + (k === 0 ? 1n : 0n) : base + BigInt(r.int(3));
   const msg = new Uint8Array([
     0x05,
-    ...rlpEncode([bigintToBytes(chainId), bigintToFixed(address, 20), bigintToBytes(nonce)]),
+    ...rlpEncode([bigintToMinBytes(chainId), bigintToFixedBytes(address, 20), bigintToMinBytes(nonce)]),
   ]);
   const { signature, recid } = secp256k1.ecdsaSign(keccak256(msg), KEYS[k]!);
   const toBig = (b: Uint8Array) => BigInt('0x' + Buffer.from(b).toString('hex'));

@@ -3,7 +3,7 @@
 // them to its parent (geth's simulate tracer). Regular logs are taken from the LOG opcodes as they run (the engine's
 // step hook), so transfers and events interleave as they happened.
 import type { Address, FrameEnd, FrameStart, StepView, Tracer } from '../../../evm/index.ts';
-import { addressToBytes, MASK160, wordToBytes } from '../../../evm/bytes.ts';
+import { addressToBytes, MASK160, wordToBytes } from '../../../primitives/bytes.ts';
 import type { LogRecord } from '../../../store/records.ts';
 
 /** ERC-7528's pseudo-address for the native currency. */

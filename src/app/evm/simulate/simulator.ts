@@ -18,7 +18,7 @@ import type {
   TxOutcome,
 } from '../../../evm/index.ts';
 import { ExecutionAborted, executeTransaction, initEngine, intrinsicGas, WorldState } from '../../../evm/index.ts';
-import { bytesToBigint } from '../../../evm/bytes.ts';
+import { bytesToBigint } from '../../../primitives/bytes.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
 import type { NodeReader } from '../../state/trieGet.ts';
 import type { ArchiveStateReader } from '../archiveReader.ts';

@@ -2,8 +2,8 @@
 // block's state root includes them), with the effects the ethereumjs state manager's writes had: any named field
 // makes the account exist; `state` empties the storage first; a zero slot value deletes the slot.
 import type { WorldState } from '../../../evm/index.ts';
-import { KECCAK_EMPTY } from '../../../evm/bytes.ts';
-import { keccak256 } from '../../../evm/keccak.ts';
+import { EMPTY_CODE_HASH } from '../../../primitives/hash.ts';
+import { keccak256 } from '../../../primitives/keccak.ts';
 import { bytesToBigint } from '../../../primitives/hex.ts';
 import type { AccountOverride } from '../../../primitives/overrides.ts';
 import { addressOf } from '../engineTx.ts';
@@ -14,7 +14,7 @@ export function writeWorldOverrides(world: WorldState, accounts: readonly Accoun
     const acc = world.account(addressOf(o.address));
     if (o.nonce !== undefined) world.setNonce(acc, o.nonce);
     if (o.balance !== undefined) world.setBalance(acc, o.balance);
-    if (o.code !== undefined) world.setCode(acc, o.code, o.code.length === 0 ? KECCAK_EMPTY : keccak256(o.code));
+    if (o.code !== undefined) world.setCode(acc, o.code, o.code.length === 0 ? EMPTY_CODE_HASH : keccak256(o.code));
     if (o.state !== undefined) {
       // Storage replaced: what was there reads as zero (the account's "created" mark ends with the next tx's start).
       world.resetForCreate(acc);

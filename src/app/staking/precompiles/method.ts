@@ -2,7 +2,7 @@
 // it writes; one dispatcher that refuses DELEGATECALL/CALLCODE, writes under STATICCALL, value and bad calldata
 // with clear revert reasons, and turns a module's refusal into a revert (its writes undone by the engine).
 import type { PrecompileCall, PrecompileOutcome, StatefulPrecompile } from '../../../evm/index.ts';
-import { addressToBytes } from '../../../evm/bytes.ts';
+import { addressToBytes } from '../../../primitives/bytes.ts';
 import {
   abiDecode,
   abiEncode,

@@ -1,5 +1,5 @@
-// keccak-256 for the engine and its tools: hash-wasm's WebAssembly keccak (about 5x faster than the pure-JS
-// one, ../shared/REFERENCE-ENGINE.md §1), synchronous once `initKeccak()` has resolved.
+// keccak-256 for every layer, the engine included: hash-wasm's WebAssembly keccak (about 5x faster than the pure-JS
+// one, ../shared/REFERENCE-ENGINE.md §1), synchronous from the first call.
 //
 // The engine calls hash-wasm's compiled module directly: its IHasher wraps every hash in a type check and three
 // typed-array allocations (the input view, the update view, the digest copy), as much time as the permutation itself
@@ -35,17 +35,22 @@ interface Direct {
 // One hasher serves every caller: a call runs init/update/digest without yielding, so calls never interleave.
 let hasher: IHasher | undefined;
 let direct: Direct | undefined;
+let tried = false;
 let pending: Promise<void> | undefined;
 
 /** Keccak's padding byte (0x01; SHA-3 uses 0x06). */
 const KECCAK_PADDING = 0x01;
 
-async function loadDirect(): Promise<Direct | undefined> {
+/**
+ * Instantiates the module synchronously (Node compiles a module of any size on the calling thread), so keccak256 works
+ * from the first call in every process, the CLI and workers included, without an await before it.
+ */
+function loadDirect(): Direct | undefined {
   try {
     const file = createRequire(import.meta.url).resolve('hash-wasm/dist/sha3.umd.min.js');
     const m = /name:"sha3",data:"([A-Za-z0-9+/=]+)"/.exec(readFileSync(file, 'latin1'));
     if (m === null) return undefined;
-    const { instance } = await WebAssembly.instantiate(Buffer.from(m[1]!, 'base64'), {});
+    const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(m[1]!, 'base64')), {});
     const ex = instance.exports as unknown as Sha3Exports;
     if (typeof ex.Hash_Calculate !== 'function' || !(ex.memory instanceof WebAssembly.Memory)) return undefined;
     const off = ex.Hash_GetBuffer();
@@ -55,29 +60,47 @@ async function loadDirect(): Promise<Direct | undefined> {
   }
 }
 
-/** Whether `d` hashes known inputs (empty, 64 bytes, and one longer than a chunk) as the IHasher does. */
-function agrees(d: Direct, h: IHasher): boolean {
-  const prev = direct;
-  direct = d;
-  try {
-    for (const n of [0, 64, 135, 136, CHUNK + 100]) {
-      const data = new Uint8Array(n);
-      for (let i = 0; i < n; i++) data[i] = (i * 131 + 7) & 0xff;
-      const want = h.init().update(data).digest('binary');
-      const got = keccak256(data);
-      for (let i = 0; i < 32; i++) if (got[i] !== want[i]) return false;
-    }
-    return true;
-  } finally {
-    direct = prev;
+/**
+ * The self-test: known digests of inputs that take each path of hashInto (empty, a short copy, one byte below and at
+ * the 136-byte rate, and the chunked path past the buffer). Input i of length n is (i * 131 + 7) & 0xff.
+ */
+const KNOWN: ReadonlyArray<readonly [number, string]> = [
+  [0, 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470'],
+  [64, '2449ec91611286422d31d903954b3c8494330d099ed443234a604b955358b8ba'],
+  [135, '177d7a0621ad962b4b2566f780a3fd53c60ba8dd5191af15928a21110a58551e'],
+  [136, 'f32872a69dc02e38925627f91d4148d250a8566a159fecd9a609ef99d32505bc'],
+  [CHUNK + 100, '9fdf7db20171746a0b3b3430f9e821e11673b9e3c513c8a3f277769d8b04b6d4'],
+];
+
+/** Whether `d` hashes the known inputs to their known digests. */
+function agrees(d: Direct): boolean {
+  for (const [n, want] of KNOWN) {
+    const data = new Uint8Array(n);
+    for (let i = 0; i < n; i++) data[i] = (i * 131 + 7) & 0xff;
+    hashInto(d, data, 0, n);
+    if (Buffer.from(d.buf.subarray(0, 32)).toString('hex') !== want) return false;
   }
+  return true;
 }
 
-/** Loads the WebAssembly hasher; call (and await) once before the first {@link keccak256}. Idempotent. */
+/** The direct instance, loaded and self-tested on first use; undefined (once) when it cannot load or disagrees. */
+function directHasher(): Direct | undefined {
+  if (!tried) {
+    tried = true;
+    const d = loadDirect();
+    if (d !== undefined && agrees(d)) direct = d;
+  }
+  return direct;
+}
+
+/**
+ * Makes keccak256 ready: the direct module (synchronous, see loadDirect) or, if it cannot serve, hash-wasm's own
+ * IHasher, which only loads asynchronously. Idempotent; only a process whose direct module failed needs to await it.
+ */
 export function initKeccak(): Promise<void> {
-  pending ??= Promise.all([createKeccak(256), loadDirect()]).then(([h, d]) => {
+  if (directHasher() !== undefined) return Promise.resolve();
+  pending ??= createKeccak(256).then((h) => {
     hasher = h;
-    if (d !== undefined && agrees(d, h)) direct = d;
   });
   return pending;
 }
@@ -101,9 +124,9 @@ function hashInto(d: Direct, data: Uint8Array, off: number, len: number): void {
   d.ex.Hash_Final(KECCAK_PADDING);
 }
 
-/** keccak-256 of `data` (a fresh 32-byte array). Throws when {@link initKeccak} has not completed. */
+/** keccak-256 of `data` (a fresh 32-byte array). Throws only when the direct module failed and initKeccak has not resolved. */
 export function keccak256(data: Uint8Array): Uint8Array {
-  const d = direct;
+  const d = direct ?? directHasher();
   if (d !== undefined) {
     hashInto(d, data, 0, data.length);
     return d.buf.slice(0, 32);
@@ -116,7 +139,7 @@ export function keccak256(data: Uint8Array): Uint8Array {
 
 /** keccak-256 of data[off, off+len) as a word (KECCAK256's result), without a digest array in between. */
 export function keccakWord(data: Uint8Array, off: number, len: number): bigint {
-  const d = direct;
+  const d = direct ?? directHasher();
   if (d === undefined) return bytesToBigint(keccak256(data.subarray(off, off + len)));
   hashInto(d, data, off, len);
   return wordOfView(d.view, 0);
