@@ -99,7 +99,7 @@ export async function appBlockRates(rounds: number, only?: 'transfers' | 'erc20'
       ...addrs.map((a) => word(BigInt('0x' + Buffer.from(a).toString('hex')))),
     ];
     const initcode = new Uint8Array([...hexToBytes(token), ...ctor.flatMap((w) => [...w])]);
-    await produce([sign(holders[0]!, nonces[0]!++, undefined, initcode, 0n, 30_000_000n)]);
+    await produce([sign(holders[0]!, nonces[0]!++, undefined, initcode, 0n, 1n << 24n)]);
     const tokenAddr = createContractAddress(new Address(addrs[0]!), 0n).bytes;
 
     const measure = async (make: (i: number) => ExecTx): Promise<[number, number]> => {
