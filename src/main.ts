@@ -1,5 +1,6 @@
 // Composition root: config → store → app → pool → engine → servers. The only place that knows concrete classes.
 import { readFileSync } from 'node:fs';
+import { bytesToHex } from './primitives/hex.ts';
 import { dumpState } from './app/dump/anvilState.ts';
 import { recordTouchedState, writeDumpFile } from './app/dump/wiring.ts';
 import { join } from 'node:path';
@@ -119,6 +120,15 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
     const fork = config.fork ? await openFork(paths.data, config.fork.url, config.fork.blockNumber) : undefined;
+    if (fork) {
+      console.log(`forked from ${fork.upstream.url} at block ${fork.point.number} (${bytesToHex(fork.point.hash)})`);
+      if (fork.point.chainId !== config.evmChainId) {
+        console.warn(
+          `fork: this chain's EIP-155 id is ${config.evmChainId}, the upstream's ${fork.point.chainId} ` +
+            '(the home was made with another --chain-id): txs signed for the upstream are refused here',
+        );
+      }
+    }
     const app = await KestrelApp.open({
       fork,
       kv,

@@ -4,6 +4,7 @@ import type { Common } from '@ethereumjs/common';
 import { type Fork, forkRules, initEngine, WorldState } from '../evm/index.ts';
 import { initKeccak } from '../primitives/keccak.ts';
 import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
+import { bytesToBigint } from '../primitives/hex.ts';
 import { KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import { faultPoint } from '../store/faults.ts';
@@ -145,26 +146,32 @@ export class KestrelApp {
         initModulesGenesis(world, genesis.modules, genesis.time);
         stateRoot = writeState(stateRoot, world.diff(), readNode, (k, v) => db.putSync(k, v));
       }
+      // A forked chain's first block is the upstream's fork block N (its number, parent, time, gas and fee, and
+      // its hash, so block N+1's parentHash is upstream's), holding the local state: the genesis allocation.
+      const point = this.deps.fork?.point;
       const ctx: BlockContext = {
-        number: 0n,
-        parentHash: new Uint8Array(32),
-        timestamp: genesis.time,
+        number: point?.number ?? 0n,
+        parentHash: point?.parentHash ?? new Uint8Array(32),
+        timestamp: point?.timestamp ?? genesis.time,
         coinbase: new Uint8Array(20),
-        gasLimit: genesis.blockGasLimit,
-        baseFeePerGas: genesis.baseFee,
+        gasLimit: point?.gasLimit ?? genesis.blockGasLimit,
+        baseFeePerGas: point?.baseFee ?? genesis.baseFee,
         mixHash: new Uint8Array(32),
       };
-      const header = await sealHeader(ctx, common, { stateRoot, encodedTxs: [], receipts: [], gasUsed: 0n });
+      const gasUsed = point?.gasUsed ?? 0n;
+      const header = await sealHeader(ctx, common, { stateRoot, encodedTxs: [], receipts: [], gasUsed });
       const block: BlockRecord = {
         header,
-        hash: header.hash(),
-        number: 0n,
+        hash: point?.hash ?? header.hash(),
+        number: ctx.number,
         txs: [],
         txHashes: [],
         senders: [],
         size: blockSize(header.raw(), []),
       };
-      await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, [])]);
+      const forkOps = point ? chain.forkPointOps(point.number, point.hash) : [];
+      await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, []), ...forkOps]);
+      if (point) chain.forkPoint = { number: point.number, hash: point.hash };
       chain.remember(block, []);
       this.headBlock = block;
     } else {
@@ -226,9 +233,35 @@ export class KestrelApp {
     return decodeTx(raw, this.deps.common, this.rules());
   }
 
-  /** An account's nonce and balance in the latest committed state. */
+  /** An account's nonce and balance in the latest committed state (forked: the upstream's until written here). */
   async headAccount(addr: Uint8Array): Promise<AccountState> {
-    return this.readHeadAccount(addr);
+    return this.deps.fork ? this.forkedHeadAccount(this.deps.fork, addr) : this.readHeadAccount(addr);
+  }
+
+  /** The forked chain's upstream, if any (its fork point names the block the chain continues). */
+  get upstream(): ForkState | undefined {
+    return this.deps.fork;
+  }
+
+  /**
+   * A forked chain's account at the head: an account neither fetched nor written locally is fetched from the
+   * upstream first, so admission sees the sender's real nonce and balance rather than an empty account.
+   */
+  private async forkedHeadAccount(fork: ForkState, addr: Uint8Array): Promise<AccountState> {
+    const head = this.headBlock;
+    const db = this.deps.state.bufferedDb();
+    try {
+      const reader = new ArchiveStateReader(
+        head.header.stateRoot,
+        (k) => db.getSync(k),
+        () => undefined,
+      );
+      const a = bytesToBigint(addr);
+      const acc = await fork.resolve(() => forkReader(reader, fork, head.number).account(a));
+      return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n };
+    } finally {
+      db.discard();
+    }
   }
 
   private readHeadAccount(addr: Uint8Array): AccountState {
@@ -243,7 +276,10 @@ export class KestrelApp {
    */
   async checkDecoded(item: ExecTx, sender?: AccountState): Promise<CheckedTx> {
     const rules = this.rules();
-    const acc = sender ?? this.readHeadAccount(item.sender);
+    // Forked, the head cache knows only local accounts: the sender is read through the upstream.
+    const acc = this.deps.fork
+      ? await this.forkedHeadAccount(this.deps.fork, item.sender)
+      : (sender ?? this.readHeadAccount(item.sender));
     checkAgainstState(item, acc, rules);
     return { ...item, stateNonce: acc.nonce };
   }

@@ -128,9 +128,14 @@ export class LogIndex {
    * Indexes the stored blocks the index has not seen (a database written before the index existed, or a new
    * node). Must finish before new blocks commit. Returns the number of blocks indexed.
    */
-  async catchUp(chainHead: bigint, receiptsOf: (n: bigint) => ReceiptRecord[] | undefined): Promise<number> {
+  async catchUp(
+    chainHead: bigint,
+    receiptsOf: (n: bigint) => ReceiptRecord[] | undefined,
+    /** The chain's first stored block (a forked chain starts at its fork block). */
+    first = 0n,
+  ): Promise<number> {
     const head = this.head();
-    const start = head === undefined ? 0n : head + 1n;
+    const start = head === undefined ? first : head + 1n;
     let w = new PostingWriter(this.kv);
     let since = 0;
     let count = 0;

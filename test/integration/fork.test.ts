@@ -14,15 +14,16 @@ import { compileSource } from '../helpers/solc.ts';
 const SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 contract Token {
+    event Transfer(address indexed from, address indexed to, uint256 value);
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     constructor(uint256 supply) { balanceOf[msg.sender] = supply; }
     function approve(address s, uint256 v) external returns (bool) { allowance[msg.sender][s] = v; return true; }
     function transfer(address to, uint256 v) external returns (bool) {
-        balanceOf[msg.sender] -= v; balanceOf[to] += v; return true;
+        balanceOf[msg.sender] -= v; balanceOf[to] += v; emit Transfer(msg.sender, to, v); return true;
     }
     function transferFrom(address f, address to, uint256 v) external returns (bool) {
-        allowance[f][msg.sender] -= v; balanceOf[f] -= v; balanceOf[to] += v; return true;
+        allowance[f][msg.sender] -= v; balanceOf[f] -= v; balanceOf[to] += v; emit Transfer(f, to, v); return true;
     }
 }
 contract Pair {
@@ -51,6 +52,7 @@ contract Toucher {
     function sumBalances(address[] calldata accounts) external view returns (uint256 s) {
         for (uint256 i = 0; i < accounts.length; i++) s += accounts[i].balance;
     }
+    function hashOf(uint256 n) external view returns (bytes32) { return blockhash(n); }
 }
 `;
 
@@ -78,6 +80,7 @@ async function countingProxy(target: string): Promise<{ url: string; count: () =
 }
 
 const E18 = 10n ** 18n;
+const toHex = (n: bigint): string => '0x' + n.toString(16);
 
 describe('forking (--fork-url)', () => {
   let upstream: KestrelNode | undefined;
@@ -86,10 +89,18 @@ describe('forking (--fork-url)', () => {
   const contracts = compileSource(SOURCE, 'Fork.sol');
   const addrs: Record<string, string> = {};
   let forkBlock = 0n;
+  /** eth_blockNumber of the fork right after it started. */
+  let forkHead0 = '';
+  /** The upstream's addLiquidity tx (mined below the fork block) and the upstream's swap after the fork. */
+  let liquidityTx = '';
+  let upstreamSwapTx = '';
+  /** An account only the upstream knows: 1 ETH, nonce 1. */
+  const stranger = Wallet.createRandom();
   printLogsOnFailure(() => [upstream, forked]);
 
   before(async () => {
-    upstream = await startNode();
+    // Another chain id than the fork's default: the fork must take the upstream's.
+    upstream = await startNode({ args: ['--chain-id', 'kestrel_777-1'] });
     const provider = new JsonRpcProvider(upstream.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
     const owner = new Wallet(DEV_ACCOUNTS[0]!.privateKey, provider);
     const deploy = async (name: string, ...args: unknown[]) => {
@@ -108,10 +119,14 @@ describe('forking (--fork-url)', () => {
     const pair = new Contract(addrs.pair, contracts.Pair!.abi as InterfaceAbi, owner);
     await (await t0.getFunction('approve')(addrs.pair, 2n ** 255n)).wait();
     await (await t1.getFunction('approve')(addrs.pair, 2n ** 255n)).wait();
-    await (await pair.getFunction('addLiquidity')(100_000n * E18, 50_000n * E18)).wait();
+    liquidityTx = (await (await pair.getFunction('addLiquidity')(100_000n * E18, 50_000n * E18)).wait())!.hash;
+    await (await owner.sendTransaction({ to: stranger.address, value: 2n * E18 })).wait();
+    const s = stranger.connect(provider);
+    await (await s.sendTransaction({ to: owner.address, value: E18 / 2n })).wait();
     forkBlock = BigInt(await rpcResult<string>(upstream.http, 'eth_blockNumber'));
     proxy = await countingProxy(upstream.http);
     forked = await startNode({ args: ['--fork-url', proxy.url, '--fork-block-number', forkBlock.toString()] });
+    forkHead0 = await rpcResult<string>(forked.http, 'eth_blockNumber');
   });
 
   after(async () => {
@@ -132,7 +147,7 @@ describe('forking (--fork-url)', () => {
     const ms = performance.now() - t;
     assert.equal(receipt!.status, 1);
     const got = ((await t1.getFunction('balanceOf')(owner.address)) as bigint) - before;
-    return { quoted, got, ms, reserve1: (await pair.getFunction('reserve1')()) as bigint };
+    return { quoted, got, ms, hash: receipt!.hash, reserve1: (await pair.getFunction('reserve1')()) as bigint };
   };
 
   it('swaps locally as the upstream would, and the upstream sees no write', async () => {
@@ -150,8 +165,74 @@ describe('forking (--fork-url)', () => {
     assert.equal(await rpcResult<string>(upstream!.http, 'eth_getTransactionCount', [owner, 'latest']), upNonce);
     // The same swap on the upstream afterwards gives the same amount out and leaves the same reserve.
     const remote = await swapOn(upstream!.http);
+    upstreamSwapTx = remote.hash;
     assert.equal(remote.got, local.got);
     assert.equal(remote.reserve1, local.reserve1);
+  });
+
+  it('continues the upstream chain: block numbers, parent hash, BLOCKHASH and chain id', async () => {
+    assert.equal(BigInt(forkHead0), forkBlock);
+    assert.equal(await rpcResult(forked!.http, 'eth_chainId'), '0x309');
+    const upBlock = await rpcResult<{ hash: string }>(upstream!.http, 'eth_getBlockByNumber', [
+      toHex(forkBlock),
+      false,
+    ]);
+    const next = await rpcResult<{ parentHash: string }>(forked!.http, 'eth_getBlockByNumber', [
+      toHex(forkBlock + 1n),
+      false,
+    ]);
+    assert.equal(next.parentHash, upBlock.hash);
+    const toucher = new Contract(
+      addrs.toucher!,
+      contracts.Toucher!.abi as InterfaceAbi,
+      new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true }),
+    );
+    for (const n of [forkBlock - 2n, forkBlock - 1n, forkBlock]) {
+      const up = await rpcResult<{ hash: string }>(upstream!.http, 'eth_getBlockByNumber', [toHex(n), false]);
+      assert.equal(await toucher.getFunction('hashOf')(n), up.hash, `BLOCKHASH(${n})`);
+    }
+  });
+
+  it("blocks, txs, receipts and logs at or below the fork block are the upstream's", async () => {
+    const same = async (method: string, params: unknown[]) => {
+      const up = await rpcResult(upstream!.http, method, params);
+      assert.notEqual(up, null, method);
+      assert.deepEqual(await rpcResult(forked!.http, method, params), up, method);
+      return up;
+    };
+    const r0 = proxy.count();
+    const t = performance.now();
+    const block = (await same('eth_getBlockByNumber', [toHex(forkBlock), true])) as { hash: string };
+    await same('eth_getBlockByNumber', [toHex(forkBlock - 3n), false]);
+    await same('eth_getBlockByHash', [block.hash, false]);
+    await same('eth_getTransactionByHash', [liquidityTx]);
+    await same('eth_getTransactionReceipt', [liquidityTx]);
+    await same('eth_getBlockTransactionCountByNumber', [toHex(forkBlock)]);
+    const ms = performance.now() - t;
+    process.stdout.write(`# fork history: 6 reads, ${proxy.count() - r0} upstream requests, ${ms.toFixed(0)} ms\n`);
+    // A tx the upstream mined after the fork block is not this chain's.
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionByHash', [upstreamSwapTx]), null);
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionReceipt', [upstreamSwapTx]), null);
+    // Logs across the fork block: the upstream's up to it, then the swap's on the fork.
+    const filter = { fromBlock: '0x0', toBlock: 'latest', address: [addrs.t0, addrs.t1] };
+    const upLogs = await rpcResult<Array<{ blockNumber: string }>>(upstream!.http, 'eth_getLogs', [
+      { ...filter, toBlock: toHex(forkBlock) },
+    ]);
+    const logs = await rpcResult<Array<{ blockNumber: string }>>(forked!.http, 'eth_getLogs', [filter]);
+    assert.ok(upLogs.length >= 2);
+    assert.deepEqual(logs.slice(0, upLogs.length), upLogs);
+    const local = logs.slice(upLogs.length);
+    assert.equal(local.length, 2, 'the fork swap emitted two Transfer logs');
+    for (const l of local) assert.ok(BigInt(l.blockNumber) > forkBlock);
+  });
+
+  it('admits a tx from an account only the upstream knows, with its upstream nonce and balance', async () => {
+    const provider = new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionCount', [stranger.address, 'pending']), '0x1');
+    const s = stranger.connect(provider);
+    const receipt = await (await s.sendTransaction({ to: DEV_ACCOUNTS[1]!.address, value: E18 })).wait();
+    assert.equal(receipt!.status, 1);
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionCount', [stranger.address, 'latest']), '0x2');
   });
 
   it('eth_getBalance/getCode/getStorageAt/getTransactionCount see upstream values of untouched accounts', async () => {

@@ -13,6 +13,8 @@ import { bytesToHex, hexToBytes } from '../../primitives/hex.ts';
 import { KestrelError } from '../../errors/index.ts';
 import type { StateEdit } from '../stateEdits.ts';
 import type { Upstream } from './upstream.ts';
+import { type ForkPoint, type ForkPointJson, forkPointToJson } from './forkPoint.ts';
+import { ForkHistory } from './history.ts';
 
 /** An upstream account at the fork block; null when it is empty there (no nonce, balance or code). */
 export interface ForkAccount {
@@ -26,10 +28,12 @@ export interface ForkAccount {
 export class Misses {
   readonly accounts = new Set<Address>();
   readonly slots = new Map<Address, Set<bigint>>();
+  /** Upstream block numbers below the fork whose hash BLOCKHASH asked for. */
+  readonly blocks = new Set<bigint>();
 
   /** Whether nothing was missed. */
   get empty(): boolean {
-    return this.accounts.size === 0 && this.slots.size === 0;
+    return this.accounts.size === 0 && this.slots.size === 0 && this.blocks.size === 0;
   }
 
   /** Records a slot (and its account). */
@@ -42,7 +46,8 @@ export class Misses {
 
 /** One line of the cache file. */
 type CacheLine =
-  | { fork: { url: string; block: string } }
+  | { fork: { url: string; block: string; point: ForkPointJson } }
+  | { block: string; hash: string }
   | { a: string; n: string; b: string; c: string }
   | { a: string; e: true }
   | { a: string; s: string; v: string }
@@ -60,6 +65,8 @@ const bigintToHex = (n: bigint, bytes = 0): string => '0x' + n.toString(16).padS
 export class ForkState {
   readonly accounts = new Map<Address, ForkAccount | null>();
   readonly slots = new Map<Address, Map<bigint, bigint>>();
+  /** Upstream hashes of blocks below the fork (BLOCKHASH), by number. */
+  private readonly blockHashes = new Map<bigint, Uint8Array>();
   private readonly codes = new Map<string, Uint8Array>();
   /** Local height at which an account's (slot's) fetched value entered the local trie. */
   private readonly committedAccounts = new Map<Address, bigint>();
@@ -69,13 +76,30 @@ export class ForkState {
   /** Misses recorded by readers since the last {@link resolve} round began. */
   misses = new Misses();
 
+  /** The fork block's number (hex quantity as sent upstream). */
+  readonly blockTag: string;
+  /** Blocks, txs, receipts and logs at heights ≤ the fork block, from the upstream. */
+  readonly history: ForkHistory;
+
   constructor(
     readonly upstream: Upstream,
-    /** The fork block's number (hex quantity as sent upstream). */
-    readonly blockTag: string,
+    /** The upstream block the chain forked from. */
+    readonly point: ForkPoint,
     private readonly cacheFile: string,
   ) {
+    this.blockTag = '0x' + point.number.toString(16);
+    this.history = new ForkHistory(upstream, point.number);
     this.load();
+  }
+
+  /**
+   * The upstream hash of block `n` below the fork (BLOCKHASH), or undefined after recording a miss (the run is
+   * repeated once it is fetched).
+   */
+  blockHash(n: bigint): Uint8Array | undefined {
+    const h = this.blockHashes.get(n);
+    if (h === undefined) this.misses.blocks.add(n);
+    return h;
   }
 
   /** The fetched account at local height `h`: undefined when the local trie answers (not fetched, or committed). */
@@ -145,12 +169,25 @@ export class ForkState {
     for (const [a, s] of slotList) {
       calls.push({ method: 'eth_getStorageAt', params: [addrHex(a), bigintToHex(s, 32), this.blockTag] });
     }
+    const blockList = [...m.blocks].filter((n) => !this.blockHashes.has(n));
+    for (const n of blockList) calls.push({ method: 'eth_getBlockByNumber', params: ['0x' + n.toString(16), false] });
     if (calls.length === 0) return;
-    const out = (await this.upstream.batch(calls)).map((r) => {
+    const answers = await this.upstream.batch(calls);
+    const lines: CacheLine[] = [];
+    const firstBlock = answers.length - blockList.length;
+    blockList.forEach((n, i) => {
+      const b = answers[firstBlock + i] as { hash?: unknown } | null;
+      if (typeof b?.hash !== 'string') {
+        throw new KestrelError(`fork upstream ${this.upstream.url} has no block ${n} below the fork block`);
+      }
+      const line: CacheLine = { block: n.toString(), hash: b.hash };
+      this.apply(line);
+      lines.push(line);
+    });
+    const out = answers.slice(0, firstBlock).map((r) => {
       if (typeof r !== 'string') throw new KestrelError(`fork upstream ${this.upstream.url} sent a non-hex value`);
       return r;
     });
-    const lines: CacheLine[] = [];
     accList.forEach((a, i) => {
       const [b, n, c] = [out[3 * i]!, out[3 * i + 1]!, out[3 * i + 2]!];
       const line: CacheLine =
@@ -214,6 +251,10 @@ export class ForkState {
 
   private apply(line: CacheLine): void {
     if ('fork' in line) return;
+    if ('hash' in line) {
+      this.blockHashes.set(BigInt(line.block), hexToBytes(line.hash));
+      return;
+    }
     if ('rewound' in line) {
       const keep = BigInt(line.rewound);
       for (const [a, h] of this.committedAccounts) if (h > keep) this.committedAccounts.delete(a);
@@ -243,7 +284,9 @@ export class ForkState {
   }
 
   private load(): void {
-    const header: CacheLine = { fork: { url: this.upstream.url, block: this.blockTag } };
+    const header: CacheLine = {
+      fork: { url: this.upstream.url, block: this.blockTag, point: forkPointToJson(this.point) },
+    };
     if (existsSync(this.cacheFile)) {
       const lines = readFileSync(this.cacheFile, 'utf8').split('\n').filter(Boolean);
       const first = lines[0] ? (JSON.parse(lines[0]) as CacheLine) : undefined;
