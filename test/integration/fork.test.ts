@@ -56,18 +56,40 @@ contract Toucher {
 }
 `;
 
-/** A proxy in front of the upstream that counts the HTTP requests the fork sends. */
-async function countingProxy(target: string): Promise<{ url: string; count: () => number; server: Server }> {
+/** A JSON-RPC call and its answer as they pass the proxy. */
+type Call = { method: string; params: unknown[]; id: number };
+type Answer = { id: number; result?: unknown; error?: unknown };
+
+/**
+ * A proxy in front of the upstream that counts the HTTP requests the fork sends and the calls per method;
+ * `tamper` may rewrite each batch's answers (a lying or limited upstream).
+ */
+async function countingProxy(
+  target: string,
+  tamper?: (calls: Call[], answers: Answer[]) => void,
+): Promise<{ url: string; count: () => number; methods: Map<string, number>; server: Server }> {
   let n = 0;
+  const methods = new Map<string, number>();
   const server = createServer((req, res) => {
     n++;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+      const body = Buffer.concat(chunks);
+      const parsed = JSON.parse(body.toString()) as Call | Call[];
+      const calls = Array.isArray(parsed) ? parsed : [parsed];
+      for (const c of calls) methods.set(c.method, (methods.get(c.method) ?? 0) + 1);
+      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
         .then(async (r) => {
+          let out = Buffer.from(await r.arrayBuffer());
+          if (tamper) {
+            const answers = JSON.parse(out.toString()) as Answer | Answer[];
+            const list = Array.isArray(answers) ? answers : [answers];
+            tamper(calls, list);
+            out = Buffer.from(JSON.stringify(answers));
+          }
           res.writeHead(r.status, { 'content-type': 'application/json' });
-          res.end(Buffer.from(await r.arrayBuffer()));
+          res.end(out);
         })
         .catch(() => {
           res.writeHead(502);
@@ -76,7 +98,7 @@ async function countingProxy(target: string): Promise<{ url: string; count: () =
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => n, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => n, methods, server };
 }
 
 const E18 = 10n ** 18n;
@@ -294,6 +316,43 @@ describe('forking (--fork-url)', () => {
     assert.equal(sum, 0n);
     // 3,000 reads (balance, nonce, code per account) in batches of 100, plus the Toucher account: not 3,000 requests.
     assert.ok(requests <= 40, `${requests} requests`);
+  });
+
+  it("checks fetched state against the fork block's stateRoot (eth_getProof), else reads it plainly", async () => {
+    assert.ok((proxy.methods.get('eth_getProof') ?? 0) > 0, 'the fork asked for proofs');
+    assert.equal(proxy.methods.get('eth_getBalance') ?? 0, 0, 'and made no plain reads');
+    const answersOf = (method: string, calls: Call[], answers: Answer[]) =>
+      answers.filter((a) => calls.find((c) => c.id === a.id)?.method === method);
+    // A lying upstream claims every proven balance one wei higher; another has no eth_getProof.
+    const liar = await countingProxy(upstream!.http, (calls, answers) => {
+      for (const a of answersOf('eth_getProof', calls, answers)) {
+        const r = a.result as { balance: string };
+        r.balance = toHex(BigInt(r.balance) + 1n);
+      }
+    });
+    const noProofs = await countingProxy(upstream!.http, (calls, answers) => {
+      for (const a of answersOf('eth_getProof', calls, answers)) {
+        delete a.result;
+        a.error = { code: -32601, message: 'the method eth_getProof does not exist/is not available' };
+      }
+    });
+    const args = (url: string) => ['--fork-url', url, '--fork-block-number', forkBlock.toString()];
+    let lying: KestrelNode | undefined;
+    let plain: KestrelNode | undefined;
+    try {
+      lying = await startNode({ args: args(liar.url) });
+      plain = await startNode({ args: args(noProofs.url) });
+      const res = await rpc(lying.http, 'eth_getBalance', [stranger.address, 'latest']);
+      assert.match(res.error?.message ?? '', /eth_getProof of 0x[0-9a-f]{40} claims another nonce or balance/);
+      const up = await rpcResult(upstream!.http, 'eth_getBalance', [stranger.address, toHex(forkBlock)]);
+      assert.equal(await rpcResult(plain.http, 'eth_getBalance', [stranger.address, 'latest']), up);
+      assert.match(plain.logs(), /reading it unverified/);
+    } finally {
+      await lying?.dispose();
+      await plain?.dispose();
+      liar.server.close();
+      noProofs.server.close();
+    }
   });
 
   it('a restart reads the fetched state from the disk cache', async () => {

@@ -10,9 +10,10 @@ import type { Address } from '../../evm/types.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts';
-import { KestrelError } from '../../errors/index.ts';
+import { KestrelError, UpstreamError } from '../../errors/index.ts';
 import type { StateEdit } from '../stateEdits.ts';
-import type { Upstream } from './upstream.ts';
+import type { RpcCall, Upstream } from './upstream.ts';
+import { verifyCode, verifyProof } from './proofs.ts';
 import { type ForkPoint, type ForkPointJson, forkPointToJson } from './forkPoint.ts';
 import { ForkHistory } from './history.ts';
 
@@ -73,6 +74,8 @@ export class ForkState {
   private readonly committedSlots = new Map<Address, Map<bigint, bigint>>();
   /** What the block being sealed carries (committed when it commits). */
   private carrying: { accounts: Address[]; slots: Array<[Address, bigint]> } | undefined;
+  /** Whether the upstream proves state at the fork block: unknown until the first fetch asks it. */
+  private proofs: 'unknown' | 'yes' | 'no' = 'unknown';
   /** Misses recorded by readers since the last {@link resolve} round began. */
   misses = new Misses();
 
@@ -150,12 +153,88 @@ export class ForkState {
     }
   }
 
-  /** Fetches the missed accounts and slots at the fork block (one batch) and caches them on disk. */
+  /**
+   * Fetches the missed accounts, slots and block hashes at the fork block (one batch) and caches them on disk.
+   * Accounts and slots come with EIP-1186 proofs checked against the fork block's stateRoot when the upstream
+   * serves eth_getProof there; otherwise (it answers the first proof request with an error) with plain reads.
+   */
   async fetch(m: Misses): Promise<void> {
     const accounts = new Set(m.accounts);
     for (const a of m.slots.keys()) if (!this.accounts.has(a)) accounts.add(a);
-    const calls: Array<{ method: string; params: unknown[] }> = [];
     const accList = [...accounts].filter((a) => !this.accounts.has(a));
+    const slots = new Map<Address, bigint[]>();
+    for (const [a, set] of m.slots) {
+      const wanted = [...set].filter((s) => this.slots.get(a)?.get(s) === undefined);
+      if (wanted.length > 0) slots.set(a, wanted);
+    }
+    const blockList = [...m.blocks].filter((n) => !this.blockHashes.has(n));
+    if (accList.length === 0 && slots.size === 0 && blockList.length === 0) return;
+    if (this.proofs !== 'no' && (accList.length > 0 || slots.size > 0)) {
+      try {
+        this.append(await this.fetchProven(accList, slots, blockList));
+        this.proofs = 'yes';
+        return;
+      } catch (e) {
+        // An upstream without eth_getProof (or without the fork block's trie) answers with an error: read plainly.
+        if (!(e instanceof UpstreamError) || e.reason !== 'rpcError' || this.proofs === 'yes') throw e;
+        this.proofs = 'no';
+        console.warn(`fork: upstream does not prove state at the fork block (${e.message}); reading it unverified`);
+      }
+    }
+    this.append(await this.fetchPlain(accList, slots, blockList));
+  }
+
+  /** The block-hash calls of a batch and, given their answers, the cache lines they make. */
+  private blockLines(blockList: bigint[], answers: unknown[]): CacheLine[] {
+    return blockList.map((n, i) => {
+      const b = answers[i] as { hash?: unknown } | null;
+      if (typeof b?.hash !== 'string') {
+        throw new KestrelError(`fork upstream ${this.upstream.url} has no block ${n} below the fork block`);
+      }
+      return { block: n.toString(), hash: b.hash };
+    });
+  }
+
+  private blockCalls(blockList: bigint[]): RpcCall[] {
+    return blockList.map((n) => ({ method: 'eth_getBlockByNumber', params: ['0x' + n.toString(16), false] }));
+  }
+
+  /** Accounts and slots by eth_getProof (+ eth_getCode), each checked against the fork block's stateRoot. */
+  private async fetchProven(accList: Address[], slots: Map<Address, bigint[]>, blockList: bigint[]) {
+    const targets = [...new Set([...accList, ...slots.keys()])];
+    const calls: RpcCall[] = targets.map((a) => ({
+      method: 'eth_getProof',
+      params: [addrHex(a), (slots.get(a) ?? []).map((s) => bigintToHex(s, 32)), this.blockTag],
+    }));
+    for (const a of accList) calls.push({ method: 'eth_getCode', params: [addrHex(a), this.blockTag] });
+    calls.push(...this.blockCalls(blockList));
+    const answers = await this.upstream.batch(calls);
+    const lines: CacheLine[] = [];
+    const url = this.upstream.url;
+    targets.forEach((a, i) => {
+      const proven = verifyProof(url, this.point.stateRoot, a, slots.get(a) ?? [], answers[i]);
+      const codeAt = accList.indexOf(a);
+      if (codeAt >= 0) {
+        const c = answers[targets.length + codeAt];
+        if (typeof c !== 'string') throw new KestrelError(`fork upstream ${url} sent a non-hex value`);
+        const acc = proven.account;
+        verifyCode(url, a, acc?.codeHash ?? EMPTY_CODE_HASH, hexToBytes(c));
+        lines.push(
+          acc === null
+            ? { a: addrHex(a), e: true }
+            : { a: addrHex(a), n: bigintToHex(acc.nonce), b: bigintToHex(acc.balance), c },
+        );
+      }
+      for (const [s, v] of proven.slots) lines.push({ a: addrHex(a), s: bigintToHex(s), v: bigintToHex(v) });
+    });
+    lines.push(...this.blockLines(blockList, answers.slice(targets.length + accList.length)));
+    for (const l of lines) this.apply(l);
+    return lines;
+  }
+
+  /** Accounts and slots by eth_getBalance / eth_getTransactionCount / eth_getCode / eth_getStorageAt. */
+  private async fetchPlain(accList: Address[], slots: Map<Address, bigint[]>, blockList: bigint[]) {
+    const calls: RpcCall[] = [];
     for (const a of accList) {
       const h = addrHex(a);
       calls.push({ method: 'eth_getBalance', params: [h, this.blockTag] });
@@ -163,44 +242,28 @@ export class ForkState {
       calls.push({ method: 'eth_getCode', params: [h, this.blockTag] });
     }
     const slotList: Array<[Address, bigint]> = [];
-    for (const [a, set] of m.slots) {
-      for (const s of set) if (this.slots.get(a)?.get(s) === undefined) slotList.push([a, s]);
-    }
+    for (const [a, list] of slots) for (const s of list) slotList.push([a, s]);
     for (const [a, s] of slotList) {
       calls.push({ method: 'eth_getStorageAt', params: [addrHex(a), bigintToHex(s, 32), this.blockTag] });
     }
-    const blockList = [...m.blocks].filter((n) => !this.blockHashes.has(n));
-    for (const n of blockList) calls.push({ method: 'eth_getBlockByNumber', params: ['0x' + n.toString(16), false] });
-    if (calls.length === 0) return;
+    calls.push(...this.blockCalls(blockList));
     const answers = await this.upstream.batch(calls);
-    const lines: CacheLine[] = [];
     const firstBlock = answers.length - blockList.length;
-    blockList.forEach((n, i) => {
-      const b = answers[firstBlock + i] as { hash?: unknown } | null;
-      if (typeof b?.hash !== 'string') {
-        throw new KestrelError(`fork upstream ${this.upstream.url} has no block ${n} below the fork block`);
-      }
-      const line: CacheLine = { block: n.toString(), hash: b.hash };
-      this.apply(line);
-      lines.push(line);
-    });
     const out = answers.slice(0, firstBlock).map((r) => {
       if (typeof r !== 'string') throw new KestrelError(`fork upstream ${this.upstream.url} sent a non-hex value`);
       return r;
     });
+    const lines: CacheLine[] = [];
     accList.forEach((a, i) => {
       const [b, n, c] = [out[3 * i]!, out[3 * i + 1]!, out[3 * i + 2]!];
-      const line: CacheLine =
-        BigInt(b) === 0n && BigInt(n) === 0n && c.length <= 2 ? { a: addrHex(a), e: true } : { a: addrHex(a), n, b, c };
-      this.apply(line);
-      lines.push(line);
+      lines.push(
+        BigInt(b) === 0n && BigInt(n) === 0n && c.length <= 2 ? { a: addrHex(a), e: true } : { a: addrHex(a), n, b, c },
+      );
     });
-    slotList.forEach(([a, s], i) => {
-      const line: CacheLine = { a: addrHex(a), s: bigintToHex(s), v: out[3 * accList.length + i]! };
-      this.apply(line);
-      lines.push(line);
-    });
-    this.append(lines);
+    slotList.forEach(([a, s], i) => lines.push({ a: addrHex(a), s: bigintToHex(s), v: out[3 * accList.length + i]! }));
+    lines.push(...this.blockLines(blockList, answers.slice(firstBlock)));
+    for (const l of lines) this.apply(l);
+    return lines;
   }
 
   /** The fetched values the next block must write (not yet committed), as state edits applied before its txs. */
