@@ -119,7 +119,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             () => mode.pinnedRoots?.() ?? [],
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
-    const fork = config.fork ? await openFork(paths.data, config.fork.url, config.fork.blockNumber) : undefined;
+    const fork = config.fork
+      ? await openFork(paths.data, config.fork.url, config.fork.blockNumber, chainStore.forkPoint)
+      : undefined;
     if (fork) {
       console.log(`forked from ${fork.upstream.url} at block ${fork.point.number} (${bytesToHex(fork.point.hash)})`);
       if (fork.point.chainId !== config.evmChainId) {

@@ -125,6 +125,14 @@ export class LogIndex {
   }
 
   /**
+   * Batch ops that make `first` the indexed head (a forked chain's new first block after anvil_reset: the blocks
+   * above the old one were rewound already, and the first block has no logs).
+   */
+  rebaseOps(first: bigint): KvOp[] {
+    return [{ type: 'put', key: HEAD, value: u64be(first) }];
+  }
+
+  /**
    * Indexes the stored blocks the index has not seen (a database written before the index existed, or a new
    * node). Must finish before new blocks commit. Returns the number of blocks indexed.
    */

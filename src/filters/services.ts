@@ -47,6 +47,7 @@ export async function startFilterServices(deps: {
   await index.catchUp(app.head.number, (n) => chainStore.receipts(n), chainStore.forkPoint?.number ?? 0n);
   app.addIndexer((c) => index.blockOps(c.block.number, c.receipts));
   app.addRewinder((keep, head) => index.rewindOps(keep, head, (n) => chainStore.receipts(n)));
+  app.addRebaser((first) => index.rebaseOps(first));
   const logs = new LogQuery(chainStore, index, () => app.head.number, limits);
   const filters = new FilterManager(logs, {
     cap: limits.filterCap,

@@ -54,6 +54,7 @@ export interface DevControls {
   mine(blocks: bigint, opts?: { timestamp?: bigint; interval?: bigint; advanceEach?: bigint }): Promise<void>;
   snapshot(): bigint;
   revert(id: bigint): Promise<boolean>;
+  reset(refork?: { url?: string; blockNumber?: bigint }): Promise<void>;
   setBalance(addr: Uint8Array, balance: bigint): Promise<void>;
   setNonce(addr: Uint8Array, nonce: bigint): Promise<void>;
   setCode(addr: Uint8Array, code: Uint8Array): Promise<void>;

@@ -199,6 +199,25 @@ export class ChainStore {
     return ops;
   }
 
+  /**
+   * Batch ops that replace a forked chain's only block (anvil_reset to another fork point): the old first block's
+   * records go, the new one is stored with its fork point and becomes the head.
+   */
+  replaceFirstOps(old: BlockRecord, block: BlockRecord): KvOp[] {
+    const n = old.number;
+    const keys = [blockKey(n), receiptsKey(n), blockLogsKey(n), canonKey(n), hashKey(old.hash)];
+    const ops: KvOp[] = keys.map((key) => ({ type: 'del', key }));
+    return [...ops, ...this.blockOps(block, []), ...this.forkPointOps(block.number, block.hash)];
+  }
+
+  /** After replaceFirstOps was written: the caches and the fork point follow. */
+  replacedFirst(old: BlockRecord, block: BlockRecord): void {
+    this.blockCache.delete(old.number);
+    this.receiptCache.delete(old.number);
+    this.forkPoint = { number: block.number, hash: block.hash };
+    this.remember(block, []);
+  }
+
   /** Drops cached blocks above `keep` (after a rewind was written). */
   forgetAbove(keep: bigint): void {
     for (const m of [this.blockCache, this.receiptCache]) for (const n of [...m.keys()]) if (n > keep) m.delete(n);

@@ -373,6 +373,36 @@ describe('forking (--fork-url)', () => {
     assert.equal(proxy.count() - r0, 0);
   });
 
+  it('anvil_reset re-forks from another upstream block; hardhat_reset goes back to the fork block', async () => {
+    const at = forkBlock - 2n;
+    const upAt = await rpcResult<{ hash: string }>(upstream!.http, 'eth_getBlockByNumber', [toHex(at), false]);
+    const upBalance = await rpcResult<string>(upstream!.http, 'eth_getBalance', [stranger.address, toHex(at)]);
+    assert.notEqual(await rpcResult(forked!.http, 'eth_getBalance', [stranger.address, 'latest']), upBalance);
+    const forking = { jsonRpcUrl: proxy.url, blockNumber: Number(at) };
+    assert.equal(await rpcResult(forked!.http, 'anvil_reset', [{ forking }]), null);
+    assert.equal(BigInt(await rpcResult<string>(forked!.http, 'eth_blockNumber')), at);
+    assert.equal(await rpcResult(forked!.http, 'eth_getBalance', [stranger.address, 'latest']), upBalance);
+    const info = await rpcResult<{ forkConfig: { forkBlockNumber: number } }>(forked!.http, 'anvil_nodeInfo');
+    assert.equal(info.forkConfig.forkBlockNumber, Number(at));
+    await rpcResult(forked!.http, 'evm_mine');
+    const next = await rpcResult<{ parentHash: string }>(forked!.http, 'eth_getBlockByNumber', [toHex(at + 1n), false]);
+    assert.equal(next.parentHash, upAt.hash);
+    assert.equal(await rpcResult(forked!.http, 'hardhat_reset', []), true);
+    assert.equal(BigInt(await rpcResult<string>(forked!.http, 'eth_blockNumber')), at);
+    // A restart keeps the new fork point.
+    forked = await forked!.restart();
+    assert.equal(BigInt(await rpcResult<string>(forked.http, 'eth_blockNumber')), at);
+    assert.equal(await rpcResult(forked.http, 'eth_getBalance', [stranger.address, 'latest']), upBalance);
+    const bad = await rpc(forked.http, 'anvil_reset', [{ forking: { blockNumber: 'ten' } }]);
+    assert.equal(bad.error?.code, -32602);
+    // A chain that is not forked cannot re-fork; without params it goes back to genesis.
+    const notForked = await rpc(upstream!.http, 'anvil_reset', [{ forking: { jsonRpcUrl: proxy.url } }]);
+    assert.match(notForked.error?.message ?? '', /needs a node started with --fork-url/);
+    assert.ok(BigInt(await rpcResult<string>(upstream!.http, 'eth_blockNumber')) > 0n);
+    assert.equal(await rpcResult(upstream!.http, 'anvil_reset', []), null);
+    assert.equal(await rpcResult(upstream!.http, 'eth_blockNumber'), '0x0');
+  });
+
   it('a dead upstream is a JSON-RPC error naming it, not a hang', async () => {
     proxy.server.close();
     proxy.server.closeAllConnections();

@@ -5,7 +5,7 @@
 // State root: like Anvil, a forked chain's root is the root of its local trie, which holds only what was touched;
 // it is not upstream's root. Fetched values enter the local trie as state edits of the next block (committed with
 // the first block after they were read), so every block's stateRoot stays the root of what the block executed on.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Address } from '../../evm/types.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
@@ -80,18 +80,35 @@ export class ForkState {
   misses = new Misses();
 
   /** The fork block's number (hex quantity as sent upstream). */
-  readonly blockTag: string;
+  blockTag: string;
   /** Blocks, txs, receipts and logs at heights ≤ the fork block, from the upstream. */
-  readonly history: ForkHistory;
+  history: ForkHistory;
 
   constructor(
-    readonly upstream: Upstream,
+    public upstream: Upstream,
     /** The upstream block the chain forked from. */
-    readonly point: ForkPoint,
+    public point: ForkPoint,
     private readonly cacheFile: string,
   ) {
     this.blockTag = '0x' + point.number.toString(16);
     this.history = new ForkHistory(upstream, point.number);
+    this.load();
+  }
+
+  /**
+   * anvil_reset to another fork point (upstream or block): everything fetched for the old one is forgotten, here and
+   * in the cache file. The local chain must have gone back to its first block already.
+   */
+  retarget(upstream: Upstream, point: ForkPoint): void {
+    this.upstream = upstream;
+    this.point = point;
+    this.blockTag = '0x' + point.number.toString(16);
+    this.history = new ForkHistory(upstream, point.number);
+    this.proofs = 'unknown';
+    for (const m of [this.accounts, this.slots, this.blockHashes, this.codes, this.committedAccounts]) m.clear();
+    this.committedSlots.clear();
+    this.carrying = undefined;
+    rmSync(this.cacheFile, { force: true });
     this.load();
   }
 
