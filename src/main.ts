@@ -1,6 +1,7 @@
 // Composition root: config → store → app → pool → engine → servers. The only place that knows concrete classes.
 import { readFileSync } from 'node:fs';
 import { bytesToHex } from './primitives/hex.ts';
+import { TracePrinter } from './tracing/printTraces.ts';
 import { dumpState } from './app/dump/anvilState.ts';
 import { recordTouchedState, writeDumpFile } from './app/dump/wiring.ts';
 import { join } from 'node:path';
@@ -236,6 +237,10 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       },
     });
     const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap), genesis.fork);
+    if (config.printTraces === true) {
+      const printer = new TracePrinter(tracing, (l) => console.log(l));
+      app.onCommit((c) => printer.onCommit(c));
+    }
     const ctx: RpcContext = {
       config,
       app,
@@ -246,6 +251,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       compat: config.jsonRpc.compat,
       clientVersion: clientVersion(dev !== undefined),
       dev,
+      nodeLog: { setEnabled: (on) => logs.setLevel(on ? config.log.level : 'warn') },
       isDevAccount: (addr) => devAccounts.has(Buffer.from(addr).toString('hex')),
       common,
       fees,

@@ -99,6 +99,8 @@ export interface RpcContext {
   miner: MinerSettings;
   /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
   dev?: DevControls;
+  /** anvil_setLoggingEnabled: off mutes the node's info lines (the --print-traces output among them). */
+  nodeLog?: { setEnabled(on: boolean): void };
   /** Whether `addr` is one of the --dev accounts (always false without --dev): personal_sign needs no token for them. */
   isDevAccount(addr: Uint8Array): boolean;
 }

@@ -100,6 +100,7 @@ export function registerStartCommand(program: Command): void {
     .option('--load-state <file>', "dev toolkit: load Anvil's state JSON (accounts, code, storage) at start")
     .option('--dump-state <file>', "dev toolkit: write the state as Anvil's JSON at shutdown")
     .option('--auto-impersonate', 'dev toolkit: eth_sendTransaction sends from any address without its key')
+    .option('--print-traces', "each mined tx's call trace and Solidity console.log output in the node's log")
     .option('--fork-url <url>', 'dev chain forked from this JSON-RPC endpoint (state fetched on first use)')
     .option('--fork-block-number <n>', 'the upstream block to fork from (default: its latest)')
     .option('--block-time <duration>', '0 = seal as soon as txs are pending; e.g. 1s = seal every second')
@@ -197,6 +198,7 @@ export function registerStartCommand(program: Command): void {
         loadStateFile: opts.loadState as string | undefined,
         dumpStateFile: opts.dumpState as string | undefined,
         autoImpersonate: opts.autoImpersonate === true,
+        printTraces: opts.printTraces === true,
       };
       if (
         (config.loadStateFile !== undefined || config.dumpStateFile !== undefined || config.autoImpersonate) &&

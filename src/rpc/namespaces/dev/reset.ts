@@ -1,14 +1,15 @@
 // anvil_reset / hardhat_reset: back to the chain's first block, or (with `forking`) re-forked from another upstream
 // block. Anvil answers null and Hardhat true; both take `{forking: {jsonRpcUrl, blockNumber}}`, either field
-// optional here (the current upstream, its latest block).
+// optional here (the current upstream, its latest block). And anvil_setLoggingEnabled, the node log's switch.
 import { MethodNotFoundError } from '../../../errors/index.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { ParamError, codec, optional, type Codec } from '../../params/codec.ts';
+import { bool } from '../../params/data.ts';
 import { u64 } from './params.ts';
 
 /** What these methods use. */
-type Ctx = Needs<'dev'>;
+type Ctx = Needs<'dev' | 'nodeLog'>;
 
 /** The decoded reset request: undefined = back to the first block. */
 type Refork = { url?: string; blockNumber?: bigint } | undefined;
@@ -35,7 +36,18 @@ const resetParams: Codec<Refork> = codec((raw) => {
   };
 });
 
-export const resetMethods: RpcMethod<Ctx>[] = (['anvil', 'hardhat'] as const).map((p) =>
+/** anvil_setLoggingEnabled(bool): null; off mutes the node's info lines until turned on again (Anvil's). */
+const setLoggingEnabled = defineMethod({
+  name: 'anvil_setLoggingEnabled',
+  params: [bool],
+  handler: (ctx: Ctx, [on]) => {
+    if (!ctx.dev || !ctx.nodeLog) throw new MethodNotFoundError('anvil_setLoggingEnabled');
+    ctx.nodeLog.setEnabled(on);
+    return null;
+  },
+});
+
+const resets: RpcMethod<Ctx>[] = (['anvil', 'hardhat'] as const).map((p) =>
   defineMethod({
     name: `${p}_reset`,
     params: [optional(resetParams)],
@@ -46,3 +58,5 @@ export const resetMethods: RpcMethod<Ctx>[] = (['anvil', 'hardhat'] as const).ma
     },
   }),
 );
+
+export const resetMethods: RpcMethod<Ctx>[] = [...resets, setLoggingEnabled];
