@@ -186,6 +186,14 @@ describe('forking (--fork-url)', () => {
     assert.equal(await rpcResult<string>(upstream!.http, 'eth_blockNumber'), upHead);
     assert.equal(await rpcResult<string>(upstream!.http, 'eth_getTransactionCount', [owner, 'latest']), upNonce);
     // The same swap on the upstream afterwards gives the same amount out and leaves the same reserve.
+    // Traced on the fork, the swap replays on the upstream values its block fetched.
+    const trace = await rpcResult<{ gasUsed: string; error?: string }>(forked!.http, 'debug_traceTransaction', [
+      local.hash,
+      { tracer: 'callTracer' },
+    ]);
+    const rcpt = await rpcResult<{ gasUsed: string }>(forked!.http, 'eth_getTransactionReceipt', [local.hash]);
+    assert.equal(trace.error, undefined);
+    assert.equal(trace.gasUsed, rcpt.gasUsed);
     const remote = await swapOn(upstream!.http);
     upstreamSwapTx = remote.hash;
     assert.equal(remote.got, local.got);
