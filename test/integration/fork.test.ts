@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { AbiCoder, Contract, ContractFactory, keccak256, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, startNode } from '../helpers/node.ts';
@@ -118,7 +118,7 @@ describe('forking (--fork-url)', () => {
   let upstreamSwapTx = '';
   /** An account only the upstream knows: 1 ETH, nonce 1. */
   const stranger = Wallet.createRandom();
-  printLogsOnFailure(() => [upstream, forked]);
+  afterEach(printLogsOnFailure(() => [upstream, forked]));
 
   before(async () => {
     // Another chain id than the fork's default: the fork must take the upstream's.
@@ -236,10 +236,13 @@ describe('forking (--fork-url)', () => {
     await same('eth_getBlockByNumber', [toHex(forkBlock - 3n), false]);
     await same('eth_getBlockByHash', [block.hash, false]);
     await same('eth_getTransactionByHash', [liquidityTx]);
+    // State below the fork block is the upstream's too.
+    await same('eth_getBalance', [stranger.address, toHex(forkBlock - 1n)]);
+    await same('eth_getCode', [addrs.pair, toHex(forkBlock - 1n)]);
     await same('eth_getTransactionReceipt', [liquidityTx]);
     await same('eth_getBlockTransactionCountByNumber', [toHex(forkBlock)]);
     const ms = performance.now() - t;
-    process.stdout.write(`# fork history: 6 reads, ${proxy.count() - r0} upstream requests, ${ms.toFixed(0)} ms\n`);
+    process.stdout.write(`# fork history: 8 reads, ${proxy.count() - r0} upstream requests, ${ms.toFixed(0)} ms\n`);
     // A tx the upstream mined after the fork block is not this chain's.
     assert.equal(await rpcResult(forked!.http, 'eth_getTransactionByHash', [upstreamSwapTx]), null);
     assert.equal(await rpcResult(forked!.http, 'eth_getTransactionReceipt', [upstreamSwapTx]), null);
@@ -328,7 +331,9 @@ describe('forking (--fork-url)', () => {
 
   it("checks fetched state against the fork block's stateRoot (eth_getProof), else reads it plainly", async () => {
     assert.ok((proxy.methods.get('eth_getProof') ?? 0) > 0, 'the fork asked for proofs');
-    assert.equal(proxy.methods.get('eth_getBalance') ?? 0, 0, 'and made no plain reads');
+    // Plain state reads are the fallback's (eth_getBalance/eth_getCode are also asked for below the fork block).
+    assert.equal(proxy.methods.get('eth_getTransactionCount') ?? 0, 0, 'and made no plain reads');
+    assert.equal(proxy.methods.get('eth_getStorageAt') ?? 0, 0, 'and made no plain reads');
     const answersOf = (method: string, calls: Call[], answers: Answer[]) =>
       answers.filter((a) => calls.find((c) => c.id === a.id)?.method === method);
     // A lying upstream claims every proven balance one wei higher; another has no eth_getProof.
