@@ -1,5 +1,7 @@
 // Composition root: config → store → app → pool → engine → servers. The only place that knows concrete classes.
 import { readFileSync } from 'node:fs';
+import { bytesToHex } from './primitives/hex.ts';
+import { TracePrinter } from './tracing/printTraces.ts';
 import { dumpState } from './app/dump/anvilState.ts';
 import { recordTouchedState, writeDumpFile } from './app/dump/wiring.ts';
 import { join } from 'node:path';
@@ -118,7 +120,18 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
             () => mode.pinnedRoots?.() ?? [],
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
-    const fork = config.fork ? await openFork(paths.data, config.fork.url, config.fork.blockNumber) : undefined;
+    const fork = config.fork
+      ? await openFork(paths.data, config.fork.url, config.fork.blockNumber, chainStore.forkPoint)
+      : undefined;
+    if (fork) {
+      console.log(`forked from ${fork.upstream.url} at block ${fork.point.number} (${bytesToHex(fork.point.hash)})`);
+      if (fork.point.chainId !== config.evmChainId) {
+        console.warn(
+          `fork: this chain's EIP-155 id is ${config.evmChainId}, the upstream's ${fork.point.chainId} ` +
+            '(the home was made with another --chain-id): txs signed for the upstream are refused here',
+        );
+      }
+    }
     const app = await KestrelApp.open({
       fork,
       kv,
@@ -224,6 +237,10 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       },
     });
     const fees = new FeeOracle(chain, app, BigInt(config.jsonRpc.feeHistoryCap), genesis.fork);
+    if (config.printTraces === true) {
+      const printer = new TracePrinter(tracing, (l) => console.log(l));
+      app.onCommit((c) => printer.onCommit(c));
+    }
     const ctx: RpcContext = {
       config,
       app,
@@ -234,6 +251,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       compat: config.jsonRpc.compat,
       clientVersion: clientVersion(dev !== undefined),
       dev,
+      nodeLog: { setEnabled: (on) => logs.setLevel(on ? config.log.level : 'warn') },
       isDevAccount: (addr) => devAccounts.has(Buffer.from(addr).toString('hex')),
       common,
       fees,

@@ -4,7 +4,8 @@ import type { Common } from '@ethereumjs/common';
 import { type Fork, forkRules, initEngine, WorldState } from '../evm/index.ts';
 import { initKeccak } from '../primitives/keccak.ts';
 import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
-import { KestrelError, NotFoundError } from '../errors/index.ts';
+import { bytesToBigint } from '../primitives/hex.ts';
+import { InvalidParamsError, KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import { faultPoint } from '../store/faults.ts';
 import { blockSize } from '../store/chainStore.ts';
@@ -33,6 +34,9 @@ import { editsDiff, type StateEdit } from './stateEdits.ts';
 import { withSupplyFollowing } from './bank/supplyEdit.ts';
 import { forkReader } from './fork/forkReader.ts';
 import type { ForkState } from './fork/forkState.ts';
+import type { ForkPoint } from './fork/forkPoint.ts';
+import { fetchForkPoint } from './fork/openFork.ts';
+import { Upstream } from './fork/upstream.ts';
 import { configureChainModules } from './staking/chain.ts';
 import { blockHooks, initModulesGenesis } from './staking/blockHooks.ts';
 import { Modules, type ConsensusInfo } from './staking/modules.ts';
@@ -99,6 +103,7 @@ export class KestrelApp {
   private readonly commitListeners: Array<(c: CommittedBlock) => void> = [];
   private readonly indexers: Array<(c: CommittedBlock) => KvOp[]> = [];
   private readonly rewinders: Array<(keep: bigint, head: bigint) => KvOp[]> = [];
+  private readonly rebasers: Array<(first: bigint) => KvOp[]> = [];
   private readonly rewindListeners: Array<(keep: bigint, forgotten: BlockRecord[]) => void> = [];
   /** How long the last Commit took to build and write its batch (metrics). */
   lastCommitSeconds = 0;
@@ -129,7 +134,7 @@ export class KestrelApp {
   }
 
   private async init(): Promise<void> {
-    const { chain, state, common, genesis } = this.deps;
+    const { chain, state, genesis } = this.deps;
     const headNumber = chain.headNumber();
     this.headDb = state.bufferedDb();
     if (headNumber === undefined) {
@@ -145,26 +150,11 @@ export class KestrelApp {
         initModulesGenesis(world, genesis.modules, genesis.time);
         stateRoot = writeState(stateRoot, world.diff(), readNode, (k, v) => db.putSync(k, v));
       }
-      const ctx: BlockContext = {
-        number: 0n,
-        parentHash: new Uint8Array(32),
-        timestamp: genesis.time,
-        coinbase: new Uint8Array(20),
-        gasLimit: genesis.blockGasLimit,
-        baseFeePerGas: genesis.baseFee,
-        mixHash: new Uint8Array(32),
-      };
-      const header = await sealHeader(ctx, common, { stateRoot, encodedTxs: [], receipts: [], gasUsed: 0n });
-      const block: BlockRecord = {
-        header,
-        hash: header.hash(),
-        number: 0n,
-        txs: [],
-        txHashes: [],
-        senders: [],
-        size: blockSize(header.raw(), []),
-      };
-      await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, [])]);
+      const point = this.deps.fork?.point;
+      const block = await this.firstBlock(stateRoot, point);
+      const forkOps = point ? chain.forkPointOps(point.number, point.hash) : [];
+      await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, []), ...forkOps]);
+      if (point) chain.forkPoint = { number: point.number, hash: point.hash };
       chain.remember(block, []);
       this.headBlock = block;
     } else {
@@ -172,6 +162,68 @@ export class KestrelApp {
       if (!head) throw new KestrelError(`store corrupt: head block ${headNumber} missing`);
       this.headBlock = head;
     }
+  }
+
+  /**
+   * The chain's first block over `stateRoot`: genesis, or for a forked chain the upstream's fork block N (its
+   * number, parent, time, gas limit, gas used and base fee, and its hash, so block N+1's parentHash is upstream's).
+   */
+  private async firstBlock(stateRoot: Uint8Array, point: ForkPoint | undefined): Promise<BlockRecord> {
+    const genesis = this.deps.genesis;
+    const ctx: BlockContext = {
+      number: point?.number ?? 0n,
+      parentHash: point?.parentHash ?? new Uint8Array(32),
+      timestamp: point?.timestamp ?? genesis.time,
+      coinbase: new Uint8Array(20),
+      gasLimit: point?.gasLimit ?? genesis.blockGasLimit,
+      baseFeePerGas: point?.baseFee ?? genesis.baseFee,
+      mixHash: new Uint8Array(32),
+    };
+    const gasUsed = point?.gasUsed ?? 0n;
+    const header = await sealHeader(ctx, this.deps.common, { stateRoot, encodedTxs: [], receipts: [], gasUsed });
+    return {
+      header,
+      hash: point?.hash ?? header.hash(),
+      number: ctx.number,
+      txs: [],
+      txHashes: [],
+      senders: [],
+      size: blockSize(header.raw(), []),
+    };
+  }
+
+  /**
+   * anvil_reset / hardhat_reset: the chain goes back to its first block (genesis, or the fork block); with `refork`,
+   * a forked chain then starts over from another upstream block (`url`, default the current upstream; `blockNumber`,
+   * default its latest), the state fetched for the old one forgotten. Only while no block is being produced.
+   */
+  async reset(refork?: { url?: string; blockNumber?: bigint }): Promise<void> {
+    const fork = this.deps.fork;
+    if (refork !== undefined && fork === undefined) {
+      throw new InvalidParamsError('forking reset needs a node started with --fork-url');
+    }
+    const chain = this.deps.chain;
+    const first = chain.forkPoint?.number ?? 0n;
+    // The new fork point first: a dead upstream leaves the chain as it was.
+    const upstream = refork === undefined ? undefined : new Upstream(refork.url ?? fork!.upstream.url);
+    const point = upstream && (await fetchForkPoint(upstream, refork!.blockNumber));
+    await this.rewind(first);
+    if (upstream === undefined || point === undefined) return;
+    const old = this.headBlock;
+    fork!.retarget(upstream, point);
+    const block = await this.firstBlock(old.header.stateRoot, point);
+    const ops = chain.replaceFirstOps(old, block);
+    for (const fn of this.rebasers) ops.push(...fn(block.number));
+    await this.deps.kv.write(ops);
+    chain.replacedFirst(old, block);
+    this.headBlock = block;
+    this.carried = undefined;
+    for (const fn of this.rewindListeners) fn(block.number, []);
+  }
+
+  /** Registers the batch ops that move an index to a new first block (anvil_reset to another fork point). */
+  addRebaser(fn: (first: bigint) => KvOp[]): void {
+    this.rebasers.push(fn);
   }
 
   /** Re-reads the head from the store (after a state-sync restore wrote a new one underneath the app). */
@@ -226,9 +278,35 @@ export class KestrelApp {
     return decodeTx(raw, this.deps.common, this.rules());
   }
 
-  /** An account's nonce and balance in the latest committed state. */
+  /** An account's nonce and balance in the latest committed state (forked: the upstream's until written here). */
   async headAccount(addr: Uint8Array): Promise<AccountState> {
-    return this.readHeadAccount(addr);
+    return this.deps.fork ? this.forkedHeadAccount(this.deps.fork, addr) : this.readHeadAccount(addr);
+  }
+
+  /** The forked chain's upstream, if any (its fork point names the block the chain continues). */
+  get upstream(): ForkState | undefined {
+    return this.deps.fork;
+  }
+
+  /**
+   * A forked chain's account at the head: an account neither fetched nor written locally is fetched from the
+   * upstream first, so admission sees the sender's real nonce and balance rather than an empty account.
+   */
+  private async forkedHeadAccount(fork: ForkState, addr: Uint8Array): Promise<AccountState> {
+    const head = this.headBlock;
+    const db = this.deps.state.bufferedDb();
+    try {
+      const reader = new ArchiveStateReader(
+        head.header.stateRoot,
+        (k) => db.getSync(k),
+        () => undefined,
+      );
+      const a = bytesToBigint(addr);
+      const acc = await fork.resolve(() => forkReader(reader, fork, head.number).account(a));
+      return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n };
+    } finally {
+      db.discard();
+    }
   }
 
   private readHeadAccount(addr: Uint8Array): AccountState {
@@ -243,7 +321,10 @@ export class KestrelApp {
    */
   async checkDecoded(item: ExecTx, sender?: AccountState): Promise<CheckedTx> {
     const rules = this.rules();
-    const acc = sender ?? this.readHeadAccount(item.sender);
+    // Forked, the head cache knows only local accounts: the sender is read through the upstream.
+    const acc = this.deps.fork
+      ? await this.forkedHeadAccount(this.deps.fork, item.sender)
+      : (sender ?? this.readHeadAccount(item.sender));
     checkAgainstState(item, acc, rules);
     return { ...item, stateNonce: acc.nonce };
   }

@@ -52,6 +52,13 @@ export class ChainQuery {
     return b;
   }
 
+  /** The chain's first local block: genesis, or a forked chain's fork block. */
+  firstBlock(): BlockRecord {
+    const b = this.chain.blockByNumber(this.chain.forkPoint?.number ?? 0n);
+    if (!b) throw new NotFoundError('first block not found');
+    return b;
+  }
+
   /** The block with a hash, or undefined. */
   blockByHash(hash: Uint8Array): BlockRecord | undefined {
     const n = this.chain.numberOfHash(hash);

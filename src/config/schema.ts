@@ -76,6 +76,8 @@ export interface NodeConfig {
   dumpStateFile?: string;
   /** --auto-impersonate: eth_sendTransaction sends from any address without its key (dev toolkit only). */
   autoImpersonate?: boolean;
+  /** --print-traces: each mined tx's call trace and console.log output in the node's log. */
+  printTraces?: boolean;
   /** --fork-url / app.toml [fork]: the upstream a dev chain forks from, at `blockNumber` (default: its latest). */
   fork?: { url: string; blockNumber?: bigint };
   chainId: string;

@@ -225,7 +225,7 @@ export class SimulateError extends KestrelError {
 }
 
 /** Why a forked chain could not read its upstream. */
-export type UpstreamFailure = 'unreachable' | 'timeout' | 'badResponse' | 'rpcError';
+export type UpstreamFailure = 'unreachable' | 'timeout' | 'badResponse' | 'rpcError' | 'proofMismatch';
 
 /** The fork's upstream JSON-RPC endpoint failed (after retries); the message names the upstream. */
 export class UpstreamError extends KestrelError {

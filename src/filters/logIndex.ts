@@ -125,12 +125,25 @@ export class LogIndex {
   }
 
   /**
+   * Batch ops that make `first` the indexed head (a forked chain's new first block after anvil_reset: the blocks
+   * above the old one were rewound already, and the first block has no logs).
+   */
+  rebaseOps(first: bigint): KvOp[] {
+    return [{ type: 'put', key: HEAD, value: u64be(first) }];
+  }
+
+  /**
    * Indexes the stored blocks the index has not seen (a database written before the index existed, or a new
    * node). Must finish before new blocks commit. Returns the number of blocks indexed.
    */
-  async catchUp(chainHead: bigint, receiptsOf: (n: bigint) => ReceiptRecord[] | undefined): Promise<number> {
+  async catchUp(
+    chainHead: bigint,
+    receiptsOf: (n: bigint) => ReceiptRecord[] | undefined,
+    /** The chain's first stored block (a forked chain starts at its fork block). */
+    first = 0n,
+  ): Promise<number> {
     const head = this.head();
-    const start = head === undefined ? 0n : head + 1n;
+    const start = head === undefined ? first : head + 1n;
     let w = new PostingWriter(this.kv);
     let since = 0;
     let count = 0;

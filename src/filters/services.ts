@@ -44,9 +44,10 @@ export async function startFilterServices(deps: {
   const index = new LogIndex(kv);
   const behind = app.head.number - (index.head() ?? -1n);
   if (behind > 1000n) deps.log?.(`log index: indexing ${behind} stored blocks`);
-  await index.catchUp(app.head.number, (n) => chainStore.receipts(n));
+  await index.catchUp(app.head.number, (n) => chainStore.receipts(n), chainStore.forkPoint?.number ?? 0n);
   app.addIndexer((c) => index.blockOps(c.block.number, c.receipts));
   app.addRewinder((keep, head) => index.rewindOps(keep, head, (n) => chainStore.receipts(n)));
+  app.addRebaser((first) => index.rebaseOps(first));
   const logs = new LogQuery(chainStore, index, () => app.head.number, limits);
   const filters = new FilterManager(logs, {
     cap: limits.filterCap,

@@ -222,7 +222,10 @@ export class TxSubmitter {
 
   /** The next usable nonce of an account, counting its pooled txs. */
   async pendingNonce(addr: Uint8Array): Promise<bigint> {
-    const acc = await this.chain.account(addr, this.chain.head());
+    // Forked, an account not yet fetched has the upstream's nonce, which only the app's forked read knows.
+    const acc = this.app.upstream
+      ? await this.app.headAccount(addr)
+      : await this.chain.account(addr, this.chain.head());
     return this.pool.pendingNonce(new Address(addr).bytes, acc.nonce);
   }
 }

@@ -54,6 +54,7 @@ export interface DevControls {
   mine(blocks: bigint, opts?: { timestamp?: bigint; interval?: bigint; advanceEach?: bigint }): Promise<void>;
   snapshot(): bigint;
   revert(id: bigint): Promise<boolean>;
+  reset(refork?: { url?: string; blockNumber?: bigint }): Promise<void>;
   setBalance(addr: Uint8Array, balance: bigint): Promise<void>;
   setNonce(addr: Uint8Array, nonce: bigint): Promise<void>;
   setCode(addr: Uint8Array, code: Uint8Array): Promise<void>;
@@ -98,6 +99,8 @@ export interface RpcContext {
   miner: MinerSettings;
   /** The dev toolkit (evm_*, anvil_*, hardhat_*): only under --dev or [dev] toolkit = true, in solo mode. */
   dev?: DevControls;
+  /** anvil_setLoggingEnabled: off mutes the node's info lines (the --print-traces output among them). */
+  nodeLog?: { setEnabled(on: boolean): void };
   /** Whether `addr` is one of the --dev accounts (always false without --dev): personal_sign needs no token for them. */
   isDevAccount(addr: Uint8Array): boolean;
 }

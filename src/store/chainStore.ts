@@ -14,6 +14,11 @@ import { blockKey, blockLogsKey, canonKey, cometTxKey, hashKey, metaKey, receipt
 const HEAD = metaKey('head');
 /** The first stored block of a node that joined by state sync (absent: every block from genesis is stored). */
 export const HISTORY_EARLIEST = metaKey('history-earliest');
+/**
+ * A forked chain's first block (number(8) ‖ hash(32)): the local record of the upstream's fork block, which answers
+ * to the upstream's hash (its local header carries the local state root, so hashing it would give another hash).
+ */
+const FORK_POINT = metaKey('fork-point');
 
 function sha256(b: Uint8Array): Uint8Array {
   return createHash('sha256').update(b).digest();
@@ -128,7 +133,21 @@ export class ChainStore {
     private readonly common: Common,
     /** Encodes the block, receipts and logs records (see RlpEncoder). */
     private readonly encode: RlpEncoder = ethereumjsEncode,
-  ) {}
+  ) {
+    const v = kv.get(FORK_POINT);
+    if (v !== undefined) this.forkPoint = { number: readU64be(v.subarray(0, 8)), hash: v.slice(8) };
+  }
+
+  /** A forked chain's first block: its height and the upstream hash it answers to (undefined when not forked). */
+  forkPoint: { number: bigint; hash: Uint8Array } | undefined;
+
+  /** Batch op recording the fork point (written with the forked chain's first block). */
+  forkPointOps(n: bigint, hash: Uint8Array): KvOp[] {
+    const value = new Uint8Array(40);
+    value.set(u64be(n), 0);
+    value.set(hash, 8);
+    return [{ type: 'put', key: FORK_POINT, value }];
+  }
 
   /** The stored head height, or undefined for an empty database. */
   headNumber(): bigint | undefined {
@@ -180,6 +199,25 @@ export class ChainStore {
     return ops;
   }
 
+  /**
+   * Batch ops that replace a forked chain's only block (anvil_reset to another fork point): the old first block's
+   * records go, the new one is stored with its fork point and becomes the head.
+   */
+  replaceFirstOps(old: BlockRecord, block: BlockRecord): KvOp[] {
+    const n = old.number;
+    const keys = [blockKey(n), receiptsKey(n), blockLogsKey(n), canonKey(n), hashKey(old.hash)];
+    const ops: KvOp[] = keys.map((key) => ({ type: 'del', key }));
+    return [...ops, ...this.blockOps(block, []), ...this.forkPointOps(block.number, block.hash)];
+  }
+
+  /** After replaceFirstOps was written: the caches and the fork point follow. */
+  replacedFirst(old: BlockRecord, block: BlockRecord): void {
+    this.blockCache.delete(old.number);
+    this.receiptCache.delete(old.number);
+    this.forkPoint = { number: block.number, hash: block.hash };
+    this.remember(block, []);
+  }
+
   /** Drops cached blocks above `keep` (after a rewind was written). */
   forgetAbove(keep: bigint): void {
     for (const m of [this.blockCache, this.receiptCache]) for (const n of [...m.keys()]) if (n > keep) m.delete(n);
@@ -191,8 +229,9 @@ export class ChainStore {
     this.receiptCache.set(block.number, receipts);
   }
 
-  /** The lowest height whose block is stored (0 unless the node joined by state sync). */
+  /** The lowest height whose block is stored (0 unless the node joined by state sync, the fork block if forked). */
   earliestBlock(): bigint {
+    if (this.forkPoint) return this.forkPoint.number;
     const v = this.kv.get(HISTORY_EARLIEST);
     return v === undefined ? 0n : readU64be(v);
   }
@@ -209,7 +248,7 @@ export class ChainStore {
     const txs = txList.map((t, i) => withSender(t, this.common, senders[i]!));
     const block: BlockRecord = {
       header,
-      hash: header.hash(),
+      hash: this.forkPoint?.number === n ? this.forkPoint.hash : header.hash(),
       number: n,
       txs,
       txHashes: txs.map((t) => t.hash()),

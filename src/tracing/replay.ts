@@ -17,6 +17,8 @@ import {
 } from '../evm/index.ts';
 import { contextOf } from '../app/block.ts';
 import { ArchiveStateReader } from '../app/evm/archiveReader.ts';
+import { forkReader } from '../app/fork/forkReader.ts';
+import type { ForkState } from '../app/fork/forkState.ts';
 import { effectiveGasPrice } from '../app/evm/executor.ts';
 import { addressOf, blockEnvOf, engineFork, engineTxOf, preExecution } from '../app/evm/engineTx.ts';
 import { chainPrecompiles, chainRules } from '../app/staking/chain.ts';
@@ -32,6 +34,8 @@ export interface ReplayDeps {
   common: Common;
   hashOf: (n: bigint) => Uint8Array | undefined;
   readNode: NodeReader;
+  /** A forked chain's upstream state (the node's call service holds it). */
+  calls?: { upstream: ForkState | undefined };
 }
 
 /** A tracer made for one transaction, with the deadline it must honour; close() frees its resources. */
@@ -134,7 +138,11 @@ export class BlockReplay {
 
   /** (Re)starts from the parent's state, after the block's system call as the executor ran it. */
   private reset(): WorldState {
-    this.world = new WorldState(new ArchiveStateReader(this.parentRoot, this.deps.readNode, this.deps.hashOf));
+    const base = new ArchiveStateReader(this.parentRoot, this.deps.readNode, this.deps.hashOf);
+    // A forked chain's block began with the upstream values it fetched (committed by the block itself, before its
+    // txs): the replay reads them as the block did.
+    const up = this.deps.calls?.upstream;
+    this.world = new WorldState(up ? forkReader(base, up, this.block.number - 1n) : base);
     preExecution(this.world, this.env, this.block.header.parentHash, this.opts.fork);
     this.next = 0;
     return this.world;

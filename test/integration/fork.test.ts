@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { AbiCoder, Contract, ContractFactory, keccak256, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, startNode } from '../helpers/node.ts';
@@ -14,15 +14,16 @@ import { compileSource } from '../helpers/solc.ts';
 const SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 contract Token {
+    event Transfer(address indexed from, address indexed to, uint256 value);
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     constructor(uint256 supply) { balanceOf[msg.sender] = supply; }
     function approve(address s, uint256 v) external returns (bool) { allowance[msg.sender][s] = v; return true; }
     function transfer(address to, uint256 v) external returns (bool) {
-        balanceOf[msg.sender] -= v; balanceOf[to] += v; return true;
+        balanceOf[msg.sender] -= v; balanceOf[to] += v; emit Transfer(msg.sender, to, v); return true;
     }
     function transferFrom(address f, address to, uint256 v) external returns (bool) {
-        allowance[f][msg.sender] -= v; balanceOf[f] -= v; balanceOf[to] += v; return true;
+        allowance[f][msg.sender] -= v; balanceOf[f] -= v; balanceOf[to] += v; emit Transfer(f, to, v); return true;
     }
 }
 contract Pair {
@@ -51,21 +52,44 @@ contract Toucher {
     function sumBalances(address[] calldata accounts) external view returns (uint256 s) {
         for (uint256 i = 0; i < accounts.length; i++) s += accounts[i].balance;
     }
+    function hashOf(uint256 n) external view returns (bytes32) { return blockhash(n); }
 }
 `;
 
-/** A proxy in front of the upstream that counts the HTTP requests the fork sends. */
-async function countingProxy(target: string): Promise<{ url: string; count: () => number; server: Server }> {
+/** A JSON-RPC call and its answer as they pass the proxy. */
+type Call = { method: string; params: unknown[]; id: number };
+type Answer = { id: number; result?: unknown; error?: unknown };
+
+/**
+ * A proxy in front of the upstream that counts the HTTP requests the fork sends and the calls per method;
+ * `tamper` may rewrite each batch's answers (a lying or limited upstream).
+ */
+async function countingProxy(
+  target: string,
+  tamper?: (calls: Call[], answers: Answer[]) => void,
+): Promise<{ url: string; count: () => number; methods: Map<string, number>; server: Server }> {
   let n = 0;
+  const methods = new Map<string, number>();
   const server = createServer((req, res) => {
     n++;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) })
+      const body = Buffer.concat(chunks);
+      const parsed = JSON.parse(body.toString()) as Call | Call[];
+      const calls = Array.isArray(parsed) ? parsed : [parsed];
+      for (const c of calls) methods.set(c.method, (methods.get(c.method) ?? 0) + 1);
+      fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
         .then(async (r) => {
+          let out = Buffer.from(await r.arrayBuffer());
+          if (tamper) {
+            const answers = JSON.parse(out.toString()) as Answer | Answer[];
+            const list = Array.isArray(answers) ? answers : [answers];
+            tamper(calls, list);
+            out = Buffer.from(JSON.stringify(answers));
+          }
           res.writeHead(r.status, { 'content-type': 'application/json' });
-          res.end(Buffer.from(await r.arrayBuffer()));
+          res.end(out);
         })
         .catch(() => {
           res.writeHead(502);
@@ -74,10 +98,11 @@ async function countingProxy(target: string): Promise<{ url: string; count: () =
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => n, server };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => n, methods, server };
 }
 
 const E18 = 10n ** 18n;
+const toHex = (n: bigint): string => '0x' + n.toString(16);
 
 describe('forking (--fork-url)', () => {
   let upstream: KestrelNode | undefined;
@@ -86,10 +111,18 @@ describe('forking (--fork-url)', () => {
   const contracts = compileSource(SOURCE, 'Fork.sol');
   const addrs: Record<string, string> = {};
   let forkBlock = 0n;
-  printLogsOnFailure(() => [upstream, forked]);
+  /** eth_blockNumber of the fork right after it started. */
+  let forkHead0 = '';
+  /** The upstream's addLiquidity tx (mined below the fork block) and the upstream's swap after the fork. */
+  let liquidityTx = '';
+  let upstreamSwapTx = '';
+  /** An account only the upstream knows: 1 ETH, nonce 1. */
+  const stranger = Wallet.createRandom();
+  afterEach(printLogsOnFailure(() => [upstream, forked]));
 
   before(async () => {
-    upstream = await startNode();
+    // Another chain id than the fork's default: the fork must take the upstream's.
+    upstream = await startNode({ args: ['--chain-id', 'kestrel_777-1'] });
     const provider = new JsonRpcProvider(upstream.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
     const owner = new Wallet(DEV_ACCOUNTS[0]!.privateKey, provider);
     const deploy = async (name: string, ...args: unknown[]) => {
@@ -108,10 +141,14 @@ describe('forking (--fork-url)', () => {
     const pair = new Contract(addrs.pair, contracts.Pair!.abi as InterfaceAbi, owner);
     await (await t0.getFunction('approve')(addrs.pair, 2n ** 255n)).wait();
     await (await t1.getFunction('approve')(addrs.pair, 2n ** 255n)).wait();
-    await (await pair.getFunction('addLiquidity')(100_000n * E18, 50_000n * E18)).wait();
+    liquidityTx = (await (await pair.getFunction('addLiquidity')(100_000n * E18, 50_000n * E18)).wait())!.hash;
+    await (await owner.sendTransaction({ to: stranger.address, value: 2n * E18 })).wait();
+    const s = stranger.connect(provider);
+    await (await s.sendTransaction({ to: owner.address, value: E18 / 2n })).wait();
     forkBlock = BigInt(await rpcResult<string>(upstream.http, 'eth_blockNumber'));
     proxy = await countingProxy(upstream.http);
     forked = await startNode({ args: ['--fork-url', proxy.url, '--fork-block-number', forkBlock.toString()] });
+    forkHead0 = await rpcResult<string>(forked.http, 'eth_blockNumber');
   });
 
   after(async () => {
@@ -132,7 +169,7 @@ describe('forking (--fork-url)', () => {
     const ms = performance.now() - t;
     assert.equal(receipt!.status, 1);
     const got = ((await t1.getFunction('balanceOf')(owner.address)) as bigint) - before;
-    return { quoted, got, ms, reserve1: (await pair.getFunction('reserve1')()) as bigint };
+    return { quoted, got, ms, hash: receipt!.hash, reserve1: (await pair.getFunction('reserve1')()) as bigint };
   };
 
   it('swaps locally as the upstream would, and the upstream sees no write', async () => {
@@ -149,9 +186,86 @@ describe('forking (--fork-url)', () => {
     assert.equal(await rpcResult<string>(upstream!.http, 'eth_blockNumber'), upHead);
     assert.equal(await rpcResult<string>(upstream!.http, 'eth_getTransactionCount', [owner, 'latest']), upNonce);
     // The same swap on the upstream afterwards gives the same amount out and leaves the same reserve.
+    // Traced on the fork, the swap replays on the upstream values its block fetched.
+    const trace = await rpcResult<{ gasUsed: string; error?: string }>(forked!.http, 'debug_traceTransaction', [
+      local.hash,
+      { tracer: 'callTracer' },
+    ]);
+    const rcpt = await rpcResult<{ gasUsed: string }>(forked!.http, 'eth_getTransactionReceipt', [local.hash]);
+    assert.equal(trace.error, undefined);
+    assert.equal(trace.gasUsed, rcpt.gasUsed);
     const remote = await swapOn(upstream!.http);
+    upstreamSwapTx = remote.hash;
     assert.equal(remote.got, local.got);
     assert.equal(remote.reserve1, local.reserve1);
+  });
+
+  it('continues the upstream chain: block numbers, parent hash, BLOCKHASH and chain id', async () => {
+    assert.equal(BigInt(forkHead0), forkBlock);
+    assert.equal(await rpcResult(forked!.http, 'eth_chainId'), '0x309');
+    const upBlock = await rpcResult<{ hash: string }>(upstream!.http, 'eth_getBlockByNumber', [
+      toHex(forkBlock),
+      false,
+    ]);
+    const next = await rpcResult<{ parentHash: string }>(forked!.http, 'eth_getBlockByNumber', [
+      toHex(forkBlock + 1n),
+      false,
+    ]);
+    assert.equal(next.parentHash, upBlock.hash);
+    const toucher = new Contract(
+      addrs.toucher!,
+      contracts.Toucher!.abi as InterfaceAbi,
+      new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true }),
+    );
+    for (const n of [forkBlock - 2n, forkBlock - 1n, forkBlock]) {
+      const up = await rpcResult<{ hash: string }>(upstream!.http, 'eth_getBlockByNumber', [toHex(n), false]);
+      assert.equal(await toucher.getFunction('hashOf')(n), up.hash, `BLOCKHASH(${n})`);
+    }
+  });
+
+  it("blocks, txs, receipts and logs at or below the fork block are the upstream's", async () => {
+    const same = async (method: string, params: unknown[]) => {
+      const up = await rpcResult(upstream!.http, method, params);
+      assert.notEqual(up, null, method);
+      assert.deepEqual(await rpcResult(forked!.http, method, params), up, method);
+      return up;
+    };
+    const r0 = proxy.count();
+    const t = performance.now();
+    const block = (await same('eth_getBlockByNumber', [toHex(forkBlock), true])) as { hash: string };
+    await same('eth_getBlockByNumber', [toHex(forkBlock - 3n), false]);
+    await same('eth_getBlockByHash', [block.hash, false]);
+    await same('eth_getTransactionByHash', [liquidityTx]);
+    // State below the fork block is the upstream's too.
+    await same('eth_getBalance', [stranger.address, toHex(forkBlock - 1n)]);
+    await same('eth_getCode', [addrs.pair, toHex(forkBlock - 1n)]);
+    await same('eth_getTransactionReceipt', [liquidityTx]);
+    await same('eth_getBlockTransactionCountByNumber', [toHex(forkBlock)]);
+    const ms = performance.now() - t;
+    process.stdout.write(`# fork history: 8 reads, ${proxy.count() - r0} upstream requests, ${ms.toFixed(0)} ms\n`);
+    // A tx the upstream mined after the fork block is not this chain's.
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionByHash', [upstreamSwapTx]), null);
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionReceipt', [upstreamSwapTx]), null);
+    // Logs across the fork block: the upstream's up to it, then the swap's on the fork.
+    const filter = { fromBlock: '0x0', toBlock: 'latest', address: [addrs.t0, addrs.t1] };
+    const upLogs = await rpcResult<Array<{ blockNumber: string }>>(upstream!.http, 'eth_getLogs', [
+      { ...filter, toBlock: toHex(forkBlock) },
+    ]);
+    const logs = await rpcResult<Array<{ blockNumber: string }>>(forked!.http, 'eth_getLogs', [filter]);
+    assert.ok(upLogs.length >= 2);
+    assert.deepEqual(logs.slice(0, upLogs.length), upLogs);
+    const local = logs.slice(upLogs.length);
+    assert.equal(local.length, 2, 'the fork swap emitted two Transfer logs');
+    for (const l of local) assert.ok(BigInt(l.blockNumber) > forkBlock);
+  });
+
+  it('admits a tx from an account only the upstream knows, with its upstream nonce and balance', async () => {
+    const provider = new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionCount', [stranger.address, 'pending']), '0x1');
+    const s = stranger.connect(provider);
+    const receipt = await (await s.sendTransaction({ to: DEV_ACCOUNTS[1]!.address, value: E18 })).wait();
+    assert.equal(receipt!.status, 1);
+    assert.equal(await rpcResult(forked!.http, 'eth_getTransactionCount', [stranger.address, 'latest']), '0x2');
   });
 
   it('eth_getBalance/getCode/getStorageAt/getTransactionCount see upstream values of untouched accounts', async () => {
@@ -215,6 +329,45 @@ describe('forking (--fork-url)', () => {
     assert.ok(requests <= 40, `${requests} requests`);
   });
 
+  it("checks fetched state against the fork block's stateRoot (eth_getProof), else reads it plainly", async () => {
+    assert.ok((proxy.methods.get('eth_getProof') ?? 0) > 0, 'the fork asked for proofs');
+    // Plain state reads are the fallback's (eth_getBalance/eth_getCode are also asked for below the fork block).
+    assert.equal(proxy.methods.get('eth_getTransactionCount') ?? 0, 0, 'and made no plain reads');
+    assert.equal(proxy.methods.get('eth_getStorageAt') ?? 0, 0, 'and made no plain reads');
+    const answersOf = (method: string, calls: Call[], answers: Answer[]) =>
+      answers.filter((a) => calls.find((c) => c.id === a.id)?.method === method);
+    // A lying upstream claims every proven balance one wei higher; another has no eth_getProof.
+    const liar = await countingProxy(upstream!.http, (calls, answers) => {
+      for (const a of answersOf('eth_getProof', calls, answers)) {
+        const r = a.result as { balance: string };
+        r.balance = toHex(BigInt(r.balance) + 1n);
+      }
+    });
+    const noProofs = await countingProxy(upstream!.http, (calls, answers) => {
+      for (const a of answersOf('eth_getProof', calls, answers)) {
+        delete a.result;
+        a.error = { code: -32601, message: 'the method eth_getProof does not exist/is not available' };
+      }
+    });
+    const args = (url: string) => ['--fork-url', url, '--fork-block-number', forkBlock.toString()];
+    let lying: KestrelNode | undefined;
+    let plain: KestrelNode | undefined;
+    try {
+      lying = await startNode({ args: args(liar.url) });
+      plain = await startNode({ args: args(noProofs.url) });
+      const res = await rpc(lying.http, 'eth_getBalance', [stranger.address, 'latest']);
+      assert.match(res.error?.message ?? '', /eth_getProof of 0x[0-9a-f]{40} claims another nonce or balance/);
+      const up = await rpcResult(upstream!.http, 'eth_getBalance', [stranger.address, toHex(forkBlock)]);
+      assert.equal(await rpcResult(plain.http, 'eth_getBalance', [stranger.address, 'latest']), up);
+      assert.match(plain.logs(), /reading it unverified/);
+    } finally {
+      await lying?.dispose();
+      await plain?.dispose();
+      liar.server.close();
+      noProofs.server.close();
+    }
+  });
+
   it('a restart reads the fetched state from the disk cache', async () => {
     forked = await forked!.restart();
     const r0 = proxy.count();
@@ -231,6 +384,36 @@ describe('forking (--fork-url)', () => {
     assert.ok(((await t1.getFunction('balanceOf')(DEV_ACCOUNTS[0]!.address)) as bigint) > 0n);
     assert.ok(((await pair.getFunction('reserve0')()) as bigint) > 100_000n * E18);
     assert.equal(proxy.count() - r0, 0);
+  });
+
+  it('anvil_reset re-forks from another upstream block; hardhat_reset goes back to the fork block', async () => {
+    const at = forkBlock - 2n;
+    const upAt = await rpcResult<{ hash: string }>(upstream!.http, 'eth_getBlockByNumber', [toHex(at), false]);
+    const upBalance = await rpcResult<string>(upstream!.http, 'eth_getBalance', [stranger.address, toHex(at)]);
+    assert.notEqual(await rpcResult(forked!.http, 'eth_getBalance', [stranger.address, 'latest']), upBalance);
+    const forking = { jsonRpcUrl: proxy.url, blockNumber: Number(at) };
+    assert.equal(await rpcResult(forked!.http, 'anvil_reset', [{ forking }]), null);
+    assert.equal(BigInt(await rpcResult<string>(forked!.http, 'eth_blockNumber')), at);
+    assert.equal(await rpcResult(forked!.http, 'eth_getBalance', [stranger.address, 'latest']), upBalance);
+    const info = await rpcResult<{ forkConfig: { forkBlockNumber: number } }>(forked!.http, 'anvil_nodeInfo');
+    assert.equal(info.forkConfig.forkBlockNumber, Number(at));
+    await rpcResult(forked!.http, 'evm_mine');
+    const next = await rpcResult<{ parentHash: string }>(forked!.http, 'eth_getBlockByNumber', [toHex(at + 1n), false]);
+    assert.equal(next.parentHash, upAt.hash);
+    assert.equal(await rpcResult(forked!.http, 'hardhat_reset', []), true);
+    assert.equal(BigInt(await rpcResult<string>(forked!.http, 'eth_blockNumber')), at);
+    // A restart keeps the new fork point.
+    forked = await forked!.restart();
+    assert.equal(BigInt(await rpcResult<string>(forked.http, 'eth_blockNumber')), at);
+    assert.equal(await rpcResult(forked.http, 'eth_getBalance', [stranger.address, 'latest']), upBalance);
+    const bad = await rpc(forked.http, 'anvil_reset', [{ forking: { blockNumber: 'ten' } }]);
+    assert.equal(bad.error?.code, -32602);
+    // A chain that is not forked cannot re-fork; without params it goes back to genesis.
+    const notForked = await rpc(upstream!.http, 'anvil_reset', [{ forking: { jsonRpcUrl: proxy.url } }]);
+    assert.match(notForked.error?.message ?? '', /needs a node started with --fork-url/);
+    assert.ok(BigInt(await rpcResult<string>(upstream!.http, 'eth_blockNumber')) > 0n);
+    assert.equal(await rpcResult(upstream!.http, 'anvil_reset', []), null);
+    assert.equal(await rpcResult(upstream!.http, 'eth_blockNumber'), '0x0');
   });
 
   it('a dead upstream is a JSON-RPC error naming it, not a hang', async () => {

@@ -36,6 +36,7 @@ export function forkReader(base: StateReader, fork: ForkState, height: bigint): 
       if (fork.slots.get(address)?.has(slot) !== true) fork.misses.slot(address, slot);
       return base.storage(address, slot);
     },
-    blockHash: (n) => base.blockHash(n),
+    // Below the fork the upstream's chain answers (the local chain's first block is the fork block itself).
+    blockHash: (n) => (n < fork.point.number ? (fork.blockHash(n) ?? new Uint8Array(32)) : base.blockHash(n)),
   };
 }

@@ -5,14 +5,17 @@
 // State root: like Anvil, a forked chain's root is the root of its local trie, which holds only what was touched;
 // it is not upstream's root. Fetched values enter the local trie as state edits of the next block (committed with
 // the first block after they were read), so every block's stateRoot stays the root of what the block executed on.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Address } from '../../evm/types.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts';
-import { KestrelError } from '../../errors/index.ts';
+import { KestrelError, UpstreamError } from '../../errors/index.ts';
 import type { StateEdit } from '../stateEdits.ts';
-import type { Upstream } from './upstream.ts';
+import type { RpcCall, Upstream } from './upstream.ts';
+import { verifyCode, verifyProof } from './proofs.ts';
+import { type ForkPoint, type ForkPointJson, forkPointToJson } from './forkPoint.ts';
+import { ForkHistory } from './history.ts';
 
 /** An upstream account at the fork block; null when it is empty there (no nonce, balance or code). */
 export interface ForkAccount {
@@ -26,10 +29,12 @@ export interface ForkAccount {
 export class Misses {
   readonly accounts = new Set<Address>();
   readonly slots = new Map<Address, Set<bigint>>();
+  /** Upstream block numbers below the fork whose hash BLOCKHASH asked for. */
+  readonly blocks = new Set<bigint>();
 
   /** Whether nothing was missed. */
   get empty(): boolean {
-    return this.accounts.size === 0 && this.slots.size === 0;
+    return this.accounts.size === 0 && this.slots.size === 0 && this.blocks.size === 0;
   }
 
   /** Records a slot (and its account). */
@@ -42,7 +47,8 @@ export class Misses {
 
 /** One line of the cache file. */
 type CacheLine =
-  | { fork: { url: string; block: string } }
+  | { fork: { url: string; block: string; point: ForkPointJson } }
+  | { block: string; hash: string }
   | { a: string; n: string; b: string; c: string }
   | { a: string; e: true }
   | { a: string; s: string; v: string }
@@ -60,22 +66,60 @@ const bigintToHex = (n: bigint, bytes = 0): string => '0x' + n.toString(16).padS
 export class ForkState {
   readonly accounts = new Map<Address, ForkAccount | null>();
   readonly slots = new Map<Address, Map<bigint, bigint>>();
+  /** Upstream hashes of blocks below the fork (BLOCKHASH), by number. */
+  private readonly blockHashes = new Map<bigint, Uint8Array>();
   private readonly codes = new Map<string, Uint8Array>();
   /** Local height at which an account's (slot's) fetched value entered the local trie. */
   private readonly committedAccounts = new Map<Address, bigint>();
   private readonly committedSlots = new Map<Address, Map<bigint, bigint>>();
   /** What the block being sealed carries (committed when it commits). */
   private carrying: { accounts: Address[]; slots: Array<[Address, bigint]> } | undefined;
+  /** Whether the upstream proves state at the fork block: unknown until the first fetch asks it. */
+  private proofs: 'unknown' | 'yes' | 'no' = 'unknown';
   /** Misses recorded by readers since the last {@link resolve} round began. */
   misses = new Misses();
 
+  /** The fork block's number (hex quantity as sent upstream). */
+  blockTag: string;
+  /** Blocks, txs, receipts and logs at heights ≤ the fork block, from the upstream. */
+  history: ForkHistory;
+
   constructor(
-    readonly upstream: Upstream,
-    /** The fork block's number (hex quantity as sent upstream). */
-    readonly blockTag: string,
+    public upstream: Upstream,
+    /** The upstream block the chain forked from. */
+    public point: ForkPoint,
     private readonly cacheFile: string,
   ) {
+    this.blockTag = '0x' + point.number.toString(16);
+    this.history = new ForkHistory(upstream, point.number);
     this.load();
+  }
+
+  /**
+   * anvil_reset to another fork point (upstream or block): everything fetched for the old one is forgotten, here and
+   * in the cache file. The local chain must have gone back to its first block already.
+   */
+  retarget(upstream: Upstream, point: ForkPoint): void {
+    this.upstream = upstream;
+    this.point = point;
+    this.blockTag = '0x' + point.number.toString(16);
+    this.history = new ForkHistory(upstream, point.number);
+    this.proofs = 'unknown';
+    for (const m of [this.accounts, this.slots, this.blockHashes, this.codes, this.committedAccounts]) m.clear();
+    this.committedSlots.clear();
+    this.carrying = undefined;
+    rmSync(this.cacheFile, { force: true });
+    this.load();
+  }
+
+  /**
+   * The upstream hash of block `n` below the fork (BLOCKHASH), or undefined after recording a miss (the run is
+   * repeated once it is fetched).
+   */
+  blockHash(n: bigint): Uint8Array | undefined {
+    const h = this.blockHashes.get(n);
+    if (h === undefined) this.misses.blocks.add(n);
+    return h;
   }
 
   /** The fetched account at local height `h`: undefined when the local trie answers (not fetched, or committed). */
@@ -126,12 +170,88 @@ export class ForkState {
     }
   }
 
-  /** Fetches the missed accounts and slots at the fork block (one batch) and caches them on disk. */
+  /**
+   * Fetches the missed accounts, slots and block hashes at the fork block (one batch) and caches them on disk.
+   * Accounts and slots come with EIP-1186 proofs checked against the fork block's stateRoot when the upstream
+   * serves eth_getProof there; otherwise (it answers the first proof request with an error) with plain reads.
+   */
   async fetch(m: Misses): Promise<void> {
     const accounts = new Set(m.accounts);
     for (const a of m.slots.keys()) if (!this.accounts.has(a)) accounts.add(a);
-    const calls: Array<{ method: string; params: unknown[] }> = [];
     const accList = [...accounts].filter((a) => !this.accounts.has(a));
+    const slots = new Map<Address, bigint[]>();
+    for (const [a, set] of m.slots) {
+      const wanted = [...set].filter((s) => this.slots.get(a)?.get(s) === undefined);
+      if (wanted.length > 0) slots.set(a, wanted);
+    }
+    const blockList = [...m.blocks].filter((n) => !this.blockHashes.has(n));
+    if (accList.length === 0 && slots.size === 0 && blockList.length === 0) return;
+    if (this.proofs !== 'no' && (accList.length > 0 || slots.size > 0)) {
+      try {
+        this.append(await this.fetchProven(accList, slots, blockList));
+        this.proofs = 'yes';
+        return;
+      } catch (e) {
+        // An upstream without eth_getProof (or without the fork block's trie) answers with an error: read plainly.
+        if (!(e instanceof UpstreamError) || e.reason !== 'rpcError' || this.proofs === 'yes') throw e;
+        this.proofs = 'no';
+        console.warn(`fork: upstream does not prove state at the fork block (${e.message}); reading it unverified`);
+      }
+    }
+    this.append(await this.fetchPlain(accList, slots, blockList));
+  }
+
+  /** The block-hash calls of a batch and, given their answers, the cache lines they make. */
+  private blockLines(blockList: bigint[], answers: unknown[]): CacheLine[] {
+    return blockList.map((n, i) => {
+      const b = answers[i] as { hash?: unknown } | null;
+      if (typeof b?.hash !== 'string') {
+        throw new KestrelError(`fork upstream ${this.upstream.url} has no block ${n} below the fork block`);
+      }
+      return { block: n.toString(), hash: b.hash };
+    });
+  }
+
+  private blockCalls(blockList: bigint[]): RpcCall[] {
+    return blockList.map((n) => ({ method: 'eth_getBlockByNumber', params: ['0x' + n.toString(16), false] }));
+  }
+
+  /** Accounts and slots by eth_getProof (+ eth_getCode), each checked against the fork block's stateRoot. */
+  private async fetchProven(accList: Address[], slots: Map<Address, bigint[]>, blockList: bigint[]) {
+    const targets = [...new Set([...accList, ...slots.keys()])];
+    const calls: RpcCall[] = targets.map((a) => ({
+      method: 'eth_getProof',
+      params: [addrHex(a), (slots.get(a) ?? []).map((s) => bigintToHex(s, 32)), this.blockTag],
+    }));
+    for (const a of accList) calls.push({ method: 'eth_getCode', params: [addrHex(a), this.blockTag] });
+    calls.push(...this.blockCalls(blockList));
+    const answers = await this.upstream.batch(calls);
+    const lines: CacheLine[] = [];
+    const url = this.upstream.url;
+    targets.forEach((a, i) => {
+      const proven = verifyProof(url, this.point.stateRoot, a, slots.get(a) ?? [], answers[i]);
+      const codeAt = accList.indexOf(a);
+      if (codeAt >= 0) {
+        const c = answers[targets.length + codeAt];
+        if (typeof c !== 'string') throw new KestrelError(`fork upstream ${url} sent a non-hex value`);
+        const acc = proven.account;
+        verifyCode(url, a, acc?.codeHash ?? EMPTY_CODE_HASH, hexToBytes(c));
+        lines.push(
+          acc === null
+            ? { a: addrHex(a), e: true }
+            : { a: addrHex(a), n: bigintToHex(acc.nonce), b: bigintToHex(acc.balance), c },
+        );
+      }
+      for (const [s, v] of proven.slots) lines.push({ a: addrHex(a), s: bigintToHex(s), v: bigintToHex(v) });
+    });
+    lines.push(...this.blockLines(blockList, answers.slice(targets.length + accList.length)));
+    for (const l of lines) this.apply(l);
+    return lines;
+  }
+
+  /** Accounts and slots by eth_getBalance / eth_getTransactionCount / eth_getCode / eth_getStorageAt. */
+  private async fetchPlain(accList: Address[], slots: Map<Address, bigint[]>, blockList: bigint[]) {
+    const calls: RpcCall[] = [];
     for (const a of accList) {
       const h = addrHex(a);
       calls.push({ method: 'eth_getBalance', params: [h, this.blockTag] });
@@ -139,31 +259,28 @@ export class ForkState {
       calls.push({ method: 'eth_getCode', params: [h, this.blockTag] });
     }
     const slotList: Array<[Address, bigint]> = [];
-    for (const [a, set] of m.slots) {
-      for (const s of set) if (this.slots.get(a)?.get(s) === undefined) slotList.push([a, s]);
-    }
+    for (const [a, list] of slots) for (const s of list) slotList.push([a, s]);
     for (const [a, s] of slotList) {
       calls.push({ method: 'eth_getStorageAt', params: [addrHex(a), bigintToHex(s, 32), this.blockTag] });
     }
-    if (calls.length === 0) return;
-    const out = (await this.upstream.batch(calls)).map((r) => {
+    calls.push(...this.blockCalls(blockList));
+    const answers = await this.upstream.batch(calls);
+    const firstBlock = answers.length - blockList.length;
+    const out = answers.slice(0, firstBlock).map((r) => {
       if (typeof r !== 'string') throw new KestrelError(`fork upstream ${this.upstream.url} sent a non-hex value`);
       return r;
     });
     const lines: CacheLine[] = [];
     accList.forEach((a, i) => {
       const [b, n, c] = [out[3 * i]!, out[3 * i + 1]!, out[3 * i + 2]!];
-      const line: CacheLine =
-        BigInt(b) === 0n && BigInt(n) === 0n && c.length <= 2 ? { a: addrHex(a), e: true } : { a: addrHex(a), n, b, c };
-      this.apply(line);
-      lines.push(line);
+      lines.push(
+        BigInt(b) === 0n && BigInt(n) === 0n && c.length <= 2 ? { a: addrHex(a), e: true } : { a: addrHex(a), n, b, c },
+      );
     });
-    slotList.forEach(([a, s], i) => {
-      const line: CacheLine = { a: addrHex(a), s: bigintToHex(s), v: out[3 * accList.length + i]! };
-      this.apply(line);
-      lines.push(line);
-    });
-    this.append(lines);
+    slotList.forEach(([a, s], i) => lines.push({ a: addrHex(a), s: bigintToHex(s), v: out[3 * accList.length + i]! }));
+    lines.push(...this.blockLines(blockList, answers.slice(firstBlock)));
+    for (const l of lines) this.apply(l);
+    return lines;
   }
 
   /** The fetched values the next block must write (not yet committed), as state edits applied before its txs. */
@@ -214,6 +331,10 @@ export class ForkState {
 
   private apply(line: CacheLine): void {
     if ('fork' in line) return;
+    if ('hash' in line) {
+      this.blockHashes.set(BigInt(line.block), hexToBytes(line.hash));
+      return;
+    }
     if ('rewound' in line) {
       const keep = BigInt(line.rewound);
       for (const [a, h] of this.committedAccounts) if (h > keep) this.committedAccounts.delete(a);
@@ -243,7 +364,9 @@ export class ForkState {
   }
 
   private load(): void {
-    const header: CacheLine = { fork: { url: this.upstream.url, block: this.blockTag } };
+    const header: CacheLine = {
+      fork: { url: this.upstream.url, block: this.blockTag, point: forkPointToJson(this.point) },
+    };
     if (existsSync(this.cacheFile)) {
       const lines = readFileSync(this.cacheFile, 'utf8').split('\n').filter(Boolean);
       const first = lines[0] ? (JSON.parse(lines[0]) as CacheLine) : undefined;

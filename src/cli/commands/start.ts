@@ -66,6 +66,29 @@ function nodeSecrets(config: NodeConfig): string[] {
   return out;
 }
 
+/**
+ * The Cosmos chain id a dev home forked from `url` gets: kestrel_<upstream's EIP-155 id>-1 (one eth_chainId call;
+ * the fork itself asks again through its own client, with retries, once the node starts).
+ */
+async function upstreamChainId(url: string): Promise<string> {
+  let id: unknown;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    id = ((await res.json()) as { result?: unknown }).result;
+  } catch (e) {
+    throw new Error(`fork upstream ${url} failed: eth_chainId: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (typeof id !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(id) || BigInt(id) === 0n) {
+    throw new Error(`fork upstream ${url} answered eth_chainId with ${JSON.stringify(id)}, not a chain id`);
+  }
+  return `kestrel_${BigInt(id)}-1`;
+}
+
 /** Registers `start`. */
 export function registerStartCommand(program: Command): void {
   program
@@ -77,6 +100,7 @@ export function registerStartCommand(program: Command): void {
     .option('--load-state <file>', "dev toolkit: load Anvil's state JSON (accounts, code, storage) at start")
     .option('--dump-state <file>', "dev toolkit: write the state as Anvil's JSON at shutdown")
     .option('--auto-impersonate', 'dev toolkit: eth_sendTransaction sends from any address without its key')
+    .option('--print-traces', "each mined tx's call trace and Solidity console.log output in the node's log")
     .option('--fork-url <url>', 'dev chain forked from this JSON-RPC endpoint (state fetched on first use)')
     .option('--fork-block-number <n>', 'the upstream block to fork from (default: its latest)')
     .option('--block-time <duration>', '0 = seal as soon as txs are pending; e.g. 1s = seal every second')
@@ -143,7 +167,7 @@ export function registerStartCommand(program: Command): void {
     .option('--metrics.address <host:port>', 'Prometheus metrics listen address (implies --metrics)')
     .option('--log.level <level>', 'debug, info (default), warn or error')
     .option('--log.format <format>', 'text (default) or json; every line has a level, a time and a module')
-    .action(async (opts: Record<string, unknown>) => {
+    .action(async (opts: Record<string, unknown>, command: Command) => {
       // Until app.toml is read, the flags (or the defaults) decide; every later console line goes through the logger.
       const sink = new LogSink(
         parseLogLevel((opts['log.level'] as string | undefined) ?? 'info'),
@@ -160,7 +184,13 @@ export function registerStartCommand(program: Command): void {
       if (!isInitialized(home)) {
         if (!dev)
           throw new Error(`${home} is not initialised: run "kestreld init --home ${home}" first (or use --dev)`);
-        initHome(home, { chainId: opts.chainId as string, dev: true });
+        // Forking, the chain id is the upstream's unless --chain-id names one (Anvil's rule), so signed txs and
+        // wallets made for the upstream work on the fork.
+        const chainId =
+          opts.forkUrl !== undefined && command.getOptionValueSource('chainId') === 'default'
+            ? await upstreamChainId(opts.forkUrl as string)
+            : (opts.chainId as string);
+        initHome(home, { chainId, dev: true });
         console.log(`created dev home ${home}`);
       }
       const config: NodeConfig = {
@@ -168,6 +198,7 @@ export function registerStartCommand(program: Command): void {
         loadStateFile: opts.loadState as string | undefined,
         dumpStateFile: opts.dumpState as string | undefined,
         autoImpersonate: opts.autoImpersonate === true,
+        printTraces: opts.printTraces === true,
       };
       if (
         (config.loadStateFile !== undefined || config.dumpStateFile !== undefined || config.autoImpersonate) &&

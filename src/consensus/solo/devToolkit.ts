@@ -41,7 +41,12 @@ export class DevToolkit {
     private readonly engine: SoloEngine,
     private readonly pool: TxPool,
     private readonly txs: TxSubmitter,
-  ) {}
+  ) {
+    this.initialClock = engine.time.state();
+  }
+
+  /** The clock as the node started (anvil_reset goes back to it). */
+  private readonly initialClock: ClockState;
 
   /** hardhat_getAutomine / anvil_getAutomine. */
   get automine(): boolean {
@@ -138,6 +143,20 @@ export class DevToolkit {
       this.engine.time.restore(snap.clock);
     });
     return true;
+  }
+
+  /**
+   * anvil_reset / hardhat_reset: the chain back to its first block (genesis, or the fork block), or re-forked from
+   * `refork`'s upstream block; the pool, the journal, the snapshots and the clock start over.
+   */
+  async reset(refork?: { url?: string; blockNumber?: bigint }): Promise<void> {
+    await this.engine.exclusive(async () => {
+      await this.txs.journalOnly([]);
+      await this.app.reset(refork);
+      await this.txs.replacePool([]);
+      this.snapshots.clear();
+      this.engine.time.restore(this.initialClock);
+    });
   }
 
   /** anvil_setBalance / hardhat_setBalance (an absent account is created). */

@@ -10,6 +10,7 @@ import { defineMethod, type RpcMethod } from '../../method.ts';
 import { optional, type Codec } from '../../params/codec.ts';
 import { address, bool, bytes, hash32, storageSlot } from '../../params/data.ts';
 import { mineParams, u256, u64, word32 } from './params.ts';
+import { resetMethods } from './reset.ts';
 
 /** What these methods use. */
 type Ctx = Needs<'app' | 'calls' | 'chain' | 'clientVersion' | 'config' | 'dev'>;
@@ -221,7 +222,11 @@ function nodeInfo(ctx: Ctx): Record<string, unknown> {
       gasLimit: quantity(head.header.gasLimit),
       gasPrice: quantity(ctx.app.minGasPrice),
     },
-    forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+    forkConfig: {
+      forkUrl: ctx.calls.upstream?.upstream.url ?? null,
+      forkBlockNumber: ctx.calls.upstream ? Number(ctx.calls.upstream.point.number) : null,
+      forkRetryBackoff: null,
+    },
   };
 }
 
@@ -249,7 +254,7 @@ const info: RpcMethod<Ctx>[] = [
   }),
 ];
 
-const all = [...evm, ...time, ...mining, ...state, ...erc20, ...dumps, ...info];
+const all = [...evm, ...time, ...mining, ...state, ...erc20, ...dumps, ...info, ...resetMethods];
 
 /** The dev toolkit's methods by namespace, for buildMethodTable. */
 export const devNamespaces: Record<'evm' | 'anvil' | 'hardhat', RpcMethod<Ctx>[]> = {

@@ -1,8 +1,10 @@
 // eth_ block methods. Unknown blocks answer null, as geth does.
-import { toQuantity } from '../../../primitives/hex.ts';
+import { quantity } from '../../../app/fork/history.ts';
+import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { Needs } from '../../context.ts';
 import { formatBlock } from '../../format/block.ts';
 import { formatBlockReceipts } from '../../format/receipt.ts';
+import { upstreamHash, upstreamHeight } from './forkHistory.ts';
 import { defineMethod } from '../../method.ts';
 import {
   blockNumberOrTag,
@@ -14,7 +16,7 @@ import {
 } from '../../params/index.ts';
 
 /** What these methods use. */
-type Ctx = Needs<'app' | 'chain' | 'compat' | 'pool'>;
+type Ctx = Needs<'app' | 'calls' | 'chain' | 'compat' | 'pool'>;
 
 /**
  * The pending block: the block the pool's executable txs would make next, executed on a copy of the head state,
@@ -34,6 +36,8 @@ export const getBlockByNumber = defineMethod({
   params: [blockNumberOrTag, bool],
   handler: (ctx: Ctx, [sel, full]) => {
     if (sel.kind === 'tag' && sel.tag === 'pending') return pendingBlock(ctx, full);
+    const up = upstreamHeight(ctx, sel);
+    if (up) return up.history.blockByNumber(up.number, full);
     const b = ctx.chain.findBlock(sel);
     return b ? formatBlock(b, full, ctx.compat) : null;
   },
@@ -44,6 +48,8 @@ export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
   params: [hash32, bool],
   handler: (ctx: Ctx, [hash, full]) => {
+    const up = upstreamHash(ctx, hash);
+    if (up) return up.blockByHash(bytesToHex(hash), full);
     const b = ctx.chain.blockByHash(hash);
     return b ? formatBlock(b, full, ctx.compat) : null;
   },
@@ -54,6 +60,8 @@ export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
   params: [optionalBlockNumberOrTag],
   handler: (ctx: Ctx, [sel]) => {
+    const up = upstreamHeight(ctx, sel);
+    if (up) return up.history.call('eth_getBlockTransactionCountByNumber', [quantity(up.number)]);
     const b = ctx.chain.findBlock(sel);
     return b ? toQuantity(b.txs.length) : null;
   },
@@ -63,7 +71,12 @@ export const getBlockTransactionCountByNumber = defineMethod({
 export const getBlockTransactionCountByHash = defineMethod({
   name: 'eth_getBlockTransactionCountByHash',
   params: [hash32],
-  handler: (ctx: Ctx, [hash]) => {
+  handler: async (ctx: Ctx, [hash]) => {
+    const up = upstreamHash(ctx, hash);
+    if (up) {
+      const b = (await up.blockByHash(bytesToHex(hash), false)) as { transactions?: unknown[] } | null;
+      return b ? toQuantity(b.transactions?.length ?? 0) : null;
+    }
     const b = ctx.chain.blockByHash(hash);
     return b ? toQuantity(b.txs.length) : null;
   },
@@ -73,7 +86,14 @@ export const getBlockTransactionCountByHash = defineMethod({
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
   params: [blockSelector],
-  handler: (ctx: Ctx, [sel]) => {
+  handler: async (ctx: Ctx, [sel]) => {
+    const up = upstreamHeight(ctx, sel);
+    if (up) return up.history.call('eth_getBlockReceipts', [quantity(up.number)]);
+    if (sel.kind === 'hash') {
+      const h = upstreamHash(ctx, sel.hash);
+      const b = h ? ((await h.blockByHash(bytesToHex(sel.hash), false)) as { number: string } | null) : undefined;
+      if (h) return b ? h.call('eth_getBlockReceipts', [b.number]) : null;
+    }
     const b = ctx.chain.findBlock(sel);
     return b ? formatBlockReceipts(b, ctx.chain.receipts(b), ctx.compat) : null;
   },
@@ -83,7 +103,11 @@ export const getBlockReceipts = defineMethod({
 export const getUncleCountByBlockNumber = defineMethod({
   name: 'eth_getUncleCountByBlockNumber',
   params: [blockNumberOrTag],
-  handler: (ctx: Ctx, [sel]) => (ctx.chain.findBlock(sel) ? '0x0' : null),
+  handler: (ctx: Ctx, [sel]) => {
+    const up = upstreamHeight(ctx, sel);
+    if (up) return up.history.call('eth_getUncleCountByBlockNumber', [quantity(up.number)]);
+    return ctx.chain.findBlock(sel) ? '0x0' : null;
+  },
 });
 
 /** Handler for eth_getUncleCountByBlockHash. */

@@ -47,7 +47,7 @@ export const config = defineMethod({
   name: 'eth_config',
   params: [],
   handler: (ctx: Ctx) => {
-    const genesis = ctx.chain.blockByNumber(0n)!;
+    const genesis = ctx.chain.firstBlock();
     const fork = currentFork(ctx.config.evmChainId, genesis.hash, chainFork(ctx.common));
     return { current: formatFork(fork), next: null, last: null };
   },

@@ -1,6 +1,7 @@
 // eth_ account state at any block: balance, nonce, code, storage. The block parameter defaults to `latest`.
 import { bigintToBytes, bytesToBigint, bytesToHex, padLeft, toQuantity } from '../../../primitives/hex.ts';
 import type { ForkState } from '../../../app/fork/forkState.ts';
+import { quantity } from '../../../app/fork/history.ts';
 import type { StateReader } from '../../../evm/types.ts';
 import type { BlockSelector } from '../../../primitives/blockSelector.ts';
 import type { AccountView } from '../../../app/query.ts';
@@ -18,7 +19,11 @@ export const getBalance = defineMethod({
   hexResult: true,
   handler: (ctx: Ctx, [addr, sel]) => {
     const up = ctx.calls.upstream;
-    if (up) return forked(ctx, up, sel, (r) => toQuantity(r.account(bytesToBigint(addr))?.balance ?? 0n));
+    if (up) {
+      const n = belowFork(up, sel);
+      if (n !== undefined) return up.history.call('eth_getBalance', [bytesToHex(addr), quantity(n)]);
+      return forked(ctx, up, sel, (r) => toQuantity(r.account(bytesToBigint(addr))?.balance ?? 0n));
+    }
     // Synchronous when the head cache has the account: no promise on the hot path.
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
     return acc instanceof Promise ? acc.then(balanceOf) : balanceOf(acc);
@@ -41,7 +46,11 @@ export const getTransactionCount = defineMethod({
   handler: (ctx: Ctx, [addr, sel]) => {
     if (sel.kind === 'tag' && sel.tag === 'pending') return ctx.txs.pendingNonce(addr).then(toQuantity);
     const up = ctx.calls.upstream;
-    if (up) return forked(ctx, up, sel, (r) => toQuantity(r.account(bytesToBigint(addr))?.nonce ?? 0n));
+    if (up) {
+      const n = belowFork(up, sel);
+      if (n !== undefined) return up.history.call('eth_getTransactionCount', [bytesToHex(addr), quantity(n)]);
+      return forked(ctx, up, sel, (r) => toQuantity(r.account(bytesToBigint(addr))?.nonce ?? 0n));
+    }
     const acc = ctx.chain.account(addr, ctx.chain.resolveBlock(sel));
     return acc instanceof Promise ? acc.then(nonceOf) : nonceOf(acc);
   },
@@ -55,6 +64,8 @@ export const getCode = defineMethod({
   handler: (ctx: Ctx, [addr, sel]) => {
     const up = ctx.calls.upstream;
     if (!up) return hexOf(ctx.chain.code(addr, ctx.chain.resolveBlock(sel)));
+    const n = belowFork(up, sel);
+    if (n !== undefined) return up.history.call('eth_getCode', [bytesToHex(addr), quantity(n)]);
     return forked(ctx, up, sel, (r) => {
       const acc = r.account(bytesToBigint(addr));
       return bytesToHex(acc ? r.code(acc.codeHash) : new Uint8Array(0));
@@ -70,11 +81,19 @@ export const getStorageAt = defineMethod({
   handler: (ctx: Ctx, [addr, slot, sel]) => {
     const up = ctx.calls.upstream;
     if (!up) return hexOf(ctx.chain.storage(addr, slot, ctx.chain.resolveBlock(sel)));
+    const n = belowFork(up, sel);
+    if (n !== undefined) return up.history.call('eth_getStorageAt', [bytesToHex(addr), bytesToHex(slot), quantity(n)]);
     return forked(ctx, up, sel, (r) =>
       bytesToHex(padLeft(bigintToBytes(r.storage(bytesToBigint(addr), bytesToBigint(slot))), 32)),
     );
   },
 });
+
+/** The height of a block below the fork block (the upstream's state, asked of it), or undefined. */
+function belowFork(up: ForkState, sel: BlockSelector): bigint | undefined {
+  if (sel.kind === 'tag' && sel.tag === 'earliest') return 0n;
+  return sel.kind === 'number' && sel.number < up.point.number ? sel.number : undefined;
+}
 
 /** A forked chain's read at the selected block: what the local chain lacks comes from the upstream. */
 function forked<T>(ctx: Ctx, up: ForkState, sel: BlockSelector, read: (r: StateReader) => T): Promise<T> {

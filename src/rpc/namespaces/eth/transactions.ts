@@ -3,6 +3,8 @@ import type { BlockRecord } from '../../../store/records.ts';
 import { TxSyncTimeoutError } from '../../../errors/index.ts';
 import { bytesToHex } from '../../../primitives/hex.ts';
 import type { Needs } from '../../context.ts';
+import { quantity } from '../../../app/fork/history.ts';
+import { upstreamHash, upstreamHeight } from './forkHistory.ts';
 import { formatReceipt, firstLogIndexes } from '../../format/receipt.ts';
 import { formatTx } from '../../format/tx.ts';
 import { defineMethod } from '../../method.ts';
@@ -19,7 +21,7 @@ import {
 } from '../../params/index.ts';
 
 /** What these methods use. */
-type Ctx = Needs<'chain' | 'compat' | 'pool' | 'txs'>;
+type Ctx = Needs<'calls' | 'chain' | 'compat' | 'pool' | 'txs'>;
 
 function txAt(b: BlockRecord | undefined, i: number): Record<string, unknown> | null {
   if (!b || i >= b.txs.length) return null;
@@ -40,7 +42,9 @@ export const getTransactionByHash = defineMethod({
     const mined = ctx.chain.minedTx(hash);
     if (mined) return txAt(mined.block, mined.index);
     const pooled = ctx.pool.get(hash);
-    return pooled ? formatTx(pooled.tx, pooled.sender, pooled.hash) : null;
+    if (pooled) return formatTx(pooled.tx, pooled.sender, pooled.hash);
+    // Forked: a tx the upstream mined at or below the fork block.
+    return ctx.calls.upstream?.history.transaction(bytesToHex(hash)) ?? null;
   },
 });
 
@@ -48,14 +52,25 @@ export const getTransactionByHash = defineMethod({
 export const getTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockHashAndIndex',
   params: [hash32, uintIndex],
-  handler: (ctx: Ctx, [hash, i]) => txAt(ctx.chain.blockByHash(hash), i),
+  handler: async (ctx: Ctx, [hash, i]) => {
+    const up = upstreamHash(ctx, hash);
+    if (!up) return txAt(ctx.chain.blockByHash(hash), i);
+    const b = (await up.blockByHash(bytesToHex(hash), false)) as { number: string } | null;
+    return b ? up.call('eth_getTransactionByBlockHashAndIndex', [bytesToHex(hash), quantity(BigInt(i))]) : null;
+  },
 });
 
 /** Handler for eth_getTransactionByBlockNumberAndIndex. */
 export const getTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
   params: [blockNumberOrTag, uintIndex],
-  handler: (ctx: Ctx, [sel, i]) => txAt(ctx.chain.findBlock(sel), i),
+  handler: (ctx: Ctx, [sel, i]) => {
+    const up = upstreamHeight(ctx, sel);
+    if (up) {
+      return up.history.call('eth_getTransactionByBlockNumberAndIndex', [quantity(up.number), quantity(BigInt(i))]);
+    }
+    return txAt(ctx.chain.findBlock(sel), i);
+  },
 });
 
 function receiptOf(ctx: Ctx, hash: Uint8Array): Record<string, unknown> | null {
@@ -69,7 +84,12 @@ function receiptOf(ctx: Ctx, hash: Uint8Array): Record<string, unknown> | null {
 export const getTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
   params: [hash32],
-  handler: (ctx: Ctx, [hash]) => receiptOf(ctx, hash),
+  handler: (ctx: Ctx, [hash]) => {
+    const local = receiptOf(ctx, hash);
+    if (local !== null || ctx.pool.get(hash) !== undefined) return local;
+    // Forked: a receipt of a tx the upstream mined at or below the fork block.
+    return ctx.calls.upstream?.history.receipt(bytesToHex(hash)) ?? null;
+  },
 });
 
 /** Handler for eth_sendRawTransaction (in instant mode it answers once the tx's block is committed). */
