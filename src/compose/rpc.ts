@@ -11,6 +11,7 @@ import { ethNamespace } from '../rpc/namespaces/eth/index.ts';
 import { minerNamespace } from '../rpc/namespaces/miner/index.ts';
 import { netNamespace } from '../rpc/namespaces/net/index.ts';
 import { personalNamespace } from '../rpc/namespaces/personal/index.ts';
+import { traceNamespace } from '../rpc/namespaces/trace/index.ts';
 import { txpoolNamespace } from '../rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from '../rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from '../rpc/registry.ts';
@@ -35,6 +36,7 @@ export function methodTable(config: NodeConfig, devToolkit: boolean): Map<string
       txpool: txpoolNamespace,
       miner: minerNamespace,
       debug: debugNamespace,
+      trace: traceNamespace,
       ...devNamespaces,
     },
     devToolkit ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,

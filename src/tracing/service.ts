@@ -14,6 +14,7 @@ import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
 import { OutputCapExceeded, TraceAbort } from './errors.ts';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './js/limits.ts';
+import { ParityTracer, type ParityTrace } from './parityTracer.ts';
 import { PrestateTracer } from './prestateTracer.ts';
 import { BlockReplay, type ReplayDeps, type TracerFactory } from './replay.ts';
 import { FourByteTracer, NoopTracer } from './smallTracers.ts';
@@ -229,7 +230,48 @@ export class TraceService {
     }
     return this.gate.run(() => traceCallWith(this.deps.calls, req, block, make, cfg.timeoutMs, overrides));
   }
+
+  /** trace_transaction / trace_replayTransaction: the Parity traces of a mined transaction. */
+  async parityTransaction(hash: Uint8Array): Promise<{ block: BlockRecord; index: number; traces: ParityTrace[] }> {
+    const mined = this.deps.chain.minedTx(hash);
+    if (!mined) throw new NotFoundError('transaction not found');
+    const parentRoot = this.parentOf(mined.block).header.stateRoot;
+    const timeout = this.limits.maxTimeoutMs;
+    const result = await this.gate.run(() =>
+      new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, parityFactory, timeout),
+    );
+    return { block: mined.block, index: mined.index, traces: parityOf(result) };
+  }
+
+  /** trace_block / trace_filter / trace_replayBlockTransactions: each transaction's Parity traces, in order. */
+  async parityBlock(block: BlockRecord): Promise<ParityTrace[][]> {
+    if (block.txs.length === 0) return [];
+    const parentRoot = this.parentOf(block).header.stateRoot;
+    const timeout = this.limits.maxTimeoutMs;
+    return this.gate.run(async () => {
+      const replay = new BlockReplay(this.deps, block, parentRoot);
+      const out: ParityTrace[][] = [];
+      for (let i = 0; i < block.txs.length; i++) out.push(parityOf(await replay.trace(i, parityFactory, timeout)));
+      return out;
+    });
+  }
+
+  /** trace_call: the Parity traces of a call run as eth_call runs it. */
+  async parityCall(req: CallRequest, block: BlockRecord, overrides?: CallOverrides): Promise<ParityTrace[]> {
+    const timeout = this.limits.maxTimeoutMs;
+    const result = await this.gate.run(() =>
+      traceCallWith(this.deps.calls, req, block, parityFactory, timeout, overrides),
+    );
+    return parityOf(result);
+  }
 }
+
+/** The Parity traces of one transaction (trace_*). */
+function parityOf(r: TraceResult): ParityTrace[] {
+  return r.kind === 'parity' ? r.value : [];
+}
+
+const parityFactory: TracerFactory = async () => ({ tracer: new ParityTracer(), close() {} });
 
 /** A JavaScript tracer's result (already plain JSON). */
 function json(value: unknown): TraceResult {
