@@ -1,6 +1,7 @@
 // Parity-style (OpenEthereum) flat call traces for trace_*: one entry per frame in the order frames open, each with
 // its traceAddress and number of direct subtraces, shaped as Anvil (revm-inspectors) answers them.
 import { bigintToBytes } from '../primitives/hex.ts';
+import { PrestateTracer } from './prestateTracer.ts';
 import type { FrameEnter, FrameExit, FrameType, StepEvent, Tracer, TraceResult, TxEnv } from './types.ts';
 
 const SELFDESTRUCT = 0xff;
@@ -119,5 +120,59 @@ export class ParityTracer implements Tracer {
   /** The flat list, in the order the frames opened. */
   result(): TraceResult {
     return { kind: 'parity', value: this.traces };
+  }
+}
+
+/**
+ * trace_replay*'s tracer: the Parity traces and, when `stateDiff` is asked, geth's prestate diff of the same run
+ * (one replay feeds both).
+ */
+export class ParityReplayTracer implements Tracer {
+  private readonly parity = new ParityTracer();
+  private readonly diff?: PrestateTracer;
+  readonly wantsSteps = true;
+
+  constructor(stateDiff: boolean) {
+    if (stateDiff) this.diff = new PrestateTracer({ diffMode: true, disableCode: false, disableStorage: false });
+  }
+
+  /** Both tracers see the transaction start. */
+  txStart(env: TxEnv): void {
+    this.parity.txStart(env);
+    this.diff?.txStart?.(env);
+  }
+
+  /** Frames open (the diff follows state through steps only). */
+  enter(f: FrameEnter): void {
+    this.parity.enter(f);
+  }
+
+  /** Frames close. */
+  exit(x: FrameExit): void {
+    this.parity.exit(x);
+  }
+
+  /** Both tracers see each step (the diff reads the accounts and slots it touches). */
+  step(s: StepEvent): void {
+    this.parity.step(s);
+    this.diff?.step?.(s);
+  }
+
+  /** The diff sees stateful precompiles' accesses. */
+  stateAccess(address: Uint8Array, slot?: Uint8Array): void {
+    this.diff?.stateAccess?.(address, slot);
+  }
+
+  /** The diff is taken once the state holds the transaction's effects. */
+  txEnd(): void {
+    this.diff?.txEnd();
+  }
+
+  /** The traces, with the diff when asked. */
+  result(): TraceResult {
+    const traces = this.parity.result();
+    const diff = this.diff?.result();
+    if (traces.kind !== 'parity' || diff?.kind !== 'prestateDiff') return traces;
+    return { ...traces, stateDiff: diff.value };
   }
 }

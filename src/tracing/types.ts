@@ -186,7 +186,7 @@ export type TraceResult =
   | { kind: 'prestate'; value: PrestateMap }
   | { kind: 'prestateDiff'; value: { pre: PrestateMap; post: PrestateMap } }
   /** trace_* (Parity's flat call traces). */
-  | { kind: 'parity'; value: ParityTrace[] }
+  | { kind: 'parity'; value: ParityTrace[]; stateDiff?: { pre: PrestateMap; post: PrestateMap } }
   | { kind: 'fourByte'; value: Array<{ selector: Uint8Array; size: number; count: number }> }
   /** Already-JSON output (noopTracer, JS tracers). */
   | { kind: 'json'; value: unknown };

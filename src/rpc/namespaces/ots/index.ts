@@ -73,7 +73,7 @@ function blockDetails(ctx: Ctx, b: BlockRecord): Json {
 /** The indexes of `b`'s transactions whose traces touch `addr`, each once, in trace order (or reversed). */
 async function touching(ctx: Ctx, b: BlockRecord, addr: Uint8Array, reverse: boolean): Promise<number[]> {
   const found: number[] = [];
-  (await ctx.tracing.parityBlock(b)).forEach((traces, i) => {
+  (await ctx.tracing.parityBlock(b)).forEach(({ traces }, i) => {
     if (traces.some((t) => touches(t, addr))) found.push(i);
   });
   return reverse ? found.reverse() : found;
@@ -249,7 +249,7 @@ export const getContractCreator = defineMethod({
     const b = blockOrThrow(ctx.chain.blockByNumber(firstHeight(0n, head.number, hasCodeAt)));
     const traces = b.txs.length === 0 ? [] : await ctx.tracing.parityBlock(b);
     for (let i = 0; i < traces.length; i++) {
-      for (const t of traces[i]!) {
+      for (const t of traces[i]!.traces) {
         if (t.action.kind === 'create' && t.result?.kind === 'create' && bytesEqual(t.result.address, addr)) {
           return { hash: bytesToHex(b.txHashes[i]!), creator: bytesToHex(t.action.from) };
         }

@@ -2,6 +2,7 @@
 // blockNumber and transactionPosition.
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { ParityAction, ParityOutcome, ParityTrace } from '../../../tracing/parityTracer.ts';
+import type { PrestateAccount, PrestateMap } from '../../../tracing/types.ts';
 
 type Json = Record<string, unknown>;
 
@@ -86,4 +87,57 @@ export function topOutput(traces: ParityTrace[]): string {
   const top = traces[0]?.result;
   if (top === undefined) return '0x';
   return bytesToHex(top.kind === 'call' ? top.output : top.code);
+}
+
+const NO_CODE = new Uint8Array(0);
+const ZERO_WORD = '0x' + '00'.repeat(32);
+
+/** One field's change as OpenEthereum writes it: "=" unchanged, {"*": {from, to}} changed, "+"/"-" born/died. */
+function delta(from: string | undefined, to: string | undefined): unknown {
+  if (from === undefined) return { '+': to };
+  if (to === undefined) return { '-': from };
+  return from === to ? '=' : { '*': { from, to } };
+}
+
+/**
+ * trace_replay*'s stateDiff from geth's prestate diff: `pre` holds the changed accounts as they were (no entry: the
+ * account did not exist) with their changed non-zero slots, `post` the changed fields and non-zero slots after (no
+ * entry: the account was destroyed).
+ */
+export function formatStateDiff(pre: PrestateMap, post: PrestateMap): Json {
+  const out: Json = {};
+  const keys = [...new Set([...pre.keys(), ...post.keys()])].sort();
+  for (const key of keys) {
+    const before: PrestateAccount | undefined = pre.get(key)?.[1];
+    const after: PrestateAccount | undefined = post.get(key)?.[1];
+    const born = before === undefined;
+    const died = after === undefined;
+    const field = (b: string, a: string | undefined) => delta(born ? undefined : b, died ? undefined : (a ?? b));
+    const storage: Json = {};
+    const slots = new Set([...(before?.storage?.keys() ?? []), ...(after?.storage?.keys() ?? [])]);
+    for (const s of [...slots].sort()) {
+      const slot = (before?.storage?.get(s) ?? after?.storage?.get(s))![0];
+      const b = before?.storage?.get(s);
+      const a = after?.storage?.get(s);
+      const from = b ? bytesToHex(b[1]) : ZERO_WORD;
+      const to = a ? bytesToHex(a[1]) : ZERO_WORD;
+      storage[bytesToHex(slot)] = delta(born ? undefined : from, died ? undefined : to);
+    }
+    out['0x' + key] = {
+      balance: field(
+        toQuantity(before?.balance ?? 0n),
+        after?.balance !== undefined ? toQuantity(after.balance) : born ? '0x0' : undefined,
+      ),
+      code: field(
+        bytesToHex(before?.code ?? NO_CODE),
+        after?.code !== undefined ? bytesToHex(after.code) : born ? '0x' : undefined,
+      ),
+      nonce: field(
+        toQuantity(before?.nonce ?? 0n),
+        after?.nonce !== undefined ? toQuantity(after.nonce) : born ? '0x0' : undefined,
+      ),
+      storage,
+    };
+  }
+  return out;
 }

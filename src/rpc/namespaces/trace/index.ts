@@ -4,11 +4,12 @@ import { LimitExceededError } from '../../../errors/index.ts';
 import { bytesEqual, bytesToHex } from '../../../primitives/hex.ts';
 import type { BlockRecord } from '../../../store/records.ts';
 import type { ParityTrace } from '../../../tracing/parityTracer.ts';
+import type { ParityReplay } from '../../../tracing/service.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { blockNumberOrTag, callRequest, hash32, optionalBlockSelector } from '../../params/index.ts';
-import { traceFilter, traceTypes, type TraceFilter } from '../../params/parityTrace.ts';
-import { formatLocatedTrace, formatParityTraces, topOutput } from './format.ts';
+import { traceFilter, traceTypes, type TraceFilter, type TraceType } from '../../params/parityTrace.ts';
+import { formatLocatedTrace, formatParityTraces, formatStateDiff, topOutput } from './format.ts';
 
 /** What these methods use. */
 type Ctx = Needs<'chain' | 'tracing'>;
@@ -17,9 +18,9 @@ type Ctx = Needs<'chain' | 'tracing'>;
 export const MAX_FILTER_BLOCKS = 10_000n;
 
 /** Every trace of a block with its location. */
-function locatedBlock(block: BlockRecord, traces: ParityTrace[][]): Array<{ t: ParityTrace; json: () => unknown }> {
+function locatedBlock(block: BlockRecord, replays: ParityReplay[]): Array<{ t: ParityTrace; json: () => unknown }> {
   const out: Array<{ t: ParityTrace; json: () => unknown }> = [];
-  traces.forEach((list, i) => {
+  replays.forEach(({ traces: list }, i) => {
     const at = {
       blockHash: block.hash,
       blockNumber: block.number,
@@ -31,12 +32,12 @@ function locatedBlock(block: BlockRecord, traces: ParityTrace[][]): Array<{ t: P
   return out;
 }
 
-/** A replay answer: the asked-for parts, the ones not asked for null (as OpenEthereum answers). */
-function replayAnswer(traces: ParityTrace[], txHash?: Uint8Array): Record<string, unknown> {
+/** A replay answer: the asked-for parts; stateDiff and vmTrace null and trace empty when not asked (as Anvil). */
+function replayAnswer(types: TraceType[], r: ParityReplay, txHash?: Uint8Array): Record<string, unknown> {
   const o: Record<string, unknown> = {
-    output: topOutput(traces),
-    stateDiff: null,
-    trace: formatParityTraces(traces),
+    output: topOutput(r.traces),
+    stateDiff: r.stateDiff ? formatStateDiff(r.stateDiff.pre, r.stateDiff.post) : null,
+    trace: types.includes('trace') ? formatParityTraces(r.traces) : [],
     vmTrace: null,
   };
   if (txHash !== undefined) o.transactionHash = bytesToHex(txHash);
@@ -115,26 +116,27 @@ export const traceFilterMethod = defineMethod({
 export const traceCall = defineMethod({
   name: 'trace_call',
   params: [callRequest, traceTypes, optionalBlockSelector],
-  handler: async (ctx: Ctx, [req, , sel]) =>
-    replayAnswer(await ctx.tracing.parityCall(req, ctx.chain.resolveBlock(sel))),
+  handler: async (ctx: Ctx, [req, types, sel]) =>
+    replayAnswer(types, await ctx.tracing.parityCall(req, ctx.chain.resolveBlock(sel), types.includes('stateDiff'))),
 });
 
 /** Handler for trace_replayTransaction: a mined transaction replayed, answered as OpenEthereum does. */
 export const replayTransaction = defineMethod({
   name: 'trace_replayTransaction',
   params: [hash32, traceTypes],
-  handler: async (ctx: Ctx, [hash]) => replayAnswer((await ctx.tracing.parityTransaction(hash)).traces),
+  handler: async (ctx: Ctx, [hash, types]) =>
+    replayAnswer(types, await ctx.tracing.parityTransaction(hash, types.includes('stateDiff'))),
 });
 
 /** Handler for trace_replayBlockTransactions: every transaction of a block replayed. */
 export const replayBlockTransactions = defineMethod({
   name: 'trace_replayBlockTransactions',
   params: [blockNumberOrTag, traceTypes],
-  handler: async (ctx: Ctx, [sel]) => {
+  handler: async (ctx: Ctx, [sel, types]) => {
     const block = ctx.chain.findBlock(sel);
     if (!block) return null;
-    const traces = await ctx.tracing.parityBlock(block);
-    return traces.map((t, i) => replayAnswer(t, block.txHashes[i]));
+    const replays = await ctx.tracing.parityBlock(block, types.includes('stateDiff'));
+    return replays.map((r, i) => replayAnswer(types, r, block.txHashes[i]));
   },
 });
 
