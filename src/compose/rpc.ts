@@ -10,7 +10,9 @@ import { devNamespaces } from '../rpc/namespaces/dev/index.ts';
 import { ethNamespace } from '../rpc/namespaces/eth/index.ts';
 import { minerNamespace } from '../rpc/namespaces/miner/index.ts';
 import { netNamespace } from '../rpc/namespaces/net/index.ts';
+import { otsNamespace } from '../rpc/namespaces/ots/index.ts';
 import { personalNamespace } from '../rpc/namespaces/personal/index.ts';
+import { traceNamespace } from '../rpc/namespaces/trace/index.ts';
 import { txpoolNamespace } from '../rpc/namespaces/txpool/index.ts';
 import { web3Namespace } from '../rpc/namespaces/web3/index.ts';
 import { buildMethodTable, createDispatcher } from '../rpc/registry.ts';
@@ -35,6 +37,8 @@ export function methodTable(config: NodeConfig, devToolkit: boolean): Map<string
       txpool: txpoolNamespace,
       miner: minerNamespace,
       debug: debugNamespace,
+      trace: traceNamespace,
+      ots: otsNamespace,
       ...devNamespaces,
     },
     devToolkit ? [...config.jsonRpc.api, ...Object.keys(devNamespaces)] : config.jsonRpc.api,

@@ -101,7 +101,7 @@ describe('loadConfig', () => {
     assert.equal(c.jsonRpc.enable, true);
     assert.equal(c.jsonRpc.address, '127.0.0.1:8545');
     assert.equal(c.jsonRpc.wsAddress, '127.0.0.1:8546');
-    assert.deepEqual(c.jsonRpc.api, ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'miner']);
+    assert.deepEqual(c.jsonRpc.api, ['eth', 'net', 'web3', 'txpool', 'debug', 'trace', 'ots', 'personal', 'miner']);
     assert.equal(c.jsonRpc.gasCap, 25_000_000n);
     assert.equal(c.jsonRpc.evmTimeoutMs, 5000);
     assert.equal(c.jsonRpc.tracerTimeoutCapMs, 60_000);
@@ -139,7 +139,7 @@ describe('loadConfig', () => {
         .replace('address = "127.0.0.1:8545"', 'address = "0.0.0.0:1111"')
         .replace('ws-address = "127.0.0.1:8546"', 'ws-address = "0.0.0.0:2222"')
         .replace('gas-cap = 25000000', 'gas-cap = 1234')
-        .replace('api = "eth,net,web3,txpool,debug,personal,miner"', 'api = "eth,net"'),
+        .replace('api = "eth,net,web3,txpool,debug,trace,ots,personal,miner"', 'api = "eth,net"'),
     );
     const fromFile = loadConfig(home, {}, DEFAULT_CHAIN_ID);
     assert.equal(fromFile.blockTimeMs, 1000);
@@ -176,7 +176,7 @@ describe('loadConfig', () => {
   });
 
   test('api as a TOML array is accepted', () => {
-    withToml((t) => t.replace('api = "eth,net,web3,txpool,debug,personal,miner"', 'api = ["eth", "web3"]'));
+    withToml((t) => t.replace('api = "eth,net,web3,txpool,debug,trace,ots,personal,miner"', 'api = ["eth", "web3"]'));
     assert.deepEqual(loadConfig(home, {}, DEFAULT_CHAIN_ID).jsonRpc.api, ['eth', 'web3']);
   });
 

@@ -3,7 +3,7 @@
 export const DEFAULT_CHAIN_ID = 'kestrel_9000-1';
 export const DEFAULT_EVM_DENOM = 'akestrel';
 export const DEFAULT_BECH32_PREFIX = 'kestrel';
-export const ALL_NAMESPACES = ['eth', 'net', 'web3', 'txpool', 'debug', 'personal', 'miner'] as const;
+export const ALL_NAMESPACES = ['eth', 'net', 'web3', 'txpool', 'debug', 'trace', 'ots', 'personal', 'miner'] as const;
 
 /** The app.toml a fresh home gets; every key is documented in the README. */
 export function defaultAppToml(bech32Prefix: string = DEFAULT_BECH32_PREFIX): string {
@@ -50,7 +50,7 @@ etherbase = ""
 enable = true
 address = "127.0.0.1:8545"
 ws-address = "127.0.0.1:8546"
-api = "eth,net,web3,txpool,debug,personal,miner"
+api = "eth,net,web3,txpool,debug,trace,ots,personal,miner"
 gas-cap = 25000000
 evm-timeout = "5s"
 # Tracing (debug_trace*): the longest "timeout" a caller may ask for (longer ones are clamped; geth's default of

@@ -1,5 +1,6 @@
 // The tracer contract: what the replay driver tells a tracer while a transaction executes, and the typed results
 // the built-in tracers produce (rendered to geth's JSON by rpc/namespaces/debug/format.ts).
+import type { ParityTrace } from './parityTracer.ts';
 import type { SyncState } from './syncState.ts';
 
 /** The kind of a call frame, as geth's tracers name it. */
@@ -184,6 +185,8 @@ export type TraceResult =
   | { kind: 'call'; value: CallFrame }
   | { kind: 'prestate'; value: PrestateMap }
   | { kind: 'prestateDiff'; value: { pre: PrestateMap; post: PrestateMap } }
+  /** trace_* (Parity's flat call traces). */
+  | { kind: 'parity'; value: ParityTrace[]; stateDiff?: { pre: PrestateMap; post: PrestateMap } }
   | { kind: 'fourByte'; value: Array<{ selector: Uint8Array; size: number; count: number }> }
   /** Already-JSON output (noopTracer, JS tracers). */
   | { kind: 'json'; value: unknown };

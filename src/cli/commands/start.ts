@@ -107,7 +107,7 @@ export function registerStartCommand(program: Command): void {
     .option('--minimum-gas-prices <coins>', 'minimum gas price, e.g. 0akestrel (overrides app.toml)')
     .option('--json-rpc.address <host:port>', 'JSON-RPC HTTP listen address (default 127.0.0.1:8545)')
     .option('--json-rpc.ws-address <host:port>', 'JSON-RPC WebSocket listen address (default 127.0.0.1:8546)')
-    .option('--json-rpc.api <list>', 'enabled namespaces, e.g. eth,net,web3,txpool,debug,personal,miner')
+    .option('--json-rpc.api <list>', 'enabled namespaces, e.g. eth,net,web3,txpool,debug,trace,ots,personal,miner')
     .option('--json-rpc.compat <mode>', 'none (standard values) or ethermint (values the reference node returned)')
     .option('--json-rpc.logs-cap <n>', 'most logs one eth_getLogs may return (default 10000; 0 = no cap)')
     .option('--json-rpc.block-range-cap <n>', 'most blocks one eth_getLogs may span (default 10000; 0 = no cap)')

@@ -1,6 +1,7 @@
 // Typed trace results → geth's JSON (the execution-apis shapes: 0x-prefixed words, decimal gas in struct logs,
 // hex quantities in callTracer frames).
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
+import { formatParityTraces } from '../trace/format.ts';
 import type { BlockTraceEntry } from '../../../tracing/service.ts';
 import type {
   CallFrame,
@@ -98,6 +99,8 @@ export function formatTrace(r: TraceResult): unknown {
       for (const c of r.value) out[`${bytesToHex(c.selector)}-${c.size}`] = c.count;
       return out;
     }
+    case 'parity':
+      return formatParityTraces(r.value);
     case 'json':
       return r.value;
   }

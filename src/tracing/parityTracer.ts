@@ -1,0 +1,178 @@
+// Parity-style (OpenEthereum) flat call traces for trace_*: one entry per frame in the order frames open, each with
+// its traceAddress and number of direct subtraces, shaped as Anvil (revm-inspectors) answers them.
+import { bigintToBytes } from '../primitives/hex.ts';
+import { PrestateTracer } from './prestateTracer.ts';
+import type { FrameEnter, FrameExit, FrameType, StepEvent, Tracer, TraceResult, TxEnv } from './types.ts';
+
+const SELFDESTRUCT = 0xff;
+
+/** What a frame did, in Parity's vocabulary. */
+export type ParityAction =
+  | { kind: 'call'; callType: string; from: Uint8Array; to: Uint8Array; gas: bigint; input: Uint8Array; value: bigint }
+  | { kind: 'create'; creationMethod: string; from: Uint8Array; gas: bigint; init: Uint8Array; value: bigint }
+  | { kind: 'suicide'; address: Uint8Array; refundAddress: Uint8Array; balance: bigint };
+
+/** A frame's outcome; absent for a frame that failed without reverting and for a selfdestruct. */
+export type ParityOutcome =
+  | { kind: 'call'; gasUsed: bigint; output: Uint8Array }
+  | { kind: 'create'; gasUsed: bigint; address: Uint8Array; code: Uint8Array };
+
+/** One flat trace entry of one transaction. */
+export interface ParityTrace {
+  action: ParityAction;
+  result?: ParityOutcome;
+  error?: string;
+  subtraces: number;
+  traceAddress: number[];
+}
+
+/** geth's failure texts → OpenEthereum's (as revm-inspectors words them). */
+export function parityError(gethError: string): string {
+  if (gethError === 'execution reverted') return 'Reverted';
+  if (gethError.startsWith('out of gas') || gethError === 'gas uint64 overflow') return 'Out of gas';
+  if (gethError.startsWith('invalid jump destination') || gethError.startsWith('invalid JUMP')) {
+    return 'Bad jump destination';
+  }
+  if (gethError.startsWith('invalid opcode') || gethError.startsWith('undefined opcode')) return 'Bad instruction';
+  if (gethError.startsWith('stack underflow')) return 'Stack underflow';
+  if (gethError.startsWith('stack limit reached') || gethError === 'max call depth exceeded') return 'Out of stack';
+  if (gethError === 'contract address collision') return 'Contract address collision';
+  if (gethError === 'write protection') return 'Mutable Call In Static Context';
+  if (gethError === 'insufficient balance for transfer') return 'Insufficient balance for transfer';
+  if (gethError.startsWith('precompile') || gethError.includes('precompile')) return 'Built-in failed';
+  return gethError.charAt(0).toUpperCase() + gethError.slice(1);
+}
+
+function address20(n: bigint): Uint8Array {
+  const b = bigintToBytes(n & ((1n << 160n) - 1n));
+  const out = new Uint8Array(20);
+  out.set(b, 20 - b.length);
+  return out;
+}
+
+interface Open {
+  trace: ParityTrace;
+  type: FrameType;
+  to: Uint8Array;
+}
+
+/** Builds the flat Parity trace list of one transaction from the frame hooks (and SELFDESTRUCT steps). */
+export class ParityTracer implements Tracer {
+  private readonly traces: ParityTrace[] = [];
+  private readonly open: Open[] = [];
+  private env?: TxEnv;
+
+  /** Steps are watched for SELFDESTRUCT only: the engine opens no frame for it. */
+  readonly wantsSteps = true;
+
+  /** Keeps the environment (the top frame's gas is the limit less intrinsic gas). */
+  txStart(env: TxEnv): void {
+    this.env = env;
+  }
+
+  /** Opens a trace entry under its parent. */
+  enter(f: FrameEnter): void {
+    const parent = this.open[this.open.length - 1];
+    const traceAddress = parent ? [...parent.trace.traceAddress, parent.trace.subtraces++] : [];
+    const gas = f.depth === 0 && this.env ? this.env.gasLimit - this.env.intrinsicGas : f.gas;
+    const value = f.value ?? 0n;
+    const action: ParityAction =
+      f.type === 'CREATE' || f.type === 'CREATE2'
+        ? { kind: 'create', creationMethod: f.type.toLowerCase(), from: f.from, gas, init: f.input, value }
+        : { kind: 'call', callType: f.type.toLowerCase(), from: f.from, to: f.to, gas, input: f.input, value };
+    const trace: ParityTrace = { action, subtraces: 0, traceAddress };
+    this.traces.push(trace);
+    this.open.push({ trace, type: f.type, to: f.to });
+  }
+
+  /** Fills in the frame's outcome. */
+  exit(x: FrameExit): void {
+    const frame = this.open.pop();
+    if (!frame) return;
+    const { trace } = frame;
+    if (x.error !== undefined) trace.error = parityError(x.error);
+    // revm-inspectors keeps a result for a success or a revert (with its output), none for other failures.
+    if (x.error !== undefined && !x.reverted) return;
+    trace.result =
+      trace.action.kind === 'create'
+        ? { kind: 'create', gasUsed: x.gasUsed, address: frame.to, code: x.output }
+        : { kind: 'call', gasUsed: x.gasUsed, output: x.output };
+  }
+
+  /** A SELFDESTRUCT becomes a suicide entry under the frame that ran it. */
+  step(s: StepEvent): void {
+    if (s.op !== SELFDESTRUCT || s.stackLength < 1 || !this.env) return;
+    const parent = this.open[this.open.length - 1];
+    if (!parent) return;
+    const address = s.frame.self;
+    this.traces.push({
+      action: {
+        kind: 'suicide',
+        address,
+        refundAddress: address20(s.peek(0)),
+        balance: this.env.state.account(address)?.balance ?? 0n,
+      },
+      subtraces: 0,
+      traceAddress: [...parent.trace.traceAddress, parent.trace.subtraces++],
+    });
+  }
+
+  /** The flat list, in the order the frames opened. */
+  result(): TraceResult {
+    return { kind: 'parity', value: this.traces };
+  }
+}
+
+/**
+ * trace_replay*'s tracer: the Parity traces and, when `stateDiff` is asked, geth's prestate diff of the same run
+ * (one replay feeds both).
+ */
+export class ParityReplayTracer implements Tracer {
+  private readonly parity = new ParityTracer();
+  private readonly diff?: PrestateTracer;
+  readonly wantsSteps = true;
+
+  constructor(stateDiff: boolean) {
+    if (stateDiff) this.diff = new PrestateTracer({ diffMode: true, disableCode: false, disableStorage: false });
+  }
+
+  /** Both tracers see the transaction start. */
+  txStart(env: TxEnv): void {
+    this.parity.txStart(env);
+    this.diff?.txStart?.(env);
+  }
+
+  /** Frames open (the diff follows state through steps only). */
+  enter(f: FrameEnter): void {
+    this.parity.enter(f);
+  }
+
+  /** Frames close. */
+  exit(x: FrameExit): void {
+    this.parity.exit(x);
+  }
+
+  /** Both tracers see each step (the diff reads the accounts and slots it touches). */
+  step(s: StepEvent): void {
+    this.parity.step(s);
+    this.diff?.step?.(s);
+  }
+
+  /** The diff sees stateful precompiles' accesses. */
+  stateAccess(address: Uint8Array, slot?: Uint8Array): void {
+    this.diff?.stateAccess?.(address, slot);
+  }
+
+  /** The diff is taken once the state holds the transaction's effects. */
+  txEnd(): void {
+    this.diff?.txEnd();
+  }
+
+  /** The traces, with the diff when asked. */
+  result(): TraceResult {
+    const traces = this.parity.result();
+    const diff = this.diff?.result();
+    if (traces.kind !== 'parity' || diff?.kind !== 'prestateDiff') return traces;
+    return { ...traces, stateDiff: diff.value };
+  }
+}
