@@ -1,26 +1,57 @@
-// Startup to first answer: `node <launcher> start --dev` on a fresh home, then again on that (now existing) home,
-// N times, timing spawn → first eth_blockNumber reply in wall time and in the process's CPU time (the figure a
-// busy machine does not distort). Usage: node --import tsx bench/startup.ts [runs=7] [launcher=bin/kestreld.js ...].
-// With several launchers (e.g. another checkout's bin/kestreld.js) the runs alternate, so the comparison is fair
-// on a busy machine. The starts, flags and measurement point are `npm run bench`'s startup rows' (same
-// kestrelStart and spawnNode); this adds the CPU figure and medians over more runs.
-import { mkdtempSync, rmSync } from 'node:fs';
+// Startup to first answer, as users type it: each path starts `kestreld start --dev` on a fresh home, then again on
+// that (now existing) home, N times, timing spawn → first eth_blockNumber reply in wall time and in CPU time (the
+// process tree's: npm's and npx's own cost counts; the figure a busy machine distorts least).
+// Paths: `node bin/kestreld.js` (the launcher itself), `npm start` (its build check, then the launcher), `npx
+// kestreld` (the README's old form) and `kestreld` from a global link (the layout `npm link` makes, built in a
+// temporary prefix here: a real `npm link` also runs an install, which a bench must not do to the checkout).
+// Usage: node --import tsx bench/startup.ts [runs=5] [path ...] with paths among node, npm-start, npx, global.
+// The runs alternate between paths, so the comparison is fair on a busy machine.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { kestrelStart } from './nodes/kestrel.ts';
 import { spawnNode } from './nodes/process.ts';
+import { REPO_ROOT } from './nodes/paths.ts';
 
-const runs = Number(process.argv[2] ?? 7);
-const launchers = process.argv.length > 3 ? process.argv.slice(3) : ['bin/kestreld.js'];
+const PATHS = ['node', 'npm-start', 'npx', 'global'] as const;
+type PathName = (typeof PATHS)[number];
+const runs = Number(process.argv[2] ?? 5);
+const chosen = (process.argv.length > 3 ? process.argv.slice(3) : [...PATHS]) as PathName[];
+for (const p of chosen) if (!PATHS.includes(p)) throw new Error(`unknown path ${p}; known: ${PATHS.join(', ')}`);
+
+// The global link: <prefix>/lib/node_modules/kestrel → the checkout, <prefix>/bin/kestreld → its bin script.
+const prefix = mkdtempSync(join(tmpdir(), 'kestrel-prefix-'));
+mkdirSync(join(prefix, 'lib', 'node_modules'), { recursive: true });
+mkdirSync(join(prefix, 'bin'));
+symlinkSync(REPO_ROOT, join(prefix, 'lib', 'node_modules', 'kestrel'));
+symlinkSync('../lib/node_modules/kestrel/bin/kestreld.js', join(prefix, 'bin', 'kestreld'));
+const env = { ...process.env, PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+
+/** The command line a user types for `path`, given the launcher arguments (`bin/kestreld.js start --dev ...`). */
+function command(path: PathName, args: string[]): [string, string[]] {
+  const rest = args.slice(1); // start --dev --home ... listeners
+  switch (path) {
+    case 'node':
+      return [process.execPath, args];
+    case 'npm-start':
+      // `npm start -- x` appends x to the script's last command: `node bin/kestreld.js start --dev x`.
+      return ['npm', ['start', '--silent', '--', ...rest.slice(2)]];
+    case 'npx':
+      return ['npx', ['kestreld', ...rest]];
+    case 'global':
+      return [join(prefix, 'bin', 'kestreld'), rest];
+  }
+}
 
 interface Sample {
   wall: number;
   cpu: number;
 }
 
-async function once(launcher: string, home: string): Promise<Sample> {
-  const { url, args } = await kestrelStart(launcher, home);
-  const s = await spawnNode('kestrel', process.execPath, args, url);
+async function once(path: PathName, home: string): Promise<Sample> {
+  const { url, args } = await kestrelStart('bin/kestreld.js', home);
+  const [cmd, cmdArgs] = command(path, args);
+  const s = await spawnNode(`kestrel (${path})`, cmd, cmdArgs, url, { cwd: REPO_ROOT, env, group: true });
   await s.stop();
   return { wall: s.startupMs, cpu: s.startupCpuMs };
 }
@@ -35,21 +66,25 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 console.log(`load average before: ${load()}`);
-const fresh = launchers.map((): Sample[] => []);
-const existing = launchers.map((): Sample[] => []);
-for (let i = 0; i < runs; i++) {
-  for (const [j, l] of launchers.entries()) {
-    const base = mkdtempSync(join(tmpdir(), 'kestrel-startup-'));
-    try {
-      fresh[j]!.push(await once(l, join(base, 'home')));
-      existing[j]!.push(await once(l, join(base, 'home')));
-    } finally {
-      rmSync(base, { recursive: true, force: true });
+const fresh = chosen.map((): Sample[] => []);
+const existing = chosen.map((): Sample[] => []);
+try {
+  for (let i = 0; i < runs; i++) {
+    for (const [j, p] of chosen.entries()) {
+      const base = mkdtempSync(join(tmpdir(), 'kestrel-startup-'));
+      try {
+        fresh[j]!.push(await once(p, join(base, 'home')));
+        existing[j]!.push(await once(p, join(base, 'home')));
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
     }
   }
+} finally {
+  rmSync(prefix, { recursive: true, force: true });
 }
-for (const [j, l] of launchers.entries()) {
-  console.log(`${l}, fresh --dev home: ${fmt(fresh[j]!)}`);
-  console.log(`${l}, existing home:    ${fmt(existing[j]!)}`);
+for (const [j, p] of chosen.entries()) {
+  console.log(`${p.padEnd(9)} fresh --dev home: ${fmt(fresh[j]!)}`);
+  console.log(`${p.padEnd(9)} existing home:    ${fmt(existing[j]!)}`);
 }
 console.log(`load average after: ${load()}`);

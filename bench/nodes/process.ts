@@ -1,7 +1,7 @@
 // Spawning a node process, timing its startup to the first answered eth_blockNumber, reading its RSS, and
 // stopping it by its own PID only.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { RpcClient, sleep } from '../lib/rpc.ts';
 import type { NodeName, RunningNode } from './types.ts';
@@ -64,10 +64,28 @@ export async function spawnNode(
   cmd: string,
   args: string[],
   url: string,
-  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; group?: boolean } = {},
 ): Promise<Spawned> {
   const t0 = performance.now();
-  const proc = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A wrapper (npm, npx) runs the node as a grandchild: with `group` the whole process group is signalled and the
+  // CPU figure sums the process tree, so the wrapper's own cost is counted and nothing outlives the stop.
+  const proc = spawn(cmd, args, {
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.group === true,
+  });
+  const signal = (sig: NodeJS.Signals) => {
+    if (opts.group === true && proc.pid !== undefined) {
+      try {
+        process.kill(-proc.pid, sig);
+        return;
+      } catch {
+        /* group already gone: fall back to the child itself */
+      }
+    }
+    proc.kill(sig);
+  };
   children.add(proc);
   let log = '';
   const append = (d: Buffer) => {
@@ -87,8 +105,8 @@ export async function spawnNode(
   proc.on('error', (e) => (log += `\n[spawn error] ${e.message}`));
   const stop = async () => {
     if (exited) return;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_GRACE_MS);
+    signal('SIGTERM');
+    const timer = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
     await exitP;
     clearTimeout(timer);
   };
@@ -115,7 +133,7 @@ export async function spawnNode(
   }
   client.close();
   const startupMs = performance.now() - t0;
-  const startupCpuMs = cpuMs(proc.pid!);
+  const startupCpuMs = opts.group === true ? treeCpuMs(proc.pid!) : cpuMs(proc.pid!);
   return { proc, pid: proc.pid!, startupMs, startupCpuMs, logTail: () => log.slice(-4000), stop };
 }
 
@@ -123,6 +141,30 @@ export async function spawnNode(
 export function cpuMs(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** CPU time of a process and its live descendants (ms); exited children count through their parent's cutime. */
+export function treeCpuMs(root: number): number {
+  const stats = new Map<number, { ppid: number; ms: number }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const f = readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime, stime, cutime, cstime: waited-for children (npm's shell) are included via the last two.
+      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      stats.set(Number(d), { ppid: Number(f[1]), ms: (ticks * 1000) / 100 });
+    } catch {
+      /* exited while listing */
+    }
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    total += stats.get(pid)?.ms ?? 0;
+    for (const [child, s] of stats) if (s.ppid === pid) stack.push(child);
+  }
+  return total;
 }
 
 /** Resident set size of a process in MiB, from /proc/<pid>/status (VmRSS). */
