@@ -30,10 +30,11 @@ for (const [what, list] of [
   ['mined twice', r.duplicated],
   ['stuck', r.stuck],
   ['disagreements', r.disagreements],
+  ['secrets in the logs', r.leaked],
 ] as const) {
   if (list.length > 0) console.log(`${what} (first 10 of ${list.length}):\n  ${list.slice(0, 10).join('\n  ')}`);
 }
-const failed = r.lost.length + r.duplicated.length + r.stuck.length + r.disagreements.length > 0;
+const failed = r.lost.length + r.duplicated.length + r.stuck.length + r.disagreements.length + r.leaked.length > 0;
 if (failed) r.net.printLogs('churn found a problem');
 await r.net.dispose();
 process.exit(failed ? 1 : 0);

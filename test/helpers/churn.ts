@@ -10,6 +10,7 @@ import { compileContracts, tokenConstructorArgs } from '../../bench/lib/contract
 import { devAccounts, signLegacy, type Account } from '../../bench/lib/tx.ts';
 import { CHAIN_ID } from './accounts.ts';
 import { runSenders, type SenderLog } from './churnLoad.ts';
+import { leakedSecrets, networkSecrets } from './secretsGrep.ts';
 import { cometRpc, CometNet, freePortBlock, type CometNode } from './cometbft.ts';
 import { rpcResult, sleep, waitFor, waitForReceipt } from './node.ts';
 
@@ -49,6 +50,10 @@ export interface ChurnResult {
   minedAcknowledged: number;
   sendFailures: number;
   loadSeconds: number;
+  /** Secrets (tokens, validator/node keys, sender keys) found in any node's logs: each is a finding. */
+  leaked: string[];
+  /** How many secrets the logs were grepped for. */
+  secretsChecked: number;
   net: CometNet;
 }
 
@@ -206,6 +211,7 @@ export async function runChurn(o: ChurnOptions): Promise<ChurnResult> {
     }
   }
   const times = await blockTimes(net.nodes[0]!, startHeight, end);
+  const senderKeys = devAccounts(o.senders + 1).map((a) => a.privateKey);
   let longestGapMs = 0;
   for (let i = 1; i < times.length; i++) longestGapMs = Math.max(longestGapMs, times[i]! - times[i - 1]!);
   return {
@@ -221,6 +227,8 @@ export async function runChurn(o: ChurnOptions): Promise<ChurnResult> {
     minedAcknowledged,
     sendFailures: logs.reduce((a, l) => a + l.failures, 0),
     loadSeconds,
+    leaked: leakedSecrets(net, senderKeys),
+    secretsChecked: networkSecrets(net, senderKeys).length,
     net,
   };
 }
@@ -231,6 +239,7 @@ export function churnSummary(r: ChurnResult): string {
     `${r.perturbed.length} perturbations; ${r.acknowledged} txs acknowledged, ${r.minedAcknowledged} mined, ` +
     `${r.lost.length} lost, ${r.duplicated.length} mined twice; ${r.stuck.length} senders stuck; ` +
     `${r.blocks} blocks, longest gap ${r.longestGapSeconds.toFixed(1)} s; ${r.txPerSecond.toFixed(1)} tx/s ` +
-    `over ${r.loadSeconds.toFixed(0)} s; ${r.sendFailures} failed send attempts; ${r.disagreements.length} disagreements`
+    `over ${r.loadSeconds.toFixed(0)} s; ${r.sendFailures} failed send attempts; ${r.disagreements.length} disagreements; ` +
+    `${r.leaked.length} of ${r.secretsChecked} secrets found in the logs`
   );
 }

@@ -34,5 +34,8 @@ describe('validator churn under load', { skip: cometbftMissing(), timeout: 420_0
     assert.deepEqual(r.stuck, []);
     assert.deepEqual(r.disagreements.slice(0, 5), []);
     assert.ok(r.blocks > 0);
+    // Everything the four validators wrote, grepped for their tokens and keys and the senders' keys.
+    assert.ok(r.secretsChecked >= 4 + 4, `only ${r.secretsChecked} secrets grepped for`);
+    assert.deepEqual(r.leaked, [], "secrets in the validators' logs");
   });
 });

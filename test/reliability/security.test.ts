@@ -14,7 +14,7 @@ import { minerNamespace } from '../../src/rpc/namespaces/miner/index.ts';
 import { personalNamespace } from '../../src/rpc/namespaces/personal/index.ts';
 import { initHome } from '../../src/node/home.ts';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
-import { type KestrelNode, post, printLogsOnFailure, rpc, startNode } from '../helpers/node.ts';
+import { freePort, type KestrelNode, post, printLogsOnFailure, rpc, startNode } from '../helpers/node.ts';
 import { authToken, privateRpc } from '../helpers/privateRpc.ts';
 
 const PRIVATE_METHODS = [...personalNamespace, ...minerNamespace].map((m) => m.name);
@@ -94,12 +94,16 @@ function rawHttp(url: string, head: string, body = ''): Promise<{ status: number
 
 describe('security', { timeout: 180_000 }, () => {
   let node: KestrelNode;
+  let metricsPort: number;
   /** Every error message the node sent in this file, checked for secrets at the end. */
   const seen: string[] = [];
   const record = (x: unknown) => seen.push(JSON.stringify(x));
 
   before(async () => {
-    node = await startNode({ args: ['--json-rpc.allowed-hosts', 'localhost,node.example'] });
+    metricsPort = await freePort();
+    node = await startNode({
+      args: ['--json-rpc.allowed-hosts', 'localhost,node.example', '--metrics.address', `127.0.0.1:${metricsPort}`],
+    });
   });
   afterEach(printLogsOnFailure(() => node));
   after(async () => node?.dispose());
@@ -188,7 +192,7 @@ describe('security', { timeout: 180_000 }, () => {
     assert.equal(mode(join(node.home, 'config')), 0o700, 'config/');
   });
 
-  it('no passphrase or private key appears in error messages or the logs', async () => {
+  it('no token, passphrase or private key appears in error messages, the logs or the metrics (HTTP and WS)', async () => {
     const token = { authorization: `Bearer ${authToken(node)}` };
     const a = DEV_ACCOUNTS[1]!.address;
     const priv = async (method: string, params: unknown[]) => {
@@ -213,9 +217,41 @@ describe('security', { timeout: 180_000 }, () => {
       record(await rpc(node.http, 'eth_sendRawTransaction', [k.privateKey]));
       record(await rpc(node.http, 'eth_sign', [k.address, k.privateKey]));
     }
+    // The same over WS with the token on the upgrade request: it opens the private namespaces there too.
+    const wsAuth = { authorization: `Bearer ${authToken(node)}` };
+    const wsPriv = async (method: string, params: unknown[]) => {
+      const r = await wsExchange(node.ws, { jsonrpc: '2.0', id: 1, method, params }, wsAuth);
+      record(r);
+      return r;
+    };
+    assert.equal((await wsPriv('personal_listAccounts', [])).result?.length > 0, true, 'WS with the token');
+    assert.ok((await wsPriv('personal_unlockAccount', [created, WRONG_PASSPHRASE, 1])).error);
+    assert.ok((await wsPriv('personal_importRawKey', [IMPORTED_KEY + 'zz', WRONG_PASSPHRASE])).error);
+    assert.ok((await wsPriv('personal_importRawKey', [IMPORTED_KEY, WRONG_PASSPHRASE])).error);
+    assert.ok((await wsPriv('personal_sign', ['0x01', created, WRONG_PASSPHRASE])).error);
+    // A wrong token on the upgrade keeps them closed.
+    const wrong = await wsExchange(
+      node.ws,
+      { jsonrpc: '2.0', id: 1, method: 'personal_listAccounts', params: [] },
+      { authorization: `Bearer ${authToken(node)}x` },
+    );
+    assert.deepEqual(wrong.error, UNAUTHORIZED, 'WS upgrade with a wrong token');
+    record(wrong);
     await new Promise((r) => setTimeout(r, 300));
-    const secrets = [PASSPHRASE, WRONG_PASSPHRASE, IMPORTED_KEY, ...DEV_ACCOUNTS.map((k) => k.privateKey.slice(2))];
-    const haystacks = { logs: node.logs().toLowerCase(), errors: seen.join('\n').toLowerCase() };
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    assert.match(metrics, /kestrel_/, 'the metrics page answered');
+    const secrets = [
+      authToken(node),
+      PASSPHRASE,
+      WRONG_PASSPHRASE,
+      IMPORTED_KEY,
+      ...DEV_ACCOUNTS.map((k) => k.privateKey.slice(2)),
+    ];
+    const haystacks = {
+      logs: node.logs().toLowerCase(),
+      errors: seen.join('\n').toLowerCase(),
+      metrics: metrics.toLowerCase(),
+    };
     for (const [where, text] of Object.entries(haystacks)) {
       for (const s of secrets) {
         assert.ok(!text.includes(s.toLowerCase()), `${where} contain the secret ${s.slice(0, 6)}…`);
