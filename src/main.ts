@@ -13,7 +13,6 @@ import { stakingQueryModules } from './app/staking/query/index.ts';
 import { CallService } from './app/evm/call.ts';
 import { openFork } from './app/fork/openFork.ts';
 import { initEngine } from './evm/index.ts';
-import { rlpEncode } from './evm/trie/rlp.ts';
 import { createFastKeccak, createSharedCommon, DEFAULT_FORK as NEW_HOME_FORK } from './app/evm/common.ts';
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
@@ -104,7 +103,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const common = createSharedCommon(config.evmChainId, keccak, genesis.fork);
   const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
   try {
-    const chainStore = new ChainStore(kv, common, rlpEncode);
+    const chainStore = new ChainStore(kv, common);
     const stateDb = new StateDb(kv, common);
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.

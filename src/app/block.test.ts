@@ -10,7 +10,7 @@ import { blockSize } from '../store/chainStore.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 import { initKeccak } from '../primitives/keccak.ts';
 import { bytesToHex } from '../primitives/hex.ts';
-import { indexedTrieRoot } from '../evm/trie/root.ts';
+import { indexedTrieRoot } from '../primitives/trie/root.ts';
 import { blockBloom, blockSizeOf, encodeConsensusReceipt, receiptsRoot } from './block.ts';
 
 function receipt(type: number, status: 0 | 1, cumulativeGasUsed: bigint, logs: number): ReceiptRecord {

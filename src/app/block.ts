@@ -3,9 +3,9 @@ import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { keccak256 } from '../primitives/hash.ts';
 import { concatBytes, u64be } from '../primitives/hex.ts';
-import { indexedTrieRoot, indexedTrieRootOf, type Hash } from '../evm/trie/root.ts';
+import { indexedTrieRoot, indexedTrieRootOf, type Hash } from '../primitives/trie/root.ts';
 import { bigintToMinBytes } from '../primitives/bytes.ts';
-import { rlpEncode, rlpEncodeAfter, rlpHeaderLength } from '../evm/trie/rlp.ts';
+import { rlpEncode, rlpEncodeAfter, rlpHeaderLength } from '../primitives/rlp.ts';
 import type { ReceiptRecord } from '../store/records.ts';
 
 /** Inputs that fix a block's execution context before its transactions run. */

@@ -5,7 +5,7 @@ import { before, describe, test } from 'node:test';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { initEngine, WorldState } from '../evm/index.ts';
 import { MemReader } from '../evm/testing/mem-reader.testing.ts';
-import { rlpEncode } from '../evm/trie/rlp.ts';
+import { rlpEncode } from '../primitives/rlp.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../keys/devAccounts.ts';
 import { bytesToBigint } from '../primitives/hex.ts';
 import { blockSizeOf, contextHeader, type BlockContext } from './block.ts';

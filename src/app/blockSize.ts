@@ -2,7 +2,7 @@
 // fork rules' maxRlpBlockSize). The block builder counts each transaction's bytes as it goes and leaves out those that would cross it; the header
 // is not sealed yet, so it is counted at a bound no Kestrel header reaches.
 import { type Fork, forkRules } from '../evm/index.ts';
-import { rlpHeaderLength } from '../evm/trie/rlp.ts';
+import { rlpHeaderLength } from '../primitives/rlp.ts';
 
 /**
  * Room kept for the header: its 21 fields encode to about 600 bytes (roots and the bloom are fixed-size, the

@@ -4,7 +4,7 @@ import type { Precompile, StatefulPrecompile } from './types.ts';
 import { worldHost } from './host.ts';
 import { keccak256 } from '../primitives/keccak.ts';
 import { addressToBytes, bigintToMinBytes, bytesToBigint, EMPTY_BYTES, MASK160 } from '../primitives/bytes.ts';
-import { rlpEncode } from './trie/rlp.ts';
+import { rlpEncode } from '../primitives/rlp.ts';
 import {
   CALL_KINDS,
   Evm,

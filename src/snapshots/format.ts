@@ -7,7 +7,7 @@
 // The bank store is not in it: it follows from genesis, which the joining node has. The snapshot's metadata is
 // the RLP list of the chunks' SHA-256 hashes; its hash is the SHA-256 of the metadata.
 import { createHash } from 'node:crypto';
-import { RLP } from '@ethereumjs/rlp';
+import { rlpEncode, rlpDecode } from '../primitives/rlp.ts';
 
 /** The only format this node writes and reads. */
 export const SNAPSHOT_FORMAT = 1;
@@ -46,7 +46,7 @@ export function encodeRecord(r: SnapshotRecord): Uint8Array[] {
 
 /** Decodes a chunk into its records; throws on anything malformed. */
 export function decodeChunk(chunk: Uint8Array): SnapshotRecord[] {
-  const list = RLP.decode(chunk) as unknown;
+  const list = rlpDecode(chunk) as unknown;
   if (!Array.isArray(list)) throw new Error('snapshot chunk is not a list');
   return list.map((item: unknown): SnapshotRecord => {
     if (!Array.isArray(item) || item.length !== 3 || !item.every((x) => x instanceof Uint8Array)) {
@@ -89,7 +89,7 @@ export class ChunkWriter {
   }
 
   private flush(): void {
-    this.sink(RLP.encode(this.current));
+    this.sink(rlpEncode(this.current));
     this.current = [];
     this.size = 0;
   }
@@ -97,13 +97,13 @@ export class ChunkWriter {
 
 /** Metadata (the list of the chunks' SHA-256 hashes) and the snapshot hash. */
 export function describeChunks(chunkHashes: Uint8Array[]): { metadata: Uint8Array; hash: Uint8Array } {
-  const metadata = RLP.encode(chunkHashes);
+  const metadata = rlpEncode(chunkHashes);
   return { metadata, hash: sha256(metadata) };
 }
 
 /** The chunk hashes a snapshot's metadata lists (throws when malformed). */
 export function chunkHashes(metadata: Uint8Array, chunks: number): Uint8Array[] {
-  const list = RLP.decode(metadata) as unknown;
+  const list = rlpDecode(metadata) as unknown;
   if (
     !Array.isArray(list) ||
     list.length !== chunks ||

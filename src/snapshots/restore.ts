@@ -4,7 +4,7 @@
 // blocks must chain by parent hash up to the snapshot height with that state root, and keccak(stateRoot ‖ bank
 // root) must equal the app hash CometBFT's light client verified. Only then are the blocks written and the app
 // moved to the snapshot height.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpDecode } from '../primitives/rlp.ts';
 import {
   ResponseApplySnapshotChunk_Result as ApplyResult,
   ResponseOfferSnapshot_Result as OfferResult,
@@ -178,8 +178,8 @@ export class SnapshotRestore {
     let parent: Uint8Array | undefined;
     let expected = s.height - BigInt(s.blocks.length) + 1n;
     for (const [i, b] of s.blocks.entries()) {
-      const [headerRlp, txs] = RLP.decode(b.block) as unknown as [Uint8Array, Uint8Array[]];
-      const fields = RLP.decode(headerRlp) as unknown as Uint8Array[];
+      const [headerRlp, txs] = rlpDecode(b.block) as unknown as [Uint8Array, Uint8Array[]];
+      const fields = rlpDecode(headerRlp) as unknown as Uint8Array[];
       const number = bigOf(fields[8]!);
       if (number !== expected) throw new Error(`block ${number} where ${expected} was expected`);
       const hash = keccak256(headerRlp);

@@ -1,7 +1,7 @@
 // Blocks, receipts and indexes on disk: encoding, decoding and a small cache of decoded recent blocks.
 import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
+import { rlpEncode, rlpDecode } from '../primitives/rlp.ts';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { LRUCache } from 'lru-cache';
 import { withSender } from './txWithSender.ts';
@@ -30,22 +30,14 @@ function txRlpItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
 
 /** Size of the block's Ethereum RLP encoding (header, txs, no uncles, no withdrawals). */
 export function blockSize(headerRaw: Uint8Array[], txs: TypedTransaction[]): bigint {
-  return BigInt(RLP.encode([headerRaw, txs.map(txRlpItem), [], []]).length);
+  return BigInt(rlpEncode([headerRaw, txs.map(txRlpItem), [], []]).length);
 }
 
-/** A nested list of byte strings, as an RLP encoder takes it. */
-export type RlpList = Array<Uint8Array | RlpList>;
+/** A nested list of byte strings, as the RLP encoder takes it. */
+type RlpList = Array<Uint8Array | RlpList>;
 
-/**
- * An RLP encoder (any: the encoding is canonical). The node passes the engine's one-pass encoder, about 4x faster
- * than @ethereumjs/rlp's on a block's receipts; the store may not import the engine itself (ARCHITECTURE.md's layers).
- */
-export type RlpEncoder = (list: RlpList) => Uint8Array;
-
-const ethereumjsEncode: RlpEncoder = (list) => RLP.encode(list);
-
-function encodeReceipts(rs: ReceiptRecord[], encode: RlpEncoder): Uint8Array {
-  return encode(
+function encodeReceipts(rs: ReceiptRecord[]): Uint8Array {
+  return rlpEncode(
     rs.map((r) => [
       bigintToBytes(BigInt(r.type)),
       bigintToBytes(BigInt(r.status)),
@@ -62,7 +54,7 @@ function encodeReceipts(rs: ReceiptRecord[], encode: RlpEncoder): Uint8Array {
 }
 
 function decodeReceipts(b: Uint8Array): ReceiptRecord[] {
-  const list = RLP.decode(b) as unknown as Uint8Array[][];
+  const list = rlpDecode(b) as unknown as Uint8Array[][];
   return list.map((f) => {
     const logs = (f[4] as unknown as Uint8Array[][]).map((l): LogRecord => ({
       address: l[0]!,
@@ -105,14 +97,14 @@ function plain(b: Uint8Array): Uint8Array {
   return b instanceof Buffer ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : b;
 }
 
-function encodeBlockLogs(block: BlockRecord, receipts: ReceiptRecord[], encode: RlpEncoder): Uint8Array {
+function encodeBlockLogs(block: BlockRecord, receipts: ReceiptRecord[]): Uint8Array {
   const txs: RlpList = [];
   receipts.forEach((r, i) => {
     if (r.logs.length > 0) {
       txs.push([bigintToBytes(BigInt(i)), block.txHashes[i]!, r.logs.map((l) => [l.address, l.topics, l.data])]);
     }
   });
-  return encode([bigintToBytes(block.header.timestamp), txs]);
+  return rlpEncode([bigintToBytes(block.header.timestamp), txs]);
 }
 
 function blockLogsOf(block: BlockRecord, receipts: ReceiptRecord[]): BlockLogs {
@@ -131,8 +123,6 @@ export class ChainStore {
   constructor(
     private readonly kv: KvStore,
     private readonly common: Common,
-    /** Encodes the block, receipts and logs records (see RlpEncoder). */
-    private readonly encode: RlpEncoder = ethereumjsEncode,
   ) {
     const v = kv.get(FORK_POINT);
     if (v !== undefined) this.forkPoint = { number: readU64be(v.subarray(0, 8)), hash: v.slice(8) };
@@ -162,11 +152,11 @@ export class ChainStore {
   blockOps(block: BlockRecord, receipts: ReceiptRecord[], encodedTxs?: Uint8Array[]): KvOp[] {
     const n = block.number;
     const encoded = encodedTxs ?? block.txs.map((t) => t.serialize());
-    const record = this.encode([block.header.serialize(), encoded, block.senders]);
+    const record = rlpEncode([block.header.serialize(), encoded, block.senders]);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
-      { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts, this.encode) },
-      { type: 'put', key: blockLogsKey(n), value: encodeBlockLogs(block, receipts, this.encode) },
+      { type: 'put', key: receiptsKey(n), value: encodeReceipts(receipts) },
+      { type: 'put', key: blockLogsKey(n), value: encodeBlockLogs(block, receipts) },
       { type: 'put', key: canonKey(n), value: block.hash },
       { type: 'put', key: hashKey(block.hash), value: u64be(n) },
     ];
@@ -243,7 +233,7 @@ export class ChainStore {
     if (cached) return cached;
     const raw = this.kv.get(blockKey(n));
     if (!raw) return undefined;
-    const [headerRlp, txList, senders] = RLP.decode(raw) as unknown as [Uint8Array, Uint8Array[], Uint8Array[]];
+    const [headerRlp, txList, senders] = rlpDecode(raw) as unknown as [Uint8Array, Uint8Array[], Uint8Array[]];
     const header = createBlockHeaderFromRLP(headerRlp, { common: this.common, setHardfork: false });
     const txs = txList.map((t, i) => withSender(t, this.common, senders[i]!));
     const block: BlockRecord = {
@@ -275,7 +265,7 @@ export class ChainStore {
       const rs = this.receipts(n);
       return b && rs ? blockLogsOf(b, rs) : undefined;
     }
-    const [time, txList] = RLP.decode(plain(raw)) as unknown as [
+    const [time, txList] = rlpDecode(plain(raw)) as unknown as [
       Uint8Array,
       Array<[Uint8Array, Uint8Array, Uint8Array[][]]>,
     ];

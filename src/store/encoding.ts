@@ -1,5 +1,5 @@
 // The consensus encoding of a stored block, as peers exchange it (a receipt's is app/block.ts' encodeConsensusReceipt).
-import { RLP } from '@ethereumjs/rlp';
+import { rlpEncode } from '../primitives/rlp.ts';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { BlockRecord } from './records.ts';
 
@@ -13,5 +13,5 @@ export function encodeBlock(b: Pick<BlockRecord, 'header' | 'txs'>, withdrawals:
   const h = b.header;
   const body: unknown[] = [h.raw(), b.txs.map(bodyItem), []];
   if (h.withdrawalsRoot !== undefined) body.push(withdrawals);
-  return RLP.encode(body as never);
+  return rlpEncode(body as never);
 }

@@ -7,7 +7,7 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { BlockRecord, ReceiptRecord } from './records.ts';
 import { createChainCommon } from '../app/evm/common.ts';
-import { rlpEncode } from '../evm/trie/rlp.ts';
+import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex, u64be } from '../primitives/hex.ts';
 import { blockSize, ChainStore } from './chainStore.ts';
 import { KvStore } from './kv.ts';
@@ -144,11 +144,13 @@ describe('store', () => {
       return v;
     };
     const ops = new ChainStore(kv, common).blockOps(block, receipts);
-    // The node's store encodes with the engine's RLP encoder: the records must be the same bytes.
-    assert.deepEqual(
-      new ChainStore(kv, common, rlpEncode).blockOps(block, receipts).map((o) => norm(o)),
-      ops.map((o) => norm(o)),
-    );
+    // The store encodes with primitives/rlp: each record must be the bytes @ethereumjs/rlp gives for the same items.
+    const records = [blockKey(7n), receiptsKey(7n), blockLogsKey(7n)].map((k) => bytesToHex(k));
+    const recordOps = ops.filter((o) => o.type === 'put' && records.includes(bytesToHex(o.key)));
+    assert.equal(recordOps.length, 3);
+    for (const o of recordOps) {
+      if (o.type === 'put') assert.deepEqual(bytesToHex(RLP.encode(RLP.decode(o.value))), bytesToHex(o.value));
+    }
     await kv.write(ops);
     const expected = {
       hash: bytesToHex(block.hash),

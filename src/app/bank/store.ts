@@ -2,9 +2,9 @@
 // nowhere else). These come from genesis and no transaction kind moves them yet, so one record per account holds
 // for every height; a Merkle root over all of them is committed next to the state root in the app hash.
 // When a transaction kind that moves them arrives, these records must become versioned by height.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpEncode, rlpDecode } from '../../primitives/rlp.ts';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { trieRoot } from '../../evm/trie/root.ts';
+import { trieRoot } from '../../primitives/trie/root.ts';
 import { KestrelError } from '../../errors/index.ts';
 import { keccak256 } from '../../primitives/hash.ts';
 import { bareHex, bigintToBytes, bytesEqual, bytesToBigint, concatBytes } from '../../primitives/hex.ts';
@@ -25,18 +25,18 @@ export function sortCoins(coins: Coin[]): Coin[] {
 }
 
 function encodeCoins(coins: Coin[]): Uint8Array {
-  return RLP.encode(coins.map((c) => [utf8.encode(c.denom), bigintToBytes(c.amount)]));
+  return rlpEncode(coins.map((c) => [utf8.encode(c.denom), bigintToBytes(c.amount)]));
 }
 
 function decodeCoins(raw: Uint8Array): Coin[] {
-  const items = RLP.decode(raw) as Uint8Array[][];
+  const items = rlpDecode(raw) as Uint8Array[][];
   return items.map(([d, a]) => ({ denom: utf8dec.decode(d!), amount: bytesToBigint(a!) }));
 }
 
 /** A digest of the bank part of genesis, to notice a genesis.json edited after the chain started. */
 function genesisDigest(bank: Genesis['bank']): Uint8Array {
   const parts = bank.map((b) => [b.address, b.coins.map((c) => [utf8.encode(c.denom), bigintToBytes(c.amount)])]);
-  return sha256(RLP.encode(parts));
+  return sha256(rlpEncode(parts));
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
 import { addressToBytes, bytesToBigint, wordToBytes } from '../../primitives/bytes.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
-import { rlpDecode } from '../../evm/trie/rlp.ts';
+import { rlpDecode } from '../../primitives/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
 import { bytesKey } from '../state/headCache.ts';

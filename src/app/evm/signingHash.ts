@@ -2,7 +2,7 @@
 // signed fields are the encoding's own bytes (a typed tx's payload without v, r, s; a legacy tx's first six fields,
 // then EIP-155's chainId, 0, 0), so nothing is re-encoded: ethereumjs's getMessageToVerifySignature rebuilds every
 // field from its decoded value and RLP-encodes the lot, a tenth of admission's CPU after the recovery itself.
-import { rlpHeaderLength, rlpStringLength, writeRlpHeader, writeRlpString } from '../../evm/trie/rlp.ts';
+import { rlpHeaderLength, rlpStringLength, writeRlpHeader, writeRlpString } from '../../primitives/rlp.ts';
 import { bigintToMinBytes } from '../../primitives/bytes.ts';
 
 /** What the signature check needs from a tx's encoding. */

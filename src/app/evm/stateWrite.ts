@@ -5,8 +5,8 @@
 import type { AccountDiff } from '../../evm/index.ts';
 import { addressToBytes, bigintToMinBytes, wordToBytes } from '../../primitives/bytes.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
-import { encodeAccountRlp } from '../../evm/trie/account.ts';
-import { rlpDecode, rlpEncode } from '../../evm/trie/rlp.ts';
+import { encodeAccountRlp } from '../../primitives/trie/account.ts';
+import { rlpDecode, rlpEncode } from '../../primitives/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import type { NodeReader } from '../state/trieGet.ts';
 import { codeStoreKey } from '../state/walk.ts';

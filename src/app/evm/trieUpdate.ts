@@ -5,8 +5,8 @@
 // nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
 // Updates are persistent (a put builds new nodes and never changes a loaded one), so the tree loaded by reads of
 // the parent state can be forked and updated while the reads' view stays the parent's.
-import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from '../../evm/trie/node.ts';
-import { rlpDecode, rlpEncode, type RlpItem } from '../../evm/trie/rlp.ts';
+import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from '../../primitives/trie/node.ts';
+import { rlpDecode, rlpEncode, type RlpItem } from '../../primitives/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
 import { fromHexPrefix, type NodeReader } from '../state/trieGet.ts';

@@ -2,7 +2,7 @@
 // from the root through the nodes it lists, so the account (nonce, balance, storage root, code hash) and each slot
 // come from the proven trie rather than from the upstream's word; code is checked against the proven code hash.
 // A proof that does not lead to its claimed values is an error naming the account, never a silently wrong state.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpDecode } from '../../primitives/rlp.ts';
 import type { Address } from '../../evm/types.ts';
 import { UpstreamError } from '../../errors/index.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
@@ -69,7 +69,7 @@ export function verifyProof(
   let account: ProvenAccount['account'] = null;
   let storageRoot = EMPTY_TRIE_ROOT;
   if (rlp !== undefined) {
-    const [nonce, balance, root, codeHash] = RLP.decode(rlp) as Uint8Array[];
+    const [nonce, balance, root, codeHash] = rlpDecode(rlp) as Uint8Array[];
     account = { nonce: bytesToBigint(nonce!), balance: bytesToBigint(balance!), codeHash: codeHash! };
     storageRoot = root!;
   }
@@ -91,7 +91,7 @@ export function verifyProof(
     } catch {
       fail(`does not lead to slot 0x${slot.toString(16)}`);
     }
-    const v = value === undefined ? 0n : bytesToBigint(RLP.decode(value) as Uint8Array);
+    const v = value === undefined ? 0n : bytesToBigint(rlpDecode(value) as Uint8Array);
     if (claim(s!.value) !== v) fail(`claims another value of slot 0x${slot.toString(16)}`);
     out.set(slot, v);
   }

@@ -1,6 +1,6 @@
 // The records of the staking, slashing and distribution modules (Cosmos SDK semantics), their parameters and their
 // byte encodings in module storage. Decimals are Cosmos LegacyDec: a bigint scaled by 10^18.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpEncode, rlpDecode } from '../../primitives/rlp.ts';
 import { bigintToBytes, bytesToBigint } from '../../primitives/hex.ts';
 
 /** 1.0 as a LegacyDec. */
@@ -143,7 +143,7 @@ type Item = Uint8Array | Item[];
 export function encodeValidator(v: Validator): Uint8Array {
   const d = v.description;
   const c = v.commission;
-  return RLP.encode([
+  return rlpEncode([
     v.operator,
     v.consPubkey,
     enc(v.jailed),
@@ -160,7 +160,7 @@ export function encodeValidator(v: Validator): Uint8Array {
 
 /** Decodes {@link encodeValidator}. */
 export function decodeValidator(raw: Uint8Array): Validator {
-  const f = RLP.decode(raw) as Item[];
+  const f = rlpDecode(raw) as Item[];
   const d = (f[6] as Uint8Array[]).map((b) => utf8dec.decode(b));
   const c = f[9] as Uint8Array[];
   return {
@@ -180,12 +180,12 @@ export function decodeValidator(raw: Uint8Array): Validator {
 
 /** A list of bigint tuples' storage encoding (entries, signing info, distribution records). */
 export function encodeInts(rows: ReadonlyArray<ReadonlyArray<bigint | number | boolean>>): Uint8Array {
-  return RLP.encode(rows.map((r) => r.map(enc)));
+  return rlpEncode(rows.map((r) => r.map(enc)));
 }
 
 /** Decodes {@link encodeInts}. */
 export function decodeInts(raw: Uint8Array): bigint[][] {
-  return (RLP.decode(raw) as Uint8Array[][]).map((r) => r.map(int));
+  return (rlpDecode(raw) as Uint8Array[][]).map((r) => r.map(int));
 }
 
 /**

@@ -1,6 +1,6 @@
 // EIP-1186 account and storage proofs from the archive's Merkle-Patricia tries: the account trie at a block's
 // stateRoot and the account's storage trie, so any standard MPT verifier can check them against that root.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpDecode } from '../../primitives/rlp.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { decodeAccount, type StateView } from './stateView.ts';
@@ -44,7 +44,7 @@ export function proveAccount(view: StateView, address: Uint8Array, slots: Uint8A
   const account = decodeAccount(value);
   const storageProof = slots.map((slot): StorageProofRecord => {
     const { value: word, proof } = trieProve(view.readNode, account.storageRoot, slot, view.hash);
-    return { slot, value: word === undefined ? 0n : bytesToBigint(RLP.decode(word) as Uint8Array), proof };
+    return { slot, value: word === undefined ? 0n : bytesToBigint(rlpDecode(word) as Uint8Array), proof };
   });
   return {
     address,

@@ -2,7 +2,7 @@
 // block, the bank's EVM balances, CheckTx's sender check, the ABCI account query): synchronous walks of the
 // archive's tries (trieGet.ts), memoised for the view's life. A state root names immutable state, so a value read
 // once under it is the answer for good.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpDecode } from '../../primitives/rlp.ts';
 import { EMPTY_CODE_HASH, keccak256 } from '../../primitives/hash.ts';
 import { bytesEqual, bytesToBigint } from '../../primitives/hex.ts';
 import { bytesKey } from './headCache.ts';
@@ -27,7 +27,7 @@ export interface StoredAccount {
 
 /** Decodes an account leaf of the account trie. */
 export function decodeAccount(rlp: Uint8Array): StoredAccount {
-  const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[];
+  const [nonce, balance, storageRoot, codeHash] = rlpDecode(rlp) as Uint8Array[];
   return {
     nonce: bytesToBigint(nonce!),
     balance: bytesToBigint(balance!),
@@ -90,7 +90,7 @@ export class StateView {
       const raw = trieGet(this.readNode, acc.storageRoot, slot, this.hash);
       word = new Uint8Array(32);
       if (raw !== undefined) {
-        const v = RLP.decode(raw) as Uint8Array;
+        const v = rlpDecode(raw) as Uint8Array;
         word.set(v, 32 - v.length);
       }
       this.count();

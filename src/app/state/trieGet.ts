@@ -1,7 +1,7 @@
 // Synchronous point reads from the Merkle-Patricia tries in the archive: one value by key, walking node by node
 // with a synchronous node source, and the same walk collecting the nodes on the path (eth_getProof). Used where
 // execution runs synchronously (Kestrel's engine, tracer hooks) and by the state views of the RPC reads.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpEncode, rlpDecode } from '../../primitives/rlp.ts';
 import { EMPTY_TRIE_ROOT, keccak256 } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
 import { MissingTrieNodeError } from './walk.ts';
@@ -84,11 +84,11 @@ function walkPath(
         raw = readNode(ref);
         if (raw === undefined) throw new MissingTrieNodeError(ref, root);
       }
-      node = RLP.decode(raw) as Node;
+      node = rlpDecode(raw) as Node;
       visit?.(raw);
     } else {
       node = ref; // embedded node (its RLP is shorter than 32 bytes)
-      visit?.(RLP.encode(node));
+      visit?.(rlpEncode(node));
     }
     if (!Array.isArray(node)) return undefined;
     if (node.length === 17) {

@@ -2,7 +2,7 @@
 // and its contract code. Pruning marks what it finds as live; snapshots copy it. Nodes are addressed by their
 // hash (code by 'c' ‖ code hash, ethereumjs' layout), so a subtree met twice (shared between roots, or between
 // accounts with equal storage) is walked once when `enter` says it was seen.
-import { RLP } from '@ethereumjs/rlp';
+import { rlpDecode } from '../../primitives/rlp.ts';
 import { KestrelError } from '../../errors/index.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
@@ -80,7 +80,7 @@ export class StateWalk {
         reads++;
         if (raw === undefined) throw new MissingTrieNodeError(ref, root);
         if (!enter(ref, raw)) continue;
-        node = RLP.decode(raw) as Nested;
+        node = rlpDecode(raw) as Nested;
       } else {
         node = ref; // embedded node (< 32 bytes encoded)
       }
@@ -101,7 +101,7 @@ export class StateWalk {
 
   /** An account leaf: queues its storage trie and enters its code; returns the store reads it made. */
   private account(value: Uint8Array): number {
-    const fields = RLP.decode(value) as Uint8Array[];
+    const fields = rlpDecode(value) as Uint8Array[];
     const storageRoot = fields[2]!;
     const codeHash = fields[3]!;
     if (!isEmptyRoot(storageRoot)) this.work.push([storageRoot, false]);

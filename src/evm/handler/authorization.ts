@@ -6,7 +6,7 @@ import type { WorldState } from '../state/world.ts';
 import { delegationTarget } from '../frame.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { addressToBytes, bigintToMinBytes, bytesToBigint, EMPTY_BYTES, wordToBytes } from '../../primitives/bytes.ts';
-import { rlpEncode } from '../trie/rlp.ts';
+import { rlpEncode } from '../../primitives/rlp.ts';
 
 const SECP256K1N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const NONCE_MAX = (1n << 64n) - 1n;

@@ -13,7 +13,7 @@
 // Startup: initPrecompiles() instantiates the two mcl wasm instances, hash-wasm and the secp256k1 add-on
 // (a noticeable part of a second of CPU). Nothing needs it before the first EVM execution, so a node can start
 // it at once, answer its first requests, and await it before executing anything.
-import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
+import { initKeccak, keccak256 as groundKeccak } from '../../primitives/keccak.ts';
 import type { Address, Fork, PurePrecompile } from '../types.ts';
 import { blake2fPrecompile } from './blake2f.ts';
 import { type Bls12381Backend, bls12381Precompiles } from './bls12381.ts';
@@ -50,7 +50,6 @@ export interface PrecompileBackends {
 /** Loaders of the native and wasm libraries: each throws or returns undefined when its library cannot load. */
 export interface NativeLoaders {
   recover(): RecoverFn | undefined;
-  keccak256(): Promise<HashFn>;
   ripemd160(): HashFn | undefined;
   bn254(): Promise<Bn254Backend>;
   bls12381(): Promise<Bls12381Backend>;
@@ -61,10 +60,6 @@ export interface NativeLoaders {
 /** The real loaders. */
 export const NATIVE_LOADERS: NativeLoaders = {
   recover: loadNativeRecover,
-  async keccak256() {
-    await initKeccak();
-    return keccak256;
-  },
   ripemd160: loadOpensslRipemd160,
   bn254: loadMclBn254,
   bls12381: loadMclBls12381,
@@ -74,7 +69,6 @@ export const NATIVE_LOADERS: NativeLoaders = {
 /** Loaders that load nothing: every role takes its pure-JS fallback (tests force the fallbacks with it). */
 export const NO_NATIVE_LOADERS: NativeLoaders = {
   recover: () => undefined,
-  keccak256: () => Promise.reject(new Error('native libraries disabled')),
   ripemd160: () => undefined,
   bn254: () => Promise.reject(new Error('native libraries disabled')),
   bls12381: () => Promise.reject(new Error('native libraries disabled')),
@@ -87,7 +81,6 @@ const nobleRecover = async () => (await import('./ecrecover-noble.ts')).nobleRec
 const nobleBn254 = async () => (await import('./bn254-noble.ts')).nobleBn254;
 const nobleBls12381 = async () => (await import('./bls12381-noble.ts')).nobleBls12381;
 const nobleP256 = async () => (await import('./p256-noble.ts')).nobleP256Verify;
-const nobleKeccak = async () => (await import('@noble/hashes/sha3.js')).keccak_256;
 
 /** Loads the backends; each library that fails to load is replaced by its pure-JS fallback. */
 export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Promise<PrecompileBackends> {
@@ -105,7 +98,11 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
   };
   const [recover, keccak256, ripemd160, bn254, bls12381, p256] = await Promise.all([
     settle('ecrecover', async () => loaders.recover(), 'secp256k1 (native)', nobleRecover, '@noble/curves'),
-    settle('keccak256', () => loaders.keccak256(), 'hash-wasm', nobleKeccak, '@noble/hashes'),
+    // keccak is the ground floor's (primitives/keccak.ts), the one every layer hashes with: no second fallback here.
+    initKeccak().then(() => {
+      names.keccak256 = 'hash-wasm';
+      return groundKeccak;
+    }),
     settle(
       'ripemd160',
       async () => loaders.ripemd160(),

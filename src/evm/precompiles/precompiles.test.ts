@@ -77,7 +77,7 @@ for (const [label, loaders] of SETS) {
       if (loaders === NO_NATIVE_LOADERS) {
         assert.deepEqual(backends.names, {
           ecrecover: '@noble/curves',
-          keccak256: '@noble/hashes',
+          keccak256: 'hash-wasm',
           ripemd160: '@noble/hashes',
           bn254: '@noble/curves',
           bls12381: '@noble/curves',

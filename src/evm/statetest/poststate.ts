@@ -1,11 +1,11 @@
 // The pre-state as the engine reads it, the post-state as pre + the engine's diff, their roots, the logs hash,
 // and a readable account-by-account comparison against a fixture's expected post-state.
 import { keccak256 } from '../../primitives/keccak.ts';
-import { rlpEncode } from '../trie/rlp.ts';
-import { trieRoot } from '../trie/root.ts';
+import { rlpEncode } from '../../primitives/rlp.ts';
+import { trieRoot } from '../../primitives/trie/root.ts';
 import { bareHex, bigintToFixedBytes } from '../../primitives/bytes.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
-import { encodeAccount, storageRoot, type AccountState } from '../trie/stateRoot.ts';
+import { encodeAccount, storageRoot, type AccountState } from '../../primitives/trie/stateRoot.ts';
 import type { AccountDiff, AccountInfo, Address, Log } from '../types.ts';
 import type { EnumerableReader, SeedAccount } from './engine.ts';
 import type { PreAccount } from './fixture.ts';

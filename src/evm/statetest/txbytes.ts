@@ -4,7 +4,7 @@
 import secp256k1 from 'secp256k1';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { bigintToMinBytes, bytesToBigint } from '../../primitives/bytes.ts';
-import { rlpDecode, rlpEncode, RlpError, type RlpItem } from '../trie/rlp.ts';
+import { rlpDecode, rlpEncode, RlpError, type RlpItem } from '../../primitives/rlp.ts';
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 

@@ -9,7 +9,7 @@ import secp256k1 from 'secp256k1';
 import { keccak256 } from '../../../src/primitives/keccak.ts';
 import type { PreAccount, TestEnv } from '../../../src/evm/statetest/fixture.ts';
 import { addressOfKey } from '../../../src/evm/statetest/fixture.ts';
-import { rlpEncode } from '../../../src/evm/trie/rlp.ts';
+import { rlpEncode } from '../../../src/primitives/rlp.ts';
 import { bigintToFixedBytes, bigintToMinBytes } from '../../../src/primitives/bytes.ts';
 import { EMPTY_CODE_HASH } from '../../../src/primitives/hash.ts';
 import type { AccessListItem, Address, Authorization, Fork, Tx } from '../../../src/evm/types.ts';

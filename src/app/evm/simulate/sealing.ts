@@ -3,11 +3,11 @@
 // shapes, and the sealed block record. The simulator (and the ethereumjs oracle of its tests) only execute.
 import { createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
+import { rlpEncode } from '../../../primitives/rlp.ts';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, toChecksumAddress } from '@ethereumjs/util';
 import { SimulateError } from '../../../errors/index.ts';
-import { indexedTrieRoot } from '../../../evm/trie/root.ts';
+import { indexedTrieRoot } from '../../../primitives/trie/root.ts';
 import type { CallRequest } from '../../../primitives/callRequest.ts';
 import type { Withdrawal } from '../../../primitives/overrides.ts';
 import { encodeBlock } from '../../../store/encoding.ts';
@@ -240,7 +240,7 @@ export function sealBlock(
       logsBloom: blockBloom(body.receipts),
       gasUsed: body.gasUsed,
       withdrawalsRoot: indexedTrieRoot(
-        withdrawals.map((w) => RLP.encode(withdrawalItem(w))),
+        withdrawals.map((w) => rlpEncode(withdrawalItem(w))),
         hashFn,
       ),
       blobGasUsed: 0n,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
+import { initKeccak, keccak256 } from '../keccak.ts';
 import { indexedTrieRoot } from './root.ts';
 
 async function reference(values: Uint8Array[]): Promise<Uint8Array> {

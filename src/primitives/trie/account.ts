@@ -1,8 +1,8 @@
 // An account leaf's value, rlp([nonce, balance, storageRoot, codeHash]), written in one pass: a block writes one per
 // changed account (a 500-transfer block ~1,000), and the generic encoder's item arrays and the two integers'
 // minimal-byte arrays cost more than the write itself.
-import { MASK256, writeWord } from '../../primitives/bytes.ts';
-import { rlpHeaderLength, writeRlpHeader, writeRlpString } from './rlp.ts';
+import { MASK256, writeWord } from '../bytes.ts';
+import { rlpHeaderLength, writeRlpHeader, writeRlpString } from '../rlp.ts';
 
 const NONCE = new Uint8Array(32);
 const BALANCE = new Uint8Array(32);

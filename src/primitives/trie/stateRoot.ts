@@ -1,11 +1,13 @@
 // Ethereum's state root over a whole map of accounts: a secure trie (keys keccak(address)) of
 // rlp([nonce, balance, storageRoot, codeHash]), each storage trie keyed by keccak(slot) with rlp(trimmed value).
-import type { Address } from '../types.ts';
-import { keccak256 } from '../../primitives/keccak.ts';
+import { keccak256 } from '../keccak.ts';
 import { encodeAccountRlp } from './account.ts';
-import { bigintToFixedBytes, bigintToMinBytes } from '../../primitives/bytes.ts';
-import { rlpEncode } from './rlp.ts';
+import { bigintToFixedBytes, bigintToMinBytes } from '../bytes.ts';
+import { rlpEncode } from '../rlp.ts';
 import { trieRoot } from './root.ts';
+
+/** An account's 20-byte address as a number (the engine's Address). */
+type Address = bigint;
 
 /** An account as the state root sees it. Storage slots holding 0n are absent. */
 export interface AccountState {

@@ -3,11 +3,11 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
-import { RlpError, rlpDecode, rlpEncode, type RlpItem } from './rlp.ts';
-import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
+import { initKeccak, keccak256 } from '../keccak.ts';
+import { RlpError, rlpDecode, rlpEncode, type RlpItem } from '../rlp.ts';
+import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../hash.ts';
 import { trieRoot } from './root.ts';
-import { bigintToFixedBytes } from '../../primitives/bytes.ts';
+import { bigintToFixedBytes } from '../bytes.ts';
 import { encodeAccount, stateRoot, storageRoot, type AccountState } from './stateRoot.ts';
 
 // A small deterministic generator (xorshift32), so failures reproduce.

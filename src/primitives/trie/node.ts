@@ -2,7 +2,7 @@
 // of them (state, transactions and receipts tries), so each is sized once and written into one buffer.
 // A child is referenced in its parent by its 32-byte hash (written as an RLP string), or, when its encoding is
 // shorter than 32 bytes, by that encoding embedded as is; the length tells the two apart.
-import { rlpHeaderLength, rlpStringLength, writeRlpHeader, writeRlpString } from './rlp.ts';
+import { rlpHeaderLength, rlpStringLength, writeRlpHeader, writeRlpString } from '../rlp.ts';
 
 /** A node's reference in its parent: its hash, or its own encoding when shorter than 32 bytes. */
 export type Ref = Uint8Array;
@@ -62,10 +62,7 @@ export function encodeLeaf(
   value: Uint8Array,
   scratch?: Uint8Array,
 ): Uint8Array {
-  const payload = pathLength(from, to) + rlpStringLength(value);
-  const out = target(rlpHeaderLength(payload) + payload, scratch);
-  writeRlpString(out, writePath(out, writeRlpHeader(out, 0, payload, 0xc0), path, from, to, true), value);
-  return out;
+  return encodeShort(path, from, to, true, value, scratch);
 }
 
 /** The encoding of an extension: nibbles path[from..to), then its child's reference. */
@@ -76,9 +73,25 @@ export function encodeExtension(
   child: Ref,
   scratch?: Uint8Array,
 ): Uint8Array {
-  const payload = pathLength(from, to) + refLength(child);
+  return encodeShort(path, from, to, false, child, scratch);
+}
+
+// A leaf and an extension are the same two-item list; only an extension's embedded child (a reference shorter than
+// a hash) goes in as its own encoding rather than as a byte string.
+function encodeShort(
+  path: ArrayLike<number>,
+  from: number,
+  to: number,
+  leaf: boolean,
+  tail: Uint8Array,
+  scratch: Uint8Array | undefined,
+): Uint8Array {
+  const embedded = !leaf && tail.length !== 32;
+  const payload = pathLength(from, to) + (embedded ? tail.length : rlpStringLength(tail));
   const out = target(rlpHeaderLength(payload) + payload, scratch);
-  writeRef(out, writePath(out, writeRlpHeader(out, 0, payload, 0xc0), path, from, to, false), child);
+  const pos = writePath(out, writeRlpHeader(out, 0, payload, 0xc0), path, from, to, leaf);
+  if (embedded) out.set(tail, pos);
+  else writeRlpString(out, pos, tail);
   return out;
 }
 

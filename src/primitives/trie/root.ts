@@ -1,11 +1,11 @@
 // The root hash of a Merkle-Patricia trie built in one pass over sorted keys (no node store): the state tests and
 // the fuzzer need roots of whole account maps, and blocks the roots of their transactions, receipts and withdrawals;
 // none needs proofs or incremental updates.
-import { keccak256 } from '../../primitives/keccak.ts';
+import { keccak256 } from '../keccak.ts';
 import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from './node.ts';
-import { bigintToMinBytes } from '../../primitives/bytes.ts';
-import { rlpEncode } from './rlp.ts';
-import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
+import { bigintToMinBytes } from '../bytes.ts';
+import { rlpEncode } from '../rlp.ts';
+import { EMPTY_TRIE_ROOT } from '../hash.ts';
 
 /** A keccak-256 implementation (the engine's by default; a caller may pass the one it already holds). */
 export type Hash = (data: Uint8Array) => Uint8Array;
