@@ -61,6 +61,14 @@ export const K_CREATE = 4;
 export const K_CREATE2 = 5;
 export const CALL_KINDS = ['CALL', 'CALLCODE', 'DELEGATECALL', 'STATICCALL', 'CREATE', 'CREATE2'] as const;
 
+/**
+ * An end that keeps the frame's remaining gas (STOP, RETURN, REVERT); every later code is an exceptional halt,
+ * which consumes all gas. Relies on the S_* order above.
+ */
+export function keepsGas(s: number): boolean {
+  return s <= S_REVERT;
+}
+
 /** A successful end (STOP, RETURN). */
 export function isSuccess(s: number): boolean {
   return s === S_STOP || s === S_RETURN;

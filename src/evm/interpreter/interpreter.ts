@@ -8,12 +8,12 @@ import { traceFault, traceStep } from './trace.ts';
 import {
   Evm,
   Frame,
+  keepsGas,
   S_BAD_JUMP,
   S_CALL,
   S_INVALID,
   S_OOG,
   S_OVERFLOW,
-  S_REVERT,
   S_RUNNING,
   S_STATIC,
   S_STOP,
@@ -21,6 +21,7 @@ import {
   STATUS_NAMES,
 } from './context.ts';
 import { readPush } from './analysis.ts';
+import { COLD_SLOAD, EXP_BYTE, WARM_ACCESS } from './gas.ts';
 import { MEM_LIMIT_BIG } from './memory.ts';
 import { STACK_IN, STACK_MAX } from './opcodes.ts';
 import * as env from './ops-env.ts';
@@ -171,7 +172,7 @@ export function run(ev: Evm, f: Frame): void {
       case 0x0a: {
         sp--;
         const e = stack[sp - 1]!;
-        const cost = 50 * byteLength(e);
+        const cost = EXP_BYTE * byteLength(e);
         if (gas < cost) {
           status = S_OOG;
           break;
@@ -363,7 +364,7 @@ export function run(ev: Evm, f: Frame): void {
       case 0x54: {
         const key = stack[sp - 1]!;
         const acc = f.acc;
-        const c = world.warmSlot(acc, key) ? 100 : 2100;
+        const c = world.warmSlot(acc, key) ? WARM_ACCESS : COLD_SLOAD;
         if (gas < c) {
           status = S_OOG;
           break;
@@ -535,12 +536,13 @@ export function run(ev: Evm, f: Frame): void {
   f.pc = pc;
   f.sp = sp;
   f.status = status;
-  if (tracer !== undefined && status > S_REVERT) {
+  const keep = keepsGas(status);
+  if (tracer !== undefined && !keep) {
     f.gas = gas;
     traceFault(ev, f, pc < codeLen ? code[pc]! : 0, STATUS_NAMES[status]!);
   }
-  f.gas = status <= 3 ? gas : 0;
-  if (status > 3) f.gasExtra = 0n;
+  f.gas = keep ? gas : 0;
+  if (!keep) f.gasExtra = 0n;
 }
 
 function outOfLine(ev: Evm, f: Frame, op: number): number {

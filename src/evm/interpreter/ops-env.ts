@@ -3,12 +3,9 @@
 import { bytesToBigint, MASK160, wordToBytes } from '../../primitives/bytes.ts';
 import { keccakWord } from '../../primitives/keccak.ts';
 import { Evm, Frame, S_OOG, S_RETURNDATA_OOB, S_RUNNING, S_STATIC } from './context.ts';
+import { COLD_ACCOUNT_ACCESS, COPY_WORD, KECCAK_WORD, LOG_DATA_BYTE, WARM_ACCESS } from './gas.ts';
 import { MEM_LIMIT, MEM_LIMIT_BIG } from './memory.ts';
 import type { Account } from '../state/account.ts';
-
-/** EIP-2929 account access costs. */
-export const WARM_ACCESS = 100;
-export const COLD_ACCOUNT_ACCESS = 2600;
 
 /**
  * Charges the expansion of memory to cover [off, off+size) from f.gas. Returns the offset as a number, or -1 when
@@ -65,7 +62,7 @@ export function keccak(_ev: Evm, f: Frame): number {
   const off = chargeMemory(f, offB, sizeB);
   if (off < 0) return S_OOG;
   const size = Number(sizeB);
-  if (!charge(f, 6 * words(size))) return S_OOG;
+  if (!charge(f, KECCAK_WORD * words(size))) return S_OOG;
   f.sp--;
   st[f.sp - 1] = keccakWord(f.mem.buf, off, size);
   return S_RUNNING;
@@ -108,7 +105,7 @@ export function extcodecopy(ev: Evm, f: Frame): number {
   const dest = chargeMemory(f, st[sp - 2]!, sizeB);
   if (dest < 0) return S_OOG;
   const size = Number(sizeB);
-  if (!charge(f, 3 * words(size))) return S_OOG;
+  if (!charge(f, COPY_WORD * words(size))) return S_OOG;
   if (size > 0) copyPadded(f, dest, ev.world.code(a), st[sp - 3]!, size);
   f.sp -= 4;
   return S_RUNNING;
@@ -121,7 +118,7 @@ function copyOp(f: Frame, src: Uint8Array): number {
   const dest = chargeMemory(f, st[sp - 1]!, sizeB);
   if (dest < 0) return S_OOG;
   const size = Number(sizeB);
-  if (!charge(f, 3 * words(size))) return S_OOG;
+  if (!charge(f, COPY_WORD * words(size))) return S_OOG;
   if (size > 0) copyPadded(f, dest, src, st[sp - 2]!, size);
   f.sp -= 3;
   return S_RUNNING;
@@ -146,7 +143,7 @@ export function returndatacopy(_ev: Evm, f: Frame): number {
   const dest = chargeMemory(f, st[sp - 1]!, sizeB);
   if (dest < 0) return S_OOG;
   const size = Number(sizeB);
-  if (!charge(f, 3 * words(size))) return S_OOG;
+  if (!charge(f, COPY_WORD * words(size))) return S_OOG;
   const rd = f.returnData;
   if (srcB + sizeB > BigInt(rd.length)) return S_RETURNDATA_OOB;
   if (size > 0) {
@@ -168,7 +165,7 @@ export function mcopy(_ev: Evm, f: Frame): number {
     const hi = destB > srcB ? destB : srcB;
     if (chargeMemory(f, hi, sizeB) < 0) return S_OOG;
     const size = Number(sizeB);
-    if (!charge(f, 3 * words(size))) return S_OOG;
+    if (!charge(f, COPY_WORD * words(size))) return S_OOG;
     const src = Number(srcB);
     f.mem.buf.copyWithin(Number(destB), src, src + size);
   }
@@ -203,7 +200,7 @@ export function log(ev: Evm, f: Frame, n: number): number {
   const off = chargeMemory(f, st[sp - 1]!, sizeB);
   if (off < 0) return S_OOG;
   const size = Number(sizeB);
-  if (!charge(f, 8 * size)) return S_OOG;
+  if (!charge(f, LOG_DATA_BYTE * size)) return S_OOG;
   const topics: bigint[] = [];
   for (let i = 0; i < n; i++) topics.push(st[sp - 3 - i]!);
   ev.logs.push({ address: f.address, topics, data: f.mem.slice(off, size) });

@@ -30,18 +30,23 @@ import {
   totalGas,
 } from './context.ts';
 import { analysisCache, analyze } from './analysis.ts';
+import {
+  CALL_STIPEND,
+  CALL_VALUE,
+  COLD_ACCOUNT_ACCESS,
+  COLD_SLOAD,
+  INITCODE_WORD,
+  KECCAK_WORD,
+  NEW_ACCOUNT,
+  SSTORE_CLEARS_REFUND,
+  SSTORE_RESET,
+  SSTORE_SET,
+  WARM_ACCESS,
+} from './gas.ts';
 import { accessCost, chargeMemory } from './ops-env.ts';
 
 const MAX_DEPTH = 1024;
 const NONCE_MAX = (1n << 64n) - 1n;
-const CALL_STIPEND = 2300;
-const CALL_VALUE = 9000;
-const NEW_ACCOUNT = 25000;
-const SLOAD_COLD = 2100;
-const WARM = 100;
-const SSTORE_SET = 20000;
-const SSTORE_RESET = 5000;
-const SSTORE_CLEARS_REFUND = 4800;
 
 /** SSTORE with EIP-2200/2929/3529 pricing and refunds. */
 export function sstore(ev: Evm, f: Frame): number {
@@ -52,19 +57,19 @@ export function sstore(ev: Evm, f: Frame): number {
   const key = st[f.sp - 1]!;
   const value = st[f.sp - 2]!;
   const acc = f.acc;
-  let cost = world.warmSlot(acc, key) ? 0 : SLOAD_COLD;
+  let cost = world.warmSlot(acc, key) ? 0 : COLD_SLOAD;
   const current = world.storage(acc, key);
   const original = world.originalStorage(acc, key);
-  if (current === value) cost += WARM;
-  else if (original === current) cost += original === 0n ? SSTORE_SET : SSTORE_RESET - SLOAD_COLD;
-  else cost += WARM;
+  if (current === value) cost += WARM_ACCESS;
+  else if (original === current) cost += original === 0n ? SSTORE_SET : SSTORE_RESET - COLD_SLOAD;
+  else cost += WARM_ACCESS;
   if (f.gas < cost) return S_OOG;
   f.gas -= cost;
   if (current !== value) {
     if (original !== 0n && current !== 0n && value === 0n) ev.refund += SSTORE_CLEARS_REFUND;
     if (original !== 0n && current === 0n) ev.refund -= SSTORE_CLEARS_REFUND;
     if (original === value) {
-      ev.refund += original === 0n ? SSTORE_SET - WARM : SSTORE_RESET - SLOAD_COLD - WARM;
+      ev.refund += original === 0n ? SSTORE_SET - WARM_ACCESS : SSTORE_RESET - COLD_SLOAD - WARM_ACCESS;
     }
     world.setStorage(acc, key, value);
   }
@@ -212,7 +217,7 @@ export function create(ev: Evm, f: Frame, isCreate2: boolean): number {
   const size = Number(sizeB);
   if (size > MAX_INITCODE_SIZE) return S_OOG;
   const words = Math.ceil(size / 32);
-  const cost = 2 * words + (isCreate2 ? 6 * words : 0);
+  const cost = INITCODE_WORD * words + (isCreate2 ? KECCAK_WORD * words : 0);
   if (f.gas < cost) return S_OOG;
   f.gas -= cost;
 
@@ -288,7 +293,7 @@ export function selfdestruct(ev: Evm, f: Frame): number {
   const world = ev.world;
   const ben = world.account(f.stack[f.sp - 1]! & MASK160);
   const me = f.acc;
-  let cost = world.warmAddress(ben) ? 0 : 2600;
+  let cost = world.warmAddress(ben) ? 0 : COLD_ACCOUNT_ACCESS;
   if (ben.isDead() && me.balance !== 0n) cost += NEW_ACCOUNT;
   if (f.gas < cost) return S_OOG;
   f.gas -= cost;

@@ -3,6 +3,22 @@
 import type { ExecStatus, StepView } from '../types.ts';
 import { MASK160 } from '../../primitives/bytes.ts';
 import type { Evm, Frame } from './context.ts';
+import {
+  CALL_STIPEND,
+  CALL_VALUE,
+  COLD_ACCOUNT_ACCESS,
+  COLD_SLOAD,
+  COPY_WORD,
+  EXP_BYTE,
+  INITCODE_WORD,
+  KECCAK_WORD,
+  LOG_DATA_BYTE,
+  NEW_ACCOUNT,
+  SSTORE_CLEARS_REFUND,
+  SSTORE_RESET,
+  SSTORE_SET,
+  WARM_ACCESS,
+} from './gas.ts';
 import { MEM_LIMIT } from './memory.ts';
 import { STACK_IN } from './opcodes.ts';
 
@@ -35,7 +51,7 @@ class View implements StepView {
 /** The opcodes a static frame may not run (CALL with value aside). */
 const WRITES = new Set([0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xf0, 0xf5, 0xff]);
 /** EIP-2200: SSTORE fails with this much gas left or less. */
-const SSTORE_SENTRY = 2300;
+const SSTORE_SENTRY = CALL_STIPEND;
 
 /**
  * The refund counter as a tracer sees it at an opcode: SSTORE's own change is included, since geth and ethereumjs
@@ -49,9 +65,9 @@ function refundAt(ev: Evm, f: Frame, op: number): number {
   if (current === value) return ev.refund;
   const original = ev.world.originalStorage(f.acc, key);
   let r = ev.refund;
-  if (original !== 0n && current !== 0n && value === 0n) r += 4800;
-  if (original !== 0n && current === 0n) r -= 4800;
-  if (original === value) r += original === 0n ? 19900 : 2800;
+  if (original !== 0n && current !== 0n && value === 0n) r += SSTORE_CLEARS_REFUND;
+  if (original !== 0n && current === 0n) r -= SSTORE_CLEARS_REFUND;
+  if (original === value) r += original === 0n ? SSTORE_SET - WARM_ACCESS : SSTORE_RESET - COLD_SLOAD - WARM_ACCESS;
   return r;
 }
 
@@ -76,59 +92,65 @@ function knownCost(ev: Evm, f: Frame, op: number): number {
   const st = f.stack;
   const top = (i: number): bigint => st[f.sp - 1 - i]!;
   const world = ev.world;
-  const access = (w: bigint): number => (world.isWarm(world.account(w & MASK160)) ? 100 : 2600);
+  const access = (w: bigint): number => (world.isWarm(world.account(w & MASK160)) ? WARM_ACCESS : COLD_ACCOUNT_ACCESS);
   // A failure found while pricing the opcode leaves only its static cost, as geth's (and ethereumjs') tracers show.
   if (f.isStatic && (WRITES.has(op) || (op === 0xf1 && top(2) !== 0n))) return base;
   switch (op) {
     case 0x0a: {
       const e = top(1);
-      return base + (e === 0n ? 0 : 50 * Math.ceil(e.toString(16).length / 2));
+      return base + (e === 0n ? 0 : EXP_BYTE * Math.ceil(e.toString(16).length / 2));
     }
     case 0x20:
-      return base + 6 * words(top(1)) + memCost(f, top(0), top(1));
+      return base + KECCAK_WORD * words(top(1)) + memCost(f, top(0), top(1));
     case 0x31:
     case 0x3b:
     case 0x3f:
       return access(top(0));
     case 0x3e:
       if (top(1) + top(2) > BigInt(f.returnData.length)) return base;
-      return base + 3 * words(top(2)) + memCost(f, top(0), top(2));
+      return base + COPY_WORD * words(top(2)) + memCost(f, top(0), top(2));
     case 0x37:
     case 0x39:
-      return base + 3 * words(top(2)) + memCost(f, top(0), top(2));
+      return base + COPY_WORD * words(top(2)) + memCost(f, top(0), top(2));
     case 0x3c:
-      return access(top(0)) + 3 * words(top(3)) + memCost(f, top(1), top(3));
+      return access(top(0)) + COPY_WORD * words(top(3)) + memCost(f, top(1), top(3));
     case 0x51:
     case 0x52:
       return base + memCost(f, top(0), 32n);
     case 0x53:
       return base + memCost(f, top(0), 1n);
     case 0x54:
-      return f.acc.warmSlots?.has(top(0)) ? 100 : 2100;
+      return f.acc.warmSlots?.has(top(0)) ? WARM_ACCESS : COLD_SLOAD;
     case 0x55: {
       if (f.gas <= SSTORE_SENTRY) return base;
       const key = top(0);
       const value = top(1);
       const current = world.storage(f.acc, key);
       const original = world.originalStorage(f.acc, key);
-      let c = f.acc.warmSlots?.has(key) ? 0 : 2100;
-      if (current === value || original !== current) c += 100;
-      else c += original === 0n ? 20000 : 2900;
+      let c = f.acc.warmSlots?.has(key) ? 0 : COLD_SLOAD;
+      if (current === value || original !== current) c += WARM_ACCESS;
+      else c += original === 0n ? SSTORE_SET : SSTORE_RESET - COLD_SLOAD;
       return c;
     }
     case 0x5e: {
       const hi = top(0) > top(1) ? top(0) : top(1);
-      return base + 3 * words(top(2)) + memCost(f, hi, top(2));
+      return base + COPY_WORD * words(top(2)) + memCost(f, hi, top(2));
     }
     case 0xa0:
     case 0xa1:
     case 0xa2:
     case 0xa3:
     case 0xa4:
-      return base + 8 * Number(top(1) > BigInt(MEM_LIMIT) ? BigInt(MEM_LIMIT) : top(1)) + memCost(f, top(0), top(1));
+      return (
+        base +
+        LOG_DATA_BYTE * Number(top(1) > BigInt(MEM_LIMIT) ? BigInt(MEM_LIMIT) : top(1)) +
+        memCost(f, top(0), top(1))
+      );
     case 0xf0:
     case 0xf5:
-      return base + (op === 0xf5 ? 8 : 2) * words(top(2)) + memCost(f, top(1), top(2));
+      return (
+        base + (op === 0xf5 ? INITCODE_WORD + KECCAK_WORD : INITCODE_WORD) * words(top(2)) + memCost(f, top(1), top(2))
+      );
     case 0xf1:
     case 0xf2:
     case 0xf4:
@@ -139,8 +161,8 @@ function knownCost(ev: Evm, f: Frame, op: number): number {
       const mem = Math.max(memCost(f, top(i), top(i + 1)), memCost(f, top(i + 2), top(i + 3)));
       let c = access(top(1)) + mem;
       if (value !== 0n) {
-        c += 9000;
-        if (op === 0xf1 && world.account(top(1) & MASK160).isDead()) c += 25000;
+        c += CALL_VALUE;
+        if (op === 0xf1 && world.account(top(1) & MASK160).isDead()) c += NEW_ACCOUNT;
       }
       return c;
     }
@@ -149,8 +171,8 @@ function knownCost(ev: Evm, f: Frame, op: number): number {
       return memCost(f, top(0), top(1));
     case 0xff: {
       const ben = world.account(top(0) & MASK160);
-      let c = base + (world.isWarm(ben) ? 0 : 2600);
-      if (ben.isDead() && f.acc.balance !== 0n) c += 25000;
+      let c = base + (world.isWarm(ben) ? 0 : COLD_ACCOUNT_ACCESS);
+      if (ben.isDead() && f.acc.balance !== 0n) c += NEW_ACCOUNT;
       return c;
     }
   }

@@ -1,0 +1,32 @@
+// The dynamic gas schedule (Cancun through Osaka share it): the costs an opcode charges beyond its static gas in
+// opcodes.ts. One place, so the interpreter, the out-of-line ops and the tracer's pre-execution estimate price an
+// opcode from the same numbers.
+
+/** EIP-2929: touching a warm account or slot. */
+export const WARM_ACCESS = 100;
+/** EIP-2929: first touch of an account in a transaction. */
+export const COLD_ACCOUNT_ACCESS = 2600;
+/** EIP-2929: first touch of a storage slot in a transaction. */
+export const COLD_SLOAD = 2100;
+/** EIP-2200: SSTORE turning a zero slot non-zero. */
+export const SSTORE_SET = 20000;
+/** EIP-2200/2929: SSTORE changing a non-zero slot (cold surcharge included). */
+export const SSTORE_RESET = 5000;
+/** EIP-3529: refund for clearing a slot. */
+export const SSTORE_CLEARS_REFUND = 4800;
+/** EIP-2200: SSTORE fails when no more than the stipend is left. */
+export const CALL_STIPEND = 2300;
+/** A call transferring value. */
+export const CALL_VALUE = 9000;
+/** A value transfer (CALL) or SELFDESTRUCT creating an account. */
+export const NEW_ACCOUNT = 25000;
+/** Per 32-byte word copied (CALLDATACOPY, CODECOPY, EXTCODECOPY, RETURNDATACOPY, MCOPY). */
+export const COPY_WORD = 3;
+/** Per 32-byte word hashed (KECCAK256, CREATE2's address). */
+export const KECCAK_WORD = 6;
+/** EIP-3860: per 32-byte word of initcode. */
+export const INITCODE_WORD = 2;
+/** Per byte of LOG data. */
+export const LOG_DATA_BYTE = 8;
+/** EIP-160: per byte of EXP's exponent. */
+export const EXP_BYTE = 50;
