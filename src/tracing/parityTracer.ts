@@ -2,7 +2,9 @@
 // its traceAddress and number of direct subtraces, shaped as Anvil (revm-inspectors) answers them.
 import { bigintToBytes } from '../primitives/hex.ts';
 import { PrestateTracer } from './prestateTracer.ts';
+import type { OutputBudget } from './structLogger.ts';
 import type { FrameEnter, FrameExit, FrameType, StepEvent, Tracer, TraceResult, TxEnv } from './types.ts';
+import { VmTracer } from './vmTracer.ts';
 
 const SELFDESTRUCT = 0xff;
 
@@ -123,39 +125,57 @@ export class ParityTracer implements Tracer {
   }
 }
 
+/** The optional parts of a trace_replay* answer. */
+export interface ReplayParts {
+  stateDiff?: boolean;
+  /** The vmTrace's size is charged to this budget. */
+  vmTrace?: OutputBudget;
+}
+
 /**
- * trace_replay*'s tracer: the Parity traces and, when `stateDiff` is asked, geth's prestate diff of the same run
- * (one replay feeds both).
+ * trace_replay*'s tracer: the Parity traces and, when asked, geth's prestate diff (`stateDiff`) and the opcode-level
+ * vmTrace of the same run (one replay feeds all three).
  */
 export class ParityReplayTracer implements Tracer {
   private readonly parity = new ParityTracer();
   private readonly diff?: PrestateTracer;
+  private readonly vm?: VmTracer;
   readonly wantsSteps = true;
 
-  constructor(stateDiff: boolean) {
-    if (stateDiff) this.diff = new PrestateTracer({ diffMode: true, disableCode: false, disableStorage: false });
+  constructor(parts: ReplayParts = {}) {
+    if (parts.stateDiff) this.diff = new PrestateTracer({ diffMode: true, disableCode: false, disableStorage: false });
+    if (parts.vmTrace) this.vm = new VmTracer(parts.vmTrace);
   }
 
-  /** Both tracers see the transaction start. */
+  /** Every tracer sees the transaction start. */
   txStart(env: TxEnv): void {
     this.parity.txStart(env);
     this.diff?.txStart?.(env);
+    this.vm?.txStart(env);
   }
 
   /** Frames open (the diff follows state through steps only). */
   enter(f: FrameEnter): void {
     this.parity.enter(f);
+    this.vm?.enter(f);
   }
 
   /** Frames close. */
   exit(x: FrameExit): void {
     this.parity.exit(x);
+    this.vm?.exit();
   }
 
-  /** Both tracers see each step (the diff reads the accounts and slots it touches). */
+  /** Every tracer sees each step (the diff reads the accounts and slots it touches). */
   step(s: StepEvent): void {
     this.parity.step(s);
     this.diff?.step?.(s);
+    this.vm?.step(s);
+  }
+
+  /** A failed opcode loses its vmTrace execution record. */
+  fault(s: StepEvent, error: string): void {
+    this.vm?.fault(s, error);
   }
 
   /** The diff sees stateful precompiles' accesses. */
@@ -168,11 +188,15 @@ export class ParityReplayTracer implements Tracer {
     this.diff?.txEnd();
   }
 
-  /** The traces, with the diff when asked. */
+  /** The traces, with the diff and the vmTrace when asked. */
   result(): TraceResult {
     const traces = this.parity.result();
+    if (traces.kind !== 'parity') return traces;
     const diff = this.diff?.result();
-    if (traces.kind !== 'parity' || diff?.kind !== 'prestateDiff') return traces;
-    return { ...traces, stateDiff: diff.value };
+    return {
+      ...traces,
+      ...(diff?.kind === 'prestateDiff' ? { stateDiff: diff.value } : {}),
+      ...(this.vm ? { vmTrace: this.vm.result() } : {}),
+    };
   }
 }

@@ -14,11 +14,12 @@ import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
 import { OutputCapExceeded, TraceAbort } from './errors.ts';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './js/limits.ts';
-import { ParityReplayTracer, type ParityTrace } from './parityTracer.ts';
+import { ParityReplayTracer, type ParityTrace, type ReplayParts } from './parityTracer.ts';
 import { PrestateTracer } from './prestateTracer.ts';
 import { BlockReplay, type ReplayDeps, type TracerFactory } from './replay.ts';
 import { FourByteTracer, NoopTracer } from './smallTracers.ts';
 import { OutputBudget, StructLogger } from './structLogger.ts';
+import type { VmTrace } from './vmTracer.ts';
 import type { PrestateMap, TraceConfig, Tracer, TraceResult } from './types.ts';
 import { TracerWorkers } from './worker/pool.ts';
 import { toWire, type JsTraceSpec } from './worker/protocol.ts';
@@ -231,27 +232,27 @@ export class TraceService {
     return this.gate.run(() => traceCallWith(this.deps.calls, req, block, make, cfg.timeoutMs, overrides));
   }
 
-  /** trace_transaction / trace_replayTransaction: the Parity traces (and state diff) of a mined transaction. */
+  /** trace_transaction / trace_replayTransaction: the Parity traces (and asked parts) of a mined transaction. */
   async parityTransaction(
     hash: Uint8Array,
-    stateDiff = false,
+    parts: ParityParts = {},
   ): Promise<ParityReplay & { block: BlockRecord; index: number }> {
     const mined = this.deps.chain.minedTx(hash);
     if (!mined) throw new NotFoundError('transaction not found');
     const parentRoot = this.parentOf(mined.block).header.stateRoot;
     const timeout = this.limits.maxTimeoutMs;
     const result = await this.gate.run(() =>
-      new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, parityFactory(stateDiff), timeout),
+      new BlockReplay(this.deps, mined.block, parentRoot).trace(mined.index, this.parityFactory(parts), timeout),
     );
     return { block: mined.block, index: mined.index, ...parityOf(result) };
   }
 
   /** trace_block / trace_filter / trace_replayBlockTransactions: each transaction's Parity traces, in order. */
-  async parityBlock(block: BlockRecord, stateDiff = false): Promise<ParityReplay[]> {
+  async parityBlock(block: BlockRecord, parts: ParityParts = {}): Promise<ParityReplay[]> {
     if (block.txs.length === 0) return [];
     const parentRoot = this.parentOf(block).header.stateRoot;
     const timeout = this.limits.maxTimeoutMs;
-    const make = parityFactory(stateDiff);
+    const make = this.parityFactory(parts);
     return this.gate.run(async () => {
       const replay = new BlockReplay(this.deps, block, parentRoot);
       const out: ParityReplay[] = [];
@@ -260,32 +261,44 @@ export class TraceService {
     });
   }
 
-  /** trace_call: the Parity traces (and state diff) of a call run as eth_call runs it. */
+  /** trace_call: the Parity traces (and asked parts) of a call run as eth_call runs it. */
   async parityCall(
     req: CallRequest,
     block: BlockRecord,
-    stateDiff = false,
+    parts: ParityParts = {},
     overrides?: CallOverrides,
   ): Promise<ParityReplay> {
     const timeout = this.limits.maxTimeoutMs;
-    const make = parityFactory(stateDiff);
+    const make = this.parityFactory(parts);
     return parityOf(await this.gate.run(() => traceCallWith(this.deps.calls, req, block, make, timeout, overrides)));
+  }
+
+  /** The replay tracer for the asked parts; one output budget covers a request's vmTraces. */
+  private parityFactory(parts: ParityParts): TracerFactory {
+    const replayParts: ReplayParts = {
+      stateDiff: parts.stateDiff,
+      vmTrace: parts.vmTrace ? new OutputBudget(this.limits.maxOutputBytes) : undefined,
+    };
+    return async () => ({ tracer: new ParityReplayTracer(replayParts), close() {} });
   }
 }
 
-/** What a trace_ replay gives: the flat traces, and the prestate diff when it was asked for. */
+/** The optional parts of a trace_replay* / trace_call answer. */
+export interface ParityParts {
+  stateDiff?: boolean;
+  vmTrace?: boolean;
+}
+
+/** What a trace_ replay gives: the flat traces, and the prestate diff and vmTrace when they were asked for. */
 export interface ParityReplay {
   traces: ParityTrace[];
   stateDiff?: { pre: PrestateMap; post: PrestateMap };
+  vmTrace?: VmTrace;
 }
 
 /** The Parity answer of one transaction (trace_*). */
 function parityOf(r: TraceResult): ParityReplay {
-  return r.kind === 'parity' ? { traces: r.value, stateDiff: r.stateDiff } : { traces: [] };
-}
-
-function parityFactory(stateDiff: boolean): TracerFactory {
-  return async () => ({ tracer: new ParityReplayTracer(stateDiff), close() {} });
+  return r.kind === 'parity' ? { traces: r.value, stateDiff: r.stateDiff, vmTrace: r.vmTrace } : { traces: [] };
 }
 
 /** A JavaScript tracer's result (already plain JSON). */

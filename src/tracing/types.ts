@@ -2,6 +2,7 @@
 // the built-in tracers produce (rendered to geth's JSON by rpc/namespaces/debug/format.ts).
 import type { ParityTrace } from './parityTracer.ts';
 import type { SyncState } from './syncState.ts';
+import type { VmTrace } from './vmTracer.ts';
 
 /** The kind of a call frame, as geth's tracers name it. */
 export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2';
@@ -186,7 +187,12 @@ export type TraceResult =
   | { kind: 'prestate'; value: PrestateMap }
   | { kind: 'prestateDiff'; value: { pre: PrestateMap; post: PrestateMap } }
   /** trace_* (Parity's flat call traces). */
-  | { kind: 'parity'; value: ParityTrace[]; stateDiff?: { pre: PrestateMap; post: PrestateMap } }
+  | {
+      kind: 'parity';
+      value: ParityTrace[];
+      stateDiff?: { pre: PrestateMap; post: PrestateMap };
+      vmTrace?: VmTrace;
+    }
   | { kind: 'fourByte'; value: Array<{ selector: Uint8Array; size: number; count: number }> }
   /** Already-JSON output (noopTracer, JS tracers). */
   | { kind: 'json'; value: unknown };

@@ -212,7 +212,7 @@ describe('trace_ against Anvil', () => {
 
   it('refuses bad input with a clear error', async () => {
     const cases: Array<[string, unknown[], RegExp]> = [
-      ['trace_replayTransaction', [k.s.nested, ['stateDiff', 'vmTrace']], /trace type vmTrace is not supported/],
+      ['trace_replayTransaction', [k.s.nested, ['vmTrace', 7]], /unknown trace type 7/],
       ['trace_replayTransaction', [k.s.nested, ['bogus']], /unknown trace type "bogus"/],
       ['trace_call', [{ to: k.s.parent }, 'trace'], /cannot unmarshal string/],
       ['trace_filter', [{ fromBlock: '0x0', toBlock: '0x0', count: -1 }], /invalid count -1/],

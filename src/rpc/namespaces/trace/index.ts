@@ -4,12 +4,13 @@ import { LimitExceededError } from '../../../errors/index.ts';
 import { bytesEqual, bytesToHex } from '../../../primitives/hex.ts';
 import type { BlockRecord } from '../../../store/records.ts';
 import type { ParityTrace } from '../../../tracing/parityTracer.ts';
-import type { ParityReplay } from '../../../tracing/service.ts';
+import type { ParityParts, ParityReplay } from '../../../tracing/service.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';
 import { blockNumberOrTag, callRequest, hash32, optionalBlockSelector } from '../../params/index.ts';
 import { traceFilter, traceTypes, type TraceFilter, type TraceType } from '../../params/parityTrace.ts';
 import { formatLocatedTrace, formatParityTraces, formatStateDiff, topOutput } from './format.ts';
+import { formatVmTrace } from './vmTraceFormat.ts';
 
 /** What these methods use. */
 type Ctx = Needs<'chain' | 'tracing'>;
@@ -38,10 +39,15 @@ function replayAnswer(types: TraceType[], r: ParityReplay, txHash?: Uint8Array):
     output: topOutput(r.traces),
     stateDiff: r.stateDiff ? formatStateDiff(r.stateDiff.pre, r.stateDiff.post) : null,
     trace: types.includes('trace') ? formatParityTraces(r.traces) : [],
-    vmTrace: null,
+    vmTrace: r.vmTrace ? formatVmTrace(r.vmTrace) : null,
   };
   if (txHash !== undefined) o.transactionHash = bytesToHex(txHash);
   return o;
+}
+
+/** The optional parts `types` asks for. */
+function partsOf(types: TraceType[]): ParityParts {
+  return { stateDiff: types.includes('stateDiff'), vmTrace: types.includes('vmTrace') };
 }
 
 /** True when `t` passes the filter's address lists: an empty list matches all; with both, `mode` combines them. */
@@ -117,7 +123,7 @@ export const traceCall = defineMethod({
   name: 'trace_call',
   params: [callRequest, traceTypes, optionalBlockSelector],
   handler: async (ctx: Ctx, [req, types, sel]) =>
-    replayAnswer(types, await ctx.tracing.parityCall(req, ctx.chain.resolveBlock(sel), types.includes('stateDiff'))),
+    replayAnswer(types, await ctx.tracing.parityCall(req, ctx.chain.resolveBlock(sel), partsOf(types))),
 });
 
 /** Handler for trace_replayTransaction: a mined transaction replayed, answered as OpenEthereum does. */
@@ -125,7 +131,7 @@ export const replayTransaction = defineMethod({
   name: 'trace_replayTransaction',
   params: [hash32, traceTypes],
   handler: async (ctx: Ctx, [hash, types]) =>
-    replayAnswer(types, await ctx.tracing.parityTransaction(hash, types.includes('stateDiff'))),
+    replayAnswer(types, await ctx.tracing.parityTransaction(hash, partsOf(types))),
 });
 
 /** Handler for trace_replayBlockTransactions: every transaction of a block replayed. */
@@ -135,7 +141,7 @@ export const replayBlockTransactions = defineMethod({
   handler: async (ctx: Ctx, [sel, types]) => {
     const block = ctx.chain.findBlock(sel);
     if (!block) return null;
-    const replays = await ctx.tracing.parityBlock(block, types.includes('stateDiff'));
+    const replays = await ctx.tracing.parityBlock(block, partsOf(types));
     return replays.map((r, i) => replayAnswer(types, r, block.txHashes[i]));
   },
 });
