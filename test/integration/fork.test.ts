@@ -431,6 +431,21 @@ describe('forking (--fork-url)', () => {
     );
     assert.ok(((await t1.getFunction('balanceOf')(DEV_ACCOUNTS[0]!.address)) as bigint) > 0n);
     assert.ok(((await pair.getFunction('reserve0')()) as bigint) > 100_000n * E18);
+    // History below the fork block read before the restart (blocks, receipts, state, calls) is on disk too.
+    await rpcResult(forked.http, 'eth_getBlockByNumber', [toHex(forkBlock), true]);
+    await rpcResult(forked.http, 'eth_getTransactionReceipt', [liquidityTx]);
+    await rpcResult(forked.http, 'eth_getBalance', [stranger.address, toHex(forkBlock - 1n)]);
+    await rpcResult(forked.http, 'eth_estimateGas', [
+      {
+        from: DEV_ACCOUNTS[0]!.address,
+        to: addrs.t0,
+        data: new Interface(contracts.Token!.abi as InterfaceAbi).encodeFunctionData('transfer', [
+          stranger.address,
+          1n,
+        ]),
+      },
+      toHex(forkBlock - 1n),
+    ]);
     assert.equal(proxy.count() - r0, 0);
   });
 
