@@ -8,37 +8,27 @@ import { bytesToBigint } from '../primitives/hex.ts';
 import { InvalidParamsError, KestrelError, NotFoundError } from '../errors/index.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import { faultPoint } from '../store/faults.ts';
-import { blockSize } from '../store/chainStore.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
-import { blockSizeOf, deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
 import { chainFork } from './evm/common.ts';
-import { blockEnvOf } from './evm/engineTx.ts';
-import {
-  executeBlock,
-  type BlockExecution,
-  type EngineBlockExecution,
-  type ExecTx,
-  type Rejection,
-} from './evm/executor.ts';
+import type { ExecTx, Rejection } from './evm/executor.ts';
 import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
-import { writeState, type WriteOptions } from './evm/stateWrite.ts';
+import { writeState } from './evm/stateWrite.ts';
 import { headChangesOf } from './evm/headChanges.ts';
 import type { HeadChange } from './state/headCache.ts';
 import { editsDiff, type StateEdit } from './stateEdits.ts';
-import { withSupplyFollowing } from './bank/supplyEdit.ts';
 import { forkReader } from './fork/forkReader.ts';
+import { BlockBuilder } from './blockBuilder.ts';
 import type { ForkState } from './fork/forkState.ts';
-import type { ForkPoint } from './fork/forkPoint.ts';
 import { fetchForkPoint } from './fork/openFork.ts';
 import { Upstream } from './fork/upstream.ts';
 import { configureChainModules } from './staking/chain.ts';
-import { blockHooks, initModulesGenesis } from './staking/blockHooks.ts';
+import { initModulesGenesis } from './staking/blockHooks.ts';
 import { Modules, type ConsensusInfo } from './staking/modules.ts';
 import { scratchState } from './staking/views.ts';
 import type { ValidatorUpdate } from './staking/staking.ts';
@@ -113,11 +103,14 @@ export class KestrelApp {
 
   /** The fork the chain's genesis names (its Common carries it). */
   readonly fork: Fork;
+  /** Builds the blocks (context, execution, edits, sealing) over this chain's state. */
+  private readonly builder: BlockBuilder;
 
   private constructor(private readonly deps: AppDeps) {
     this.etherbase = deps.etherbase;
     this.minGasPrice = deps.minGasPrice;
     this.fork = chainFork(deps.common);
+    this.builder = new BlockBuilder(deps, this.fork);
   }
 
   /** Opens the app on its store, writing genesis block 0 on first start. */
@@ -151,7 +144,7 @@ export class KestrelApp {
         stateRoot = writeState(stateRoot, world.diff(), readNode, (k, v) => db.putSync(k, v));
       }
       const point = this.deps.fork?.point;
-      const block = await this.firstBlock(stateRoot, point);
+      const block = await this.builder.firstBlock(stateRoot, point);
       const forkOps = point ? chain.forkPointOps(point.number, point.hash) : [];
       await this.deps.kv.write([...this.headDb.drain(), ...chain.blockOps(block, []), ...forkOps]);
       if (point) chain.forkPoint = { number: point.number, hash: point.hash };
@@ -162,34 +155,6 @@ export class KestrelApp {
       if (!head) throw new KestrelError(`store corrupt: head block ${headNumber} missing`);
       this.headBlock = head;
     }
-  }
-
-  /**
-   * The chain's first block over `stateRoot`: genesis, or for a forked chain the upstream's fork block N (its
-   * number, parent, time, gas limit, gas used and base fee, and its hash, so block N+1's parentHash is upstream's).
-   */
-  private async firstBlock(stateRoot: Uint8Array, point: ForkPoint | undefined): Promise<BlockRecord> {
-    const genesis = this.deps.genesis;
-    const ctx: BlockContext = {
-      number: point?.number ?? 0n,
-      parentHash: point?.parentHash ?? new Uint8Array(32),
-      timestamp: point?.timestamp ?? genesis.time,
-      coinbase: new Uint8Array(20),
-      gasLimit: point?.gasLimit ?? genesis.blockGasLimit,
-      baseFeePerGas: point?.baseFee ?? genesis.baseFee,
-      mixHash: new Uint8Array(32),
-    };
-    const gasUsed = point?.gasUsed ?? 0n;
-    const header = await sealHeader(ctx, this.deps.common, { stateRoot, encodedTxs: [], receipts: [], gasUsed });
-    return {
-      header,
-      hash: point?.hash ?? header.hash(),
-      number: ctx.number,
-      txs: [],
-      txHashes: [],
-      senders: [],
-      size: blockSize(header.raw(), []),
-    };
   }
 
   /**
@@ -211,7 +176,7 @@ export class KestrelApp {
     if (upstream === undefined || point === undefined) return;
     const old = this.headBlock;
     fork!.retarget(upstream, point);
-    const block = await this.firstBlock(old.header.stateRoot, point);
+    const block = await this.builder.firstBlock(old.header.stateRoot, point);
     const ops = chain.replaceFirstOps(old, block);
     for (const fn of this.rebasers) ops.push(...fn(block.number));
     await this.deps.kv.write(ops);
@@ -349,17 +314,23 @@ export class KestrelApp {
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
     await initEngine();
-    const ctx = this.nextContext(req.time, req.sameSecond === true, req.coinbase ?? this.etherbase, req.exactTime);
+    const parent = this.headBlock;
+    const coinbase = req.coinbase ?? this.etherbase;
+    const ctx = this.builder.nextContext(parent, req.time, req.sameSecond === true, coinbase, req.exactTime);
+    const parentTime = parent.header.timestamp;
     try {
       let parentRoot = this.headBlock.header.stateRoot;
       let edited: HeadChange[] = [];
-      const edits = [...(await this.forkEdits(parentRoot, ctx, req)), ...(req.edits ?? [])];
+      const edits = [
+        ...(await this.builder.forkEdits(parentRoot, ctx, req, parentTime, this.carried)),
+        ...(req.edits ?? []),
+      ];
       if (edits.length > 0) {
         // The edits reach the trie (in the head's write buffer) first, so the engine starts from them.
-        ({ root: parentRoot, changes: edited } = this.applyEdits(parentRoot, this.headDb, edits));
+        ({ root: parentRoot, changes: edited } = this.builder.applyEdits(parentRoot, this.headDb, edits, this.carried));
       }
-      const exec = this.execute(parentRoot, this.headDb, ctx, req.txs, req.consensus);
-      const { block, encodedTxs } = await this.sealRecord(ctx, exec.stateRoot, exec);
+      const exec = this.builder.execute(parentRoot, this.headDb, ctx, req.txs, parentTime, this.carried, req.consensus);
+      const { block, encodedTxs } = await this.builder.sealRecord(ctx, exec.stateRoot, exec);
       const validatorUpdates = exec.validatorUpdates ?? [];
       this.sealed = {
         block,
@@ -384,131 +355,12 @@ export class KestrelApp {
   async previewBlock(txs: ExecTx[], time: bigint): Promise<CommittedBlock> {
     await initEngine();
     const parent = this.headBlock;
-    const ctx = this.nextContext(time, false, this.etherbase);
+    const ctx = this.builder.nextContext(parent, time, false, this.etherbase);
     const db = this.deps.state.bufferedDb();
-    const exec = this.execute(parent.header.stateRoot, db, ctx, txs);
+    const exec = this.builder.execute(parent.header.stateRoot, db, ctx, txs, parent.header.timestamp, this.carried);
     db.discard();
-    const { block } = await this.sealRecord(ctx, exec.stateRoot, exec);
+    const { block } = await this.builder.sealRecord(ctx, exec.stateRoot, exec);
     return { block, receipts: exec.receipts };
-  }
-
-  /**
-   * Runs a block's txs on Kestrel's engine over the state at `parentRoot` and writes the changes into `db`'s
-   * buffer; trie nodes are read through `db`, so nodes still buffered there count as well as the archive's.
-   */
-  private execute(
-    parentRoot: Uint8Array,
-    db: BufferedTrieDb,
-    ctx: BlockContext,
-    txs: ExecTx[],
-    consensus?: ConsensusInfo,
-  ): EngineBlockExecution & { stateRoot: Uint8Array; storageRoots: Uint8Array[]; carry: CarriedTries } {
-    const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
-    const hashOf = (n: bigint): Uint8Array | undefined => this.deps.chain.blockByNumber(n)?.hash;
-    // On top of the last committed block, its decoded tries serve the reads (used only when the roots match).
-    const reader = new ArchiveStateReader(parentRoot, readNode, hashOf, undefined, this.carried);
-    const elapsed = ctx.timestamp - this.headBlock.header.timestamp;
-    const hooks = blockHooks(this.deps.genesis.modules.params, ctx.number, ctx.timestamp, consensus, elapsed);
-    const env = blockEnvOf(ctx, this.deps.evmChainId);
-    const state = this.deps.fork ? forkReader(reader, this.deps.fork, ctx.number - 1n) : reader;
-    const exec = executeBlock(new WorldState(state), ctx, env, txs, this.fork, hooks);
-    const storageRoots: Uint8Array[] = [];
-    const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
-    let written = 0;
-    const put = (k: Uint8Array, v: Uint8Array): void => {
-      written++;
-      db.putSync(k, v);
-    };
-    const stateRoot = writeState(parentRoot, exec.diff, readNode, put, { loaded: reader, storageRoots, tries });
-    const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, written);
-    return { ...exec, stateRoot, storageRoots, carry };
-  }
-
-  /**
-   * A forked chain's block first runs as a dry run until its reads miss nothing upstream (each round fetches the
-   * misses in one batch); the fetched values not yet committed then become the block's first state edits.
-   */
-  private async forkEdits(
-    parentRoot: Uint8Array,
-    ctx: BlockContext,
-    req: { txs: ExecTx[]; edits?: readonly StateEdit[]; consensus?: ConsensusInfo },
-  ): Promise<StateEdit[]> {
-    const fork = this.deps.fork;
-    if (fork === undefined) return [];
-    await fork.resolve(() => {
-      const db = this.deps.state.bufferedDb();
-      try {
-        let root = parentRoot;
-        if (req.edits !== undefined && req.edits.length > 0) root = this.applyEdits(root, db, req.edits).root;
-        this.execute(root, db, ctx, req.txs, req.consensus);
-      } finally {
-        db.discard();
-      }
-    });
-    return fork.pendingEdits();
-  }
-
-  /**
-   * Writes dev-toolkit edits over the state at `parentRoot` into `db`'s buffer; returns the edited state's root and
-   * the edits as head-cache changes.
-   */
-  private applyEdits(
-    parentRoot: Uint8Array,
-    db: BufferedTrieDb,
-    edits: readonly StateEdit[],
-  ): { root: Uint8Array; changes: HeadChange[] } {
-    const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
-    const reader = new ArchiveStateReader(parentRoot, readNode, () => undefined, undefined, this.carried);
-    const diff = editsDiff(reader, withSupplyFollowing(reader, edits));
-    const storageRoots: Uint8Array[] = [];
-    const put = (k: Uint8Array, v: Uint8Array): void => db.putSync(k, v);
-    const root = writeState(parentRoot, diff, readNode, put, { loaded: reader, storageRoots });
-    return { root, changes: headChangesOf(diff, storageRoots) };
-  }
-
-  /**
-   * The context of the block after the head at `time` (a second after the parent at least, unless `sameSecond`;
-   * exactly `time` with `exactTime`).
-   */
-  private nextContext(time: bigint, sameSecond: boolean, coinbase: Uint8Array, exactTime = false): BlockContext {
-    const parent = this.headBlock;
-    const number = parent.number + 1n;
-    const after = time > parent.header.timestamp ? time : parent.header.timestamp + (sameSecond ? 0n : 1n);
-    return {
-      number,
-      parentHash: parent.hash,
-      timestamp: exactTime ? time : after,
-      coinbase,
-      gasLimit: parent.header.gasLimit,
-      baseFeePerGas: parent.header.calcNextBaseFee(),
-      mixHash: deriveMixHash(parent.hash, number, keccakOf(this.deps.common)),
-    };
-  }
-
-  /** Seals the header over an executed block and builds its record; the txs are serialised once, here. */
-  private async sealRecord(
-    ctx: BlockContext,
-    stateRoot: Uint8Array,
-    exec: BlockExecution,
-  ): Promise<{ block: BlockRecord; encodedTxs: Uint8Array[] }> {
-    const txs = exec.included.map((t) => t.tx);
-    const encodedTxs = exec.included.map((t) => t.encoded ?? t.tx.serialize());
-    const header = await sealHeader(ctx, this.deps.common, {
-      stateRoot,
-      encodedTxs,
-      receipts: exec.receipts,
-      gasUsed: exec.gasUsed,
-    });
-    const block: BlockRecord = {
-      header,
-      hash: header.hash(),
-      number: ctx.number,
-      txs,
-      txHashes: exec.included.map((t) => t.hash),
-      senders: exec.included.map((t) => t.sender),
-      size: blockSizeOf(header.raw(), encodedTxs),
-    };
-    return { block, encodedTxs };
   }
 
   /**

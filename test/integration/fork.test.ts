@@ -6,7 +6,16 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { AbiCoder, Contract, ContractFactory, keccak256, JsonRpcProvider, Wallet, type InterfaceAbi } from 'ethers';
+import {
+  AbiCoder,
+  Contract,
+  ContractFactory,
+  Interface,
+  keccak256,
+  JsonRpcProvider,
+  Wallet,
+  type InterfaceAbi,
+} from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, startNode } from '../helpers/node.ts';
 import { compileSource } from '../helpers/solc.ts';
@@ -259,6 +268,45 @@ describe('forking (--fork-url)', () => {
     for (const l of local) assert.ok(BigInt(l.blockNumber) > forkBlock);
   });
 
+  it('eth_call, eth_estimateGas and eth_createAccessList below the fork block run on the upstream', async () => {
+    const pairAbi = new Interface(contracts.Pair!.abi as InterfaceAbi);
+    const tokenAbi = new Interface(contracts.Token!.abi as InterfaceAbi);
+    const mined = await rpcResult<{ blockNumber: string }>(upstream!.http, 'eth_getTransactionReceipt', [liquidityTx]);
+    const liq = BigInt(mined.blockNumber);
+    assert.ok(liq < forkBlock);
+    const reserve1 = { to: addrs.pair, data: pairAbi.encodeFunctionData('reserve1') };
+    const transfer = {
+      from: DEV_ACCOUNTS[0]!.address,
+      to: addrs.t0,
+      data: tokenAbi.encodeFunctionData('transfer', [stranger.address, 1n]),
+    };
+    const methods = (m: string) => proxy.methods.get(m) ?? 0;
+    const calls0 = methods('eth_call');
+    const same = async (method: string, params: unknown[]) => {
+      const up = await rpcResult(upstream!.http, method, params);
+      assert.deepEqual(await rpcResult(forked!.http, method, params), up, method);
+      return up;
+    };
+    // Before the liquidity went in the reserve was 0; after it, what addLiquidity put there; at the head, less.
+    assert.equal(BigInt((await same('eth_call', [reserve1, toHex(liq - 1n)])) as string), 0n);
+    assert.equal(BigInt((await same('eth_call', [reserve1, toHex(liq)])) as string), 50_000n * E18);
+    assert.ok(BigInt(await rpcResult<string>(forked!.http, 'eth_call', [reserve1, 'latest'])) < 50_000n * E18);
+    assert.equal(methods('eth_call') - calls0, 2, 'the two calls below N went upstream, the head call did not');
+    // State overrides travel with the call (reserve1 is the Pair's slot 1; the tokens are immutables).
+    const word = (n: bigint) => '0x' + n.toString(16).padStart(64, '0');
+    const overridden = [reserve1, toHex(liq), { [addrs.pair!]: { stateDiff: { [word(1n)]: word(7n) } } }];
+    assert.equal(BigInt((await same('eth_call', overridden)) as string), 7n);
+    const gas = await same('eth_estimateGas', [transfer, toHex(forkBlock - 1n)]);
+    assert.ok(BigInt(gas as string) > 21_000n);
+    const list = (await same('eth_createAccessList', [transfer, toHex(forkBlock - 1n)])) as { accessList: unknown[] };
+    assert.ok(list.accessList.length > 0);
+    // The upstream's failure comes back as an error (the same mapping as every upstream read), not a hang or null.
+    const broke = { from: stranger.address, to: addrs.t0, data: transfer.data };
+    const res = await rpc(forked!.http, 'eth_estimateGas', [broke, toHex(forkBlock - 1n)]);
+    assert.ok(res.error, JSON.stringify(res));
+    assert.match(res.error.message, /reverted/);
+  });
+
   it('admits a tx from an account only the upstream knows, with its upstream nonce and balance', async () => {
     const provider = new JsonRpcProvider(forked!.http, undefined, { staticNetwork: true, cacheTimeout: -1 });
     assert.equal(await rpcResult(forked!.http, 'eth_getTransactionCount', [stranger.address, 'pending']), '0x1');
@@ -383,6 +431,21 @@ describe('forking (--fork-url)', () => {
     );
     assert.ok(((await t1.getFunction('balanceOf')(DEV_ACCOUNTS[0]!.address)) as bigint) > 0n);
     assert.ok(((await pair.getFunction('reserve0')()) as bigint) > 100_000n * E18);
+    // History below the fork block read before the restart (blocks, receipts, state, calls) is on disk too.
+    await rpcResult(forked.http, 'eth_getBlockByNumber', [toHex(forkBlock), true]);
+    await rpcResult(forked.http, 'eth_getTransactionReceipt', [liquidityTx]);
+    await rpcResult(forked.http, 'eth_getBalance', [stranger.address, toHex(forkBlock - 1n)]);
+    await rpcResult(forked.http, 'eth_estimateGas', [
+      {
+        from: DEV_ACCOUNTS[0]!.address,
+        to: addrs.t0,
+        data: new Interface(contracts.Token!.abi as InterfaceAbi).encodeFunctionData('transfer', [
+          stranger.address,
+          1n,
+        ]),
+      },
+      toHex(forkBlock - 1n),
+    ]);
     assert.equal(proxy.count() - r0, 0);
   });
 

@@ -53,7 +53,9 @@ type CacheLine =
   | { a: string; e: true }
   | { a: string; s: string; v: string }
   | { h: string; a: string; s?: string }
-  | { rewound: string };
+  | { rewound: string }
+  /** A history answer (ForkHistory's key: method and params) and its value. */
+  | { q: string; r: unknown };
 
 /** The most discovery rounds one request may take (each fetches everything its run missed, in one batch). */
 export const MAX_ROUNDS = 16;
@@ -91,8 +93,13 @@ export class ForkState {
     private readonly cacheFile: string,
   ) {
     this.blockTag = '0x' + point.number.toString(16);
-    this.history = new ForkHistory(upstream, point.number);
+    this.history = this.historyOf(upstream, point);
     this.load();
+  }
+
+  /** The history of the fork at `point`, its answers written to the disk cache. */
+  private historyOf(upstream: Upstream, point: ForkPoint): ForkHistory {
+    return new ForkHistory(upstream, point.number, (q, r) => this.append([{ q, r }]));
   }
 
   /**
@@ -103,7 +110,7 @@ export class ForkState {
     this.upstream = upstream;
     this.point = point;
     this.blockTag = '0x' + point.number.toString(16);
-    this.history = new ForkHistory(upstream, point.number);
+    this.history = this.historyOf(upstream, point);
     this.proofs = 'unknown';
     for (const m of [this.accounts, this.slots, this.blockHashes, this.codes, this.committedAccounts]) m.clear();
     this.committedSlots.clear();
@@ -331,6 +338,10 @@ export class ForkState {
 
   private apply(line: CacheLine): void {
     if ('fork' in line) return;
+    if ('q' in line) {
+      this.history.remember(line.q, line.r);
+      return;
+    }
     if ('hash' in line) {
       this.blockHashes.set(BigInt(line.block), hexToBytes(line.hash));
       return;

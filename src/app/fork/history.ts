@@ -1,6 +1,7 @@
 // A forked chain's history up to the fork block N: blocks, transactions, receipts and logs at heights ≤ N are the
 // upstream's, answered by asking it (the local chain holds only its own blocks above N). Answers are cached in
-// memory: history at or below N never changes. Upstream objects above N (the upstream kept going after the fork)
+// memory, and through `persist` in the fork's disk cache so a restart does not ask again: history at or below N
+// never changes. Upstream objects above N (the upstream kept going after the fork)
 // are not this chain's, and read as absent.
 import { LRUCache } from 'lru-cache';
 import type { Upstream } from './upstream.ts';
@@ -16,7 +17,14 @@ export class ForkHistory {
     private readonly upstream: Upstream,
     /** The fork block's number: the last height the upstream answers for. */
     readonly forkNumber: bigint,
+    /** Called with each answer fetched (the fork's disk cache writes it down). */
+    private readonly persist?: (key: string, value: unknown) => void,
   ) {}
+
+  /** An answer read back from the disk cache (by its {@link ask} key). */
+  remember(key: string, value: unknown): void {
+    this.cache.set(key, { value });
+  }
 
   /** Whether height `n` belongs to the upstream's part of the chain. */
   isUpstream(n: bigint): boolean {
@@ -68,6 +76,7 @@ export class ForkHistory {
     if (hit) return hit.value;
     const value = await this.upstream.call(method, params);
     this.cache.set(key, { value });
+    this.persist?.(key, value);
     return value;
   }
 }

@@ -4,6 +4,7 @@ import type { CallOverrides } from '../../../primitives/overrides.ts';
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
+import { upstreamCall } from './forkCall.ts';
 import { blockOverrides, callRequest, optional, optionalBlockSelector, stateOverrides } from '../../params/index.ts';
 import type { BlockOverrides, StateOverrides } from '../../../primitives/overrides.ts';
 
@@ -29,7 +30,8 @@ export const call = defineMethod({
   handler: (ctx: Ctx, [req, sel, state, block]) =>
     engineReady() && ctx.calls.upstream === undefined
       ? bytesToHex(ctx.calls.callSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
-      : ctx.calls.call(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(bytesToHex),
+      : (upstreamCall(ctx, 'eth_call', req, sel, state, block) ??
+        ctx.calls.call(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(bytesToHex)),
 });
 
 /** Handler for eth_estimateGas. */
@@ -40,7 +42,8 @@ export const estimateGas = defineMethod({
   handler: (ctx: Ctx, [req, sel, state, block]) =>
     engineReady() && ctx.calls.upstream === undefined
       ? toQuantity(ctx.calls.estimateGasSync(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)))
-      : ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(toQuantity),
+      : (upstreamCall(ctx, 'eth_estimateGas', req, sel, state, block) ??
+        ctx.calls.estimateGas(req, ctx.chain.resolveBlock(sel), overridesOf(state, block)).then(toQuantity)),
 });
 
 /** Handler for eth_createAccessList: {accessList, gasUsed} plus `error` when the call fails. */
@@ -48,6 +51,8 @@ export const createAccessList = defineMethod({
   name: 'eth_createAccessList',
   params: [callRequest, optionalBlockSelector, optional(stateOverrides)],
   handler: async (ctx: Ctx, [req, sel, state]) => {
+    const proxied = upstreamCall(ctx, 'eth_createAccessList', req, sel, state);
+    if (proxied !== undefined) return proxied;
     const r = await ctx.calls.createAccessList(req, ctx.chain.resolveBlock(sel), overridesOf(state, undefined));
     return {
       accessList: r.accessList.map((a) => ({

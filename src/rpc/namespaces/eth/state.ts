@@ -5,6 +5,7 @@ import { quantity } from '../../../app/fork/history.ts';
 import type { StateReader } from '../../../evm/types.ts';
 import type { BlockSelector } from '../../../primitives/blockSelector.ts';
 import type { AccountView } from '../../../app/query.ts';
+import { belowFork } from './forkHistory.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 import { address, optionalBlockSelector, storageRequests, storageSlot } from '../../params/index.ts';
@@ -88,12 +89,6 @@ export const getStorageAt = defineMethod({
     );
   },
 });
-
-/** The height of a block below the fork block (the upstream's state, asked of it), or undefined. */
-function belowFork(up: ForkState, sel: BlockSelector): bigint | undefined {
-  if (sel.kind === 'tag' && sel.tag === 'earliest') return 0n;
-  return sel.kind === 'number' && sel.number < up.point.number ? sel.number : undefined;
-}
 
 /** A forked chain's read at the selected block: what the local chain lacks comes from the upstream. */
 function forked<T>(ctx: Ctx, up: ForkState, sel: BlockSelector, read: (r: StateReader) => T): Promise<T> {
