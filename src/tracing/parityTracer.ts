@@ -1,10 +1,13 @@
 // Parity-style (OpenEthereum) flat call traces for trace_*: one entry per frame in the order frames open, each with
 // its traceAddress and number of direct subtraces, shaped as Anvil (revm-inspectors) answers them.
-import { bigintToBytes } from '../primitives/hex.ts';
+import { addressToBytes } from '../primitives/bytes.ts';
 import { PrestateTracer } from './prestateTracer.ts';
 import type { OutputBudget } from './structLogger.ts';
 import type { FrameEnter, FrameExit, FrameType, StepEvent, Tracer, TraceResult, TxEnv } from './types.ts';
 import { VmTracer } from './vmTracer.ts';
+
+/** The low 160 bits of a stack word: the address SELFDESTRUCT pays. */
+const ADDRESS_MASK = (1n << 160n) - 1n;
 
 const SELFDESTRUCT = 0xff;
 
@@ -43,13 +46,6 @@ export function parityError(gethError: string): string {
   if (gethError === 'insufficient balance for transfer') return 'Insufficient balance for transfer';
   if (gethError.startsWith('precompile') || gethError.includes('precompile')) return 'Built-in failed';
   return gethError.charAt(0).toUpperCase() + gethError.slice(1);
-}
-
-function address20(n: bigint): Uint8Array {
-  const b = bigintToBytes(n & ((1n << 160n) - 1n));
-  const out = new Uint8Array(20);
-  out.set(b, 20 - b.length);
-  return out;
 }
 
 interface Open {
@@ -111,7 +107,7 @@ export class ParityTracer implements Tracer {
       action: {
         kind: 'suicide',
         address,
-        refundAddress: address20(s.peek(0)),
+        refundAddress: addressToBytes(s.peek(0) & ADDRESS_MASK),
         balance: this.env.state.account(address)?.balance ?? 0n,
       },
       subtraces: 0,
