@@ -132,7 +132,7 @@ describe('build step', () => {
   });
 
   it('launches without the build script or esbuild: the launcher imports only bin/ and node: modules', () => {
-    for (const file of ['bin/kestreld.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
+    for (const file of ['bin/kestreld.js', 'bin/launch.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
       const code = readFileSync(join(REPO_ROOT, file), 'utf8');
       const specifiers = [...code.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
       for (const s of specifiers) assert.match(s, /^(node:|\.\/)/, `${file} imports ${s}`);
