@@ -4,31 +4,49 @@
 // Paths: `node bin/kestreld.js` (the launcher itself), `npm start` (its build check, then the launcher), `npx
 // kestreld` (the README's old form) and `kestreld` from a global link (the layout `npm link` makes, built in a
 // temporary prefix here: a real `npm link` also runs an install, which a bench must not do to the checkout).
-// Usage: node --import tsx bench/startup.ts [runs=5] [path ...] with paths among node, npm-start, npx, global.
-// The runs alternate between paths, so the comparison is fair on a busy machine.
+// Usage: node --import tsx bench/startup.ts [runs=5] [path ...] [--against DIR] with paths among node, npm-start,
+// npx, global. The runs alternate between paths, so the comparison is fair on a busy machine. --against DIR times
+// another built checkout (A, e.g. a worktree of main) beside this one (B), alternating A and B run by run.
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { kestrelStart } from './nodes/kestrel.ts';
 import { spawnNode } from './nodes/process.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 
 const PATHS = ['node', 'npm-start', 'npx', 'global'] as const;
 type PathName = (typeof PATHS)[number];
-const runs = Number(process.argv[2] ?? 5);
-const chosen = (process.argv.length > 3 ? process.argv.slice(3) : [...PATHS]) as PathName[];
+const argv = process.argv.slice(2);
+const againstAt = argv.indexOf('--against');
+const against = againstAt >= 0 ? argv.splice(againstAt, 2)[1] : undefined;
+if (againstAt >= 0 && against === undefined) throw new Error('--against needs a directory');
+const runs = Number(argv[0] ?? 5);
+const chosen = (argv.length > 1 ? argv.slice(1) : [...PATHS]) as PathName[];
 for (const p of chosen) if (!PATHS.includes(p)) throw new Error(`unknown path ${p}; known: ${PATHS.join(', ')}`);
 
-// The global link: <prefix>/lib/node_modules/kestrel → the checkout, <prefix>/bin/kestreld → its bin script.
-const prefix = mkdtempSync(join(tmpdir(), 'kestrel-prefix-'));
-mkdirSync(join(prefix, 'lib', 'node_modules'), { recursive: true });
-mkdirSync(join(prefix, 'bin'));
-symlinkSync(REPO_ROOT, join(prefix, 'lib', 'node_modules', 'kestrel'));
-symlinkSync('../lib/node_modules/kestrel/bin/kestreld.js', join(prefix, 'bin', 'kestreld'));
-const env = { ...process.env, PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+/** A checkout under test: its root and the global prefix linking it. */
+interface Checkout {
+  label: string;
+  root: string;
+  prefix: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The global link: <prefix>/lib/node_modules/kestrel → the checkout, <prefix>/bin/kestreld → its bin script. */
+function checkout(label: string, root: string): Checkout {
+  const prefix = mkdtempSync(join(tmpdir(), 'kestrel-prefix-'));
+  mkdirSync(join(prefix, 'lib', 'node_modules'), { recursive: true });
+  mkdirSync(join(prefix, 'bin'));
+  symlinkSync(root, join(prefix, 'lib', 'node_modules', 'kestrel'));
+  symlinkSync('../lib/node_modules/kestrel/bin/kestreld.js', join(prefix, 'bin', 'kestreld'));
+  const env = { ...process.env, PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+  return { label, root, prefix, env };
+}
+const checkouts =
+  against === undefined ? [checkout('', REPO_ROOT)] : [checkout('A ', resolve(against)), checkout('B ', REPO_ROOT)];
 
 /** The command line a user types for `path`, given the launcher arguments (`bin/kestreld.js start --dev ...`). */
-function command(path: PathName, args: string[]): [string, string[]] {
+function command(path: PathName, args: string[], co: Checkout): [string, string[]] {
   const rest = args.slice(1); // start --dev --home ... listeners
   switch (path) {
     case 'node':
@@ -39,7 +57,7 @@ function command(path: PathName, args: string[]): [string, string[]] {
     case 'npx':
       return ['npx', ['kestreld', ...rest]];
     case 'global':
-      return [join(prefix, 'bin', 'kestreld'), rest];
+      return [join(co.prefix, 'bin', 'kestreld'), rest];
   }
 }
 
@@ -48,10 +66,10 @@ interface Sample {
   cpu: number;
 }
 
-async function once(path: PathName, home: string): Promise<Sample> {
+async function once(path: PathName, home: string, co: Checkout): Promise<Sample> {
   const { url, args } = await kestrelStart('bin/kestreld.js', home);
-  const [cmd, cmdArgs] = command(path, args);
-  const s = await spawnNode(`kestrel (${path})`, cmd, cmdArgs, url, { cwd: REPO_ROOT, env, group: true });
+  const [cmd, cmdArgs] = command(path, args, co);
+  const s = await spawnNode(`kestrel (${path})`, cmd, cmdArgs, url, { cwd: co.root, env: co.env, group: true });
   await s.stop();
   return { wall: s.startupMs, cpu: s.startupCpuMs };
 }
@@ -66,25 +84,26 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 console.log(`load average before: ${load()}`);
-const fresh = chosen.map((): Sample[] => []);
-const existing = chosen.map((): Sample[] => []);
+const rows = checkouts.flatMap((co) => chosen.map((p) => ({ co, p, fresh: [] as Sample[], existing: [] as Sample[] })));
 try {
   for (let i = 0; i < runs; i++) {
-    for (const [j, p] of chosen.entries()) {
+    for (const row of rows) {
       const base = mkdtempSync(join(tmpdir(), 'kestrel-startup-'));
       try {
-        fresh[j]!.push(await once(p, join(base, 'home')));
-        existing[j]!.push(await once(p, join(base, 'home')));
+        row.fresh.push(await once(row.p, join(base, 'home'), row.co));
+        row.existing.push(await once(row.p, join(base, 'home'), row.co));
       } finally {
         rmSync(base, { recursive: true, force: true });
       }
     }
+    console.log(`run ${i + 1}/${runs} done, load average ${load()}`);
   }
 } finally {
-  rmSync(prefix, { recursive: true, force: true });
+  for (const co of checkouts) rmSync(co.prefix, { recursive: true, force: true });
 }
-for (const [j, p] of chosen.entries()) {
-  console.log(`${p.padEnd(9)} fresh --dev home: ${fmt(fresh[j]!)}`);
-  console.log(`${p.padEnd(9)} existing home:    ${fmt(existing[j]!)}`);
+for (const co of checkouts) if (co.label) console.log(`${co.label.trim()}: ${co.root}`);
+for (const { co, p, fresh, existing } of rows) {
+  console.log(`${co.label}${p.padEnd(9)} fresh --dev home: ${fmt(fresh)}`);
+  console.log(`${co.label}${p.padEnd(9)} existing home:    ${fmt(existing)}`);
 }
 console.log(`load average after: ${load()}`);

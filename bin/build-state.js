@@ -2,7 +2,7 @@
 // (bin/kestreld.js) can refuse a missing or stale build at run time and the build step (scripts/build.mjs) can
 // decide whether to rebuild, both by the same rule.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository (or installed package) root. */
@@ -22,19 +22,25 @@ export function isBuiltSource(name) {
   return name.endsWith('.ts') && !/\.(test|testing|d)\.ts$/.test(name);
 }
 
+/** Calls `visit` with the path of every source below `dir` that the build compiles. */
+function eachSource(dir, visit) {
+  // Paths joined by hand: path.join's normalisation of ~350 paths was most of a launch's freshness check.
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = dir + sep + e.name;
+    if (e.isDirectory()) eachSource(p, visit);
+    else if (isBuiltSource(e.name)) visit(p);
+  }
+}
+
 /** Every source below `dir` that the build compiles. */
 export function sources(dir, out = []) {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) sources(p, out);
-    else if (isBuiltSource(e.name)) out.push(p);
-  }
+  eachSource(dir, (p) => out.push(p));
   return out;
 }
 
 /**
  * Why `dist` is not a build of `src` as it is now (no build, another file list, a source or build input newer than
- * the build), or undefined when it is: a stat of each file, a few ms. Without `src` (a package shipped without its
+ * the build), or undefined when it is: a stat of each file, one pass. Without `src` (a package shipped without its
  * sources) only the build's presence counts.
  */
 export function staleReason(src = SRC, dist = DIST) {
@@ -50,10 +56,15 @@ export function staleReason(src = SRC, dist = DIST) {
   // A build from before the bundle existed, or a bundle deleted by hand.
   if (hasEntry && !existsSync(join(dist, BUNDLE))) return `no bundle ${join(dist, BUNDLE)}`;
   if (!existsSync(src)) return undefined;
-  const files = sources(src);
-  if (files.length !== stamp.count) return `the sources in ${src} are not the ones built (files added or removed)`;
   const built = statSync(STAMP).mtimeMs;
-  const newer = [...files, ...INPUTS].find((f) => existsSync(f) && statSync(f).mtimeMs > built);
+  let count = 0;
+  let newer;
+  eachSource(src, (f) => {
+    count++;
+    if (newer === undefined && statSync(f).mtimeMs > built) newer = f;
+  });
+  if (count !== stamp.count) return `the sources in ${src} are not the ones built (files added or removed)`;
+  newer ??= INPUTS.find((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs > built);
   return newer ? `${relative(process.cwd(), newer) || newer} changed since the last build` : undefined;
 }
 

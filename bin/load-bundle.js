@@ -4,8 +4,10 @@
 // Node >= 22.1). The cache is written once per build, Node version, architecture and kind of command (`start` or
 // the client commands, which run other code): half a second after the command settled (`start`: once the node
 // listens), or at exit if sooner, so it holds the functions such a run compiled. A cache V8 rejects (other V8 flags)
-// is rewritten; a rebuild removes the caches. Without vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER (Node < 20.12;
-// an import() left in the script would need it) the bundle loads with require(), as any CommonJS file.
+// is rewritten; a rebuild removes the caches and seeds one for `start` (the bundle's top level compiled, see
+// seedCache), which a start uses until it has written its own. Without vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+// (Node < 20.12; an import() left in the script would need it) the bundle loads with require(), as any CommonJS
+// file.
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
@@ -18,6 +20,11 @@ function cachePath(file, kind) {
   const { size, mtimeMs } = statSync(file);
   const key = `${process.version}-${process.arch}-${size}-${Math.trunc(mtimeMs)}-${kind}`;
   return join(dirname(file), `.code-cache-${basename(file)}-${key}`);
+}
+
+/** The cache the build seeds for `path` (scripts/build.mjs): used until a run has written its own. */
+function seedPath(path) {
+  return `${path}-seed`;
 }
 
 function readOrUndefined(path) {
@@ -74,14 +81,16 @@ export function loadBundle(file, kind) {
     return new LoadedBundle(createRequire(import.meta.url)(file));
   }
   const path = cachePath(file, kind);
-  const cachedData = readOrUndefined(path);
+  const own = readOrUndefined(path);
+  // Without a run's own cache, the build's seed (the bundle's top level compiled): better than compiling it all.
+  const cachedData = own ?? readOrUndefined(seedPath(path));
   const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
     filename: file,
     cachedData,
     importModuleDynamically: importer,
   });
   let saveCache;
-  if (cachedData === undefined || script.cachedDataRejected) {
+  if (own === undefined || script.cachedDataRejected) {
     let written = false;
     const write = () => {
       if (!written) writeCache(script, path);
@@ -91,8 +100,29 @@ export function loadBundle(file, kind) {
     process.once('exit', write);
     saveCache = () => setTimeout(write, CACHE_DELAY_MS).unref();
   }
+  return new LoadedBundle(run(script, file), saveCache);
+}
+
+/** Runs the compiled bundle `script` of `file` as a CommonJS module; returns its exports. */
+function run(script, file) {
   const module = { exports: {}, filename: file, id: file, loaded: false };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
   module.loaded = true;
-  return new LoadedBundle(module.exports, saveCache);
+  return module.exports;
+}
+
+/**
+ * Writes the seed cache of `file` for runs of `kind` (the build calls it in a process of its own, right after
+ * bundling): the functions the bundle's top level compiles, so the first run after a build does not compile them
+ * all; that run then writes its own, fuller cache. A no-op where this Node has no code cache for the bundle.
+ */
+export function seedCache(file, kind) {
+  const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (importer === undefined) return;
+  const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
+    filename: file,
+    importModuleDynamically: importer,
+  });
+  run(script, file);
+  writeCache(script, seedPath(cachePath(file, kind)));
 }

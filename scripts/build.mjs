@@ -9,7 +9,8 @@
 // the last build; `--force` always does.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   BUNDLE,
   BUNDLE_DIR,
@@ -148,6 +149,22 @@ export async function bundle(dist = DIST) {
   for (const name of readdirSync(outdir)) {
     if (!name.endsWith('.tmp') && join(outdir, name) !== out) rmSync(join(outdir, name), { force: true });
   }
+  seed(out);
+}
+
+/**
+ * Seeds the code cache of `start` runs (bin/load-bundle.js seedCache) in a Node process of its own, where the
+ * bundle's top level runs: the first start after a build then does not compile it all (the first start of a fresh
+ * clone). Failures are ignored: the cache only saves time, and the first run writes its own.
+ */
+function seed(out) {
+  const loader = pathToFileURL(join(ROOT, 'bin', 'load-bundle.js')).href;
+  const code = `import { seedCache } from ${JSON.stringify(loader)}; seedCache(${JSON.stringify(out)}, 'start'); process.exit(0);`;
+  spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    stdio: 'ignore',
+    timeout: 60_000,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
 }
 
 /** Builds when stale; true if it did. */

@@ -50,8 +50,10 @@ export const VERSION = '0.1.0';
 /** The fork a new home runs (`kestreld init` writes it into genesis); `kestreld version` prints it. */
 export const DEFAULT_FORK: string = NEW_HOME_FORK;
 
-/** How long after the listeners are up the engine's libraries start loading (unless a block or call needs them first). */
-const ENGINE_WARMUP_DELAY_MS = 100;
+/** How long after the first JSON-RPC call the engine's libraries start loading (unless a block or call needs them). */
+const ENGINE_WARMUP_DELAY_MS = 50;
+/** When no JSON-RPC call came: how long after the listeners are up they start loading. */
+const ENGINE_IDLE_WARMUP_MS = 1_000;
 
 /** A running node. */
 export interface RunningNode {
@@ -278,7 +280,27 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       metrics.setHead(app.head.number);
       app.onCommit((c) => metrics.blockCommitted(c, app.lastCommitSeconds));
     }
-    const dispatcher = rpcDispatcher(ctx, table, metrics);
+    // The engine's libraries (mostly the pairing curves' WebAssembly: ~400 ms of CPU, most of it blocking the event
+    // loop) load shortly after the first JSON-RPC call came in, or after a second without one: a client's
+    // first poll is not queued behind them. Every block or call that needs them awaits initEngine() itself (a
+    // failure surfaces there).
+    let warmed = false;
+    const warmUp = (): void => {
+      if (warmed) return;
+      warmed = true;
+      initEngine().catch(() => {});
+    };
+    const served = rpcDispatcher(ctx, table, metrics);
+    let called = false;
+    const dispatcher: Dispatcher = {
+      call(method, params, meta) {
+        if (!called) {
+          called = true;
+          setTimeout(warmUp, ENGINE_WARMUP_DELAY_MS).unref();
+        }
+        return served.call(method, params, meta);
+      },
+    };
     const { close: closeListeners, ...ports } = await startListeners({
       config,
       logs,
@@ -288,10 +310,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       mode,
       metrics,
     });
-    // The engine's libraries (mostly WebAssembly to compile) load shortly after the listeners are up, not
-    // at once: a client's first poll then is not queued behind them. Nothing before the first block or call needs
-    // them, and those await initEngine() themselves (a failure surfaces there).
-    setTimeout(() => initEngine().catch(() => {}), ENGINE_WARMUP_DELAY_MS).unref();
+    setTimeout(warmUp, ENGINE_IDLE_WARMUP_MS).unref();
     let closed = false;
     return {
       ...ports,

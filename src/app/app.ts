@@ -1,7 +1,7 @@
 // The deterministic state machine, ABCI-shaped: checkTx, finalizeBlock, commit, query. It never knows who drives
 // it; the solo engine and (later) the ABCI server call the same methods.
 import type { Common } from '@ethereumjs/common';
-import { type Fork, forkRules, initEngine, WorldState } from '../evm/index.ts';
+import { type Fork, forkRules, initEngine, initEngineForSystemCalls, WorldState } from '../evm/index.ts';
 import { initKeccak } from '../primitives/keccak.ts';
 import { EMPTY_TRIE_ROOT } from '../primitives/hash.ts';
 import { bytesToBigint } from '../primitives/hex.ts';
@@ -313,7 +313,10 @@ export class KestrelApp {
     consensus?: ConsensusInfo;
   }): Promise<FinalizeResult> {
     if (this.sealed) throw new KestrelError('finalizeBlock called twice without commit');
-    await initEngine();
+    // A block without txs on an own chain runs only the system call (whose contract calls no precompile): it need
+    // not wait for the pairing curves' libraries, so a fresh chain's block 1 is sealed, and answered, before them.
+    // A forked chain's system contract is the upstream's code, so it waits for everything.
+    await (req.txs.length === 0 && this.deps.fork === undefined ? initEngineForSystemCalls() : initEngine());
     const parent = this.headBlock;
     const coinbase = req.coinbase ?? this.etherbase;
     const ctx = this.builder.nextContext(parent, req.time, req.sameSecond === true, coinbase, req.exactTime);

@@ -5,7 +5,7 @@ import { WorldState } from './state/world.ts';
 import { initKeccak } from '../primitives/keccak.ts';
 import { runTransaction } from './handler/execute.ts';
 import { runSystemCall } from './handler/system.ts';
-import { initPrecompiles, precompilesFor } from './precompiles/index.ts';
+import { initPrecompileMaps, initPrecompiles, precompilesFor } from './precompiles/index.ts';
 
 export type * from './types.ts';
 export { WorldState } from './state/world.ts';
@@ -25,6 +25,18 @@ export function initEngine(): Promise<void> {
     initialized = true;
   });
   return initializing;
+}
+
+let systemInitializing: Promise<void> | undefined;
+
+/**
+ * The setup {@link systemCall} needs: {@link initEngine}'s without the pairing curves' WebAssembly (~400 ms of CPU),
+ * which a system contract never calls. A fresh chain seals its empty first block after this, before it answers;
+ * {@link executeTransaction} and every other entry point still need {@link initEngine}.
+ */
+export function initEngineForSystemCalls(): Promise<void> {
+  systemInitializing ??= Promise.all([initKeccak(), initPrecompileMaps()]).then(() => {});
+  return systemInitializing;
 }
 
 /** True once {@link initEngine} has completed, so the synchronous entry points may run. */

@@ -15,14 +15,18 @@ export const DEV_KEY_SCRYPT: ScryptParams = { ...LIGHT_SCRYPT, p: 1 };
 /** One derived dev key (see keys/devAccounts.ts deriveAccounts). */
 export type DevKey = DevAccount;
 
-/** Writes the missing dev key files (empty passphrase, DEV_KEY_SCRYPT), holds every dev key unlocked, lists them first. */
+/**
+ * Writes the missing dev key files (empty passphrase, DEV_KEY_SCRYPT), holds every dev key unlocked, lists them first.
+ * The files are not fsynced (ten fsyncs were 10–80 ms of a fresh home's start on a busy disk): a start derives the
+ * keys anyway and writes any file that is missing or unreadable again.
+ */
 export async function installDevKeys(ks: KeyStore, keys: DevKey[]): Promise<void> {
   const base = Date.now();
   await Promise.all(
     keys.map(async (k, i) => {
       if (ks.has(k.address)) return;
       // Distinct, ordered times so the files sort in account order even when written in the same millisecond.
-      await ks.storeKey(k.privateKey, '', DEV_KEY_SCRYPT, keyFileName(k.address, new Date(base), i));
+      await ks.storeKey(k.privateKey, '', DEV_KEY_SCRYPT, keyFileName(k.address, new Date(base), i), false);
     }),
   );
   for (const k of keys) ks.holdUnlocked(k.address, k.privateKey);

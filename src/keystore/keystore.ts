@@ -88,14 +88,14 @@ export function keyFileName(
   return `UTC--${fileTime(d, subMsNanos)}--${idOf(address)}`;
 }
 
-/** Writes `content` to `path` through a hidden temp file + fsync + rename, with mode 0600. */
-function writeKeyFileAtomic(dir: string, name: string, content: string): string {
+/** Writes `content` to `path` through a hidden temp file + fsync (when `durable`) + rename, with mode 0600. */
+function writeKeyFileAtomic(dir: string, name: string, content: string, durable: boolean): string {
   const path = join(dir, name);
   const tmp = join(dir, `.${name}.tmp-${process.pid}`);
   const fd = openSync(tmp, 'wx', 0o600);
   try {
     writeSync(fd, content);
-    fsyncSync(fd);
+    if (durable) fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
@@ -190,18 +190,22 @@ export class KeyStore {
     return this.storeKey(privateKey, passphrase);
   }
 
-  /** Encrypts and writes a key file (at this store's cost unless `params` is given); returns the address. */
+  /**
+   * Encrypts and writes a key file (at this store's cost unless `params` is given); returns the address. `durable`
+   * false skips the fsync, for keys that can be written again (the `--dev` ones, derived on every start).
+   */
   async storeKey(
     privateKey: Uint8Array,
     passphrase: string,
     params: ScryptParams = this.scrypt,
     name?: string,
+    durable = true,
   ): Promise<Uint8Array> {
     const json = await this.kdf(scryptMemory(params), () => encryptKey(privateKey, passphrase, params));
     const address = keyFileAddress(json);
     // Checked again after the (slow) encryption: a concurrent import of the same key must not write a second file.
     if (this.has(address)) throw new KeyStoreError(ERR_EXISTS);
-    writeKeyFileAtomic(this.dir, name ?? keyFileName(address), JSON.stringify(json));
+    writeKeyFileAtomic(this.dir, name ?? keyFileName(address), JSON.stringify(json), durable);
     this.refresh(true);
     return address;
   }

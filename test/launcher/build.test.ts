@@ -90,30 +90,41 @@ describe('build step', () => {
     assert.equal(isStale(src, dist), true);
   });
 
-  it('loads the bundle with a code cache written by the first run and used by the next', async () => {
+  it('loads the bundle with a code cache written by the first run and used by the next; the build seeds one for starts', async () => {
     await build(src, dist);
     const file = join(dist, 'bundle/kestreld.cjs');
-    const run = () =>
+    const run = (kind = 'test') =>
       execFileSync(
         process.execPath,
         [
           '--input-type=module',
           '-e',
           `const { loadBundle } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href)});` +
-            `console.log(loadBundle(${JSON.stringify(file)}, 'test').exports.value);`,
+            `console.log(loadBundle(${JSON.stringify(file)}, ${JSON.stringify(kind)}).exports.value);`,
         ],
         { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
       ).trim();
-    const caches = () => readdirSync(join(dist, 'bundle')).filter((f) => f.startsWith('.code-cache-'));
+    const all = () => readdirSync(join(dist, 'bundle')).filter((f) => f.startsWith('.code-cache-'));
+    const caches = () => all().filter((f) => !f.endsWith('-seed'));
+    // The build seeds the cache of `start` runs (its top level compiled), and only that.
+    assert.deepEqual(
+      all().map((f) => f.replace(/-v\d.*-(start-seed)$/, '-$1')),
+      ['.code-cache-kestreld.cjs-start-seed'],
+    );
     assert.deepEqual(caches(), []);
     assert.equal(run(), '1');
     assert.equal(caches().length, 1);
     const written = statSync(join(dist, 'bundle', caches()[0]!)).mtimeMs;
     assert.equal(run(), '1');
     assert.equal(statSync(join(dist, 'bundle', caches()[0]!)).mtimeMs, written, 'an accepted cache is not rewritten');
-    // A rebuild removes the caches of the bundle it replaces.
+    // A start loads with the seed and still writes its own, fuller cache beside it.
+    assert.equal(run('start'), '1');
+    assert.equal(caches().filter((f) => f.endsWith('-start')).length, 1);
+    assert.equal(all().length, 3);
+    // A rebuild removes the caches of the bundle it replaces (and seeds its own).
     await build(src, dist);
     assert.deepEqual(caches(), []);
+    assert.equal(all().length, 1);
   });
 
   it('leaves test support (*.testing.ts) out, and says why a build is stale', async () => {
@@ -132,7 +143,7 @@ describe('build step', () => {
   });
 
   it('launches without the build script or esbuild: the launcher imports only bin/ and node: modules', () => {
-    for (const file of ['bin/kestreld.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
+    for (const file of ['bin/kestreld.js', 'bin/launch.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
       const code = readFileSync(join(REPO_ROOT, file), 'utf8');
       const specifiers = [...code.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
       for (const s of specifiers) assert.match(s, /^(node:|\.\/)/, `${file} imports ${s}`);

@@ -11,8 +11,11 @@
 // - 0x100 P256VERIFY: @noble/curves only (no native library verifies a raw P-256 digest), so it is the slowest
 //   precompile per call.
 // Startup: initPrecompiles() instantiates the two mcl wasm instances, hash-wasm and the secp256k1 add-on
-// (a noticeable part of a second of CPU). Nothing needs it before the first EVM execution, so a node can start
-// it at once, answer its first requests, and await it before executing anything.
+// (a noticeable part of a second of CPU, ~400 ms of it mcl's). Nothing needs it before the first EVM execution, so
+// a node can start it at once, answer its first requests, and await it before executing anything. A block's system
+// call (EIP-2935's contract, which calls no precompile) needs only the maps: initPrecompileMaps() builds them
+// without waiting for mcl, whose precompiles (0x06–0x08, 0x0b–0x11) throw until initPrecompiles() has completed,
+// so a fresh chain seals its empty first block before the wasm is compiled.
 import { initKeccak, keccak256 as groundKeccak } from '../../primitives/keccak.ts';
 import type { Address, Fork, PurePrecompile } from '../types.ts';
 import { blake2fPrecompile } from './blake2f.ts';
@@ -85,33 +88,46 @@ const nobleP256 = async () => (await import('./p256-noble.ts')).nobleP256Verify;
 /** Loads the backends; each library that fails to load is replaced by its pure-JS fallback. */
 export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Promise<PrecompileBackends> {
   const names: Record<string, string> = {};
-  const settle = async <T>(
-    role: string,
-    native: () => Promise<T | undefined>,
-    nativeName: string,
-    fallback: () => Promise<T>,
-    fallbackName: string,
-  ): Promise<T> => {
-    const value = await native().catch(() => undefined);
-    names[role] = value === undefined ? fallbackName : nativeName;
-    return value ?? fallback();
-  };
-  const [recover, keccak256, ripemd160, bn254, bls12381, p256] = await Promise.all([
-    settle('ecrecover', async () => loaders.recover(), 'secp256k1 (native)', nobleRecover, '@noble/curves'),
+  const [core, curves] = await Promise.all([loadCoreBackends(loaders, names), loadCurveBackends(loaders, names)]);
+  return { ...core, ...curves };
+}
+
+/** The backends but the two pairing curves'. */
+type CoreBackends = Omit<PrecompileBackends, 'bn254' | 'bls12381'>;
+/** The pairing curves' backends (mcl's wasm: the slow part of loading). */
+type CurveBackends = Pick<PrecompileBackends, 'bn254' | 'bls12381'>;
+
+/** Loads `native`, else `fallback`, recording which one serves `role` in `names`. */
+async function settle<T>(
+  names: Record<string, string>,
+  role: string,
+  native: () => Promise<T | undefined>,
+  nativeName: string,
+  fallback: () => Promise<T>,
+  fallbackName: string,
+): Promise<T> {
+  const value = await native().catch(() => undefined);
+  names[role] = value === undefined ? fallbackName : nativeName;
+  return value ?? fallback();
+}
+
+/** Loads every backend but the pairing curves' (tens of ms); records the libraries in `names`. */
+async function loadCoreBackends(loaders: NativeLoaders, names: Record<string, string>): Promise<CoreBackends> {
+  const [recover, keccak256, ripemd160, p256] = await Promise.all([
+    settle(names, 'ecrecover', async () => loaders.recover(), 'secp256k1 (native)', nobleRecover, '@noble/curves'),
     // keccak is the ground floor's (primitives/keccak.ts), the one every layer hashes with: no second fallback here.
     initKeccak().then(() => {
       names.keccak256 = 'hash-wasm';
       return groundKeccak;
     }),
     settle(
+      names,
       'ripemd160',
       async () => loaders.ripemd160(),
       'node:crypto',
       async () => jsRipemd160,
       '@noble/hashes',
     ),
-    settle('bn254', () => loaders.bn254(), 'mcl-wasm', nobleBn254, '@noble/curves'),
-    settle('bls12381', () => loaders.bls12381(), 'mcl-wasm', nobleBls12381, '@noble/curves'),
     nobleP256().then((verify) => {
       names.p256verify = '@noble/curves';
       return verify;
@@ -123,7 +139,16 @@ export async function loadBackends(loaders: NativeLoaders = NATIVE_LOADERS): Pro
     return verifier;
   };
   names.kzg = 'not loaded yet (first 0x0a call)';
-  return { recover, keccak256, ripemd160, bn254, bls12381, p256, kzg, names };
+  return { recover, keccak256, ripemd160, p256, kzg, names };
+}
+
+/** Loads the pairing curves' backends (two mcl wasm instances, ~400 ms of CPU); records them in `names`. */
+async function loadCurveBackends(loaders: NativeLoaders, names: Record<string, string>): Promise<CurveBackends> {
+  const [bn254, bls12381] = await Promise.all([
+    settle(names, 'bn254', () => loaders.bn254(), 'mcl-wasm', nobleBn254, '@noble/curves'),
+    settle(names, 'bls12381', () => loaders.bls12381(), 'mcl-wasm', nobleBls12381, '@noble/curves'),
+  ]);
+  return { bn254, bls12381 };
 }
 
 /** The precompile maps of every fork over one set of backends. */
@@ -154,26 +179,88 @@ export interface InitOptions {
   kzg?: boolean;
 }
 
+/** Thrown by a pairing-curve precompile run before its library loaded: a caller skipped initPrecompiles(). */
+function curvesNotLoaded(): never {
+  throw new Error('bn254/BLS12-381 precompile used before initPrecompiles() completed');
+}
+
+/** Backends whose calls go to the pairing curves' libraries once `curves.value` is set (by initPrecompiles). */
+function deferredCurves(curves: { value?: CurveBackends }): CurveBackends {
+  const bn = () => curves.value?.bn254 ?? curvesNotLoaded();
+  const bls = () => curves.value?.bls12381 ?? curvesNotLoaded();
+  return {
+    bn254: {
+      get name() {
+        return curves.value?.bn254.name ?? 'not loaded yet';
+      },
+      add: (a, b) => bn().add(a, b),
+      mul: (point, scalar) => bn().mul(point, scalar),
+      pairingCheck: (pairs) => bn().pairingCheck(pairs),
+    },
+    bls12381: {
+      get name() {
+        return curves.value?.bls12381.name ?? 'not loaded yet';
+      },
+      g1Add: (a, b) => bls().g1Add(a, b),
+      g2Add: (a, b) => bls().g2Add(a, b),
+      g1Msm: (input, k) => bls().g1Msm(input, k),
+      g2Msm: (input, k) => bls().g2Msm(input, k),
+      pairingCheck: (input, k) => bls().pairingCheck(input, k),
+      mapFpToG1: (fp) => bls().mapFpToG1(fp),
+      mapFp2ToG2: (fp2) => bls().mapFp2ToG2(fp2),
+    },
+  };
+}
+
 // The process-wide default set: the libraries are process-wide themselves (wasm instances, c-kzg's setup).
 interface Defaults {
   maps: Record<Fork, ReadonlyMap<Address, PurePrecompile>>;
   loadKzg: () => KzgVerifier;
   names: Record<string, string>;
+  /** The pairing curves' backends, once loaded (the maps' 0x06–0x08 and 0x0b–0x11 call through it). */
+  curves: { value?: CurveBackends };
 }
-let loading: Promise<Defaults> | undefined;
+let mapsLoading: Promise<Defaults> | undefined;
+let curvesLoading: Promise<void> | undefined;
 let ready: Defaults | undefined;
+let complete = false;
+
+/**
+ * Builds the default precompile maps without loading the pairing curves' libraries (mcl), idempotent: enough for
+ * code that calls no precompile at 0x06–0x08 or 0x0b–0x11, such as a block's system call. Those throw until
+ * {@link initPrecompiles} has completed.
+ */
+export async function initPrecompileMaps(): Promise<void> {
+  mapsLoading ??= loadCoreBackends(NATIVE_LOADERS, {}).then((core) => {
+    const loadKzg = once(core.kzg);
+    const curves: { value?: CurveBackends } = {};
+    const maps = buildPrecompiles({ ...core, ...deferredCurves(curves), kzg: loadKzg });
+    return { maps, loadKzg, names: core.names, curves };
+  });
+  ready = await mapsLoading;
+}
 
 /** One-time async setup of the default precompiles (wasm libraries; KZG when asked); idempotent. */
 export async function initPrecompiles(options: InitOptions = {}): Promise<void> {
-  loading ??= loadBackends().then((b) => {
-    const loadKzg = once(b.kzg);
-    return { maps: buildPrecompiles({ ...b, kzg: loadKzg }), loadKzg, names: b.names };
+  await initPrecompileMaps();
+  const defaults = ready!;
+  curvesLoading ??= loadCurveBackends(NATIVE_LOADERS, defaults.names).then((curves) => {
+    defaults.curves.value = curves;
+    complete = true;
   });
-  ready = await loading;
-  if (options.kzg) ready.loadKzg();
+  await curvesLoading;
+  if (options.kzg) defaults.loadKzg();
 }
 
-/** The active precompiles of a fork; {@link initPrecompiles} must have completed. */
+/** Whether {@link initPrecompiles} has completed: every precompile of the default set can run. */
+export function precompilesComplete(): boolean {
+  return complete;
+}
+
+/**
+ * The active precompiles of a fork; {@link initPrecompileMaps} must have completed, and {@link initPrecompiles}
+ * before any call can reach a pairing-curve precompile.
+ */
 export function precompilesFor(fork: Fork): ReadonlyMap<Address, PurePrecompile> {
   if (ready === undefined) throw new Error('precompiles used before initPrecompiles() completed');
   return ready.maps[fork];
@@ -181,8 +268,8 @@ export function precompilesFor(fork: Fork): ReadonlyMap<Address, PurePrecompile>
 
 /** Which library serves each role in the default set (for the startup log: a fallback shows here). */
 export function precompileLibraries(): Readonly<Record<string, string>> {
-  if (ready === undefined) throw new Error('precompiles used before initPrecompiles() completed');
-  return { ...ready.names };
+  if (!complete) throw new Error('precompiles used before initPrecompiles() completed');
+  return { ...ready!.names };
 }
 
 function once<T>(load: () => T): () => T {
