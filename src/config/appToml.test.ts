@@ -129,6 +129,8 @@ describe('loadConfig: [mempool] and [miner] as the miner namespace writes them',
       priceBumpPercent: 10,
       journal: true,
       journalFsync: true,
+      recoveryWorkers: 0,
+      recoveryMinBatch: 1,
     });
     assert.equal(c.etherbase, undefined);
     setTomlValue(toml, 'mempool', 'lifetime', '2s');

@@ -185,6 +185,8 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       priceBumpPercent: int(pick('mempool', 'price-bump'), 'mempool.price-bump'),
       journal: pick('mempool', 'journal') !== false,
       journalFsync: pick('mempool', 'journal-fsync') !== false,
+      recoveryWorkers: int(pick('mempool', 'recovery-workers'), 'mempool.recovery-workers'),
+      recoveryMinBatch: int(pick('mempool', 'recovery-min-batch'), 'mempool.recovery-min-batch'),
     },
     etherbase: etherbaseText === '' ? undefined : Uint8Array.from(Buffer.from(etherbaseText.slice(2), 'hex')),
     jsonRpc: {
