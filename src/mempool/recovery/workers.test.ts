@@ -53,6 +53,8 @@ describe('SenderRecovery', () => {
     test(`${workers} worker(s): the same senders as decodeTx, "invalid sender" for unrecoverable signatures`, async () => {
       const pool = new SenderRecovery({ workers, minBatch: 1 });
       pools.push(pool);
+      await pool.start();
+      assert.equal(pool.size, workers);
       const mixed = [...jobs.slice(0, 20), ...bad, ...jobs.slice(20)];
       const out = await settleAll(pool, mixed);
       const keys = out.filter((o) => o instanceof Uint8Array);
@@ -75,6 +77,7 @@ describe('SenderRecovery', () => {
   test('hands keys back in submission order across batches and workers', async () => {
     const pool = new SenderRecovery({ workers: 2, minBatch: 1 });
     pools.push(pool);
+    await pool.start();
     const seen: number[] = [];
     const first = jobs.slice(0, 30).map((j, i) => pool.recover(j).then(() => seen.push(i)));
     await new Promise((r) => setImmediate(r));
@@ -86,9 +89,22 @@ describe('SenderRecovery', () => {
     );
   });
 
+  test('workers start with the first job, which is recovered inline meanwhile', async () => {
+    const pool = new SenderRecovery({ workers: 1, minBatch: 1 });
+    pools.push(pool);
+    assert.equal(pool.size, 0);
+    const first = await settleAll(pool, jobs.slice(0, 5));
+    assert.equal(pool.size, 1);
+    const u = prepareTx(raws[4]!, common, rules);
+    assert.deepEqual(recoveredTx(u, first[4] as Uint8Array, common).sender, accounts[0]!.address);
+    await pool.start();
+    assert.equal((await settleAll(pool, jobs)).filter((k) => k instanceof Uint8Array).length, jobs.length);
+  });
+
   test('a batch below minBatch is recovered inline; close() recovers what is still in hand', async () => {
     const pool = new SenderRecovery({ workers: 1, minBatch: 8 });
     pools.push(pool);
+    await pool.start();
     const small = await settleAll(pool, jobs.slice(0, 3));
     assert.ok(small.every((k) => k instanceof Uint8Array));
     const pending = settleAll(pool, jobs);

@@ -3,6 +3,9 @@
 // of one event-loop turn (every request read in one poll) go out as one batch, split across the workers, so the
 // per-message cost is shared; a turn with fewer than `minBatch` jobs, or a pool with no worker, recovers inline.
 // Results are handed back in submission order, so txs reach the pool in the order they arrived, as inline.
+// The workers start with the first submitted tx, not with the node: creating one blocks the main thread for
+// 30-80 ms here, which a node's start (and a node that never receives a tx) should not pay; until a worker is
+// online its turns are recovered inline.
 import { Worker } from 'node:worker_threads';
 import secp256k1 from 'secp256k1';
 import { recoverNow, type RecoveryJob } from '../../app/evm/validate.ts';
@@ -46,11 +49,13 @@ function bootCode(): string {
 class RecoveryWorker {
   outstanding = 0;
   dead = false;
+  online = false;
   readonly worker: Worker;
 
   constructor(boot: string, onReply: (r: BatchReply) => void, onDeath: (w: RecoveryWorker) => void) {
     this.worker = new Worker(boot, { eval: true });
     this.worker.unref();
+    this.worker.once('online', () => (this.online = true));
     this.worker.on('message', onReply);
     const die = (): void => {
       if (this.dead) return;
@@ -76,28 +81,47 @@ export class SenderRecovery {
   private readonly batches = new Map<number, Batch>();
   private nextId = 1;
   private closed = false;
+  private started = false;
 
   constructor(private readonly opts: RecoveryOptions) {
     if (!Number.isInteger(opts.workers) || opts.workers < 0) throw new Error('recovery workers must be ≥ 0');
-    const boot = opts.workers > 0 ? bootCode() : '';
-    for (let i = 0; i < opts.workers; i++) {
-      this.workers.push(
-        new RecoveryWorker(
-          boot,
-          (r) => this.onReply(r),
-          (w) => this.onDeath(w),
-        ),
-      );
-    }
   }
 
-  /** Number of live worker threads. */
+  /** Number of live worker threads (0 until the first job started them). */
   get size(): number {
     return this.workers.filter((w) => !w.dead).length;
   }
 
+  /** Starts the worker threads (the first job does it; a caller may do it earlier); resolves once all are online. */
+  async start(): Promise<void> {
+    if (!this.started && !this.closed) {
+      this.started = true;
+      const boot = bootCode();
+      for (let i = 0; i < this.opts.workers; i++) {
+        this.workers.push(
+          new RecoveryWorker(
+            boot,
+            (r) => this.onReply(r),
+            (w) => this.onDeath(w),
+          ),
+        );
+      }
+    }
+    await Promise.all(
+      this.workers.map(
+        (w) =>
+          w.online ||
+          new Promise<void>((resolve) => {
+            w.worker.once('online', () => resolve());
+            w.worker.once('exit', () => resolve());
+          }),
+      ),
+    );
+  }
+
   /** The public key (64 bytes) of `job`'s signature; rejects with TxRejectedError('invalidSender') if none. */
   recover(job: RecoveryJob): Promise<Uint8Array> {
+    if (!this.started && this.opts.workers > 0) void this.start();
     if (this.closed || this.workers.length === 0) {
       try {
         return Promise.resolve(recoverNow(job));
@@ -129,7 +153,7 @@ export class SenderRecovery {
     this.scheduled = false;
     const jobs = this.turn;
     this.turn = [];
-    const live = this.workers.filter((w) => !w.dead);
+    const live = this.workers.filter((w) => !w.dead && w.online);
     if (jobs.length < this.opts.minBatch || live.length === 0) {
       for (const e of jobs) e.result = recoverInline(e.job);
       this.drain();
