@@ -1,6 +1,6 @@
 // A write workload (`npm run bench`'s write.*: same presigned txs, same sendAll; KIND picks it, default
 // write.erc20.inflight, the ERC20 transfers with 32 in flight) against one or more launchers, reporting beside tx/s the node process's CPU time per mined tx and the
-// number of blocks it took: the figures a busy machine distorts least. With several launchers (e.g. another
+// number of blocks it took (process CPU, every thread, and the main thread's alone): the figures a busy machine distorts least. With several launchers (e.g. another
 // checkout's bin/kestreld.js) the runs alternate. Usage:
 //   [KIND=write.transfer.awaited] N=3000 ROUNDS=3 node --import tsx bench/sendCpu.ts [--prof] <launcher> [launcher ...]
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
@@ -34,10 +34,18 @@ const kindId = process.env.KIND ?? 'write.erc20.inflight';
 const kind = WRITE_KINDS.find((k) => k.id === kindId);
 if (!kind) throw new Error(`KIND must be one of ${WRITE_KINDS.map((k) => k.id).join(', ')}`);
 
-/** User + system CPU time of a process in ms (clock ticks at Linux's usual 100 Hz). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** User + system CPU time in ms (clock ticks at Linux's usual 100 Hz) of a /proc stat file. */
+function statCpuMs(path: string): number {
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time of the whole process (every thread: libuv's pool, V8's GC and compiler threads, worker threads) and of
+ * its main thread alone (the thread whose id is the pid), in ms: the main thread is what bounds a node's rate.
+ */
+function cpuMs(pid: number): { process: number; main: number } {
+  return { process: statCpuMs(`/proc/${pid}/stat`), main: statCpuMs(`/proc/${pid}/task/${pid}/stat`) };
 }
 
 /** A fresh peer as the bench starts it. */
@@ -82,11 +90,12 @@ for (let r = 0; r < rounds; r++) {
         maxMs: 60_000,
         requestTimeoutMs: 10_000,
       });
-      const cpu = cpuMs(s.pid) - cpu0;
+      const cpu1 = cpuMs(s.pid);
+      const perTx = (ms: number) => ((ms * 1000) / Math.max(o.mined, 1)).toFixed(0);
       const blocks = Number(await client.call<string>('eth_blockNumber')) - blocks0;
       console.log(
         `${spec}: ${(o.mined / o.seconds).toFixed(0)} tx/s, mined ${o.mined}/${o.total} (rejected ${o.rejected}), ` +
-          `CPU ${((cpu * 1000) / Math.max(o.mined, 1)).toFixed(0)} us/tx, ${blocks} blocks, load ${loadavg()[0]!.toFixed(2)}`,
+          `CPU ${perTx(cpu1.process - cpu0.process)} us/tx (main thread ${perTx(cpu1.main - cpu0.main)}), ${blocks} blocks, load ${loadavg()[0]!.toFixed(2)}`,
       );
     } finally {
       client.close();

@@ -29,6 +29,7 @@ import { openPoolJournal } from './mempool/durable.ts';
 import { QueuedExpiry } from './mempool/expiry.ts';
 import { TxPool } from './mempool/pool.ts';
 import { TxSubmitter } from './mempool/submit.ts';
+import { SenderRecovery } from './mempool/recovery/workers.ts';
 import { startFilterServices } from './filters/services.ts';
 import { notificationFormat } from './rpc/format/log.ts';
 import { deriveAccounts, DEV_MNEMONIC } from './keys/devAccounts.ts';
@@ -162,6 +163,11 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     });
     const pool = new TxPool({ ...config.mempool, priceBumpPercent: BigInt(config.mempool.priceBumpPercent) });
     const txs = new TxSubmitter(app, chain, pool, () => mode.onPending());
+    const recovery =
+      config.mempool.recoveryWorkers > 0
+        ? new SenderRecovery({ workers: config.mempool.recoveryWorkers, minBatch: config.mempool.recoveryMinBatch })
+        : undefined;
+    if (recovery) txs.useRecovery(recovery);
     const { dev, syncStatus } = mode.bind({
       app,
       chain,
@@ -327,6 +333,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
         // Tracer workers read state through this process's database handle: end them before it closes.
         tracing.close();
         expiry.stop();
+        await recovery?.close();
         await journal?.journal.close();
         keystore.close();
         await kv.close();

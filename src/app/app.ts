@@ -14,7 +14,15 @@ import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
 import { chainFork } from './evm/common.ts';
 import type { ExecTx, Rejection } from './evm/executor.ts';
-import { checkAgainstState, decodeTx, type AccountState, type AdmissionRules } from './evm/validate.ts';
+import {
+  checkAgainstState,
+  decodeTx,
+  prepareTx,
+  recoveredTx,
+  type AccountState,
+  type AdmissionRules,
+  type UnrecoveredTx,
+} from './evm/validate.ts';
 import type { QueryModule } from './bank/query.ts';
 import type { Genesis } from './genesis.ts';
 import type { StateDb } from './state/stateDb.ts';
@@ -241,6 +249,16 @@ export class KestrelApp {
   /** The stateless half of CheckTx: decoding, chain id and sender recovery (deterministic: no node-local rule). */
   decode(raw: Uint8Array): ExecTx {
     return decodeTx(raw, this.deps.common, this.rules());
+  }
+
+  /** decode() without the sender's recovery: the caller runs the returned job (anywhere) and calls recovered(). */
+  prepare(raw: Uint8Array): UnrecoveredTx {
+    return prepareTx(raw, this.deps.common, this.rules());
+  }
+
+  /** The decoded tx of prepare() with its sender, from the public key its recovery job gave. */
+  recovered(u: UnrecoveredTx, publicKey: Uint8Array): ExecTx {
+    return recoveredTx(u, publicKey, this.deps.common);
   }
 
   /** An account's nonce and balance in the latest committed state (forked: the upstream's until written here). */

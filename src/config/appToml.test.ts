@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parse } from 'smol-toml';
@@ -129,6 +129,8 @@ describe('loadConfig: [mempool] and [miner] as the miner namespace writes them',
       priceBumpPercent: 10,
       journal: true,
       journalFsync: true,
+      recoveryWorkers: availableParallelism() >= 2 ? 1 : 0,
+      recoveryMinBatch: 1,
     });
     assert.equal(c.etherbase, undefined);
     setTomlValue(toml, 'mempool', 'lifetime', '2s');
@@ -136,6 +138,11 @@ describe('loadConfig: [mempool] and [miner] as the miner namespace writes them',
     setTomlValue(toml, null, 'minimum-gas-prices', '5akestrel');
     c = loadConfig(home, {}, DEFAULT_CHAIN_ID);
     assert.equal(c.mempool.lifetimeMs, 2000);
+    setTomlValue(toml, 'mempool', 'recovery-workers', 3);
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).mempool.recoveryWorkers, 3);
+    setTomlValue(toml, 'mempool', 'recovery-workers', 'many');
+    assert.throws(() => loadConfig(home, {}, DEFAULT_CHAIN_ID), /mempool.recovery-workers must be a non-negative/);
+    setTomlValue(toml, 'mempool', 'recovery-workers', 'auto');
     assert.equal(c.etherbase?.[19], 0xaa);
     assert.equal(c.minGasPrice, 5n);
     c = loadConfig(home, { 'minimum-gas-prices': '1akestrel' }, DEFAULT_CHAIN_ID);

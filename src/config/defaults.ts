@@ -40,6 +40,12 @@ price-bump = 10
 journal = true
 # fsync the journal before acknowledging a transaction (survives a power loss too, at some throughput cost).
 journal-fsync = true
+# Worker threads that recover the senders of submitted transactions (0: the main thread does it): signature
+# recovery moves to another core. "auto": one when the machine has two cores or more.
+recovery-workers = "auto"
+# The submitted transactions of one event-loop turn go to the workers as one batch when there are at least this
+# many; fewer are recovered on the main thread.
+recovery-min-batch = 1
 
 [miner]
 # Account that receives the fees of the blocks this node produces (miner_setEtherbase writes it);

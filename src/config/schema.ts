@@ -62,6 +62,10 @@ export interface MempoolConfig {
   journal: boolean;
   /** fdatasync the journal before acknowledging a tx (survives power loss, not only kill -9). */
   journalFsync: boolean;
+  /** Worker threads recovering the senders of submitted txs (0: on the main thread). */
+  recoveryWorkers: number;
+  /** Smallest batch (the submitted txs of one event-loop turn) handed to the recovery workers. */
+  recoveryMinBatch: number;
 }
 
 /** Everything a running node needs to know. */

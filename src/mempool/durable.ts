@@ -4,11 +4,14 @@ import { TxJournal, readJournal, type JournalEntry } from './journal.ts';
 import type { TxPool } from './pool.ts';
 import type { TxSubmitter } from './submit.ts';
 
-/** The pool's content as journal records, each sender in nonce order (so a replay re-admits them in order). */
+/**
+ * The pool's content as journal records, each sender in nonce order (so a replay re-admits them in order); a tx's
+ * encoding is the one its decoder kept (the same bytes tx.serialize() would make again).
+ */
 export function poolSnapshot(pool: TxPool): JournalEntry[] {
   const out: JournalEntry[] = [];
   for (const s of pool.content()) {
-    for (const t of [...s.pending, ...s.queued]) out.push({ raw: t.tx.serialize(), addedAt: t.addedAt });
+    for (const t of [...s.pending, ...s.queued]) out.push({ raw: t.encoded ?? t.tx.serialize(), addedAt: t.addedAt });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { TxRejectedError } from '../errors/index.ts';
 import type { JournalEntry, TxJournal } from './journal.ts';
 import { MinedWaiter } from './minedWaiter.ts';
 import type { TxPool } from './pool.ts';
+import type { SenderRecovery } from './recovery/workers.ts';
 
 /** What replaying a journal did. */
 export interface RestoreResult {
@@ -24,6 +25,7 @@ export class TxSubmitter {
   private journal?: TxJournal;
   private forward?: (tx: CheckedTx) => Promise<void>;
   private sealing?: (hash: Uint8Array) => Promise<void>;
+  private recovery?: SenderRecovery;
   private readonly mined: MinedWaiter;
 
   constructor(
@@ -46,6 +48,11 @@ export class TxSubmitter {
    */
   useForwarder(fn: (tx: CheckedTx) => Promise<void>): void {
     this.forward = fn;
+  }
+
+  /** Recovers the senders of submitted txs through `r` (worker threads when a turn's batch pays for them). */
+  useRecovery(r: SenderRecovery): void {
+    this.recovery = r;
   }
 
   /** Instant sealing: `fn` resolves once the block holding a submitted tx is committed (see inclusion()). */
@@ -172,12 +179,19 @@ export class TxSubmitter {
    */
   private async check(raw: Uint8Array): Promise<CheckedTx> {
     let head = this.app.head;
-    let item = await this.checkAtHead(this.app.decode(raw));
+    let item = await this.checkAtHead(await this.decode(raw));
     for (let attempt = 0; this.app.head !== head && attempt < 3; attempt++) {
       head = this.app.head;
       item = await this.checkAtHead(item);
     }
     return item;
+  }
+
+  /** The stateless half of CheckTx, with the sender recovered through the recovery workers when there are some. */
+  private async decode(raw: Uint8Array): Promise<ExecTx> {
+    if (!this.recovery) return this.app.decode(raw);
+    const u = this.app.prepare(raw);
+    return this.app.recovered(u, u.publicKey ?? (await this.recovery.recover(u.job!)));
   }
 
   /**

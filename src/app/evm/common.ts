@@ -33,7 +33,8 @@ export function chainFork(common: Common): Fork {
   throw new Error(`hardfork ${hf} is not run by Kestrel's engine`);
 }
 
-function recoveryId(v: bigint, chainId?: bigint): number {
+/** The recovery id (0 or 1 when valid) a signature's v stands for (legacy: EIP-155's with `chainId`, else 27/28). */
+export function recoveryId(v: bigint, chainId?: bigint): number {
   if (v === 0n || v === 1n) return Number(v);
   if (chainId === undefined) return Number(v - 27n);
   return Number(v - (chainId * 2n + 35n));

@@ -2,11 +2,12 @@
 // with geth's messages, because wallets and libraries match on them.
 import type { Common } from '@ethereumjs/common';
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
-import { ecrecover } from '@ethereumjs/util';
+import secp256k1 from 'secp256k1';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { ExecTx } from './executor.ts';
 import { keccak256 } from '../../primitives/hash.ts';
-import { bareHex, bytesToBigint } from '../../primitives/hex.ts';
+import { bareHex, bytesToBigint, padLeft } from '../../primitives/hex.ts';
+import { recoveryId } from './common.ts';
 import { signedParts, type SignedParts } from './signingHash.ts';
 
 /** Largest accepted serialized transaction (geth's txMaxSize, 4 slots of 32 KiB). */
@@ -29,8 +30,58 @@ export interface AdmissionRules {
   txGasLimitCap?: bigint;
 }
 
+/**
+ * What sender recovery needs from a signature: the signed message's hash, r ‖ s (64 bytes) and the recovery id
+ * (0 or 1). The same inputs give the same public key on any thread (the same native call).
+ */
+export interface RecoveryJob {
+  msgHash: Uint8Array;
+  sig: Uint8Array;
+  recid: number;
+}
+
+/**
+ * A tx that passed every stateless check but sender recovery: either its recovery job, or (a non-canonical
+ * encoding, which ethereumjs re-encodes to recover) the public key already recovered.
+ */
+export interface UnrecoveredTx {
+  tx: TypedTransaction;
+  hash: Uint8Array;
+  encoded: Uint8Array;
+  job?: RecoveryJob;
+  publicKey?: Uint8Array;
+}
+
 /** Decodes raw tx bytes and recovers the sender; stateless checks only. */
 export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules): ExecTx {
+  const u = prepareTx(raw, common, rules);
+  return recoveredTx(u, u.publicKey ?? recoverNow(u.job!), common);
+}
+
+/** Recovers a job's public key (64 bytes) on this thread; throws TxRejectedError('invalidSender'). */
+export function recoverNow(job: RecoveryJob): Uint8Array {
+  try {
+    return secp256k1.ecdsaRecover(job.sig, job.recid, job.msgHash, false).slice(1);
+  } catch {
+    throw invalidSender();
+  }
+}
+
+/** The decoded tx with its sender, from the public key its recovery job gave. */
+export function recoveredTx(u: UnrecoveredTx, publicKey: Uint8Array, common: Common): ExecTx {
+  const keccak = common.customCrypto.keccak256 ?? keccak256;
+  return { tx: u.tx, sender: keccak(publicKey).slice(12), hash: u.hash, encoded: u.encoded };
+}
+
+function invalidSender(): TxRejectedError {
+  return new TxRejectedError('invalidSender', 'invalid sender');
+}
+
+/**
+ * Every stateless check of decodeTx in its order (size, type, decoding, EIP-155, chain id, the signature's s and
+ * v), leaving out only the elliptic-curve recovery, which the caller may run elsewhere (a worker thread).
+ */
+export function prepareTx(raw: Uint8Array, common: Common, rules: AdmissionRules): UnrecoveredTx {
   if (raw.length === 0) throw new TxRejectedError('malformed', 'typed transaction too short');
   if (raw.length > MAX_TX_BYTES) throw new TxRejectedError('oversized', 'oversized data');
   if (raw[0]! <= 0x7f && !SUPPORTED_TYPES.has(raw[0]!))
@@ -55,28 +106,32 @@ export function decodeTx(raw: Uint8Array, common: Common, rules: AdmissionRules)
   // The hash is keccak of the canonical encoding (as tx.hash() computes it), kept for the block's tx trie. The
   // bytes received are that encoding unless an integer the decoder does not check carries leading zeros.
   const canonical = isCanonical(raw, tx.type);
-  let sender: Uint8Array;
+  const encoded = canonical ? raw : tx.serialize();
+  const hash = keccak(encoded);
   try {
     // ethereumjs's getSenderAddress re-encodes the signed fields and hashes the public key with its pure-JS
     // keccak; the signed bytes are read off the encoding, and the chain's keccak (WebAssembly in the node) gives
     // the same 20 bytes for a fraction of the cost.
     const parts = canonical ? signedParts(raw, tx.type, txChainId, keccak) : undefined;
-    sender = keccak(parts ? recoverPublicKey(tx, parts, txChainId, common) : tx.getSenderPublicKey()).slice(12);
+    if (!parts) return { tx, hash, encoded, publicKey: tx.getSenderPublicKey() };
+    return { tx, hash, encoded, job: recoveryJob(tx, parts, txChainId) };
   } catch {
-    throw new TxRejectedError('invalidSender', 'invalid sender');
+    throw invalidSender();
   }
-  const encoded = canonical ? raw : tx.serialize();
-  return { tx, sender, hash: keccak(encoded), encoded };
 }
 
 /** secp256k1n / 2: a larger s is refused since Homestead (EIP-2). */
 const HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
 
-/** ethereumjs's getSenderPublicKey over already extracted parts: the same checks, the same recovery function. */
-function recoverPublicKey(tx: TypedTransaction, parts: SignedParts, chainId: bigint, common: Common): Uint8Array {
+/** ethereumjs's getSenderPublicKey checks over already extracted parts, leaving the recovery itself as a job. */
+function recoveryJob(tx: TypedTransaction, parts: SignedParts, chainId: bigint): RecoveryJob {
   if (bytesToBigint(parts.s) > HALF_ORDER) throw new Error('high s');
-  const recover = common.customCrypto.ecrecover ?? ecrecover;
-  return recover(parts.msgHash, tx.v!, parts.r, parts.s, tx.type === 0 ? chainId : undefined);
+  const recid = recoveryId(tx.v!, tx.type === 0 ? chainId : undefined);
+  if (recid !== 0 && recid !== 1) throw new Error('invalid signature v value');
+  const sig = new Uint8Array(64);
+  sig.set(padLeft(parts.r, 32), 0);
+  sig.set(padLeft(parts.s, 32), 32);
+  return { msgHash: parts.msgHash, sig, recid };
 }
 
 /**

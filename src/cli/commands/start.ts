@@ -32,6 +32,8 @@ const FLAG_MAP: Record<string, string> = {
   forkUrl: 'fork.url',
   forkBlockNumber: 'fork.block-number',
   'keystore.scryptP': 'keystore.scrypt-p',
+  'mempool.recoveryWorkers': 'mempool.recovery-workers',
+  'mempool.recoveryMinBatch': 'mempool.recovery-min-batch',
   'grpc.address': 'grpc.address',
   'rpc.laddr': 'rpc.laddr',
   consensus: 'consensus',
@@ -144,6 +146,11 @@ export function registerStartCommand(program: Command): void {
     )
     .option('--keystore.scrypt-n <n>', 'scrypt cost of new key files (default 262144; 4096 with --dev)')
     .option('--keystore.scrypt-p <p>', 'scrypt parallelism of new key files (default 1; 6 with --dev)')
+    .option(
+      '--mempool.recovery-workers <n>',
+      "worker threads recovering submitted txs' senders (default 0: main thread)",
+    )
+    .option('--mempool.recovery-min-batch <n>', 'fewest txs of one event-loop turn sent to those workers (default 1)')
     .option('--grpc.address <host:port>', 'gRPC listen address (default 127.0.0.1:9090)')
     .option('--rpc.laddr <url>', 'CometBFT-compatible RPC listen address (default tcp://127.0.0.1:26657)')
     .option('--consensus <engine>', 'solo (default) or cometbft')
