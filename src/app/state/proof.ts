@@ -4,7 +4,7 @@ import { rlpDecode } from '../../primitives/rlp.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { decodeAccount, type StateView } from './stateView.ts';
-import { trieProve } from './trieGet.ts';
+import { trieProve } from '../../primitives/trie/read.ts';
 
 /** One storage slot's value and its proof nodes (RLP-encoded, root first). */
 export interface StorageProofRecord {
