@@ -6,7 +6,7 @@ import { rlpDecode } from '../../primitives/rlp.ts';
 import { EMPTY_CODE_HASH, keccak256 } from '../../primitives/hash.ts';
 import { bytesEqual, bytesToBigint } from '../../primitives/hex.ts';
 import { bytesKey } from './headCache.ts';
-import { type NodeSource, TrieReader } from '../../primitives/trie/read.ts';
+import { type NodeSource, type TrieProof, TrieReader } from '../../primitives/trie/read.ts';
 import { codeStoreKey } from './walk.ts';
 
 /**
@@ -108,6 +108,16 @@ export class StateView {
       this.words.set(key, word);
     }
     return word.slice();
+  }
+
+  /** The account leaf at `address` with its proof (EIP-1186), through the nodes this view has loaded. */
+  proveAccount(address: Uint8Array): TrieProof {
+    return this.accountTrie.prove(this.hash(address));
+  }
+
+  /** A slot of the storage trie at `storageRoot` with its proof. */
+  proveSlot(storageRoot: Uint8Array, slot: Uint8Array): TrieProof {
+    return this.storageTrie(storageRoot).prove(this.hash(slot));
   }
 
   private storageTrie(root: Uint8Array): TrieReader {
