@@ -82,8 +82,8 @@ transport = "auto"
 # is served up to ~1.7x faster; the cost is at most this much CPU time per answer, and none while idle.
 busy-poll-us = 100
 # Write the HTTP replies answered in one turn of the event loop together, after it has read every ready connection,
-# instead of each at once: a burst wakes a client's threads once rather than once per reply (eth_call at 32
-# connections: ~+20% req/s, ~25% less system time). On uWebSockets.js a client that pipelines HTTP/1.1 requests
+# instead of each at once: a burst wakes a client's threads once rather than once per reply (more answers per
+# second and less system time under many connections). On uWebSockets.js a client that pipelines HTTP/1.1 requests
 # (several in one packet, before the first answer) then has its connection closed, as uWS refuses a request while
 # an earlier answer is pending; set false for such a client. Browsers, fetch/undici, Node's http, Go, hyper (Foundry)
 # and Python clients do not pipeline.

@@ -11,6 +11,7 @@ import {
   ParseError,
   UnsupportedError,
 } from '../errors/index.ts';
+import { MissingTrieNodeError } from '../primitives/trie/read.ts';
 
 /** A gRPC status as it goes on the wire. */
 export interface GrpcStatus {
@@ -30,6 +31,7 @@ const table: Array<[new (...args: never[]) => Error, Status]> = [
 
 /** Maps any thrown value to the gRPC status the client sees. */
 export function toGrpcStatus(err: unknown): GrpcStatus {
+  if (err instanceof MissingTrieNodeError) return { code: Status.INTERNAL, details: err.message };
   if (err instanceof KestrelError) {
     for (const [cls, code] of table) if (err instanceof cls) return { code, details: err.message };
     return { code: Status.INTERNAL, details: err.message };

@@ -1,6 +1,7 @@
 // The services the namespaces are served from, built once in main.ts. Each namespace module declares the few it
-// uses (a Pick of RpcContext), so what a method can reach is visible at its top and checked by the compiler; the
-// pool and the dev toolkit come in as narrow interfaces (PoolReader, DevControls), not as the classes behind them.
+// uses (a Pick of RpcContext), so what a method can reach is visible at its top and checked by the compiler. No
+// service comes in as its class: each is a narrow view, either an interface of its own (PoolReader, DevControls) or
+// the few members of the class the namespaces call (a Pick, below), so a namespace cannot reach the rest.
 import type { KestrelApp } from '../app/app.ts';
 import type { AnvilState } from '../app/dump/anvilState.ts';
 import type { CallService } from '../app/evm/call.ts';
@@ -67,14 +68,66 @@ export interface DevControls {
   dropTransaction(hash: Uint8Array): Promise<boolean>;
 }
 
+/** Chain reads: blocks, receipts, transactions and state at a block. */
+export type ChainReader = Pick<
+  ChainQuery,
+  | 'account'
+  | 'blockByHash'
+  | 'blockByNumber'
+  | 'code'
+  | 'findBlock'
+  | 'firstBlock'
+  | 'head'
+  | 'minedTx'
+  | 'receipts'
+  | 'resolveBlock'
+  | 'stateAt'
+  | 'storage'
+>;
+/** Calls against a block's state: eth_call, estimateGas, access lists, simulateV1. */
+export type CallRunner = Pick<
+  CallService,
+  'call' | 'callSync' | 'createAccessList' | 'estimateGas' | 'estimateGasSync' | 'simulate' | 'readForked' | 'upstream'
+>;
+/** The submit path: raw and node-signed txs in, inclusion waits, the pending nonce. */
+export type TxSubmit = Pick<TxSubmitter, 'submitRaw' | 'submitUnsigned' | 'inclusion' | 'minedWithin' | 'pendingNonce'>;
+/** debug_trace* and trace_*: replays of mined txs and blocks, traced calls. */
+export type Tracing = Pick<
+  TraceService,
+  'traceTransaction' | 'traceBlock' | 'traceCall' | 'parityTransaction' | 'parityBlock' | 'parityCall'
+>;
+/** eth_getLogs over the log index. */
+export type LogReader = Pick<LogQuery, 'getLogs' | 'resolveRange'>;
+/** Polling filters. */
+export type Filters = Pick<
+  FilterManager,
+  'newBlockFilter' | 'newLogFilter' | 'newPendingTxFilter' | 'changes' | 'filterLogs' | 'uninstall'
+>;
+/** WebSocket subscriptions. */
+export type Subscriptions = Pick<SubscriptionManager, 'subscribe' | 'unsubscribe'>;
+/** Key files and unlocked keys (personal_*, eth_accounts). */
+export type Keys = Pick<
+  KeyStore,
+  | 'accounts'
+  | 'decrypt'
+  | 'exclusive'
+  | 'importKey'
+  | 'isUnlocked'
+  | 'lock'
+  | 'newAccount'
+  | 'unlock'
+  | 'unlockedKey'
+  | 'wallets'
+>;
+
 /** Every service a namespace may ask for. */
 export interface RpcContext {
   config: NodeConfig;
   app: ProducerView;
-  chain: ChainQuery;
-  calls: CallService;
+  chain: ChainReader;
+  calls: CallRunner;
   pool: PoolReader;
-  txs: TxSubmitter;
+  txs: TxSubmit;
   compat: Compat;
   /** Shared Common for txs and headers. */
   common: Common;
@@ -84,15 +137,15 @@ export interface RpcContext {
   /** Signing with the node's keys (eth_sign*, eth_/personal_sendTransaction, *_signTransaction). */
   signer: NodeSigner;
   /** debug_trace*: replay and tracing. */
-  tracing: TraceService;
+  tracing: Tracing;
   /** eth_getLogs over the log index; polling filters; WebSocket subscriptions. */
-  logs: LogQuery;
-  filters: FilterManager;
-  subscriptions: SubscriptionManager;
+  logs: LogReader;
+  filters: Filters;
+  subscriptions: Subscriptions;
   /** Addresses of keys the node manages (filled by the key store). */
   accounts(): Uint8Array[];
   /** The node's key store: key files, unlocked keys, per-account send locks. */
-  keystore: KeyStore;
+  keystore: Keys;
   /** Catch-up progress under CometBFT (absent: a solo node, always in sync). */
   syncStatus?: { progress(): Promise<{ startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | false> };
   /** miner_*: the producer settings kept in app.toml. */

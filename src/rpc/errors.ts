@@ -24,6 +24,7 @@ import {
 } from '../errors/index.ts';
 import type { SimulateFailure } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
+import { MissingTrieNodeError } from '../primitives/trie/read.ts';
 
 /** A JSON-RPC error object as it goes on the wire. */
 export interface RpcErrorObject {
@@ -87,6 +88,11 @@ const SIMULATE_CODES: Record<SimulateFailure, number> = {
   INTERNAL: INTERNAL_ERROR,
 };
 
+/** True for an error the node means to answer with (a domain error), false for a crash. */
+export function isDomainError(err: unknown): boolean {
+  return err instanceof KestrelError || err instanceof MissingTrieNodeError;
+}
+
 /** Maps any thrown value to the JSON-RPC error object the client sees. */
 export function toRpcError(err: unknown): RpcErrorObject {
   if (err instanceof RevertError) {
@@ -95,6 +101,8 @@ export function toRpcError(err: unknown): RpcErrorObject {
   if (err instanceof TxSyncTimeoutError)
     return { code: TX_SYNC_TIMEOUT, message: err.message, data: bytesToHex(err.hash) };
   if (err instanceof SimulateError) return { code: SIMULATE_CODES[err.reason], message: err.message };
+  // The ground floor's own error (it sits below errors/): geth answers a state it lacks with -32000 and this text.
+  if (err instanceof MissingTrieNodeError) return { code: SERVER_ERROR, message: err.message };
   if (err instanceof KestrelError) {
     for (const [cls, code] of table) if (err instanceof cls) return { code, message: err.message };
     return { code: SERVER_ERROR, message: err.message };

@@ -3,33 +3,23 @@
 import { addressToBytes } from '../primitives/bytes.ts';
 import { PrestateTracer } from './prestateTracer.ts';
 import type { OutputBudget } from './structLogger.ts';
-import type { FrameEnter, FrameExit, FrameType, StepEvent, Tracer, TraceResult, TxEnv } from './types.ts';
+import type {
+  FrameEnter,
+  FrameExit,
+  FrameType,
+  ParityAction,
+  ParityTrace,
+  StepEvent,
+  Tracer,
+  TraceResult,
+  TxEnv,
+} from './types.ts';
 import { VmTracer } from './vmTracer.ts';
 
 /** The low 160 bits of a stack word: the address SELFDESTRUCT pays. */
 const ADDRESS_MASK = (1n << 160n) - 1n;
 
 const SELFDESTRUCT = 0xff;
-
-/** What a frame did, in Parity's vocabulary. */
-export type ParityAction =
-  | { kind: 'call'; callType: string; from: Uint8Array; to: Uint8Array; gas: bigint; input: Uint8Array; value: bigint }
-  | { kind: 'create'; creationMethod: string; from: Uint8Array; gas: bigint; init: Uint8Array; value: bigint }
-  | { kind: 'suicide'; address: Uint8Array; refundAddress: Uint8Array; balance: bigint };
-
-/** A frame's outcome; absent for a frame that failed without reverting and for a selfdestruct. */
-export type ParityOutcome =
-  | { kind: 'call'; gasUsed: bigint; output: Uint8Array }
-  | { kind: 'create'; gasUsed: bigint; address: Uint8Array; code: Uint8Array };
-
-/** One flat trace entry of one transaction. */
-export interface ParityTrace {
-  action: ParityAction;
-  result?: ParityOutcome;
-  error?: string;
-  subtraces: number;
-  traceAddress: number[];
-}
 
 /** geth's failure texts → OpenEthereum's (as revm-inspectors words them). */
 export function parityError(gethError: string): string {

@@ -26,14 +26,14 @@ import type { BlockRecord } from '../store/records.ts';
 import { ExecutionError } from '../errors/index.ts';
 import { TraceDriver } from './driver.ts';
 import { TIMEOUT_MESSAGE, TraceAbort } from './errors.ts';
-import { type NodeReader, WorldSyncState } from './syncState.ts';
+import { type NodeSource, WorldSyncState } from './syncState.ts';
 import type { Tracer, TraceResult, TxEnv } from './types.ts';
 
 /** What replaying needs from the node. */
 export interface ReplayDeps {
   common: Common;
   hashOf: (n: bigint) => Uint8Array | undefined;
-  readNode: NodeReader;
+  readNode: NodeSource;
   /** A forked chain's upstream state (the node's call service holds it). */
   calls?: { upstream: ForkState | undefined };
 }

@@ -14,13 +14,12 @@ import { traceCallWith } from './callTrace.ts';
 import { CallTracer } from './callTracer.ts';
 import { OutputCapExceeded, TraceAbort } from './errors.ts';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './js/limits.ts';
-import { ParityReplayTracer, type ParityTrace, type ReplayParts } from './parityTracer.ts';
+import { ParityReplayTracer, type ReplayParts } from './parityTracer.ts';
 import { PrestateTracer } from './prestateTracer.ts';
 import { BlockReplay, type ReplayDeps, type TracerFactory } from './replay.ts';
 import { FourByteTracer, NoopTracer } from './smallTracers.ts';
 import { OutputBudget, StructLogger } from './structLogger.ts';
-import type { VmTrace } from './vmTracer.ts';
-import type { PrestateMap, TraceConfig, Tracer, TraceResult } from './types.ts';
+import type { ParityTrace, PrestateMap, TraceConfig, Tracer, TraceResult, VmTrace } from './types.ts';
 import { TracerWorkers } from './worker/pool.ts';
 import { toWire, type JsTraceSpec } from './worker/protocol.ts';
 

@@ -5,7 +5,7 @@ import type { WorldState } from '../evm/index.ts';
 import { bytesToBigint, wordToBytes } from '../primitives/bytes.ts';
 import { addressOf } from '../app/evm/engineTx.ts';
 
-export type { NodeReader } from '../app/state/trieGet.ts';
+export type { NodeSource } from '../primitives/trie/read.ts';
 
 /** The account fields tracers read. */
 export interface AccountState {

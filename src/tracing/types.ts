@@ -1,8 +1,6 @@
 // The tracer contract: what the replay driver tells a tracer while a transaction executes, and the typed results
 // the built-in tracers produce (rendered to geth's JSON by rpc/namespaces/debug/format.ts).
-import type { ParityTrace } from './parityTracer.ts';
 import type { SyncState } from './syncState.ts';
-import type { VmTrace } from './vmTracer.ts';
 
 /** The kind of a call frame, as geth's tracers name it. */
 export type FrameType = 'CALL' | 'CALLCODE' | 'DELEGATECALL' | 'STATICCALL' | 'CREATE' | 'CREATE2';
@@ -215,4 +213,53 @@ export interface TraceConfig extends StructLoggerOptions {
   tracerConfig: Record<string, unknown>;
   /** Per-transaction time limit in milliseconds. */
   timeoutMs: number;
+}
+
+/** What a frame did, in Parity's vocabulary. */
+export type ParityAction =
+  | { kind: 'call'; callType: string; from: Uint8Array; to: Uint8Array; gas: bigint; input: Uint8Array; value: bigint }
+  | { kind: 'create'; creationMethod: string; from: Uint8Array; gas: bigint; init: Uint8Array; value: bigint }
+  | { kind: 'suicide'; address: Uint8Array; refundAddress: Uint8Array; balance: bigint };
+
+/** A frame's outcome; absent for a frame that failed without reverting and for a selfdestruct. */
+export type ParityOutcome =
+  | { kind: 'call'; gasUsed: bigint; output: Uint8Array }
+  | { kind: 'create'; gasUsed: bigint; address: Uint8Array; code: Uint8Array };
+
+/** One flat trace entry of one transaction. */
+export interface ParityTrace {
+  action: ParityAction;
+  result?: ParityOutcome;
+  error?: string;
+  subtraces: number;
+  traceAddress: number[];
+}
+
+/** What an executed opcode did; null on the op record when the opcode failed (out of gas, bad jump…). */
+export interface VmExecuted {
+  /** Stack items the opcode left on top, bottom → top (DUPn and SWAPn show n+1 items, as OpenEthereum). */
+  push: bigint[];
+  /** The memory region the opcode wrote (for CALL-family opcodes: the return-data region). */
+  mem: { off: number; data: Uint8Array } | null;
+  /** SSTORE's key and new value. */
+  store: { key: bigint; val: bigint } | null;
+  /** Gas left after the opcode (after the callee returned, for an opcode that opened a frame). */
+  used: bigint;
+}
+
+/** One executed opcode. */
+export interface VmOp {
+  pc: number;
+  op: string;
+  /** The opcode's gas cost; for an opcode that opened a frame, the gas handed to the callee is included. */
+  cost: bigint;
+  ex: VmExecuted | null;
+  /** The frame this opcode opened. */
+  sub: VmTrace | null;
+}
+
+/** One frame's code and opcodes. */
+export interface VmTrace {
+  code: Uint8Array;
+  ops: VmOp[];
 }

@@ -4,36 +4,7 @@
 // revm-inspectors differs).
 import { OP_NAMES } from './opNames.ts';
 import type { OutputBudget } from './structLogger.ts';
-import type { FrameEnter, StepEvent, TxEnv } from './types.ts';
-
-/** What an executed opcode did; null on the op record when the opcode failed (out of gas, bad jump…). */
-export interface VmExecuted {
-  /** Stack items the opcode left on top, bottom → top (DUPn and SWAPn show n+1 items, as OpenEthereum). */
-  push: bigint[];
-  /** The memory region the opcode wrote (for CALL-family opcodes: the return-data region). */
-  mem: { off: number; data: Uint8Array } | null;
-  /** SSTORE's key and new value. */
-  store: { key: bigint; val: bigint } | null;
-  /** Gas left after the opcode (after the callee returned, for an opcode that opened a frame). */
-  used: bigint;
-}
-
-/** One executed opcode. */
-export interface VmOp {
-  pc: number;
-  op: string;
-  /** The opcode's gas cost; for an opcode that opened a frame, the gas handed to the callee is included. */
-  cost: bigint;
-  ex: VmExecuted | null;
-  /** The frame this opcode opened. */
-  sub: VmTrace | null;
-}
-
-/** One frame's code and opcodes. */
-export interface VmTrace {
-  code: Uint8Array;
-  ops: VmOp[];
-}
+import type { FrameEnter, StepEvent, TxEnv, VmOp, VmTrace } from './types.ts';
 
 const CALL = 0xf1;
 const CALLCODE = 0xf2;

@@ -10,7 +10,7 @@ import {
 import type { KvStore } from '../../store/kv.ts';
 import { trieKey } from '../../store/schema.ts';
 import type { StateDb } from '../state/stateDb.ts';
-import { MissingTrieNodeError } from '../state/walk.ts';
+import { MissingTrieNodeError } from '../../primitives/trie/read.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
 import { executionState } from '../../../test/helpers/ethereumjsState.ts';
 

@@ -1,9 +1,9 @@
 // The engine's StateReader over the archive: accounts, code and storage at one state root, read synchronously
 // from the trie store (classic-level's getSync behind a node cache). A state root names immutable state, so one
 // reader per root is shared by every call and block built on it, and what it read once it never reads again.
-// Trie reads go through in-memory tries (TrieUpdate) that keep every node they decoded, so a node is decoded once
-// however many keys pass through it; a block's state writer forks those tries (loadedTries) instead of decoding
-// the same nodes again.
+// Trie reads go through the ground floor's trie reader (primitives/trie/read.ts; a TrieUpdate is one), which keeps
+// every node it decoded, so a node is decoded once however many keys pass through it; a block's state writer forks
+// those tries (loadedTries) instead of decoding the same nodes again.
 import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
 import { addressToBytes, bytesToBigint, wordToBytes } from '../../primitives/bytes.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
@@ -11,8 +11,9 @@ import { rlpDecode } from '../../primitives/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
 import { bytesKey } from '../state/headCache.ts';
-import type { NodeReader } from '../state/trieGet.ts';
-import { TrieUpdate } from './trieUpdate.ts';
+import { codeStoreKey } from '../state/walk.ts';
+import type { NodeSource } from '../../primitives/trie/read.ts';
+import { TrieUpdate } from '../../primitives/trie/update.ts';
 
 /**
  * Entries (memoised values and decoded trie nodes) kept before the memo starts over (a few MB: more than a busy
@@ -27,9 +28,6 @@ const MAX_ENTRIES = 50_000;
 const MAX_KEYS = 100_000;
 let accountKeys = new Map<Address, Uint8Array>();
 let slotKeys = new Map<bigint, Uint8Array>();
-
-/** ethereumjs' key prefix of code entries in the trie store. */
-const CODE_PREFIX = 0x63;
 
 /** An account as the archive holds it: the engine's view plus the storage root to read slots under. */
 interface StoredAccount {
@@ -74,11 +72,11 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   private codeOf = new WeakMap<Uint8Array, Uint8Array>();
   private entries = 0;
   /** readNode, counting each load as an entry (decoded nodes stay in the tries). */
-  private readonly loadNode: NodeReader;
+  private readonly loadNode: NodeSource;
 
   constructor(
     readonly root: Uint8Array,
-    private readonly readNode: NodeReader,
+    private readonly readNode: NodeSource,
     private readonly hashOf: (n: bigint) => Uint8Array | undefined,
     private readonly maxEntries = MAX_ENTRIES,
     carried?: CarriedTries,
@@ -165,10 +163,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     const key = Buffer.from(codeHash.buffer, codeHash.byteOffset, codeHash.byteLength).toString('latin1');
     let code = this.codes.get(key);
     if (code === undefined) {
-      const k = new Uint8Array(33);
-      k[0] = CODE_PREFIX;
-      k.set(codeHash, 1);
-      code = this.readNode(k) ?? new Uint8Array(0);
+      code = this.readNode(codeStoreKey(codeHash)) ?? new Uint8Array(0);
       this.count();
       this.codes.set(key, code);
     }

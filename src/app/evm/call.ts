@@ -29,7 +29,7 @@ import { bareHex } from '../../primitives/hex.ts';
 import type { CallOverrides } from '../../primitives/overrides.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import { contextOf } from '../block.ts';
-import type { NodeReader } from '../state/trieGet.ts';
+import type { NodeSource } from '../../primitives/trie/read.ts';
 import { buildAccessList, type AccessListResult, type AccessRun } from './accessList.ts';
 import { ArchiveStateReader } from './archiveReader.ts';
 import { forkReader } from '../fork/forkReader.ts';
@@ -118,7 +118,7 @@ export class CallService {
     private readonly common: Common,
     private readonly hashOf: (n: bigint) => Uint8Array | undefined,
     private readonly limits: CallLimits,
-    private readonly readNode: NodeReader,
+    private readonly readNode: NodeSource,
   ) {
     this.fork = engineFork(common);
     this.chainId = common.chainId();

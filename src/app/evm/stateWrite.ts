@@ -8,9 +8,9 @@ import { keccak256 } from '../../primitives/keccak.ts';
 import { encodeAccountRlp } from '../../primitives/trie/account.ts';
 import { rlpDecode, rlpEncode } from '../../primitives/rlp.ts';
 import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
-import type { NodeReader } from '../state/trieGet.ts';
+import type { NodeSource } from '../../primitives/trie/read.ts';
 import { codeStoreKey } from '../state/walk.ts';
-import { TrieUpdate } from './trieUpdate.ts';
+import { TrieUpdate } from '../../primitives/trie/update.ts';
 import type { LoadedTries } from './archiveReader.ts';
 
 const EMPTY = new Uint8Array(0);
@@ -32,7 +32,7 @@ export interface WriteOptions {
 export function writeState(
   parentRoot: Uint8Array,
   diff: readonly AccountDiff[],
-  readNode: NodeReader,
+  readNode: NodeSource,
   put: (key: Uint8Array, value: Uint8Array) => void,
   { loaded, storageRoots, tries }: WriteOptions = {},
 ): Uint8Array {

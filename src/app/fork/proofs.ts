@@ -8,8 +8,8 @@ import { UpstreamError } from '../../errors/index.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual, bytesToBigint, bytesToHex, hexToBytes } from '../../primitives/hex.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
-import { trieGet } from '../state/trieGet.ts';
-import { MissingTrieNodeError } from '../state/walk.ts';
+import { trieGet } from '../../primitives/trie/read.ts';
+import { MissingTrieNodeError } from '../../primitives/trie/read.ts';
 
 /** An account and slots as proven at the fork block; `account` null when the proof shows it absent. */
 export interface ProvenAccount {

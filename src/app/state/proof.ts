@@ -4,7 +4,6 @@ import { rlpDecode } from '../../primitives/rlp.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { decodeAccount, type StateView } from './stateView.ts';
-import { trieProve } from './trieGet.ts';
 
 /** One storage slot's value and its proof nodes (RLP-encoded, root first). */
 export interface StorageProofRecord {
@@ -29,7 +28,7 @@ export interface AccountProofRecord {
  * exclusion proof in the account trie and empty storage proofs (value 0) for every slot, as geth does.
  */
 export function proveAccount(view: StateView, address: Uint8Array, slots: Uint8Array[]): AccountProofRecord {
-  const { value, proof: accountProof } = trieProve(view.readNode, view.root, address, view.hash);
+  const { value, proof: accountProof } = view.proveAccount(address);
   if (value === undefined) {
     return {
       address,
@@ -43,7 +42,7 @@ export function proveAccount(view: StateView, address: Uint8Array, slots: Uint8A
   }
   const account = decodeAccount(value);
   const storageProof = slots.map((slot): StorageProofRecord => {
-    const { value: word, proof } = trieProve(view.readNode, account.storageRoot, slot, view.hash);
+    const { value: word, proof } = view.proveSlot(account.storageRoot, slot);
     return { slot, value: word === undefined ? 0n : bytesToBigint(rlpDecode(word) as Uint8Array), proof };
   });
   return {

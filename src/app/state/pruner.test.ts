@@ -18,7 +18,7 @@ import { proveAccount } from './proof.ts';
 import { pruningConfig } from '../../config/pruning.ts';
 import { StatePruner } from './pruner.ts';
 import { DEV_GENESIS, openTestApp, TEST_COMMON } from '../../../test/helpers/app.ts';
-import { MissingTrieNodeError } from './walk.ts';
+import { MissingTrieNodeError } from '../../primitives/trie/read.ts';
 
 const BLOCKS = Number(process.env.KESTREL_PRUNE_BLOCKS ?? 10_000);
 const KEEP = 100;

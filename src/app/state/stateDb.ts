@@ -1,5 +1,5 @@
 // State views over the archive: every block's state root stays readable. Reads go through StateView (synchronous
-// trie walks, trieGet.ts); writes are never made here (block execution, genesis and dev-toolkit edits write state
+// trie reads, primitives/trie/read.ts); writes are never made here (block execution, genesis and dev-toolkit edits write state
 // diffs through app/evm/stateWrite.ts into a BufferedTrieDb).
 import type { Common } from '@ethereumjs/common';
 import { LRUCache } from 'lru-cache';
@@ -9,8 +9,8 @@ import { BufferedTrieDb, NodeCache } from '../../store/trieDb.ts';
 import { keccak256 } from '../../primitives/hash.ts';
 import { bareHex } from '../../primitives/hex.ts';
 import { StateView } from './stateView.ts';
-import type { NodeReader } from './trieGet.ts';
-import { isEmptyRoot, MissingTrieNodeError } from './walk.ts';
+import { MissingTrieNodeError, type NodeSource } from '../../primitives/trie/read.ts';
+import { isEmptyRoot } from './walk.ts';
 
 /** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
 const NODE_CACHE_BYTES = 32 * 1024 * 1024;
@@ -23,7 +23,7 @@ export class StateDb {
   /** The archive's committed nodes and code, through the node cache (never written). */
   private readonly archive: BufferedTrieDb;
   /** Reads a committed trie node or code entry by its store key (content-addressed: always consistent). */
-  readonly readNode: NodeReader;
+  readonly readNode: NodeSource;
 
   /**
    * Set when state can be missing (pruning, or a node restored from a snapshot): every view then checks that its

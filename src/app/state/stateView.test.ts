@@ -14,7 +14,7 @@ import {
   type ArchiveFixture,
 } from '../../../test/helpers/archiveState.ts';
 import { proveAccount } from './proof.ts';
-import { trieProve } from './trieGet.ts';
+import { trieProve } from '../../primitives/trie/read.ts';
 import { executionState } from '../../../test/helpers/ethereumjsState.ts';
 
 /** The proof as Kestrel built it on ethereumjs before (createMerkleProof over the state manager's tries). */

@@ -1,17 +1,17 @@
 // The state at one root for the read paths (eth_getBalance, eth_getCode, eth_getStorageAt and eth_getProof at any
-// block, the bank's EVM balances, CheckTx's sender check, the ABCI account query): synchronous walks of the
-// archive's tries (trieGet.ts), memoised for the view's life. A state root names immutable state, so a value read
-// once under it is the answer for good.
+// block, the bank's EVM balances, CheckTx's sender check, the ABCI account query): synchronous reads of the
+// archive's tries through the ground floor's TrieReader (primitives/trie/read.ts), memoised for the view's life. A
+// state root names immutable state, so a value (or a decoded node) read once under it is the answer for good.
 import { rlpDecode } from '../../primitives/rlp.ts';
 import { EMPTY_CODE_HASH, keccak256 } from '../../primitives/hash.ts';
 import { bytesEqual, bytesToBigint } from '../../primitives/hex.ts';
 import { bytesKey } from './headCache.ts';
-import { type NodeReader, trieGet } from './trieGet.ts';
+import { type NodeSource, type TrieProof, TrieReader } from '../../primitives/trie/read.ts';
 import { codeStoreKey } from './walk.ts';
 
 /**
- * Values kept before the memo starts over: some 300 bytes each, so a few MiB per view, more than the reads of one
- * block's worth of requests.
+ * Values and decoded nodes kept before the memo starts over: some 300 bytes each, so a few MiB per view, more than
+ * the reads of one block's worth of requests.
  */
 const MAX_ENTRIES = 20_000;
 
@@ -43,22 +43,33 @@ export class StateView {
   /** Storage words by (storage root, slot): content that never changes under its root. */
   private words = new Map<string, Uint8Array>();
   private codes = new Map<string, Uint8Array>();
+  /** The account trie and the storage tries (by root) read so far, with the nodes they loaded. */
+  private accountTrie: TrieReader;
+  private storageTries = new Map<string, TrieReader>();
   private entries = 0;
+  /** readNode, counting each load as an entry (decoded nodes stay in the tries). */
+  private readonly loadNode: NodeSource;
 
   constructor(
     readonly root: Uint8Array,
-    readonly readNode: NodeReader,
+    readonly readNode: NodeSource,
     /** keccak-256 for the trie keys (the node's WebAssembly one where it has it). */
     readonly hash: (data: Uint8Array) => Uint8Array = keccak256,
     private readonly maxEntries = MAX_ENTRIES,
-  ) {}
+  ) {
+    this.loadNode = (key) => {
+      this.count();
+      return this.readNode(key);
+    };
+    this.accountTrie = new TrieReader(root, this.loadNode);
+  }
 
   /** The account at `address` (20 bytes), or undefined when it does not exist. */
   account(address: Uint8Array): StoredAccount | undefined {
     const key = bytesKey(address);
     let acc = this.accounts.get(key);
     if (acc === undefined) {
-      const rlp = trieGet(this.readNode, this.root, address, this.hash);
+      const rlp = this.accountTrie.get(this.hash(address));
       acc = rlp === undefined ? null : decodeAccount(rlp);
       this.count();
       this.accounts.set(key, acc);
@@ -87,7 +98,7 @@ export class StateView {
     const key = bytesKey(acc.storageRoot) + bytesKey(slot);
     let word = this.words.get(key);
     if (word === undefined) {
-      const raw = trieGet(this.readNode, acc.storageRoot, slot, this.hash);
+      const raw = this.storageTrie(acc.storageRoot).get(this.hash(slot));
       word = new Uint8Array(32);
       if (raw !== undefined) {
         const v = rlpDecode(raw) as Uint8Array;
@@ -99,11 +110,34 @@ export class StateView {
     return word.slice();
   }
 
+  /** The account leaf at `address` with its proof (EIP-1186), through the nodes this view has loaded. */
+  proveAccount(address: Uint8Array): TrieProof {
+    return this.accountTrie.prove(this.hash(address));
+  }
+
+  /** A slot of the storage trie at `storageRoot` with its proof. */
+  proveSlot(storageRoot: Uint8Array, slot: Uint8Array): TrieProof {
+    return this.storageTrie(storageRoot).prove(this.hash(slot));
+  }
+
+  private storageTrie(root: Uint8Array): TrieReader {
+    const key = bytesKey(root);
+    let trie = this.storageTries.get(key);
+    if (trie === undefined) {
+      trie = new TrieReader(root, this.loadNode);
+      this.storageTries.set(key, trie);
+    }
+    return trie;
+  }
+
   private count(): void {
     if (++this.entries <= this.maxEntries) return;
     this.accounts = new Map();
     this.words = new Map();
     this.codes = new Map();
+    // A read under way keeps the nodes it holds until it ends; new reads start from the roots.
+    this.accountTrie = new TrieReader(this.root, this.loadNode);
+    this.storageTries = new Map();
     this.entries = 1;
   }
 }

@@ -3,8 +3,7 @@
 // hash (code by 'c' ‖ code hash, ethereumjs' layout), so a subtree met twice (shared between roots, or between
 // accounts with equal storage) is walked once when `enter` says it was seen.
 import { rlpDecode } from '../../primitives/rlp.ts';
-import { KestrelError } from '../../errors/index.ts';
-import { bytesToHex } from '../../primitives/hex.ts';
+import { decodeNode, MissingTrieNodeError, type TrieNode } from '../../primitives/trie/read.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 
 /** ethereumjs' prefix of code entries in the trie store. */
@@ -18,13 +17,6 @@ export function codeStoreKey(codeHash: Uint8Array): Uint8Array {
   return key;
 }
 
-/** A trie node the walk needed is not in the store (geth's wording). */
-export class MissingTrieNodeError extends KestrelError {
-  constructor(hash: Uint8Array, root: Uint8Array) {
-    super(`missing trie node ${bytesToHex(hash).slice(2)} (path ) state ${bytesToHex(root)} is not available`);
-  }
-}
-
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
@@ -33,8 +25,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 export function isEmptyRoot(root: Uint8Array): boolean {
   return root.length === 0 || sameBytes(root, EMPTY_TRIE_ROOT);
 }
-
-type Nested = Uint8Array | Nested[];
 
 /**
  * Visits every store entry (trie node or code) reachable from `root`. `get` reads the store; `enter(key, value)`
@@ -55,14 +45,14 @@ export function walkState(
  */
 export class StateWalk {
   /** Work list of [node reference, is it in the account trie]. */
-  private readonly work: Array<[Nested, boolean]>;
+  private readonly work: Array<[TrieNode, boolean]>;
 
   constructor(
     private readonly root: Uint8Array,
     private readonly get: (key: Uint8Array) => Uint8Array | undefined,
     private readonly enter: (key: Uint8Array, value: Uint8Array) => boolean,
   ) {
-    this.work = isEmptyRoot(root) ? [] : [[root, true]];
+    this.work = isEmptyRoot(root) ? [] : [[{ t: 3, hash: root }, true]];
   }
 
   /** Walks on for at most `maxReads` store reads; true once the walk is complete. */
@@ -71,30 +61,19 @@ export class StateWalk {
     let reads = 0;
     while (work.length > 0 && reads < maxReads) {
       const [ref, accountTrie] = work.pop()!;
-      let node: Nested;
-      if (ref instanceof Uint8Array) {
-        if (ref.length === 0) continue;
-        if (ref.length !== 32)
-          throw new KestrelError(`trie node reference of ${ref.length} bytes under ${bytesToHex(root)}`);
-        const raw = get(ref);
+      let node = ref;
+      if (node.t === 3) {
+        const raw = get(node.hash);
         reads++;
-        if (raw === undefined) throw new MissingTrieNodeError(ref, root);
-        if (!enter(ref, raw)) continue;
-        node = rlpDecode(raw) as Nested;
-      } else {
-        node = ref; // embedded node (< 32 bytes encoded)
+        if (raw === undefined) throw new MissingTrieNodeError(node.hash, root);
+        if (!enter(node.hash, raw)) continue;
+        node = decodeNode(rlpDecode(raw));
       }
-      if (!Array.isArray(node)) continue;
-      if (node.length === 17) {
-        for (let i = 0; i < 16; i++) work.push([node[i]!, accountTrie]);
-        const v = node[16] as Uint8Array;
-        if (v.length > 0 && accountTrie) reads += this.account(v);
-      } else if (node.length === 2) {
-        const path = node[0] as Uint8Array;
-        const isLeaf = path.length > 0 && path[0]! >> 4 >= 2;
-        if (!isLeaf) work.push([node[1]!, accountTrie]);
-        else if (accountTrie) reads += this.account(node[1] as Uint8Array);
-      }
+      if (node.t === 2) {
+        for (const c of node.children) if (c !== undefined) work.push([c, accountTrie]);
+        if (node.value.length > 0 && accountTrie) reads += this.account(node.value);
+      } else if (node.t === 1) work.push([node.child, accountTrie]);
+      else if (accountTrie) reads += this.account(node.value);
     }
     return work.length === 0;
   }
@@ -104,7 +83,7 @@ export class StateWalk {
     const fields = rlpDecode(value) as Uint8Array[];
     const storageRoot = fields[2]!;
     const codeHash = fields[3]!;
-    if (!isEmptyRoot(storageRoot)) this.work.push([storageRoot, false]);
+    if (!isEmptyRoot(storageRoot)) this.work.push([{ t: 3, hash: storageRoot }, false]);
     if (sameBytes(codeHash, EMPTY_CODE_HASH)) return 0;
     const key = codeStoreKey(codeHash);
     const code = this.get(key);

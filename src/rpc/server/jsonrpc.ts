@@ -1,10 +1,10 @@
 // Transport-neutral JSON-RPC 2.0 envelope handling: parse, validate, dispatch, serialize.
 // It knows nothing about Ethereum; methods live behind the Dispatcher. Envelope rules follow geth,
 // because clients (viem, ethers, web3.py) were tested against geth's answers.
-import { KestrelError } from '../../errors/index.ts';
 import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
+  isDomainError,
   INVALID_REQUEST,
   PARSE_ERROR,
   RESPONSE_TOO_LARGE,
@@ -202,7 +202,7 @@ function handleMessage(msg: unknown, dispatcher: Dispatcher, meta: CallMeta, log
 
 /** The reply to a method that threw or rejected; a non-domain error is also logged as a crash. */
 function failure(e: unknown, method: string, notification: boolean, id: Id, log: RpcLogger): string | undefined {
-  if (!(e instanceof KestrelError)) log(`rpc: method handler crashed: ${method}: ${describe(e)}`);
+  if (!isDomainError(e)) log(`rpc: method handler crashed: ${method}: ${describe(e)}`);
   return notification ? NO_RESPONSE : errorResponse(id, toRpcError(e));
 }
 

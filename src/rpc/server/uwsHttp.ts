@@ -52,8 +52,7 @@ const KEEP_ALIVE_HINT = 'timeout=5';
 
 /**
  * The header names and values of every request and reply, encoded once. uWS takes a JS string by copying it into a
- * malloc'ed UTF-8 buffer on each call, and an ArrayBuffer as it is: ~0.35 us less per request (a bare uWS server
- * answering a fixed reply, 32 connections: 8.9 -> 8.5 us CPU per request).
+ * malloc'ed UTF-8 buffer on each call, and an ArrayBuffer as it is, so the copy leaves every request's path.
  */
 function latin1(text: string): ArrayBuffer {
   return Uint8Array.from(Buffer.from(text, 'latin1')).buffer;

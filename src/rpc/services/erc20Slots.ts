@@ -29,7 +29,7 @@ export function allowanceCall(owner: Uint8Array, spender: Uint8Array): Uint8Arra
 
 /** The token's slot that the view `data` returns, or Anvil's error `Unable to set ERC20 <what>, no slot found`. */
 export async function findViewSlot(
-  calls: CallService,
+  calls: Pick<CallService, 'call' | 'createAccessList'>,
   head: BlockRecord,
   token: Uint8Array,
   data: Uint8Array,

@@ -7,7 +7,7 @@ import { ExecutionError } from '../../errors/index.ts';
 import type { Fork } from '../../evm/index.ts';
 import { OutputCapExceeded, TIMEOUT_MESSAGE, TraceAbort } from '../errors.ts';
 import type { SandboxLimits } from '../js/limits.ts';
-import type { NodeReader } from '../syncState.ts';
+import type { NodeSource } from '../syncState.ts';
 import type { FailureKind, Job, JobBody, Reply, WorkerInit } from './protocol.ts';
 import { serveReads } from './readBridge.ts';
 
@@ -22,7 +22,7 @@ export interface TracerWorkersOptions {
   fork: Fork;
   gasCap: bigint;
   sandbox: SandboxLimits;
-  readNode: NodeReader;
+  readNode: NodeSource;
   hashOf: (n: bigint) => Uint8Array | undefined;
   /** Warm workers kept (the number of traces that may run at once). */
   size: number;

@@ -4,7 +4,7 @@
 // thread answers on the same port and flips the shared flag; the worker then takes the answer with
 // receiveMessageOnPort. The main thread never blocks: it only answers when its event loop comes around.
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
-import type { NodeReader } from '../syncState.ts';
+import type { NodeSource } from '../syncState.ts';
 import type { ReadReply, ReadRequest } from './protocol.ts';
 
 /** How long a worker waits for one read before giving up (the node answers in microseconds when alive). */
@@ -14,7 +14,7 @@ const READ_TIMEOUT_MS = 30_000;
 export function serveReads(
   port: MessagePort,
   signal: Int32Array,
-  readNode: NodeReader,
+  readNode: NodeSource,
   hashOf: (n: bigint) => Uint8Array | undefined,
 ): void {
   port.on('message', (req: ReadRequest) => {

@@ -5,7 +5,7 @@
 import type { AccountDiff, AccountInfo, Address, StateReader } from '../../../evm/index.ts';
 import { EMPTY_TRIE_ROOT } from '../../../primitives/hash.ts';
 import { bytesEqual } from '../../../primitives/hex.ts';
-import type { NodeReader } from '../../state/trieGet.ts';
+import type { NodeSource } from '../../../primitives/trie/read.ts';
 
 const key = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
 
@@ -56,7 +56,7 @@ export function stateAfter(
 export class MemoryNodes {
   private readonly nodes = new Map<string, Uint8Array>();
 
-  constructor(private readonly archive: NodeReader) {}
+  constructor(private readonly archive: NodeSource) {}
 
   /** Stores a node (or code entry) a state root computation wrote. */
   readonly put = (k: Uint8Array, value: Uint8Array): void => {
@@ -64,5 +64,5 @@ export class MemoryNodes {
   };
 
   /** Reads a node: written here, else from the archive. */
-  readonly read: NodeReader = (k) => this.nodes.get(key(k)) ?? this.archive(k);
+  readonly read: NodeSource = (k) => this.nodes.get(key(k)) ?? this.archive(k);
 }

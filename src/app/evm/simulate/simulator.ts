@@ -20,7 +20,7 @@ import type {
 import { ExecutionAborted, executeTransaction, initEngine, intrinsicGas, WorldState } from '../../../evm/index.ts';
 import { bytesToBigint } from '../../../primitives/bytes.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord } from '../../../store/records.ts';
-import type { NodeReader } from '../../state/trieGet.ts';
+import type { NodeSource } from '../../../primitives/trie/read.ts';
 import type { ArchiveStateReader } from '../archiveReader.ts';
 import { jumpLocation, precompileFailure, statusError, topFault } from '../callRules.ts';
 import { addressBytes, addressOf, engineFork, preExecution } from '../engineTx.ts';
@@ -53,7 +53,7 @@ export interface SimulateDeps {
   /** The base block's state (the reader of its root, shared with eth_call). */
   reader: ArchiveStateReader;
   /** The archive's trie nodes (each block's state root is computed over them, in memory). */
-  readNode: NodeReader;
+  readNode: NodeSource;
   hashOf: (n: bigint) => Uint8Array | undefined;
   /** Gas all calls of one request may use together (the node's gas cap; 0 = none). */
   gasCap: bigint;

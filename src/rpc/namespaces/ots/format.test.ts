@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ParityTrace } from '../../../tracing/parityTracer.ts';
+import type { ParityTrace } from '../../../tracing/types.ts';
 import { callEntries, internalOperations, touches } from './format.ts';
 
 const A = new Uint8Array(20).fill(0xaa);

@@ -1,7 +1,7 @@
 // Parity traces → Otterscan's shapes, as Anvil derives them: internal operations (value transfers, creations,
 // selfdestructs), the call-only trace list, and whether a trace touches an address (for the address searches).
 import { bytesEqual, bytesToHex, toQuantity } from '../../../primitives/hex.ts';
-import type { ParityTrace } from '../../../tracing/parityTracer.ts';
+import type { ParityTrace } from '../../../tracing/types.ts';
 
 type Json = Record<string, unknown>;
 

@@ -1,8 +1,7 @@
 // Parity traces → the JSON Anvil and OpenEthereum answer: hex quantities, lower-case addresses, a numeric
 // blockNumber and transactionPosition.
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
-import type { ParityAction, ParityOutcome, ParityTrace } from '../../../tracing/parityTracer.ts';
-import type { PrestateAccount, PrestateMap } from '../../../tracing/types.ts';
+import type { ParityAction, ParityOutcome, ParityTrace, PrestateAccount, PrestateMap } from '../../../tracing/types.ts';
 
 type Json = Record<string, unknown>;
 

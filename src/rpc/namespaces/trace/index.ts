@@ -3,7 +3,7 @@
 import { LimitExceededError } from '../../../errors/index.ts';
 import { bytesEqual, bytesToHex } from '../../../primitives/hex.ts';
 import type { BlockRecord } from '../../../store/records.ts';
-import type { ParityTrace } from '../../../tracing/parityTracer.ts';
+import type { ParityTrace } from '../../../tracing/types.ts';
 import type { ParityParts, ParityReplay } from '../../../tracing/service.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod, type RpcMethod } from '../../method.ts';

@@ -1,7 +1,7 @@
 // vmTrace → OpenEthereum's JSON: pc, cost and used as JSON numbers, stack words and storage keys/values as
 // minimal hex quantities, memory as 0x bytes (the field types of OpenEthereum's and reth's VmTrace).
 import { bytesToHex, toQuantity } from '../../../primitives/hex.ts';
-import type { VmOp, VmTrace } from '../../../tracing/vmTracer.ts';
+import type { VmOp, VmTrace } from '../../../tracing/types.ts';
 
 type Json = Record<string, unknown>;
 

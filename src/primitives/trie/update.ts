@@ -5,57 +5,15 @@
 // nodes whose RLP is shorter than 32 bytes are embedded in their parent, the others (and the root) stored by hash.
 // Updates are persistent (a put builds new nodes and never changes a loaded one), so the tree loaded by reads of
 // the parent state can be forked and updated while the reads' view stays the parent's.
-import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from '../../primitives/trie/node.ts';
-import { rlpDecode, rlpEncode, type RlpItem } from '../../primitives/rlp.ts';
-import { EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
-import { bytesEqual } from '../../primitives/hex.ts';
-import { fromHexPrefix, type NodeReader } from '../state/trieGet.ts';
-import { MissingTrieNodeError } from '../state/walk.ts';
-
-/** A keccak-256 (the caller's: the node's WebAssembly one). */
-export type Hash = (data: Uint8Array) => Uint8Array;
-
-interface Leaf {
-  t: 0;
-  path: number[];
-  value: Uint8Array;
-  /** Set while the node is as stored (clean); cleared nodes are new and hashed at commit. */
-  ref?: Ref;
-  /** The update that made the node and alone holds it (see TrieUpdate.owner): it may change it in place. */
-  o?: object;
-}
-interface Extension {
-  t: 1;
-  path: number[];
-  child: Node;
-  ref?: Ref;
-  o?: object;
-}
-interface Branch {
-  t: 2;
-  children: Array<Node | undefined>;
-  value: Uint8Array;
-  ref?: Ref;
-  o?: object;
-}
-/** A stored node not loaded yet. */
-interface Unloaded {
-  t: 3;
-  hash: Uint8Array;
-}
-type Node = Leaf | Extension | Branch | Unloaded;
-type Loaded = Leaf | Extension | Branch;
+import { encodeBranch, encodeExtension, encodeLeaf, type Ref } from './node.ts';
+import { EMPTY_TRIE_ROOT } from '../hash.ts';
+import type { Hash } from './root.ts';
+import { common, nib, type Branch, type LoadedNode, type NodeSource, type TrieNode, TrieReader } from './read.ts';
 
 const EMPTY = new Uint8Array(0);
 
 /** A branch's child refs, filled just before its encoding is written (encode() never nests two uses). */
 const REFS = new Array<Ref | undefined>(16);
-
-/** Nibble `i` of `key` (keys are walked in place: no nibble array per get or put). */
-function nib(key: Uint8Array, i: number): number {
-  const b = key[i >> 1]!;
-  return i & 1 ? b & 15 : b >> 4;
-}
 
 /** The nibbles of `key` in [from, to). */
 function keyPath(key: Uint8Array, from: number, to: number = key.length * 2): number[] {
@@ -64,37 +22,11 @@ function keyPath(key: Uint8Array, from: number, to: number = key.length * 2): nu
   return out;
 }
 
-/** Length of the common prefix of `path` and `key`'s nibbles from `at`. */
-function common(path: number[], key: Uint8Array, at: number): number {
-  const n = Math.min(path.length, key.length * 2 - at);
-  let i = 0;
-  while (i < n && path[i] === nib(key, at + i)) i++;
-  return i;
-}
-
-function childOf(item: RlpItem): Node | undefined {
-  if (item instanceof Uint8Array) {
-    if (item.length === 0) return undefined;
-    return { t: 3, hash: item };
-  }
-  const node = fromRaw(item);
-  node.ref = rlpEncode(item);
-  return node;
-}
-
-function fromRaw(raw: RlpItem): Loaded {
-  if (!Array.isArray(raw)) throw new Error('trie node is not a list');
-  if (raw.length === 17) {
-    return { t: 2, children: raw.slice(0, 16).map(childOf), value: raw[16] as Uint8Array };
-  }
-  const [path, leaf] = fromHexPrefix(raw[0] as Uint8Array);
-  if (leaf) return { t: 0, path, value: raw[1] as Uint8Array };
-  return { t: 1, path, child: childOf(raw[1]!)! };
-}
-
-/** One secure trie being updated in memory; commit() hashes what changed and hands out the new nodes. */
-export class TrieUpdate {
-  private root: Node | undefined;
+/**
+ * One secure trie being updated in memory: a TrieReader (reads load nodes into the tree) whose puts change that
+ * tree; commit() hashes what changed and hands out the new nodes.
+ */
+export class TrieUpdate extends TrieReader {
   /**
    * Marks the nodes this update made since its last commit or fork: no other trie holds them, so a later put may
    * change them in place instead of copying the path again (a block's ~1,000 puts share their top branches).
@@ -103,54 +35,22 @@ export class TrieUpdate {
   private owner: object = {};
 
   constructor(
-    private readonly rootHash: Uint8Array,
-    private readonly readNode: NodeReader,
+    rootHash: Uint8Array,
+    source: NodeSource,
     private readonly hash: Hash,
   ) {
-    this.root = bytesEqual(rootHash, EMPTY_TRIE_ROOT) ? undefined : { t: 3, hash: rootHash };
+    super(rootHash, source);
   }
 
   /**
    * A trie sharing this one's loaded nodes, whose puts leave this one's content as it is. After a commit, a fork
-   * may name the new root and load through another reader (the next block's).
+   * may name the new root and load through another source (the next block's).
    */
-  fork(rootHash: Uint8Array = this.rootHash, readNode: NodeReader = this.readNode): TrieUpdate {
-    const t = new TrieUpdate(rootHash, readNode, this.hash);
+  fork(rootHash: Uint8Array = this.rootHash, source: NodeSource = this.source): TrieUpdate {
+    const t = new TrieUpdate(rootHash, source, this.hash);
     t.root = this.root;
     this.owner = {};
     return t;
-  }
-
-  private load(n: Node): Loaded {
-    if (n.t !== 3) return n;
-    const bytes = this.readNode(n.hash);
-    if (bytes === undefined) throw new MissingTrieNodeError(n.hash, this.rootHash);
-    // Byte strings of the decoded node are views into `bytes` (stored nodes are immutable).
-    const raw = rlpDecode(bytes);
-    const node = fromRaw(raw);
-    // Only a root is stored while shorter than 32 bytes; as a child it would be embedded.
-    node.ref = bytes.length >= 32 ? n.hash : bytes;
-    return node;
-  }
-
-  /** The value at a 32-byte (already hashed) key, or undefined. */
-  get(key: Uint8Array): Uint8Array | undefined {
-    if (this.root === undefined) return undefined;
-    let node = (this.root = this.load(this.root));
-    let at = 0;
-    for (;;) {
-      if (node.t === 0) return common(node.path, key, at) === node.path.length ? node.value : undefined;
-      if (node.t === 1) {
-        if (common(node.path, key, at) !== node.path.length) return undefined;
-        at += node.path.length;
-        node = node.child = this.load(node.child);
-        continue;
-      }
-      const i = nib(key, at++);
-      const c = node.children[i];
-      if (c === undefined) return undefined;
-      node = node.children[i] = this.load(c);
-    }
   }
 
   /** Sets (or, with an empty value, deletes) the value at a 32-byte (already hashed) key. */
@@ -158,7 +58,7 @@ export class TrieUpdate {
     this.root = value.length === 0 ? this.remove(this.root, key, 0) : this.insert(this.root, key, 0, value);
   }
 
-  private insert(n: Node | undefined, key: Uint8Array, at: number, value: Uint8Array): Loaded {
+  private insert(n: TrieNode | undefined, key: Uint8Array, at: number, value: Uint8Array): LoadedNode {
     const o = this.owner;
     if (n === undefined) return { t: 0, path: keyPath(key, at), value, o };
     const node = this.load(n);
@@ -186,7 +86,7 @@ export class TrieUpdate {
       return node;
     }
     // The paths part at nibble cp: a branch there, under an extension for the shared part.
-    const children = new Array<Node | undefined>(16).fill(undefined);
+    const children = new Array<TrieNode | undefined>(16).fill(undefined);
     const rest = node.path.slice(cp + 1);
     if (node.t === 0) children[node.path[cp]!] = { t: 0, path: rest, value: node.value, o };
     else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child, o } : node.child;
@@ -196,7 +96,7 @@ export class TrieUpdate {
   }
 
   /** Removes `key` below `n`; returns `n` itself when the key was absent (so nothing above it changes). */
-  private remove(n: Node | undefined, key: Uint8Array, at: number): Node | undefined {
+  private remove(n: TrieNode | undefined, key: Uint8Array, at: number): TrieNode | undefined {
     if (n === undefined) return undefined;
     const node = this.load(n);
     if (node.t === 0) return common(node.path, key, at) === node.path.length ? undefined : n;
@@ -227,7 +127,7 @@ export class TrieUpdate {
   }
 
   /** `child` reached through `path` first: paths merge into a leaf or an extension. */
-  private prefixed(path: number[], child: Node): Loaded {
+  private prefixed(path: number[], child: TrieNode): LoadedNode {
     const c = this.load(child);
     if (c.t === 0) return { t: 0, path: [...path, ...c.path], value: c.value };
     if (c.t === 1) return { t: 1, path: [...path, ...c.path], child: c.child };
@@ -250,7 +150,7 @@ export class TrieUpdate {
   }
 
   /** A node's RLP, written straight from the node (no intermediate RLP structure: this is a block's hot path). */
-  private encode(node: Loaded, store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
+  private encode(node: LoadedNode, store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
     if (node.t === 2) {
       // Children first (their encodings recurse), then their refs into the one shared array, used at once.
       const children = node.children;
@@ -270,7 +170,7 @@ export class TrieUpdate {
       : encodeExtension(p, 0, p.length, this.refOf(node.child, store));
   }
 
-  private refOf(node: Node, store: (hash: Uint8Array, rlp: Uint8Array) => void): Ref {
+  private refOf(node: TrieNode, store: (hash: Uint8Array, rlp: Uint8Array) => void): Ref {
     if (node.t === 3) return node.hash;
     if (node.ref !== undefined) return node.ref;
     const enc = this.encode(node, store);

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { bytesToHex } from '../../primitives/hex.ts';
-import { EMPTY_TRIE_ROOT, keccak256 } from '../../primitives/hash.ts';
-import { TrieUpdate } from './trieUpdate.ts';
+import { bytesToHex } from '../hex.ts';
+import { EMPTY_TRIE_ROOT, keccak256 } from '../hash.ts';
+import { TrieUpdate } from './update.ts';
 
 /** A deterministic pseudo-random 32-bit generator (xorshift). */
 function rng(seed: number): () => number {
