@@ -57,6 +57,13 @@ function keyString(k: Key | Uint8Array): string {
 function latin1(k: Uint8Array): string {
   return Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
 }
+/**
+ * LevelDB's value as a plain Uint8Array over the same bytes (it reads a Buffer): a node or code read back is the same
+ * type whether it came from the cache, a block's buffer or the disk (callers compare code and nodes as bytes).
+ */
+function plainView(v: Uint8Array | undefined): Uint8Array | undefined {
+  return v instanceof Buffer ? new Uint8Array(v.buffer, v.byteOffset, v.byteLength) : v;
+}
 function valueBytes(v: Value): Uint8Array {
   return typeof v === 'string' ? Buffer.from(v, 'hex') : v;
 }
@@ -87,7 +94,7 @@ export class BufferedTrieDb implements DB<Key, Value> {
     if (p !== undefined) return p;
     const c = this.cache.get(ks);
     if (c !== undefined) return c;
-    const v = this.kv.get(trieKey(keyBytes(key)));
+    const v = plainView(this.kv.get(trieKey(keyBytes(key))));
     if (v !== undefined) this.cache.set(ks, v);
     return v;
   }
@@ -101,7 +108,7 @@ export class BufferedTrieDb implements DB<Key, Value> {
     if (p !== undefined) return p;
     const c = this.cache.get(ks);
     if (c !== undefined) return c;
-    const v = this.kv.get(trieKey(key));
+    const v = plainView(this.kv.get(trieKey(key)));
     if (v !== undefined) this.cache.set(ks, v);
     return v;
   }
