@@ -1,7 +1,7 @@
 // Driver for profiling the app-block bench: `npx esbuild bench/appBlockDriver.ts --bundle --platform=node
 // --format=esm --packages=external --outfile=dist/appBlockDriver.mjs && node dist/appBlockDriver.mjs [rounds]
 // [transfers|erc20]` (tsx's keepNames inflates small costs). Prints the bench's rates and the CPU of commit() per
-// block beside them (the bench times finalizeBlock alone).
+// block beside them (the bench's rate counts finalizeBlock and commit; this shows commit's share).
 import { KestrelApp } from '../src/app/app.ts';
 import { appBlockRates } from './lib/appBlock.ts';
 

@@ -4,7 +4,8 @@
 //    beside ethereumjs runCall on a MerkleStateManager holding the same code and slot (its caches warm too).
 // 2. 500-tx blocks of value transfers and of ERC20 transfers on one WorldState each (senders recovered
 //    beforehand, no state root: the root is the app's).
-// 3. The same blocks through the app (KestrelApp.finalizeBlock on LevelDB): execution, state root, receipts, header.
+// 3. The same blocks through the app (KestrelApp.finalizeBlock and commit on LevelDB): execution, state root,
+//    receipts, header and the block's store write; beside it the share of the engine-only rate it reaches.
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createEVM } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
@@ -159,7 +160,7 @@ console.log(
   `500-tx blocks  value transfers ${Math.round(transfers)} tx/s   ERC20 transfers ${Math.round(erc20)} tx/s   (no state root; CPU time)`,
 );
 
-// --- 3. App blocks: the same 500-tx blocks through KestrelApp.finalizeBlock on LevelDB, state root included ---
+// --- 3. App blocks: the same 500-tx blocks through KestrelApp.finalizeBlock + commit on LevelDB, root included ---
 const app = await appBlockRates(quick ? 3 : 10);
 if (process.argv.includes('--json'))
   console.log(
@@ -172,8 +173,11 @@ if (process.argv.includes('--json'))
       appErc20: app.erc20Cpu,
       appTransfersWall: app.transfersWall,
       appErc20Wall: app.erc20Wall,
+      appTransfersFinalize: app.transfersFinalizeCpu,
+      appErc20Finalize: app.erc20FinalizeCpu,
     }),
   );
+const share = (app: number, engine: number): string => `${Math.round((100 * app) / engine)}%`;
 console.log(
-  `500-tx app blocks  value transfers ${Math.round(app.transfersCpu)} tx/s   ERC20 transfers ${Math.round(app.erc20Cpu)} tx/s   (finalizeBlock with the state root through the app's trie; CPU time; wall ${Math.round(app.transfersWall)} / ${Math.round(app.erc20Wall)})`,
+  `500-tx app blocks  value transfers ${Math.round(app.transfersCpu)} tx/s (${share(app.transfersCpu, transfers)} of the engine)   ERC20 transfers ${Math.round(app.erc20Cpu)} tx/s (${share(app.erc20Cpu, erc20)})   (finalizeBlock + commit: state root and store write; CPU time; wall ${Math.round(app.transfersWall)} / ${Math.round(app.erc20Wall)}; finalizeBlock alone ${Math.round(app.transfersFinalizeCpu)} / ${Math.round(app.erc20FinalizeCpu)})`,
 );

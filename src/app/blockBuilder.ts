@@ -130,7 +130,7 @@ export class BlockBuilder {
       db.putSync(k, v);
     };
     const stateRoot = writeState(parentRoot, exec.diff, readNode, put, { loaded: reader, storageRoots, tries });
-    const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, written);
+    const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, written, exec.diff, storageRoots);
     return { ...exec, stateRoot, storageRoots, carry };
   }
 

@@ -2,6 +2,8 @@
 import { concatBytes, u64be } from '../primitives/hex.ts';
 
 const P_TRIE = 0x73; // 's' + trie node / code key (content-addressed, never overwritten)
+/** The first byte of every trieKey (a writer building many keys at once lays them out itself). */
+export const TRIE_PREFIX = P_TRIE;
 const P_CANON = 0x68; // 'h' + number(8) → block hash
 const P_HASH = 0x48; // 'H' + hash(32) → number(8)
 const P_BLOCK = 0x62; // 'b' + number(8) → stored block record (RLP)

@@ -4,7 +4,7 @@
 // Trie reads go through the ground floor's trie reader (primitives/trie/read.ts; a TrieUpdate is one), which keeps
 // every node it decoded, so a node is decoded once however many keys pass through it; a block's state writer forks
 // those tries (loadedTries) instead of decoding the same nodes again.
-import type { AccountInfo, Address, StateReader } from '../../evm/index.ts';
+import type { AccountDiff, AccountInfo, Address, StateReader } from '../../evm/index.ts';
 import { addressToBytes, bytesToBigint, wordToBytes } from '../../primitives/bytes.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { rlpDecode } from '../../primitives/rlp.ts';
@@ -52,12 +52,22 @@ export interface LoadedTries {
 /**
  * Decoded tries handed from a committed block to the next block's reader: the account trie at `root` as the
  * block's writer left it, and storage tries by root (those read or written). `entries` counts the nodes they hold.
+ * `flat` is the state at `root` as plain values (the parent's reads with the block's writes over them), so the next
+ * block reads the accounts and slots its parent touched without a trie walk or an RLP decode.
  */
 export interface CarriedTries {
   root: Uint8Array;
   accounts: TrieUpdate;
   storage: Map<string, TrieUpdate>;
   entries: number;
+  flat?: FlatState;
+}
+
+/** Accounts (null: absent), slots and code at one root, as a reader memoises them. */
+interface FlatState {
+  accounts: Map<Address, StoredAccount | null>;
+  slots: Map<Address, Map<bigint, bigint>>;
+  codes: Map<string, Uint8Array>;
 }
 
 /** Reads the state at `root` for Kestrel's engine; never written (the engine journals its writes itself). */
@@ -90,6 +100,9 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
       this.accountTrie = carried.accounts.fork(root, this.loadNode);
       for (const [key, trie] of carried.storage) this.storageTries.set(key, trie.fork(undefined, this.loadNode));
       this.entries = carried.entries;
+      // Values at this very root: readers of it (a block, a preview of it) may share them and add what they read.
+      if (carried.flat !== undefined)
+        ({ accounts: this.accounts, slots: this.slots, codes: this.codes } = carried.flat);
     } else {
       this.accountTrie = new TrieUpdate(root, this.loadNode, keccak256);
     }
@@ -98,17 +111,50 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   /**
    * The tries to hand to the next block's reader once this block commits: `accounts` and `storage` (new storage
    * roots) as the writer committed them at `stateRoot`, with every storage trie this reader loaded; `written` new
-   * nodes join the count.
+   * nodes join the count. `diff` (with each account's storage root after it, `storageRoots`) is what the block
+   * changed: laid over this reader's values it gives the flat state at `stateRoot`.
    */
   carry(
     stateRoot: Uint8Array,
     accounts: TrieUpdate,
     storage: ReadonlyArray<readonly [Uint8Array, TrieUpdate]>,
     written: number,
+    diff: readonly AccountDiff[],
+    storageRoots: readonly Uint8Array[],
   ): CarriedTries {
     const all = new Map(this.storageTries);
     for (const [root, trie] of storage) all.set(bytesKey(root), trie);
-    return { root: stateRoot, accounts, storage: all, entries: this.entries + written };
+    const flat = this.flatAfter(diff, storageRoots);
+    return { root: stateRoot, accounts, storage: all, entries: this.entries + written + diff.length, flat };
+  }
+
+  /**
+   * This reader's values with `diff` over them: new maps (this reader's stay the parent root's, which an abandoned
+   * block goes back to), each changed account's slot map copied before its writes go in.
+   */
+  private flatAfter(diff: readonly AccountDiff[], storageRoots: readonly Uint8Array[]): FlatState {
+    if (storageRoots.length !== diff.length) throw new Error('carry: one storage root per account wanted');
+    const accounts = new Map(this.accounts);
+    const slots = new Map(this.slots);
+    diff.forEach((d, i) => {
+      if (d.deleted) {
+        accounts.set(d.address, null);
+        slots.delete(d.address);
+        return;
+      }
+      const storageRoot = storageRoots[i]!;
+      const storageEmpty = bytesEqual(storageRoot, EMPTY_TRIE_ROOT);
+      const info: AccountInfo = { nonce: d.nonce, balance: d.balance, codeHash: d.codeHash, storageEmpty };
+      accounts.set(d.address, { info, storageRoot });
+      // Cleared storage holds only the block's writes; otherwise the writes join the slots already known.
+      if (d.storageCleared) slots.set(d.address, new Map(d.storage));
+      else if (d.storage.size > 0) {
+        const words = new Map(slots.get(d.address));
+        for (const [slot, value] of d.storage) words.set(slot, value);
+        slots.set(d.address, words);
+      }
+    });
+    return { accounts, slots, codes: this.codes };
   }
 
   /** A fork of the account trie with every node read so far loaded. */

@@ -275,8 +275,11 @@ describe('block execution on the engine', () => {
       const exec = executeBlock(new WorldState(reader), ctx, blockEnvOf(ctx, 9000n), txs, 'Prague');
       // As the app writes: forking the tries the reader loaded during execution.
       const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
-      const newRoot = writeState(root, exec.diff, readNode, (k, v) => newDb.putSync(k, v), { loaded: reader, tries });
-      carried = reader.carry(newRoot, tries.accounts!, tries.storage, 0);
+      const storageRoots: Uint8Array[] = [];
+      const put = (k: Uint8Array, v: Uint8Array) => newDb.putSync(k, v);
+      const newRoot = writeState(root, exec.diff, readNode, put, { loaded: reader, tries, storageRoots });
+      // The next block reads the accounts and slots this one touched from the carried flat state.
+      carried = reader.carry(newRoot, tries.accounts!, tries.storage, 0, exec.diff, storageRoots);
       // The writer on its own (every node read from the store) writes the same state.
       const aloneDb = state.bufferedDb();
       const alone = writeState(

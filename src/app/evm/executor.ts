@@ -87,11 +87,32 @@ export function blockRejectReason(_reason: TxInvalidReason): TxRejectReason {
   return 'other';
 }
 
-/** Sets the three bloom bits of one value (Yellow Paper §4.3.1). */
-function bloomAdd(bloom: Uint8Array, value: Uint8Array): void {
-  const h = keccak256(value);
-  for (let i = 0; i < 6; i += 2) {
-    const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
+/**
+ * The three bloom bit indexes (Yellow Paper §4.3.1) of a log's address or topic, by its value: a token's address,
+ * its event signature and its active holders recur in every block, and each costs a keccak otherwise. Pure, so
+ * shared by every block; started over when large.
+ */
+const MAX_BLOOM_MEMO = 100_000;
+let bloomBits = new Map<bigint, number>();
+
+/** The three 11-bit bit indexes of `value` (its 20 or 32 bytes hashed), packed as b0 + b1·2¹¹ + b2·2²². */
+function bitsOf(key: bigint, value: Uint8Array): number {
+  let bits = bloomBits.get(key);
+  if (bits === undefined) {
+    const h = keccak256(value);
+    bits = 0;
+    for (let i = 4, m = 1 << 22; i >= 0; i -= 2, m >>= 11) bits += (((h[i]! << 8) | h[i + 1]!) & 2047) * m;
+    if (bloomBits.size >= MAX_BLOOM_MEMO) bloomBits = new Map();
+    bloomBits.set(key, bits);
+  }
+  return bits;
+}
+
+/** Sets the three bloom bits of one value (Yellow Paper §4.3.1); `key` tells a topic (≥ 0) from an address (< 0). */
+function bloomAdd(bloom: Uint8Array, key: bigint, value: Uint8Array): void {
+  const bits = bitsOf(key, value);
+  for (let j = 0, m = 1; j < 3; j++, m *= 2048) {
+    const bit = Math.floor(bits / m) & 2047;
     bloom[255 - (bit >> 3)]! |= 1 << (bit & 7);
   }
 }
@@ -99,10 +120,11 @@ function bloomAdd(bloom: Uint8Array, value: Uint8Array): void {
 /** A log as the receipt stores it, and its bits in the receipt's bloom (block execution and eth_simulateV1). */
 export function logRecord(log: Log, bloom: Uint8Array): LogRecord {
   const address = addressToBytes(log.address);
-  bloomAdd(bloom, address);
+  // Addresses hash their 20 bytes, topics their 32: the memo keys them apart (an address as -1 - address).
+  bloomAdd(bloom, -1n - log.address, address);
   const topics = log.topics.map((t) => {
     const b = wordToBytes(t);
-    bloomAdd(bloom, b);
+    bloomAdd(bloom, t, b);
     return b;
   });
   return { address, topics, data: log.data };

@@ -113,6 +113,18 @@ function indexKey(i: number): Uint8Array {
   return toNibbles(Uint8Array.from([0x80 + bytes.length, ...bytes]));
 }
 
+/** indexKey(i) by i, made once: every block's transactions and receipts tries use the same keys (never changed). */
+const INDEX_KEYS: Uint8Array[] = [];
+
+function indexKeyOf(i: number): Uint8Array {
+  let key = INDEX_KEYS[i];
+  if (key === undefined) {
+    for (let j = INDEX_KEYS.length; j <= i; j++) INDEX_KEYS.push(indexKey(j));
+    key = INDEX_KEYS[i]!;
+  }
+  return key;
+}
+
 /** Root of values keyed by rlp(index): the transactions, receipts and withdrawals tries of a block. */
 export function indexedTrieRoot(values: readonly Uint8Array[], hash: Hash = keccak256): Uint8Array {
   // An empty value means "absent" (as in trieRoot); block tries never hold one, so that case takes the general path.
@@ -138,7 +150,7 @@ export function indexedTrieRootOf(n: number, valueAt: (i: number) => Uint8Array,
   order.push(0);
   for (let i = 0x80; i < n; i++) order.push(i);
   return new Builder(
-    order.map(indexKey),
+    order.map(indexKeyOf),
     (position) => {
       const v = valueAt(order[position]!);
       if (v.length === 0) throw new Error('indexedTrieRootOf: empty value');
