@@ -30,3 +30,5 @@ export const INITCODE_WORD = 2;
 export const LOG_DATA_BYTE = 8;
 /** EIP-160: per byte of EXP's exponent. */
 export const EXP_BYTE = 50;
+/** Per byte of code a create deposits (charged when the frame ends). */
+export const CODE_DEPOSIT_BYTE = 200;

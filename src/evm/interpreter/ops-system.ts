@@ -1,14 +1,8 @@
 // Out-of-line opcodes that change the world or start frames: SSTORE, CALL*, CREATE*, RETURN/REVERT,
 // SELFDESTRUCT. Each reads and writes the frame's sp and gas fields and returns an S_* code.
 import { EMPTY_BYTES, MASK160 } from '../../primitives/bytes.ts';
-import {
-  beginCall,
-  beginCreate,
-  create2Address,
-  createAddress,
-  delegationTarget,
-  MAX_INITCODE_SIZE,
-} from '../frame.ts';
+import { create2Address, createAddress, delegationTarget } from '../addresses.ts';
+import { beginCall, beginCreate, MAX_INITCODE_SIZE } from '../frame-boundary.ts';
 import {
   Evm,
   Frame,
