@@ -22,8 +22,6 @@ export interface ForkRules {
   readonly extraPrecompile: Address;
   /** EIP-7825: the largest gas limit a transaction may carry; 0n when uncapped. */
   readonly txGasLimitCap: bigint;
-  /** EIP-7939: the CLZ opcode (0x1e). */
-  readonly clz: boolean;
   /** EIP-7823's input bounds and EIP-7883's pricing of MODEXP (else EIP-2565's). */
   readonly modexpOsaka: boolean;
   readonly blobs: BlobSchedule;
@@ -44,7 +42,6 @@ const CANCUN: ForkRules = {
   lastPrecompile: 0x0an,
   extraPrecompile: 0n,
   txGasLimitCap: 0n,
-  clz: false,
   modexpOsaka: false,
   blobs: { target: 3, max: 6, updateFraction: 3338477n },
   maxBlobsPerTx: 0,
@@ -68,7 +65,6 @@ const OSAKA: ForkRules = {
   name: 'Osaka',
   extraPrecompile: 0x100n,
   txGasLimitCap: 1n << 24n,
-  clz: true,
   modexpOsaka: true,
   maxBlobsPerTx: 6,
   blobReservePrice: true,
@@ -86,3 +82,11 @@ export const FORKS: readonly Fork[] = ['Cancun', 'Prague', 'Osaka'];
 export function forkRules(fork: Fork): ForkRules {
   return FORK_RULES[fork];
 }
+
+/**
+ * The highest address of a built-in precompile in any fork the engine runs (Osaka's P256VERIFY at 0x100): at or
+ * below it an address is the engine's precompile or none; a stateful precompile the node adds lives above it.
+ */
+export const LAST_PRECOMPILE: Address = FORKS.map((f) => FORK_RULES[f])
+  .flatMap((r) => [r.lastPrecompile, r.extraPrecompile])
+  .reduce((a, b) => (a > b ? a : b));

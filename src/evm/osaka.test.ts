@@ -8,7 +8,7 @@ import { hexToBytes } from '../primitives/bytes.ts';
 import { blobBaseFee, GAS_PER_BLOB, nextExcessBlobGas } from './handler/fees.ts';
 import { FORK_RULES, FORKS } from './forks.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';
-import { clz } from './interpreter/interpreter.ts';
+import { clz } from './interpreter/arith.ts';
 
 await initEngine();
 

@@ -3,18 +3,16 @@
 // hook that throws (a JS tracer's error, the output budget) unwinds the run at once; the deadline is the engine's
 // own (ExecOptions.deadline), checked at jumps and frame entries.
 import type { ExecStatus, FrameEnd, FrameStart, Tracer as EngineTracer, StepView, TxResult } from '../evm/index.ts';
+import { LAST_PRECOMPILE, OPCODE_NAMES } from '../evm/index.ts';
 import { generateAddress } from '@ethereumjs/util';
 import { addressToBytes } from '../primitives/bytes.ts';
 import { bigintToBytes, bytesToBigint, padLeft } from '../primitives/hex.ts';
 import { jumpLocation, precompileFailure, statusError } from '../app/evm/callRules.ts';
 import { addressOf } from '../app/evm/engineTx.ts';
 import { gethErrorText } from './errors.ts';
-import { OP_NAMES } from './opNames.ts';
 import type { FrameEnter, StepEvent, Tracer, TxEnv, TxOutcome } from './types.ts';
 
 const EMPTY = new Uint8Array(0);
-/** The last address of the precompile range (failures inside one are worded by their input's shape). */
-const LAST_PRECOMPILE = 0xffn;
 
 interface OpenFrame {
   enter: FrameEnter;
@@ -70,7 +68,7 @@ class EngineStep implements StepEvent {
   ) {
     this.pc = v.pc;
     this.op = v.op;
-    this.opName = OP_NAMES[v.op]!;
+    this.opName = OPCODE_NAMES[v.op]!;
     this.gas = BigInt(v.gas);
     this.cost = BigInt(v.cost);
     this.depth = v.depth + 1;

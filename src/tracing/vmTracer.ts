@@ -2,7 +2,7 @@
 // CALL/CREATE opcode that opened the frame, with what the opcode pushed, the memory it wrote, the slot it stored
 // and the gas left after it. Semantics follow OpenEthereum and Erigon (see README's trace section for how reth's
 // revm-inspectors differs).
-import { OP_NAMES } from './opNames.ts';
+import { OPCODE_NAMES } from '../evm/index.ts';
 import type { OutputBudget } from './structLogger.ts';
 import type { FrameEnter, StepEvent, TxEnv, VmOp, VmTrace } from './types.ts';
 
@@ -38,7 +38,7 @@ const OUTPUTS: readonly number[] = (() => {
     0xf5,
     0xfa,
   ];
-  for (const op of one) if (OP_NAMES[op] !== 'INVALID') out[op] = 1;
+  for (const op of one) if (OPCODE_NAMES[op] !== 'INVALID') out[op] = 1;
   for (let n = 1; n <= 16; n++) out[0x7f + n] = out[0x8f + n] = n + 1;
   return out;
 })();

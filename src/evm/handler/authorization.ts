@@ -3,7 +3,7 @@
 import secp256k1 from 'secp256k1/bindings.js';
 import type { Authorization, BlockEnv } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
-import { delegationTarget } from '../frame.ts';
+import { delegationTarget } from '../addresses.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { addressToBytes, bigintToMinBytes, bytesToBigint, EMPTY_BYTES, wordToBytes } from '../../primitives/bytes.ts';
 import { rlpEncode } from '../../primitives/rlp.ts';

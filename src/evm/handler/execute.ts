@@ -4,7 +4,8 @@ import type { Address, BlockEnv, ExecOptions, Precompile, Tx, TxOutcome, TxResul
 import type { WorldState } from '../state/world.ts';
 import { statefulAddresses } from '../host.ts';
 import { EMPTY_BYTES } from '../../primitives/bytes.ts';
-import { createAddress, delegationTarget, execCall, execCreate } from '../frame.ts';
+import { createAddress, delegationTarget } from '../addresses.ts';
+import { execCall, execCreate } from '../frame.ts';
 import { analysisCache, analyze } from '../interpreter/analysis.ts';
 import {
   Evm,

@@ -2,7 +2,8 @@
 // specification's validate_transaction / check_transaction (the first failing rule names the reason).
 import type { BlockEnv, ExecOptions, Tx, TxInvalidReason } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
-import { delegationTarget, MAX_INITCODE_SIZE } from '../frame.ts';
+import { delegationTarget } from '../addresses.ts';
+import { MAX_INITCODE_SIZE } from '../frame-boundary.ts';
 import { forkRules } from '../forks.ts';
 import { blobParams, GAS_PER_BLOB } from './fees.ts';
 import { intrinsicGas } from './intrinsic.ts';

@@ -6,7 +6,7 @@ import type { WorldState } from '../state/world.ts';
 import { EMPTY_BYTES } from '../../primitives/bytes.ts';
 import type { CodeAnalysis } from './analysis.ts';
 import { Memory } from './memory.ts';
-import { staticGasOf } from './opcodes.ts';
+import { STACK_LIMIT, staticGasOf } from './opcodes.ts';
 
 // Frame end states (small integers in the loop; mapped to ExecStatus at the boundary).
 export const S_RUNNING = 0;
@@ -91,7 +91,7 @@ export class Frame {
   gas = 0;
   /** Gas beyond MAX_SAFE_INTEGER (only when a tx's gas limit exceeds 2^53; see setGas). */
   gasExtra = 0n;
-  readonly stack: bigint[] = new Array<bigint>(1024).fill(0n);
+  readonly stack: bigint[] = new Array<bigint>(STACK_LIMIT).fill(0n);
   sp = 0;
   pc = 0;
   readonly mem = new Memory();

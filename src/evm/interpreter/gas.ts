@@ -30,3 +30,23 @@ export const INITCODE_WORD = 2;
 export const LOG_DATA_BYTE = 8;
 /** EIP-160: per byte of EXP's exponent. */
 export const EXP_BYTE = 50;
+/** Per byte of code a create deposits (charged when the frame ends). */
+export const CODE_DEPOSIT_BYTE = 200;
+/** EIP-2200: SSTORE fails when no more than this is left (the call stipend). */
+export const SSTORE_SENTRY = CALL_STIPEND;
+
+/** SSTORE's cost (EIP-2200/2929) on a warm slot; a cold one adds COLD_SLOAD. */
+export function sstoreGas(original: bigint, current: bigint, value: bigint): number {
+  if (current === value || original !== current) return WARM_ACCESS;
+  return original === 0n ? SSTORE_SET : SSTORE_RESET - COLD_SLOAD;
+}
+
+/** The refund counter's change (EIP-3529) when SSTORE writes `value` over `current` (0 when they are equal). */
+export function sstoreRefund(original: bigint, current: bigint, value: bigint): number {
+  if (current === value) return 0;
+  let r = 0;
+  if (original !== 0n && current !== 0n && value === 0n) r += SSTORE_CLEARS_REFUND;
+  if (original !== 0n && current === 0n) r -= SSTORE_CLEARS_REFUND;
+  if (original === value) r += original === 0n ? SSTORE_SET - WARM_ACCESS : SSTORE_RESET - COLD_SLOAD - WARM_ACCESS;
+  return r;
+}

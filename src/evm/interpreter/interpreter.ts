@@ -2,7 +2,7 @@
 // jump, memory-word and storage opcodes run inline; rarer and larger opcodes live in ops-*.ts and see the frame
 // through its fields (synced around the call). The tracer branch tests one local per step and is never taken
 // without a tracer.
-import { MASK160, MASK256, SIGN_BIT, wordAt } from '../../primitives/bytes.ts';
+import { MASK256, wordAt } from '../../primitives/bytes.ts';
 import { jumpDeadline } from '../deadline.ts';
 import { traceFault, traceStep } from './trace.ts';
 import {
@@ -23,41 +23,13 @@ import {
 import { readPush } from './analysis.ts';
 import { COLD_SLOAD, EXP_BYTE, WARM_ACCESS } from './gas.ts';
 import { MEM_LIMIT_BIG } from './memory.ts';
-import { STACK_IN, STACK_MAX } from './opcodes.ts';
-import * as env from './ops-env.ts';
+import { Op, STACK_IN, STACK_MAX } from './opcodes.ts';
 import * as sys from './ops-system.ts';
+import { outOfLine } from './ops-rare.ts';
+import { byteLength, clz, exp, toSigned } from './arith.ts';
 
 const NEG1 = MASK256;
 const TWO256 = 1n << 256n;
-
-function toSigned(a: bigint): bigint {
-  return a >= SIGN_BIT ? a - (1n << 256n) : a;
-}
-
-function exp(base: bigint, e: bigint): bigint {
-  let r = 1n;
-  let b = base;
-  while (e > 0n) {
-    if (e & 1n) r = (r * b) & MASK256;
-    e >>= 1n;
-    if (e > 0n) b = (b * b) & MASK256;
-  }
-  return r;
-}
-
-/** 0n..256n, so CLZ pushes a shared bigint instead of allocating one. */
-const SMALL: readonly bigint[] = Array.from({ length: 257 }, (_, i) => BigInt(i));
-
-/** EIP-7939: the leading zero bits of a 256-bit word (256 for 0), from its hex length and first digit. */
-export function clz(x: bigint): bigint {
-  if (x === 0n) return 256n;
-  const hex = x.toString(16);
-  return SMALL[256 - 4 * hex.length + Math.clz32(parseInt(hex[0]!, 16)) - 28]!;
-}
-
-function byteLength(v: bigint): number {
-  return v === 0n ? 0 : Math.ceil(v.toString(16).length / 2);
-}
 
 /**
  * Runs `f` from f.pc until it halts (sets f.status, f.gas — 0 after an exceptional halt — and f.output) or until
@@ -113,63 +85,63 @@ export function run(ev: Evm, f: Frame): void {
     gas -= sg;
 
     switch (op) {
-      case 0x00:
+      case Op.STOP:
         status = S_STOP;
         break;
-      case 0x01: {
+      case Op.ADD: {
         // A compare instead of a mask: `& MASK256` allocates a fresh 256-bit result even when nothing wraps.
         sp--;
         const r = stack[sp - 1]! + stack[sp]!;
         stack[sp - 1] = r > MASK256 ? r - TWO256 : r;
         break;
       }
-      case 0x02:
+      case Op.MUL:
         sp--;
         stack[sp - 1] = (stack[sp - 1]! * stack[sp]!) & MASK256;
         break;
-      case 0x03: {
+      case Op.SUB: {
         sp--;
         const r = stack[sp]! - stack[sp - 1]!;
         stack[sp - 1] = r < 0n ? r + TWO256 : r;
         break;
       }
-      case 0x04: {
+      case Op.DIV: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : stack[sp]! / b;
         break;
       }
-      case 0x05: {
+      case Op.SDIV: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : (toSigned(stack[sp]!) / toSigned(b)) & MASK256;
         break;
       }
-      case 0x06: {
+      case Op.MOD: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : stack[sp]! % b;
         break;
       }
-      case 0x07: {
+      case Op.SMOD: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : (toSigned(stack[sp]!) % toSigned(b)) & MASK256;
         break;
       }
-      case 0x08: {
+      case Op.ADDMOD: {
         sp -= 2;
         const n = stack[sp - 1]!;
         stack[sp - 1] = n === 0n ? 0n : (stack[sp + 1]! + stack[sp]!) % n;
         break;
       }
-      case 0x09: {
+      case Op.MULMOD: {
         sp -= 2;
         const n = stack[sp - 1]!;
         stack[sp - 1] = n === 0n ? 0n : (stack[sp + 1]! * stack[sp]!) % n;
         break;
       }
-      case 0x0a: {
+      case Op.EXP: {
         sp--;
         const e = stack[sp - 1]!;
         const cost = EXP_BYTE * byteLength(e);
@@ -182,7 +154,7 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp - 1] = e === 0n ? 1n : b === 2n && e < 256n ? (1n << e) & MASK256 : exp(b, e);
         break;
       }
-      case 0x0b: {
+      case Op.SIGNEXTEND: {
         sp--;
         const k = stack[sp]!;
         if (k < 31n) {
@@ -193,132 +165,132 @@ export function run(ev: Evm, f: Frame): void {
         }
         break;
       }
-      case 0x10:
+      case Op.LT:
         sp--;
         stack[sp - 1] = stack[sp]! < stack[sp - 1]! ? 1n : 0n;
         break;
-      case 0x11:
+      case Op.GT:
         sp--;
         stack[sp - 1] = stack[sp]! > stack[sp - 1]! ? 1n : 0n;
         break;
-      case 0x12:
+      case Op.SLT:
         sp--;
         stack[sp - 1] = toSigned(stack[sp]!) < toSigned(stack[sp - 1]!) ? 1n : 0n;
         break;
-      case 0x13:
+      case Op.SGT:
         sp--;
         stack[sp - 1] = toSigned(stack[sp]!) > toSigned(stack[sp - 1]!) ? 1n : 0n;
         break;
-      case 0x14:
+      case Op.EQ:
         sp--;
         stack[sp - 1] = stack[sp]! === stack[sp - 1]! ? 1n : 0n;
         break;
-      case 0x15:
+      case Op.ISZERO:
         stack[sp - 1] = stack[sp - 1]! === 0n ? 1n : 0n;
         break;
-      case 0x16:
+      case Op.AND:
         sp--;
         stack[sp - 1] = stack[sp]! & stack[sp - 1]!;
         break;
-      case 0x17:
+      case Op.OR:
         sp--;
         stack[sp - 1] = stack[sp]! | stack[sp - 1]!;
         break;
-      case 0x18:
+      case Op.XOR:
         sp--;
         stack[sp - 1] = stack[sp]! ^ stack[sp - 1]!;
         break;
-      case 0x19:
+      case Op.NOT:
         stack[sp - 1] = NEG1 ^ stack[sp - 1]!;
         break;
-      case 0x1a: {
+      case Op.BYTE: {
         sp--;
         const i = stack[sp]!;
         stack[sp - 1] = i < 32n ? (stack[sp - 1]! >> (8n * (31n - i))) & 0xffn : 0n;
         break;
       }
-      case 0x1b: {
+      case Op.SHL: {
         sp--;
         const s = stack[sp]!;
         stack[sp - 1] = s < 256n ? (stack[sp - 1]! << s) & MASK256 : 0n;
         break;
       }
-      case 0x1c: {
+      case Op.SHR: {
         sp--;
         const s = stack[sp]!;
         stack[sp - 1] = s < 256n ? stack[sp - 1]! >> s : 0n;
         break;
       }
-      case 0x1d: {
+      case Op.SAR: {
         sp--;
         const s = stack[sp]!;
         const v = toSigned(stack[sp - 1]!);
         stack[sp - 1] = (v >> (s < 256n ? s : 256n)) & MASK256;
         break;
       }
-      case 0x1e:
+      case Op.CLZ:
         stack[sp - 1] = clz(stack[sp - 1]!);
         break;
-      case 0x30:
+      case Op.ADDRESS:
         stack[sp++] = f.address;
         break;
-      case 0x32:
+      case Op.ORIGIN:
         stack[sp++] = ev.origin;
         break;
-      case 0x33:
+      case Op.CALLER:
         stack[sp++] = f.caller;
         break;
-      case 0x34:
+      case Op.CALLVALUE:
         stack[sp++] = f.value;
         break;
-      case 0x35: {
+      case Op.CALLDATALOAD: {
         const o = stack[sp - 1]!;
         stack[sp - 1] = o >= inputLenBig ? 0n : wordAt(input, Number(o));
         break;
       }
-      case 0x36:
+      case Op.CALLDATASIZE:
         stack[sp++] = inputLenBig;
         break;
-      case 0x38:
+      case Op.CODESIZE:
         stack[sp++] = codeLenBig;
         break;
-      case 0x3a:
+      case Op.GASPRICE:
         stack[sp++] = ev.gasPrice;
         break;
-      case 0x3d:
+      case Op.RETURNDATASIZE:
         stack[sp++] = BigInt(f.returnData.length);
         break;
-      case 0x41:
+      case Op.COINBASE:
         stack[sp++] = ev.block.coinbase;
         break;
-      case 0x42:
+      case Op.TIMESTAMP:
         stack[sp++] = ev.block.timestamp;
         break;
-      case 0x43:
+      case Op.NUMBER:
         stack[sp++] = ev.block.number;
         break;
-      case 0x44:
+      case Op.PREVRANDAO:
         stack[sp++] = ev.block.prevRandao;
         break;
-      case 0x45:
+      case Op.GASLIMIT:
         stack[sp++] = ev.block.gasLimit;
         break;
-      case 0x46:
+      case Op.CHAINID:
         stack[sp++] = ev.block.chainId;
         break;
-      case 0x47:
+      case Op.SELFBALANCE:
         stack[sp++] = f.acc.balance;
         break;
-      case 0x48:
+      case Op.BASEFEE:
         stack[sp++] = ev.block.baseFee;
         break;
-      case 0x4a:
+      case Op.BLOBBASEFEE:
         stack[sp++] = ev.block.blobBaseFee;
         break;
-      case 0x50:
+      case Op.POP:
         sp--;
         break;
-      case 0x51: {
+      case Op.MLOAD: {
         const o = stack[sp - 1]!;
         if (o > MEM_LIMIT_BIG) {
           status = S_OOG;
@@ -338,15 +310,15 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp - 1] = mem.loadWord(off);
         break;
       }
-      case 0x52:
-      case 0x53: {
+      case Op.MSTORE:
+      case Op.MSTORE8: {
         const o = stack[sp - 1]!;
         if (o > MEM_LIMIT_BIG) {
           status = S_OOG;
           break;
         }
         const off = Number(o);
-        const end = off + (op === 0x52 ? 32 : 1);
+        const end = off + (op === Op.MSTORE ? 32 : 1);
         if (end > mem.size) {
           const c = mem.expansionCost(end);
           if (gas < c) {
@@ -356,12 +328,12 @@ export function run(ev: Evm, f: Frame): void {
           gas -= c;
           mem.grow(end);
         }
-        if (op === 0x52) mem.storeWord(off, stack[sp - 2]!);
+        if (op === Op.MSTORE) mem.storeWord(off, stack[sp - 2]!);
         else mem.buf[off] = Number(stack[sp - 2]! & 0xffn);
         sp -= 2;
         break;
       }
-      case 0x54: {
+      case Op.SLOAD: {
         const key = stack[sp - 1]!;
         const acc = f.acc;
         const c = world.warmSlot(acc, key) ? WARM_ACCESS : COLD_SLOAD;
@@ -373,7 +345,7 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp - 1] = world.storage(acc, key);
         break;
       }
-      case 0x55: {
+      case Op.SSTORE: {
         f.sp = sp;
         f.gas = gas;
         status = sys.sstore(ev, f);
@@ -381,7 +353,7 @@ export function run(ev: Evm, f: Frame): void {
         gas = f.gas;
         break;
       }
-      case 0x56: {
+      case Op.JUMP: {
         const d = stack[--sp]!;
         if (d >= codeLenBig || jumpdests[Number(d)] !== 1) {
           status = S_BAD_JUMP;
@@ -391,7 +363,7 @@ export function run(ev: Evm, f: Frame): void {
         if (deadline !== 0) jumpDeadline(ev);
         continue;
       }
-      case 0x57: {
+      case Op.JUMPI: {
         sp -= 2;
         if (stack[sp]! !== 0n) {
           const d = stack[sp + 1]!;
@@ -405,21 +377,21 @@ export function run(ev: Evm, f: Frame): void {
         }
         break;
       }
-      case 0x58:
+      case Op.PC:
         stack[sp++] = BigInt(pc);
         break;
-      case 0x59:
+      case Op.MSIZE:
         stack[sp++] = BigInt(mem.size);
         break;
-      case 0x5a:
+      case Op.GAS:
         stack[sp++] = f.gasExtra === 0n ? BigInt(gas) : BigInt(gas) + f.gasExtra;
         break;
-      case 0x5b:
+      case Op.JUMPDEST:
         break;
-      case 0x5c:
+      case Op.TLOAD:
         stack[sp - 1] = world.tload(f.acc, stack[sp - 1]!);
         break;
-      case 0x5d:
+      case Op.TSTORE:
         if (f.isStatic) {
           status = S_STATIC;
           break;
@@ -427,42 +399,42 @@ export function run(ev: Evm, f: Frame): void {
         sp -= 2;
         world.tstore(f.acc, stack[sp + 1]!, stack[sp]!);
         break;
-      case 0x5f:
+      case Op.PUSH0:
         stack[sp++] = 0n;
         break;
-      case 0x60:
-      case 0x61:
-      case 0x62:
-      case 0x63:
-      case 0x64:
-      case 0x65:
-      case 0x66:
-      case 0x67:
-      case 0x68:
-      case 0x69:
-      case 0x6a:
-      case 0x6b:
-      case 0x6c:
-      case 0x6d:
-      case 0x6e:
-      case 0x6f:
-      case 0x70:
-      case 0x71:
-      case 0x72:
-      case 0x73:
-      case 0x74:
-      case 0x75:
-      case 0x76:
-      case 0x77:
-      case 0x78:
-      case 0x79:
-      case 0x7a:
-      case 0x7b:
-      case 0x7c:
-      case 0x7d:
-      case 0x7e:
-      case 0x7f: {
-        const n = op - 0x5f;
+      case Op.PUSH1:
+      case Op.PUSH2:
+      case Op.PUSH3:
+      case Op.PUSH4:
+      case Op.PUSH5:
+      case Op.PUSH6:
+      case Op.PUSH7:
+      case Op.PUSH8:
+      case Op.PUSH9:
+      case Op.PUSH10:
+      case Op.PUSH11:
+      case Op.PUSH12:
+      case Op.PUSH13:
+      case Op.PUSH14:
+      case Op.PUSH15:
+      case Op.PUSH16:
+      case Op.PUSH17:
+      case Op.PUSH18:
+      case Op.PUSH19:
+      case Op.PUSH20:
+      case Op.PUSH21:
+      case Op.PUSH22:
+      case Op.PUSH23:
+      case Op.PUSH24:
+      case Op.PUSH25:
+      case Op.PUSH26:
+      case Op.PUSH27:
+      case Op.PUSH28:
+      case Op.PUSH29:
+      case Op.PUSH30:
+      case Op.PUSH31:
+      case Op.PUSH32: {
+        const n = op - Op.PUSH0;
         const idx = pushIndex[pc]!;
         let v = pushValues[idx];
         if (v === undefined) {
@@ -473,42 +445,42 @@ export function run(ev: Evm, f: Frame): void {
         pc += n + 1;
         continue;
       }
-      case 0x80:
-      case 0x81:
-      case 0x82:
-      case 0x83:
-      case 0x84:
-      case 0x85:
-      case 0x86:
-      case 0x87:
-      case 0x88:
-      case 0x89:
-      case 0x8a:
-      case 0x8b:
-      case 0x8c:
-      case 0x8d:
-      case 0x8e:
-      case 0x8f:
-        stack[sp] = stack[sp - (op - 0x7f)]!;
+      case Op.DUP1:
+      case Op.DUP2:
+      case Op.DUP3:
+      case Op.DUP4:
+      case Op.DUP5:
+      case Op.DUP6:
+      case Op.DUP7:
+      case Op.DUP8:
+      case Op.DUP9:
+      case Op.DUP10:
+      case Op.DUP11:
+      case Op.DUP12:
+      case Op.DUP13:
+      case Op.DUP14:
+      case Op.DUP15:
+      case Op.DUP16:
+        stack[sp] = stack[sp - (op - Op.DUP1 + 1)]!;
         sp++;
         break;
-      case 0x90:
-      case 0x91:
-      case 0x92:
-      case 0x93:
-      case 0x94:
-      case 0x95:
-      case 0x96:
-      case 0x97:
-      case 0x98:
-      case 0x99:
-      case 0x9a:
-      case 0x9b:
-      case 0x9c:
-      case 0x9d:
-      case 0x9e:
-      case 0x9f: {
-        const j = sp - 2 - (op - 0x90);
+      case Op.SWAP1:
+      case Op.SWAP2:
+      case Op.SWAP3:
+      case Op.SWAP4:
+      case Op.SWAP5:
+      case Op.SWAP6:
+      case Op.SWAP7:
+      case Op.SWAP8:
+      case Op.SWAP9:
+      case Op.SWAP10:
+      case Op.SWAP11:
+      case Op.SWAP12:
+      case Op.SWAP13:
+      case Op.SWAP14:
+      case Op.SWAP15:
+      case Op.SWAP16: {
+        const j = sp - 2 - (op - Op.SWAP1);
         const t = stack[sp - 1]!;
         stack[sp - 1] = stack[j]!;
         stack[j] = t;
@@ -543,56 +515,4 @@ export function run(ev: Evm, f: Frame): void {
   }
   f.gas = keep ? gas : 0;
   if (!keep) f.gasExtra = 0n;
-}
-
-function outOfLine(ev: Evm, f: Frame, op: number): number {
-  switch (op) {
-    case 0x20:
-      return env.keccak(ev, f);
-    case 0x31:
-      return env.balance(ev, f);
-    case 0x37:
-      return env.calldatacopy(ev, f);
-    case 0x39:
-      return env.codecopy(ev, f);
-    case 0x3b:
-      return env.extcodesize(ev, f);
-    case 0x3c:
-      return env.extcodecopy(ev, f);
-    case 0x3e:
-      return env.returndatacopy(ev, f);
-    case 0x3f:
-      return env.extcodehash(ev, f);
-    case 0x40:
-      return env.blockhash(ev, f);
-    case 0x49:
-      return env.blobhash(ev, f);
-    case 0x5e:
-      return env.mcopy(ev, f);
-    case 0xa0:
-    case 0xa1:
-    case 0xa2:
-    case 0xa3:
-    case 0xa4:
-      return env.log(ev, f, op - 0xa0);
-    case 0xf0:
-    case 0xf5:
-      return sys.create(ev, f, op === 0xf5);
-    case 0xf1:
-    case 0xf2:
-    case 0xf4:
-    case 0xfa:
-      return sys.call(ev, f, op);
-    case 0xf3:
-    case 0xfd:
-      return sys.ret(ev, f, op === 0xfd);
-    case 0xff:
-      return sys.selfdestruct(ev, f);
-  }
-  return S_INVALID;
-}
-
-/** Address from a stack word. */
-export function toAddress(w: bigint): bigint {
-  return w & MASK160;
 }

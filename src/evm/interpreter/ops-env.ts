@@ -173,12 +173,15 @@ export function mcopy(_ev: Evm, f: Frame): number {
   return S_RUNNING;
 }
 
-/** BLOCKHASH: the 256 blocks before the current one, 0 otherwise. */
+/** BLOCKHASH answers for this many blocks before the current one. */
+const BLOCKHASH_WINDOW = 256n;
+
+/** BLOCKHASH: the BLOCKHASH_WINDOW blocks before the current one, 0 otherwise. */
 export function blockhash(ev: Evm, f: Frame): number {
   const st = f.stack;
   const n = st[f.sp - 1]!;
   const cur = ev.block.number;
-  st[f.sp - 1] = n < cur && n + 256n >= cur ? bytesToBigint(ev.world.reader.blockHash(n)) : 0n;
+  st[f.sp - 1] = n < cur && n + BLOCKHASH_WINDOW >= cur ? bytesToBigint(ev.world.reader.blockHash(n)) : 0n;
   return S_RUNNING;
 }
 

@@ -1,14 +1,8 @@
 // Out-of-line opcodes that change the world or start frames: SSTORE, CALL*, CREATE*, RETURN/REVERT,
 // SELFDESTRUCT. Each reads and writes the frame's sp and gas fields and returns an S_* code.
 import { EMPTY_BYTES, MASK160 } from '../../primitives/bytes.ts';
-import {
-  beginCall,
-  beginCreate,
-  create2Address,
-  createAddress,
-  delegationTarget,
-  MAX_INITCODE_SIZE,
-} from '../frame.ts';
+import { create2Address, createAddress, delegationTarget } from '../addresses.ts';
+import { beginCall, beginCreate, MAX_INITCODE_SIZE } from '../frame-boundary.ts';
 import {
   Evm,
   Frame,
@@ -38,12 +32,12 @@ import {
   INITCODE_WORD,
   KECCAK_WORD,
   NEW_ACCOUNT,
-  SSTORE_CLEARS_REFUND,
-  SSTORE_RESET,
-  SSTORE_SET,
-  WARM_ACCESS,
+  SSTORE_SENTRY,
+  sstoreGas,
+  sstoreRefund,
 } from './gas.ts';
 import { accessCost, chargeMemory } from './ops-env.ts';
+import { Op } from './opcodes.ts';
 
 const MAX_DEPTH = 1024;
 const NONCE_MAX = (1n << 64n) - 1n;
@@ -51,26 +45,20 @@ const NONCE_MAX = (1n << 64n) - 1n;
 /** SSTORE with EIP-2200/2929/3529 pricing and refunds. */
 export function sstore(ev: Evm, f: Frame): number {
   if (f.isStatic) return S_STATIC;
-  if (f.gas <= CALL_STIPEND) return S_OOG;
+  if (f.gas <= SSTORE_SENTRY) return S_OOG;
   const world = ev.world;
   const st = f.stack;
   const key = st[f.sp - 1]!;
   const value = st[f.sp - 2]!;
   const acc = f.acc;
-  let cost = world.warmSlot(acc, key) ? 0 : COLD_SLOAD;
+  const cold = world.warmSlot(acc, key) ? 0 : COLD_SLOAD;
   const current = world.storage(acc, key);
   const original = world.originalStorage(acc, key);
-  if (current === value) cost += WARM_ACCESS;
-  else if (original === current) cost += original === 0n ? SSTORE_SET : SSTORE_RESET - COLD_SLOAD;
-  else cost += WARM_ACCESS;
+  const cost = cold + sstoreGas(original, current, value);
   if (f.gas < cost) return S_OOG;
   f.gas -= cost;
   if (current !== value) {
-    if (original !== 0n && current !== 0n && value === 0n) ev.refund += SSTORE_CLEARS_REFUND;
-    if (original !== 0n && current === 0n) ev.refund -= SSTORE_CLEARS_REFUND;
-    if (original === value) {
-      ev.refund += original === 0n ? SSTORE_SET - WARM_ACCESS : SSTORE_RESET - COLD_SLOAD - WARM_ACCESS;
-    }
+    ev.refund += sstoreRefund(original, current, value);
     world.setStorage(acc, key, value);
   }
   f.sp -= 2;
@@ -84,7 +72,7 @@ export function call(ev: Evm, f: Frame, op: number): number {
   let i = f.sp - 1;
   const gasReq = st[i--]!;
   const to = st[i--]! & MASK160;
-  const hasValue = op === 0xf1 || op === 0xf2;
+  const hasValue = op === Op.CALL || op === Op.CALLCODE;
   const value = hasValue ? st[i--]! : 0n;
   const inOffB = st[i--]!;
   const inSizeB = st[i--]!;
@@ -96,7 +84,7 @@ export function call(ev: Evm, f: Frame, op: number): number {
   if (inOff < 0) return S_OOG;
   const outOff = chargeMemory(f, outOffB, outSizeB);
   if (outOff < 0) return S_OOG;
-  if (op === 0xf1 && value !== 0n && f.isStatic) return S_STATIC;
+  if (op === Op.CALL && value !== 0n && f.isStatic) return S_STATIC;
 
   const target = world.account(to);
   let cost = accessCost(ev, target);
@@ -112,7 +100,7 @@ export function call(ev: Evm, f: Frame, op: number): number {
   }
   if (value !== 0n) {
     cost += CALL_VALUE;
-    if (op === 0xf1 && target.isDead()) cost += NEW_ACCOUNT;
+    if (op === Op.CALL && target.isDead()) cost += NEW_ACCOUNT;
   }
   if (f.gas < cost) return S_OOG;
   f.gas -= cost;
@@ -145,21 +133,21 @@ export function call(ev: Evm, f: Frame, op: number): number {
   c.codeAddress = to;
   c.input = inSizeB === 0n ? EMPTY_BYTES : f.mem.slice(inOff, Number(inSizeB));
   switch (op) {
-    case 0xf1:
+    case Op.CALL:
       c.kind = K_CALL;
       c.caller = f.address;
       c.address = to;
       c.value = value;
       c.isStatic = f.isStatic;
       break;
-    case 0xf2:
+    case Op.CALLCODE:
       c.kind = K_CALLCODE;
       c.caller = f.address;
       c.address = f.address;
       c.value = value;
       c.isStatic = f.isStatic;
       break;
-    case 0xf4:
+    case Op.DELEGATECALL:
       c.kind = K_DELEGATECALL;
       c.caller = f.caller;
       c.address = f.address;
@@ -184,7 +172,7 @@ export function call(ev: Evm, f: Frame, op: number): number {
   }
   f.retOff = outOff;
   f.retSize = outSizeB === 0n ? 0 : Number(outSizeB);
-  if (beginCall(ev, c, op === 0xf1, precompile)) return S_CALL;
+  if (beginCall(ev, c, op === Op.CALL, precompile)) return S_CALL;
   completeCall(f, c);
   return S_RUNNING;
 }

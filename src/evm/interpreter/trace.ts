@@ -4,7 +4,6 @@ import type { ExecStatus, StepView } from '../types.ts';
 import { MASK160 } from '../../primitives/bytes.ts';
 import type { Evm, Frame } from './context.ts';
 import {
-  CALL_STIPEND,
   CALL_VALUE,
   COLD_ACCOUNT_ACCESS,
   COLD_SLOAD,
@@ -14,13 +13,13 @@ import {
   KECCAK_WORD,
   LOG_DATA_BYTE,
   NEW_ACCOUNT,
-  SSTORE_CLEARS_REFUND,
-  SSTORE_RESET,
-  SSTORE_SET,
+  SSTORE_SENTRY,
+  sstoreGas,
+  sstoreRefund,
   WARM_ACCESS,
 } from './gas.ts';
 import { MEM_LIMIT } from './memory.ts';
-import { STACK_IN } from './opcodes.ts';
+import { Op, STACK_IN } from './opcodes.ts';
 
 class View implements StepView {
   pc = 0;
@@ -49,26 +48,28 @@ class View implements StepView {
 }
 
 /** The opcodes a static frame may not run (CALL with value aside). */
-const WRITES = new Set([0x55, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xf0, 0xf5, 0xff]);
-/** EIP-2200: SSTORE fails with this much gas left or less. */
-const SSTORE_SENTRY = CALL_STIPEND;
+const WRITES = new Set<number>([
+  Op.SSTORE,
+  Op.LOG0,
+  Op.LOG1,
+  Op.LOG2,
+  Op.LOG3,
+  Op.LOG4,
+  Op.CREATE,
+  Op.CREATE2,
+  Op.SELFDESTRUCT,
+]);
 
 /**
  * The refund counter as a tracer sees it at an opcode: SSTORE's own change is included, since geth and ethereumjs
  * apply it while pricing the opcode, before the tracer hears of it.
  */
 function refundAt(ev: Evm, f: Frame, op: number): number {
-  if (op !== 0x55 || f.isStatic || f.gas <= SSTORE_SENTRY || f.sp < 2) return ev.refund;
+  if (op !== Op.SSTORE || f.isStatic || f.gas <= SSTORE_SENTRY || f.sp < 2) return ev.refund;
   const key = f.stack[f.sp - 1]!;
   const value = f.stack[f.sp - 2]!;
-  const current = ev.world.storage(f.acc, key);
-  if (current === value) return ev.refund;
-  const original = ev.world.originalStorage(f.acc, key);
-  let r = ev.refund;
-  if (original !== 0n && current !== 0n && value === 0n) r += SSTORE_CLEARS_REFUND;
-  if (original !== 0n && current === 0n) r -= SSTORE_CLEARS_REFUND;
-  if (original === value) r += original === 0n ? SSTORE_SET - WARM_ACCESS : SSTORE_RESET - COLD_SLOAD - WARM_ACCESS;
-  return r;
+  const world = ev.world;
+  return ev.refund + sstoreRefund(world.originalStorage(f.acc, key), world.storage(f.acc, key), value);
 }
 
 /** Memory expansion gas for [off, off+size) from stack words; a huge range costs more than any gas. */
@@ -94,82 +95,82 @@ function knownCost(ev: Evm, f: Frame, op: number): number {
   const world = ev.world;
   const access = (w: bigint): number => (world.isWarm(world.account(w & MASK160)) ? WARM_ACCESS : COLD_ACCOUNT_ACCESS);
   // A failure found while pricing the opcode leaves only its static cost, as geth's (and ethereumjs') tracers show.
-  if (f.isStatic && (WRITES.has(op) || (op === 0xf1 && top(2) !== 0n))) return base;
+  if (f.isStatic && (WRITES.has(op) || (op === Op.CALL && top(2) !== 0n))) return base;
   switch (op) {
-    case 0x0a: {
+    case Op.EXP: {
       const e = top(1);
       return base + (e === 0n ? 0 : EXP_BYTE * Math.ceil(e.toString(16).length / 2));
     }
-    case 0x20:
+    case Op.KECCAK256:
       return base + KECCAK_WORD * words(top(1)) + memCost(f, top(0), top(1));
-    case 0x31:
-    case 0x3b:
-    case 0x3f:
+    case Op.BALANCE:
+    case Op.EXTCODESIZE:
+    case Op.EXTCODEHASH:
       return access(top(0));
-    case 0x3e:
+    case Op.RETURNDATACOPY:
       if (top(1) + top(2) > BigInt(f.returnData.length)) return base;
       return base + COPY_WORD * words(top(2)) + memCost(f, top(0), top(2));
-    case 0x37:
-    case 0x39:
+    case Op.CALLDATACOPY:
+    case Op.CODECOPY:
       return base + COPY_WORD * words(top(2)) + memCost(f, top(0), top(2));
-    case 0x3c:
+    case Op.EXTCODECOPY:
       return access(top(0)) + COPY_WORD * words(top(3)) + memCost(f, top(1), top(3));
-    case 0x51:
-    case 0x52:
+    case Op.MLOAD:
+    case Op.MSTORE:
       return base + memCost(f, top(0), 32n);
-    case 0x53:
+    case Op.MSTORE8:
       return base + memCost(f, top(0), 1n);
-    case 0x54:
+    case Op.SLOAD:
       return f.acc.warmSlots?.has(top(0)) ? WARM_ACCESS : COLD_SLOAD;
-    case 0x55: {
+    case Op.SSTORE: {
       if (f.gas <= SSTORE_SENTRY) return base;
       const key = top(0);
       const value = top(1);
       const current = world.storage(f.acc, key);
       const original = world.originalStorage(f.acc, key);
-      let c = f.acc.warmSlots?.has(key) ? 0 : COLD_SLOAD;
-      if (current === value || original !== current) c += WARM_ACCESS;
-      else c += original === 0n ? SSTORE_SET : SSTORE_RESET - COLD_SLOAD;
-      return c;
+      const cold = f.acc.warmSlots?.has(key) ? 0 : COLD_SLOAD;
+      return cold + sstoreGas(original, current, value);
     }
-    case 0x5e: {
+    case Op.MCOPY: {
       const hi = top(0) > top(1) ? top(0) : top(1);
       return base + COPY_WORD * words(top(2)) + memCost(f, hi, top(2));
     }
-    case 0xa0:
-    case 0xa1:
-    case 0xa2:
-    case 0xa3:
-    case 0xa4:
+    case Op.LOG0:
+    case Op.LOG1:
+    case Op.LOG2:
+    case Op.LOG3:
+    case Op.LOG4:
       return (
         base +
         LOG_DATA_BYTE * Number(top(1) > BigInt(MEM_LIMIT) ? BigInt(MEM_LIMIT) : top(1)) +
         memCost(f, top(0), top(1))
       );
-    case 0xf0:
-    case 0xf5:
+    case Op.CREATE:
+    case Op.CREATE2:
       return (
-        base + (op === 0xf5 ? INITCODE_WORD + KECCAK_WORD : INITCODE_WORD) * words(top(2)) + memCost(f, top(1), top(2))
+        base +
+        (op === Op.CREATE2 ? INITCODE_WORD + KECCAK_WORD : INITCODE_WORD) * words(top(2)) +
+        memCost(f, top(1), top(2))
       );
-    case 0xf1:
-    case 0xf2:
-    case 0xf4:
-    case 0xfa: {
-      const hasValue = op === 0xf1 || op === 0xf2;
+    case Op.CALL:
+    case Op.CALLCODE:
+    case Op.DELEGATECALL:
+    case Op.STATICCALL: {
+      const hasValue = op === Op.CALL || op === Op.CALLCODE;
       const value = hasValue ? top(2) : 0n;
       const i = hasValue ? 3 : 2;
       const mem = Math.max(memCost(f, top(i), top(i + 1)), memCost(f, top(i + 2), top(i + 3)));
       let c = access(top(1)) + mem;
       if (value !== 0n) {
         c += CALL_VALUE;
-        if (op === 0xf1 && world.account(top(1) & MASK160).isDead()) c += NEW_ACCOUNT;
+        if (op === Op.CALL && world.account(top(1) & MASK160).isDead()) c += NEW_ACCOUNT;
       }
       return c;
     }
-    case 0xf3:
-    case 0xfd:
+    case Op.RETURN:
+    case Op.REVERT:
       return memCost(f, top(0), top(1));
-    case 0xff: {
+    case Op.SELFDESTRUCT: {
       const ben = world.account(top(0) & MASK160);
       let c = base + (world.isWarm(ben) ? 0 : COLD_ACCOUNT_ACCESS);
       if (ben.isDead() && f.acc.balance !== 0n) c += NEW_ACCOUNT;
