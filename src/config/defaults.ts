@@ -41,6 +41,13 @@ journal = true
 # fsync the journal before acknowledging a transaction (survives a power loss too, at some throughput cost).
 journal-fsync = true
 
+[cache]
+# Memory, in MiB, that the node's caches may hold together: trie nodes, the head state, blocks and receipts, code,
+# the state memos of calls and reads, the fork's upstream answers and LevelDB's block cache. Each cache has a share of
+# it and evicts its least recently used entries past that share; the metrics show each cache's bytes
+# (kestrel_cache_bytes) and share (kestrel_cache_limit_bytes). At least 64.
+budget-mb = 1024
+
 [miner]
 # Account that receives the fees of the blocks this node produces (miner_setEtherbase writes it);
 # empty: the validator's account.

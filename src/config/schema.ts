@@ -64,6 +64,12 @@ export interface MempoolConfig {
   journalFsync: boolean;
 }
 
+/** Memory the node's caches may hold together (app.toml [cache], --cache.budget-mb). */
+export interface CacheConfig {
+  /** The whole budget in bytes; cacheBudget.ts splits it between the caches. */
+  budgetBytes: number;
+}
+
 /** Everything a running node needs to know. */
 export interface NodeConfig {
   home: string;
@@ -103,6 +109,8 @@ export interface NodeConfig {
   pruning: PruningConfig;
   /** State-sync snapshots this node takes (app.toml [state-sync]; interval 0 = none). */
   stateSync: { interval: number; keepRecent: number };
+  /** The caches' memory budget (app.toml [cache]; 1 GiB by default). */
+  cache: CacheConfig;
   /** Prometheus metrics (app.toml [metrics], --metrics, --metrics.address); off by default. */
   metrics: { enabled: boolean; address: string };
   /** Structured logs (app.toml [log], --log.level, --log.format). */

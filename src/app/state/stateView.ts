@@ -10,10 +10,13 @@ import { type NodeReader, trieGet } from './trieGet.ts';
 import { codeStoreKey } from './walk.ts';
 
 /**
- * Values kept before the memo starts over: some 300 bytes each, so a few MiB per view, more than the reads of one
- * block's worth of requests.
+ * What one memoised value costs, estimated: the Map entry, its key string and the decoded value (an account's
+ * object and RLP, or a 32-byte word). Code adds its length.
  */
-const MAX_ENTRIES = 20_000;
+const ENTRY_BYTES = 300;
+
+/** Memo bytes kept before the memo starts over (about 20,000 values: more than one block's worth of reads). */
+const DEFAULT_MAX_BYTES = 20_000 * ENTRY_BYTES;
 
 /** An account as the account trie holds it. */
 export interface StoredAccount {
@@ -43,15 +46,20 @@ export class StateView {
   /** Storage words by (storage root, slot): content that never changes under its root. */
   private words = new Map<string, Uint8Array>();
   private codes = new Map<string, Uint8Array>();
-  private entries = 0;
+  private held = 0;
 
   constructor(
     readonly root: Uint8Array,
     readonly readNode: NodeReader,
     /** keccak-256 for the trie keys (the node's WebAssembly one where it has it). */
     readonly hash: (data: Uint8Array) => Uint8Array = keccak256,
-    private readonly maxEntries = MAX_ENTRIES,
+    private readonly maxBytes = DEFAULT_MAX_BYTES,
   ) {}
+
+  /** Estimated bytes the memo holds (see ENTRY_BYTES). */
+  get bytes(): number {
+    return this.held;
+  }
 
   /** The account at `address` (20 bytes), or undefined when it does not exist. */
   account(address: Uint8Array): StoredAccount | undefined {
@@ -60,7 +68,7 @@ export class StateView {
     if (acc === undefined) {
       const rlp = trieGet(this.readNode, this.root, address, this.hash);
       acc = rlp === undefined ? null : decodeAccount(rlp);
-      this.count();
+      this.count(ENTRY_BYTES);
       this.accounts.set(key, acc);
     }
     return acc ?? undefined;
@@ -74,7 +82,7 @@ export class StateView {
     let code = this.codes.get(key);
     if (code === undefined) {
       code = this.readNode(codeStoreKey(acc.codeHash)) ?? new Uint8Array(0);
-      this.count();
+      this.count(ENTRY_BYTES + code.byteLength);
       this.codes.set(key, code);
     }
     return code;
@@ -93,17 +101,19 @@ export class StateView {
         const v = rlpDecode(raw) as Uint8Array;
         word.set(v, 32 - v.length);
       }
-      this.count();
+      this.count(ENTRY_BYTES);
       this.words.set(key, word);
     }
     return word.slice();
   }
 
-  private count(): void {
-    if (++this.entries <= this.maxEntries) return;
+  /** Counts a value about to be memoised; past the bound the memo starts over with it. */
+  private count(cost: number): void {
+    this.held += cost;
+    if (this.held <= this.maxBytes) return;
     this.accounts = new Map();
     this.words = new Map();
     this.codes = new Map();
-    this.entries = 1;
+    this.held = cost;
   }
 }

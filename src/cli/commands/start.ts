@@ -43,6 +43,7 @@ const FLAG_MAP: Record<string, string> = {
   pruningInterval: 'pruning-interval',
   'stateSync.snapshotInterval': 'state-sync.snapshot-interval',
   'stateSync.snapshotKeepRecent': 'state-sync.snapshot-keep-recent',
+  'cache.budgetMb': 'cache.budget-mb',
   metrics: 'metrics',
   'metrics.address': 'metrics.address',
   'log.level': 'log.level',
@@ -163,6 +164,7 @@ export function registerStartCommand(program: Command): void {
       'under CometBFT: take a state-sync snapshot every N blocks (default 0 = none)',
     )
     .option('--state-sync.snapshot-keep-recent <n>', 'snapshots kept (default 2)')
+    .option('--cache.budget-mb <n>', "MiB the node's caches may hold together (default 1024)")
     .option('--metrics', 'serve Prometheus metrics on --metrics.address (default 127.0.0.1:6065; off unless given)')
     .option('--metrics.address <host:port>', 'Prometheus metrics listen address (implies --metrics)')
     .option('--log.level <level>', 'debug, info (default), warn or error')
