@@ -23,6 +23,17 @@ describe('[cache] budget', () => {
     assert.equal(loadConfig(home, { 'cache.budget-mb': '128' }, DEFAULT_CHAIN_ID).cache.budgetBytes, 128 * MiB);
   });
 
+  test('heap-growth-percent: 50 by default, 0 (V8 decides) to 1000', () => {
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).cache.heapGrowthPercent, 50);
+    assert.equal(loadConfig(home, { 'cache.heap-growth-percent': '0' }, DEFAULT_CHAIN_ID).cache.heapGrowthPercent, 0);
+    for (const bad of ['1001', '-1', 'x']) {
+      assert.throws(
+        () => loadConfig(home, { 'cache.heap-growth-percent': bad }, DEFAULT_CHAIN_ID),
+        /cache\.heap-growth-percent/,
+      );
+    }
+  });
+
   test('a budget below 64 MiB or not a whole number is refused with the key named', () => {
     for (const bad of ['63', '0', '-5', '1.5', 'lots']) {
       assert.throws(() => loadConfig(home, { 'cache.budget-mb': bad }, DEFAULT_CHAIN_ID), /cache\.budget-mb/, bad);

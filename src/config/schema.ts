@@ -68,6 +68,8 @@ export interface MempoolConfig {
 export interface CacheConfig {
   /** The whole budget in bytes; cacheBudget.ts splits it between the caches. */
   budgetBytes: number;
+  /** V8's heap growing factor past live data, in percent (--heap-growing-percent; 0 = V8's own rule). */
+  heapGrowthPercent: number;
 }
 
 /** Everything a running node needs to know. */
