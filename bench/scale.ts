@@ -128,7 +128,8 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
   if (values['budget-mb'] !== undefined) args.push('--cache.budget-mb', values['budget-mb']);
   let node: KestrelNode = await startNode({ args });
   try {
-    const rpc = new RpcClient(node.http);
+    // hardhat_mine of hundreds of blocks runs the pruner's sweeps inside one call: allow it minutes.
+    const rpc = new RpcClient(node.http, 300_000);
     const nonces = new Map<string, number>(SENDERS.map((a) => [a.address, 0]));
     const sign = (a: Account, to: string | null, data: string, gas: bigint, value = 0n): SignedTx => {
       const nonce = nonces.get(a.address)!;
