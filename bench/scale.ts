@@ -204,6 +204,7 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
     const t0 = performance.now();
     node = await node.restart();
     const restartMs = performance.now() - t0;
+    console.log(`scale ${mode}: restart ${restartMs.toFixed(0)} ms`);
     return { points, restartMs };
   } finally {
     await node.dispose();
