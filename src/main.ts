@@ -17,6 +17,9 @@ import { createFastKeccak, createSharedCommon, DEFAULT_FORK as NEW_HOME_FORK } f
 import { parseGenesis, type GenesisDoc } from './app/genesis.ts';
 import { ChainQuery } from './app/query.ts';
 import { StateDb } from './app/state/stateDb.ts';
+import { headCacheLimits } from './app/state/headCache.ts';
+import { cacheLimits, type CacheName } from './config/cacheBudget.ts';
+import { analysisCache } from './evm/interpreter/analysis.ts';
 import { StatePruner, statePruned } from './app/state/pruner.ts';
 import { parseMinGasPrice } from './config/load.ts';
 import { appTomlMinerSettings } from './config/minerSettings.ts';
@@ -104,10 +107,13 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
   const keccak = await createFastKeccak();
   // The fork is the genesis's (a consensus rule): a home made before genesis named one keeps Prague.
   const common = createSharedCommon(config.evmChainId, keccak, genesis.fork);
-  const kv = await KvStore.open(join(paths.data, 'kestrel.db'));
+  // Every cache gets its share of the [cache] budget (config/cacheBudget.ts) and evicts past it.
+  const caps = cacheLimits(config.cache.budgetBytes);
+  analysisCache.setMaxBytes(caps.code_analysis);
+  const kv = await KvStore.open(join(paths.data, 'kestrel.db'), caps.leveldb);
   try {
-    const chainStore = new ChainStore(kv, common);
-    const stateDb = new StateDb(kv, common);
+    const chainStore = new ChainStore(kv, common, { blocks: caps.blocks, receipts: caps.receipts });
+    const stateDb = new StateDb(kv, common, undefined, { trieNodes: caps.trie_nodes, stateViews: caps.state_views });
     const bank = new Bank(await BankStore.open(kv, genesis), stateDb, genesis);
     // Solo: the embedded engine seals blocks. CometBFT: it drives the app over ABCI; local txs are forwarded to it.
     const mode = consensusMode({ config, kv, dataDir: paths.data, logs });
@@ -123,7 +129,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           );
     stateDb.checkRoots = pruner !== undefined || statePruned(kv);
     const fork = config.fork
-      ? await openFork(paths.data, config.fork.url, config.fork.blockNumber, chainStore.forkPoint)
+      ? await openFork(paths.data, config.fork.url, config.fork.blockNumber, chainStore.forkPoint, caps.fork_history)
       : undefined;
     if (fork) {
       console.log(`forked from ${fork.upstream.url} at block ${fork.point.number} (${bytesToHex(fork.point.hash)})`);
@@ -156,7 +162,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
     });
     // The dev toolkit records the accounts and slots blocks write, so anvil_dumpState can name them.
     const touched = config.devToolkit ? await recordTouchedState(kv, app, genesis) : undefined;
-    const chain = new ChainQuery(app, chainStore, stateDb);
+    const chain = new ChainQuery(app, chainStore, stateDb, headCacheLimits(caps.head_state, caps.code));
     // The head-state cache follows each block's changes, so reads at `latest` stay in memory across blocks.
     app.onCommit((c) => {
       if (c.stateChanges) chain.applyHeadChanges(c.block, c.stateChanges);
@@ -210,6 +216,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       {
         gasCap: config.jsonRpc.gasCap,
         timeoutMs: config.jsonRpc.evmTimeoutMs,
+        stateBytes: caps.call_state,
       },
       (key) => kv.get(trieKey(key)),
     );
@@ -280,6 +287,23 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
           wsSubscriptions: () => events.subscriptions.size,
           dataDir: paths.data,
           knownMethod: (m) => table.has(m),
+          caches: () => {
+            const head = chain.headCacheBytes;
+            const held: Record<CacheName, number> = {
+              trie_nodes: stateDb.trieNodeBytes,
+              head_state: head.state,
+              code: head.code,
+              code_analysis: analysisCache.bytes,
+              blocks: chainStore.cacheBytes.blocks,
+              receipts: chainStore.cacheBytes.receipts,
+              state_views: stateDb.viewBytes,
+              call_state: calls.stateBytes,
+              leveldb: kv.memoryBytes(),
+              fork_history: fork?.history.bytes ?? 0,
+              tx_decode: mode.decodeCacheBytes?.() ?? 0,
+            };
+            return (Object.keys(held) as CacheName[]).map((name) => ({ name, bytes: held[name], limit: caps[name] }));
+          },
         })
       : undefined;
     if (metrics) {

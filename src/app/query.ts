@@ -7,7 +7,7 @@ import { bytesToHex } from '../primitives/hex.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import type { KestrelApp } from './app.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
-import { HeadStateCache, type HeadChange } from './state/headCache.ts';
+import { HeadStateCache, type HeadCacheLimits, type HeadChange } from './state/headCache.ts';
 import type { StateDb } from './state/stateDb.ts';
 import type { StateView } from './state/stateView.ts';
 
@@ -28,7 +28,7 @@ export interface AccountView {
 /** Chain reads shared by every namespace. */
 export class ChainQuery {
   /** Flat state of the head, for reads at `latest` (see headCache.ts). */
-  private readonly headCache = new HeadStateCache();
+  private readonly headCache: HeadStateCache;
   /** The block the head cache describes. */
   private cachedHead?: BlockRecord;
 
@@ -36,7 +36,16 @@ export class ChainQuery {
     private readonly app: KestrelApp,
     private readonly chain: ChainStore,
     private readonly state: StateDb,
-  ) {}
+    /** The head cache's bounds (from the [cache] budget; its defaults otherwise). */
+    headLimits?: HeadCacheLimits,
+  ) {
+    this.headCache = new HeadStateCache(headLimits);
+  }
+
+  /** Estimated bytes of the head cache: accounts and storage (`state`), and code. */
+  get headCacheBytes(): { state: number; code: number } {
+    return this.headCache.bytes;
+  }
 
   /** The latest committed block. */
   head(): BlockRecord {

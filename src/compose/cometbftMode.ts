@@ -2,6 +2,7 @@
 // txpool_* sees them); snapshots are kept for peers that state-sync, and offered ones restored.
 import { join } from 'node:path';
 import { startAbciServer } from '../abci/server.ts';
+import { cacheLimits } from '../config/cacheBudget.ts';
 import type { NodeConfig } from '../config/schema.ts';
 import { CometApplication } from '../consensus/cometbft/application.ts';
 import { broadcastTxSync, CometForwarder, cometRpcUrl } from '../consensus/cometbft/forwarder.ts';
@@ -56,6 +57,10 @@ export class CometbftMode implements ConsensusMode {
   /** CometBFT decides when blocks are made; a pooled tx is forwarded by the submit path itself. */
   onPending(): void {}
 
+  decodeCacheBytes(): number {
+    return this.cometApp?.decodeCacheBytes ?? 0;
+  }
+
   /** Builds the ABCI application and the forwarder; the submit path hands each accepted tx to the forwarder. */
   bind(d: ConsensusDeps): ConsensusServices {
     if (d.genesis.feeRecipients.size === 0) {
@@ -82,6 +87,7 @@ export class CometbftMode implements ConsensusMode {
         log: lineLogger(this.logs.logger('statesync')),
       }),
       log: lineLogger(this.logs.logger('abci')),
+      decodeCacheBytes: cacheLimits(this.config.cache.budgetBytes).tx_decode,
       onChecked: (tx) => {
         fwd.markKnown(tx.hash);
         d.txs.adopt(tx);

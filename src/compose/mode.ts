@@ -68,6 +68,8 @@ export interface ConsensusMode {
   pinnedRoots?(): Uint8Array[];
   /** The submit path's signal that a tx entered the pool. */
   onPending(): void;
+  /** Estimated bytes of this mode's decoded-tx cache (cometbft), for the metrics. */
+  decodeCacheBytes?(): number;
   /** Builds the engine and wires the submit path; returns the services the namespaces get from this mode. */
   bind(deps: ConsensusDeps): ConsensusServices;
   /** Starts making blocks (solo: block 1 on a fresh chain, then the timer); called before the servers bind. */

@@ -47,6 +47,17 @@ recovery-workers = "auto"
 # many; fewer are recovered on the main thread.
 recovery-min-batch = 1
 
+[cache]
+# Memory, in MiB, that the node's caches may hold together: trie nodes, the head state, blocks and receipts, code,
+# the state memos of calls and reads, the fork's upstream answers and LevelDB's block cache. Each cache has a share of
+# it and evicts its least recently used entries past that share; the metrics show each cache's bytes
+# (kestrel_cache_bytes) and share (kestrel_cache_limit_bytes). At least 64.
+budget-mb = 1024
+# How far the JavaScript heap may grow past its live data before a full garbage collection, in percent. Under load
+# V8's own rule (0) lets it reach 2-4x the live data, and RSS follows the heap; 50 keeps it near 1.5x for some more
+# collector time.
+heap-growth-percent = 50
+
 [miner]
 # Account that receives the fees of the blocks this node produces (miner_setEtherbase writes it);
 # empty: the validator's account.

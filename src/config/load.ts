@@ -77,6 +77,18 @@ function positive(n: number, key: string): number {
   return n;
 }
 
+/** Below this the caches could not hold one block's working set: the node would thrash rather than run. */
+const MIN_CACHE_BUDGET_MB = 64;
+
+/** [cache] budget-mb and heap-growth-percent (or their --cache.* flags). */
+function cacheConfig(budget: unknown, growth: unknown): NodeConfig['cache'] {
+  const mb = int(budget, 'cache.budget-mb');
+  if (mb < MIN_CACHE_BUDGET_MB) throw new Error(`config: cache.budget-mb must be at least ${MIN_CACHE_BUDGET_MB}`);
+  const heapGrowthPercent = int(growth ?? 50, 'cache.heap-growth-percent');
+  if (heapGrowthPercent > 1000) throw new Error('config: cache.heap-growth-percent must be at most 1000');
+  return { budgetBytes: mb * 1024 * 1024, heapGrowthPercent };
+}
+
 /** Parses "<amount><denom>" minimum gas prices for the EVM denom; other denoms are ignored here. */
 export function parseMinGasPrice(text: string, evmDenom: string): bigint {
   const trimmed = text.trim();
@@ -255,6 +267,7 @@ export function loadConfig(home: string, flags: FlagOverrides, chainIdDefault: s
       interval: optionalInt(pick('state-sync', 'snapshot-interval'), 'state-sync.snapshot-interval') ?? 0,
       keepRecent: optionalInt(pick('state-sync', 'snapshot-keep-recent'), 'state-sync.snapshot-keep-recent') ?? 2,
     },
+    cache: cacheConfig(pick('cache', 'budget-mb'), pick('cache', 'heap-growth-percent')),
     metrics: {
       // --metrics.address alone turns them on too: naming an address means wanting it served.
       enabled:

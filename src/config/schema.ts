@@ -68,6 +68,14 @@ export interface MempoolConfig {
   recoveryMinBatch: number;
 }
 
+/** Memory the node's caches may hold together (app.toml [cache], --cache.budget-mb). */
+export interface CacheConfig {
+  /** The whole budget in bytes; cacheBudget.ts splits it between the caches. */
+  budgetBytes: number;
+  /** V8's heap growing factor past live data, in percent (--heap-growing-percent; 0 = V8's own rule). */
+  heapGrowthPercent: number;
+}
+
 /** Everything a running node needs to know. */
 export interface NodeConfig {
   home: string;
@@ -107,6 +115,8 @@ export interface NodeConfig {
   pruning: PruningConfig;
   /** State-sync snapshots this node takes (app.toml [state-sync]; interval 0 = none). */
   stateSync: { interval: number; keepRecent: number };
+  /** The caches' memory budget (app.toml [cache]; 1 GiB by default). */
+  cache: CacheConfig;
   /** Prometheus metrics (app.toml [metrics], --metrics, --metrics.address); off by default. */
   metrics: { enabled: boolean; address: string };
   /** Structured logs (app.toml [log], --log.level, --log.format). */

@@ -18,6 +18,8 @@ export interface MetricSources {
   dataDir: string;
   /** Whether a method name is in the method table (others are counted as "other"). */
   knownMethod(method: string): boolean;
+  /** Each cache's bytes held now and its share of the [cache] budget. */
+  caches?(): ReadonlyArray<{ name: string; bytes: number; limit: number }>;
 }
 
 /** Total size of the files under `dir` (recursively). */
@@ -145,6 +147,25 @@ export class NodeMetrics {
       registers,
       async collect() {
         this.set(await databaseBytes());
+      },
+    });
+    const caches = () => sources.caches?.() ?? [];
+    new Gauge({
+      name: `${PREFIX}cache_bytes`,
+      help: 'Bytes a cache holds (its estimate of entries, keys and per-entry overhead), by cache',
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const c of caches()) this.set({ cache: c.name }, c.bytes);
+      },
+    });
+    new Gauge({
+      name: `${PREFIX}cache_limit_bytes`,
+      help: "A cache's share of the [cache] budget, by cache (evicts past it)",
+      labelNames: ['cache'],
+      registers,
+      collect() {
+        for (const c of caches()) this.set({ cache: c.name }, c.limit);
       },
     });
     this.rpc = new RpcMetrics(sources.knownMethod);

@@ -5,6 +5,7 @@ import { rlpEncode, rlpDecode } from '../primitives/rlp.ts';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { LRUCache } from 'lru-cache';
 import { withSender } from './txWithSender.ts';
+import { blockRecordBytes, receiptsBytes } from './recordSize.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './records.ts';
 import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
@@ -116,15 +117,33 @@ function blockLogsOf(block: BlockRecord, receipts: ReceiptRecord[]): BlockLogs {
   return { hash: block.hash, timestamp: block.header.timestamp, txs };
 }
 
+/** Most blocks (and receipt lists) cached, whatever their size: the newest ones are what reads and filters ask. */
+const CACHED_BLOCKS = 512;
+
+/** Byte limits of the block and receipt caches without a budget (tests, tools). */
+const DEFAULT_CACHE_BYTES = { blocks: 64 * 1024 * 1024, receipts: 64 * 1024 * 1024 };
+
 /** Reads and writes the chain's block-level records. */
 export class ChainStore {
-  private readonly blockCache = new LRUCache<bigint, BlockRecord>({ max: 512 });
-  private readonly receiptCache = new LRUCache<bigint, ReceiptRecord[]>({ max: 512 });
+  private readonly blockCache: LRUCache<bigint, BlockRecord>;
+  private readonly receiptCache: LRUCache<bigint, ReceiptRecord[]>;
 
   constructor(
     private readonly kv: KvStore,
     private readonly common: Common,
+    /** Bytes the block and receipt caches may hold (shares of the [cache] budget). */
+    cacheBytes: { blocks: number; receipts: number } = DEFAULT_CACHE_BYTES,
   ) {
+    this.blockCache = new LRUCache({
+      max: CACHED_BLOCKS,
+      maxSize: cacheBytes.blocks,
+      sizeCalculation: blockRecordBytes,
+    });
+    this.receiptCache = new LRUCache<bigint, ReceiptRecord[]>({
+      max: CACHED_BLOCKS,
+      maxSize: cacheBytes.receipts,
+      sizeCalculation: receiptsBytes,
+    });
     const v = kv.get(FORK_POINT);
     if (v !== undefined) this.forkPoint = { number: readU64be(v.subarray(0, 8)), hash: v.slice(8) };
   }
@@ -218,6 +237,11 @@ export class ChainStore {
   remember(block: BlockRecord, receipts: ReceiptRecord[]): void {
     this.blockCache.set(block.number, block);
     this.receiptCache.set(block.number, receipts);
+  }
+
+  /** Estimated bytes the block and receipt caches hold. */
+  get cacheBytes(): { blocks: number; receipts: number } {
+    return { blocks: this.blockCache.calculatedSize, receipts: this.receiptCache.calculatedSize };
   }
 
   /** The lowest height whose block is stored (0 unless the node joined by state sync, the fork block if forked). */

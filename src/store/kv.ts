@@ -3,6 +3,8 @@
 import { ClassicLevel } from 'classic-level';
 import { StorageFailedError } from '../errors/index.ts';
 
+const MiB = 1024 * 1024;
+
 /** One write of an atomic batch. */
 export type KvOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
 
@@ -18,11 +20,24 @@ export class KvStore {
     return this.failure;
   }
 
-  /** Opens (creating if needed) the database at `path`. */
-  static async open(path: string): Promise<KvStore> {
-    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+  /**
+   * Opens (creating if needed) the database at `path`. `memoryBytes` bounds LevelDB's block cache and its two
+   * write buffers (memtables) together; LevelDB's defaults (8 MiB of cache, 4 MiB buffers) when absent.
+   */
+  static async open(path: string, memoryBytes?: number): Promise<KvStore> {
+    const writeBufferSize = memoryBytes === undefined ? undefined : Math.min(4 * MiB, Math.floor(memoryBytes / 4));
+    const db = new ClassicLevel<Uint8Array, Uint8Array>(path, {
+      keyEncoding: 'view',
+      valueEncoding: 'view',
+      ...(memoryBytes === undefined ? {} : { writeBufferSize, cacheSize: memoryBytes - 2 * writeBufferSize! }),
+    });
     await db.open();
     return new KvStore(db);
+  }
+
+  /** LevelDB's own estimate of its memory: the block cache's contents and the memtables. */
+  memoryBytes(): number {
+    return Number(this.db.getProperty('leveldb.approximate-memory-usage'));
   }
 
   /** Synchronous point read: LevelDB's block cache makes this faster than a promise round trip. */

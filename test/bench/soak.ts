@@ -10,6 +10,8 @@ const { values } = parseArgs({
     sample: { type: 'string', default: '30' },
     out: { type: 'string' },
     note: { type: 'string', default: '' },
+    // A kestreld flag for the soaked node, e.g. --node-arg=--cache.budget-mb=256 (repeatable).
+    'node-arg': { type: 'string', multiple: true, default: [] },
   },
 });
 const seconds = Math.round(Number(values.minutes) * 60);
@@ -17,7 +19,7 @@ const sampleSeconds = Number(values.sample);
 if (!(seconds > 0)) throw new Error(`--minutes must be a positive number, got ${values.minutes}`);
 if (!(sampleSeconds > 0)) throw new Error(`--sample must be a positive number, got ${values.sample}`);
 const started = new Date().toISOString();
-const r = await runSoak({ seconds, sampleSeconds, log: (l) => console.log(`soak: ${l}`) });
+const r = await runSoak({ seconds, sampleSeconds, args: values['node-arg'], log: (l) => console.log(`soak: ${l}`) });
 console.log(curveTable(r.samples));
 console.log(
   `soak (${started}): ${r.sent} sent, ${r.acked} acknowledged, ${r.mined} mined, ${r.lost.length} lost, ` +

@@ -13,7 +13,7 @@ import {
 } from '../../bench/lib/contracts.ts';
 import { devAccounts, signLegacy, type Account } from '../../bench/lib/tx.ts';
 import { CHAIN_ID } from './accounts.ts';
-import { type KestrelNode, rpc, rpcResult, sleep, startNode, waitForReceipt } from './node.ts';
+import { freePort, type KestrelNode, rpc, rpcResult, sleep, startNode, waitForReceipt } from './node.ts';
 
 /** The request kinds whose latency is tracked. */
 export const KINDS = ['getBalance', 'call', 'send', 'getLogs', 'trace'] as const;
@@ -23,6 +23,10 @@ export type Kind = (typeof KINDS)[number];
 export interface SoakSample {
   atSeconds: number;
   rssMiB: number;
+  /** The node's V8 heap in use and reserved, and its caches' bytes (kestrel_cache_bytes summed), from its metrics. */
+  heapUsedMiB: number;
+  heapTotalMiB: number;
+  cacheMiB: number;
   fds: number;
   /** p50/p99 in ms over the requests finished since the previous sample (NaN when none). */
   latency: Record<Kind, { n: number; p50: number; p99: number }>;
@@ -58,6 +62,8 @@ export interface SoakOptions {
   seconds: number;
   sampleSeconds: number;
   log?: (line: string) => void;
+  /** Extra kestreld flags (e.g. a cache budget, or --metrics to watch the caches). */
+  args?: string[];
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -130,10 +136,23 @@ export function quarters(samples: SoakSample[]): Array<Record<Kind, number>> {
 
 /** The curve as a fixed-width table (also valid markdown). */
 export function curveTable(samples: SoakSample[]): string {
-  const head = ['t (s)', 'RSS MiB', 'fds', 'head', 'sent', 'acked', 'mined', ...KINDS.map((k) => `${k} p50/p99 ms`)];
+  const head = [
+    't (s)',
+    'RSS MiB',
+    'heap used/total MiB',
+    'caches MiB',
+    'fds',
+    'head',
+    'sent',
+    'acked',
+    'mined',
+    ...KINDS.map((k) => `${k} p50/p99 ms`),
+  ];
   const rows = samples.map((s) => [
     String(s.atSeconds),
     s.rssMiB.toFixed(0),
+    `${s.heapUsedMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}`,
+    s.cacheMiB.toFixed(1),
     String(s.fds),
     String(s.head),
     String(s.sent),
@@ -143,6 +162,21 @@ export function curveTable(samples: SoakSample[]): string {
   ]);
   const line = (c: string[]) => `| ${c.join(' | ')} |`;
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** The node's heap (used, total) and its caches' bytes in MiB, read from its Prometheus page. */
+async function memoryMetrics(at: string): Promise<Pick<SoakSample, 'heapUsedMiB' | 'heapTotalMiB' | 'cacheMiB'>> {
+  const text = await (await fetch(`http://${at}/metrics`, { signal: AbortSignal.timeout(30_000) })).text();
+  const sum = (re: RegExp) =>
+    text
+      .split('\n')
+      .filter((l) => re.test(l))
+      .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0) / 1048576;
+  return {
+    heapUsedMiB: sum(/^nodejs_heap_size_used_bytes /),
+    heapTotalMiB: sum(/^nodejs_heap_size_total_bytes /),
+    cacheMiB: sum(/^kestrel_cache_bytes\{/),
+  };
 }
 
 /** Opens a WS subscription; calls `onEvent` with every notification's result. */
@@ -183,7 +217,10 @@ async function subscribe(
 /** Starts a dev node, runs the mixed load for `seconds`, settles, checks. The caller disposes `result.node`. */
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const log = o.log ?? (() => {});
-  const node = await startNode();
+  // The node serves its metrics so each sample can say what its heap and caches hold (RSS alone cannot tell live
+  // data from a heap V8 has not collected yet).
+  const metricsAt = `127.0.0.1:${await freePort()}`;
+  const node = await startNode({ args: ['--metrics.address', metricsAt, ...(o.args ?? [])] });
   const pid = node.proc.pid!;
   const url = node.http;
   const accounts = devAccounts(4);
@@ -311,9 +348,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       latency[k] = { n: v.length, p50: percentile(v, 50), p99: percentile(v, 99) };
     }
     const head = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
+    const m = await memoryMetrics(metricsAt);
     const s: SoakSample = {
       atSeconds: Math.round((Date.now() - t0) / 1000),
       rssMiB: rssMiB(pid),
+      ...m,
       fds: openFds(pid),
       latency,
       sent,
@@ -323,7 +362,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     };
     samples.push(s);
     log(
-      `t=${s.atSeconds}s rss=${s.rssMiB.toFixed(0)}MiB fds=${s.fds} head=${head} sent=${sent} acked=${s.acked} mined=${s.mined} ` +
+      `t=${s.atSeconds}s rss=${s.rssMiB.toFixed(0)}MiB heap=${s.heapUsedMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}MiB ` +
+        `caches=${s.cacheMiB.toFixed(1)}MiB fds=${s.fds} head=${head} sent=${sent} acked=${s.acked} mined=${s.mined} ` +
         KINDS.map((k) => `${k}=${latency[k].p50.toFixed(1)}/${latency[k].p99.toFixed(1)}`).join(' '),
     );
   };

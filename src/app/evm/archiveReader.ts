@@ -108,6 +108,11 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     }
   }
 
+  /** Entries (memoised values and decoded trie nodes) held now. */
+  get entryCount(): number {
+    return this.entries;
+  }
+
   /**
    * The tries to hand to the next block's reader once this block commits: `accounts` and `storage` (new storage
    * roots) as the writer committed them at `stateRoot`, with every storage trie this reader loaded; `written` new

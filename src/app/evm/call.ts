@@ -55,7 +55,12 @@ import { simulate, type SimBlockResult, type SimulateOptions } from './simulate/
 export interface CallLimits {
   gasCap: bigint;
   timeoutMs: number;
+  /** Bytes the kept readers' memos may hold together (the [cache] budget's share); the readers' default otherwise. */
+  stateBytes?: number;
 }
+
+/** What one reader entry (a memoised value or a decoded trie node) costs, estimated. */
+const READER_ENTRY_BYTES = 400;
 
 /** State roots whose readers are kept (the head, and the one before it while a block commits). */
 const POOLED_ROOTS = 2;
@@ -140,11 +145,22 @@ export class CallService {
     return this.limits.gasCap;
   }
 
+  /** Estimated bytes of the kept readers' memos. */
+  get stateBytes(): number {
+    let entries = 0;
+    for (const r of this.readers.values()) entries += r.entryCount;
+    return entries * READER_ENTRY_BYTES;
+  }
+
   private reader(block: BlockRecord): ArchiveStateReader {
     const root = bareHex(block.header.stateRoot);
     let r = this.readers.get(root);
     if (r === undefined) {
-      r = new ArchiveStateReader(block.header.stateRoot, this.readNode, this.hashOf);
+      const maxEntries =
+        this.limits.stateBytes === undefined
+          ? undefined
+          : Math.max(1, Math.floor(this.limits.stateBytes / POOLED_ROOTS / READER_ENTRY_BYTES));
+      r = new ArchiveStateReader(block.header.stateRoot, this.readNode, this.hashOf, maxEntries);
       this.readers.set(root, r);
     }
     return r;

@@ -91,6 +91,8 @@ export class ForkState {
     /** The upstream block the chain forked from. */
     public point: ForkPoint,
     private readonly cacheFile: string,
+    /** Bytes the history's in-memory answers may hold (the [cache] budget's fork share). */
+    private readonly historyBytes?: number,
   ) {
     this.blockTag = '0x' + point.number.toString(16);
     this.history = this.historyOf(upstream, point);
@@ -99,7 +101,7 @@ export class ForkState {
 
   /** The history of the fork at `point`, its answers written to the disk cache. */
   private historyOf(upstream: Upstream, point: ForkPoint): ForkHistory {
-    return new ForkHistory(upstream, point.number, (q, r) => this.append([{ q, r }]));
+    return new ForkHistory(upstream, point.number, (q, r) => this.append([{ q, r }]), this.historyBytes);
   }
 
   /**

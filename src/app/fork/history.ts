@@ -9,9 +9,20 @@ import type { Upstream } from './upstream.ts';
 /** Hex quantity as the upstream expects it. */
 export const quantity = (n: bigint): string => '0x' + n.toString(16);
 
+/** Bytes the answers may hold without a budget. */
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * An answer's memory, estimated from its JSON text (two bytes a character as V8 may hold it, plus the objects).
+ * Answers are measured once, when fetched or read back from disk, never on the read path.
+ */
+function answerBytes(entry: { value: unknown }, key: string): number {
+  return 256 + 2 * (key.length + (JSON.stringify(entry.value) ?? '').length);
+}
+
 /** The upstream's history below and at the fork block, proxied and cached. */
 export class ForkHistory {
-  private readonly cache = new LRUCache<string, { value: unknown }>({ max: 4096 });
+  private readonly cache: LRUCache<string, { value: unknown }>;
 
   constructor(
     private readonly upstream: Upstream,
@@ -19,7 +30,15 @@ export class ForkHistory {
     readonly forkNumber: bigint,
     /** Called with each answer fetched (the fork's disk cache writes it down). */
     private readonly persist?: (key: string, value: unknown) => void,
-  ) {}
+    maxBytes = DEFAULT_MAX_BYTES,
+  ) {
+    this.cache = new LRUCache({ max: 4096, maxSize: maxBytes, sizeCalculation: answerBytes });
+  }
+
+  /** Estimated bytes of the answers held in memory. */
+  get bytes(): number {
+    return this.cache.calculatedSize;
+  }
 
   /** An answer read back from the disk cache (by its {@link ask} key). */
   remember(key: string, value: unknown): void {

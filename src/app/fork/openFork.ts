@@ -29,6 +29,8 @@ export async function openFork(
   url: string,
   blockNumber: bigint | undefined,
   chainPoint?: { number: bigint; hash: Uint8Array },
+  /** Bytes the upstream history answers may hold in memory (the [cache] budget's share). */
+  historyBytes?: number,
 ): Promise<ForkState> {
   await initKeccak();
   const upstream = new Upstream(url);
@@ -45,7 +47,8 @@ export async function openFork(
     : undefined;
   // A restart keeps the block this home forked from: its local blocks were built on that state.
   const same = cached !== undefined && cached.url === url && (tag === undefined || BigInt(cached.block) === tag);
-  if (same && cached.point !== undefined) return new ForkState(upstream, forkPointFromJson(url, cached.point), file);
+  if (same && cached.point !== undefined)
+    return new ForkState(upstream, forkPointFromJson(url, cached.point), file, historyBytes);
   if (same) tag = BigInt(cached.block);
   const point = await fetchForkPoint(upstream, tag);
   if (chainPoint !== undefined && bytesToHex(point.hash) !== bytesToHex(chainPoint.hash)) {
@@ -55,7 +58,7 @@ export async function openFork(
       `its block ${chainPoint.number} is not the block this home forked from (hash ${bytesToHex(chainPoint.hash)})`,
     );
   }
-  return new ForkState(upstream, point, file);
+  return new ForkState(upstream, point, file, historyBytes);
 }
 
 /** Upstream block `n` (default: its latest) and chain id, in one batched request. */

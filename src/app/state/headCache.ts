@@ -2,6 +2,8 @@
 // answer from memory instead of walking the trie. Filled by reads; at each commit either updated with the block's
 // changes (apply: whichever engine produced them) or, when no change list is given, emptied.
 
+import { LRUCache } from 'lru-cache';
+
 /** Account fields, as the chain reads them (the same shape as ChainQuery's HeadAccount). */
 export interface HeadAccount {
   nonce: bigint;
@@ -32,10 +34,29 @@ export interface HeadChange {
 export interface HeadCacheLimits {
   accounts: number;
   storageWords: number;
-  codes: number;
+  /** Bytes of code (code never changes for its hash; the least recently used goes first). */
+  codeBytes: number;
 }
 
-const DEFAULT_LIMITS: HeadCacheLimits = { accounts: 65_536, storageWords: 262_144, codes: 4_096 };
+/**
+ * Estimated memory of one cached account (Map entry, 20-char key, the frozen object, two bigints, the hash arrays are
+ * shared with the block's change list) and of one storage word (entry, 32-char key, a 32-byte array).
+ */
+export const ACCOUNT_ENTRY_BYTES = 320;
+export const WORD_ENTRY_BYTES = 240;
+/** One cached code's entry beyond the code itself. */
+const CODE_ENTRY_BYTES = 200;
+
+const DEFAULT_LIMITS: HeadCacheLimits = { accounts: 65_536, storageWords: 262_144, codeBytes: 64 * 1024 * 1024 };
+
+/** Limits within `stateBytes` for accounts and storage (a third and two thirds) and `codeBytes` for code. */
+export function headCacheLimits(stateBytes: number, codeBytes: number): HeadCacheLimits {
+  return {
+    accounts: Math.max(1, Math.floor(stateBytes / 3 / ACCOUNT_ENTRY_BYTES)),
+    storageWords: Math.max(1, Math.floor((stateBytes * 2) / 3 / WORD_ENTRY_BYTES)),
+    codeBytes,
+  };
+}
 
 /** A map key for raw bytes (one char per byte). */
 export function bytesKey(b: Uint8Array): string {
@@ -62,10 +83,23 @@ export class HeadStateCache {
   private readonly storage = new Map<string, Map<string, Uint8Array>>();
   private storageWords = 0;
   /** Code never changes for a hash, so this map survives every head change. */
-  private readonly codes = new Map<string, Uint8Array>();
+  private readonly codes: LRUCache<string, Uint8Array>;
   private currentVersion = 0;
 
-  constructor(private readonly limits: HeadCacheLimits = DEFAULT_LIMITS) {}
+  constructor(private readonly limits: HeadCacheLimits = DEFAULT_LIMITS) {
+    this.codes = new LRUCache({
+      maxSize: limits.codeBytes,
+      sizeCalculation: (code) => CODE_ENTRY_BYTES + code.byteLength,
+    });
+  }
+
+  /** Estimated bytes held: accounts and storage words (`state`) and code. */
+  get bytes(): { state: number; code: number } {
+    return {
+      state: this.accounts.size * ACCOUNT_ENTRY_BYTES + this.storageWords * WORD_ENTRY_BYTES,
+      code: this.codes.calculatedSize,
+    };
+  }
 
   /** Changes whenever the cached head changes. */
   get version(): number {
@@ -102,7 +136,8 @@ export class HeadStateCache {
 
   /** Keeps code by its hash (valid at every height). */
   rememberCode(codeHash: Uint8Array, code: Uint8Array): void {
-    if (this.codes.size >= this.limits.codes) this.codes.clear();
+    // Code larger than the whole share is not kept (lru-cache would refuse it anyway).
+    if (CODE_ENTRY_BYTES + code.byteLength > this.limits.codeBytes) return;
     this.codes.set(bytesKey(codeHash), code);
   }
 

@@ -12,14 +12,25 @@ import { StateView } from './stateView.ts';
 import { MissingTrieNodeError, type NodeSource } from '../../primitives/trie/read.ts';
 import { isEmptyRoot } from './walk.ts';
 
-/** Memory budget of the shared trie-node cache: the head's working set fits many times over. */
-const NODE_CACHE_BYTES = 32 * 1024 * 1024;
+/** Read views of recent roots kept at once (the head's, and the few blocks below it clients ask about). */
+const VIEWS = 16;
+
+/** Byte limits of the state caches (shares of the [cache] budget, config/cacheBudget.ts). */
+export interface StateCacheLimits {
+  /** The shared trie-node cache. */
+  trieNodes: number;
+  /** The memos of all read views together (each view gets an equal part). */
+  stateViews: number;
+}
+
+/** Without a budget (tests, tools): the trie-node cache holds the head's working set many times over. */
+const DEFAULT_LIMITS: StateCacheLimits = { trieNodes: 32 * 1024 * 1024, stateViews: VIEWS * 6_000_000 };
 
 /** Opens views of historical roots, sharing one cache of immutable trie nodes. */
 export class StateDb {
-  private readonly nodes = new NodeCache(NODE_CACHE_BYTES);
+  private readonly nodes: NodeCache;
   /** Read views of recent roots, so their memos stay warm across requests. */
-  private readonly views = new LRUCache<string, StateView>({ max: 16 });
+  private readonly views = new LRUCache<string, StateView>({ max: VIEWS });
   /** The archive's committed nodes and code, through the node cache (never written). */
   private readonly archive: BufferedTrieDb;
   /** Reads a committed trie node or code entry by its store key (content-addressed: always consistent). */
@@ -38,9 +49,23 @@ export class StateDb {
     common: Common,
     /** keccak-256 for trie keys: the Common's (main.ts gives it the WebAssembly one) unless told otherwise. */
     private readonly hash: (data: Uint8Array) => Uint8Array = common.customCrypto.keccak256 ?? keccak256,
+    private readonly limits: StateCacheLimits = DEFAULT_LIMITS,
   ) {
+    this.nodes = new NodeCache(limits.trieNodes);
     this.archive = new BufferedTrieDb(kv, this.nodes);
     this.readNode = (key) => this.archive.getSync(key);
+  }
+
+  /** Estimated bytes of the trie-node cache. */
+  get trieNodeBytes(): number {
+    return this.nodes.size;
+  }
+
+  /** Estimated bytes of the read views' memos. */
+  get viewBytes(): number {
+    let total = 0;
+    for (const v of this.views.values()) total += v.bytes;
+    return total;
   }
 
   /** A fresh buffered trie DB over the archive (writes stay in memory until drained). */
@@ -61,7 +86,7 @@ export class StateDb {
     const key = bareHex(root);
     let view = this.views.get(key);
     if (!view) {
-      view = new StateView(root, this.readNode, this.hash);
+      view = new StateView(root, this.readNode, this.hash, Math.floor(this.limits.stateViews / VIEWS));
       this.views.set(key, view);
     }
     return view;

@@ -10,10 +10,13 @@ import { type NodeSource, type TrieProof, TrieReader } from '../../primitives/tr
 import { codeStoreKey } from './walk.ts';
 
 /**
- * Values and decoded nodes kept before the memo starts over: some 300 bytes each, so a few MiB per view, more than
- * the reads of one block's worth of requests.
+ * What one memoised value or decoded node costs, estimated: the Map entry, its key string and the decoded value (an
+ * account's object and RLP, a 32-byte word, a node). Code adds its length.
  */
-const MAX_ENTRIES = 20_000;
+const ENTRY_BYTES = 300;
+
+/** Memo bytes kept before the memo starts over (about 20,000 entries: more than one block's worth of reads). */
+const DEFAULT_MAX_BYTES = 20_000 * ENTRY_BYTES;
 
 /** An account as the account trie holds it. */
 export interface StoredAccount {
@@ -46,7 +49,7 @@ export class StateView {
   /** The account trie and the storage tries (by root) read so far, with the nodes they loaded. */
   private accountTrie: TrieReader;
   private storageTries = new Map<string, TrieReader>();
-  private entries = 0;
+  private held = 0;
   /** readNode, counting each load as an entry (decoded nodes stay in the tries). */
   private readonly loadNode: NodeSource;
 
@@ -55,13 +58,18 @@ export class StateView {
     readonly readNode: NodeSource,
     /** keccak-256 for the trie keys (the node's WebAssembly one where it has it). */
     readonly hash: (data: Uint8Array) => Uint8Array = keccak256,
-    private readonly maxEntries = MAX_ENTRIES,
+    private readonly maxBytes = DEFAULT_MAX_BYTES,
   ) {
     this.loadNode = (key) => {
-      this.count();
+      this.count(ENTRY_BYTES);
       return this.readNode(key);
     };
     this.accountTrie = new TrieReader(root, this.loadNode);
+  }
+
+  /** Estimated bytes the memo holds (see ENTRY_BYTES). */
+  get bytes(): number {
+    return this.held;
   }
 
   /** The account at `address` (20 bytes), or undefined when it does not exist. */
@@ -71,7 +79,7 @@ export class StateView {
     if (acc === undefined) {
       const rlp = this.accountTrie.get(this.hash(address));
       acc = rlp === undefined ? null : decodeAccount(rlp);
-      this.count();
+      this.count(ENTRY_BYTES);
       this.accounts.set(key, acc);
     }
     return acc ?? undefined;
@@ -85,7 +93,7 @@ export class StateView {
     let code = this.codes.get(key);
     if (code === undefined) {
       code = this.readNode(codeStoreKey(acc.codeHash)) ?? new Uint8Array(0);
-      this.count();
+      this.count(ENTRY_BYTES + code.byteLength);
       this.codes.set(key, code);
     }
     return code;
@@ -104,7 +112,7 @@ export class StateView {
         const v = rlpDecode(raw) as Uint8Array;
         word.set(v, 32 - v.length);
       }
-      this.count();
+      this.count(ENTRY_BYTES);
       this.words.set(key, word);
     }
     return word.slice();
@@ -130,14 +138,16 @@ export class StateView {
     return trie;
   }
 
-  private count(): void {
-    if (++this.entries <= this.maxEntries) return;
+  /** Counts a value or node about to be memoised; past the bound the memo starts over with it. */
+  private count(cost: number): void {
+    this.held += cost;
+    if (this.held <= this.maxBytes) return;
     this.accounts = new Map();
     this.words = new Map();
     this.codes = new Map();
     // A read under way keeps the nodes it holds until it ends; new reads start from the roots.
     this.accountTrie = new TrieReader(this.root, this.loadNode);
     this.storageTries = new Map();
-    this.entries = 1;
+    this.held = cost;
   }
 }

@@ -69,6 +69,8 @@ export interface CometAppOptions {
   /** Fee recipient per proposer consensus address (upper-case hex), from genesis: the same on every validator. */
   feeRecipients?: ReadonlyMap<string, Uint8Array>;
   log?(line: string): void;
+  /** Bytes the decoded-tx cache may hold (the [cache] budget's share; its default otherwise). */
+  decodeCacheBytes?: number;
 }
 
 /** CometBFT's address of an ed25519 or secp256k1 validator key: the first 20 bytes of its SHA-256. */
@@ -127,8 +129,13 @@ export class CometApplication implements AbciApplication {
   /** Proposers already warned about (no fee recipient in genesis): one warning each, not one per block. */
   private readonly unmapped = new Set<string>();
 
+  /** Estimated bytes of the decoded-tx cache. */
+  get decodeCacheBytes(): number {
+    return this.decoded.bytes;
+  }
+
   constructor(private readonly opts: CometAppOptions) {
-    this.decoded = new DecodeCache((raw) => opts.app.decode(raw));
+    this.decoded = new DecodeCache((raw) => opts.app.decode(raw), undefined, opts.decodeCacheBytes);
     this.checkState = new CheckState(opts.app, this.decoded);
     this.log = opts.log ?? ((l) => console.log(l));
   }

@@ -6,6 +6,12 @@ import { LRUCache } from 'lru-cache';
 import { keccak256 } from '../../primitives/hash.ts';
 import { bareHex } from '../../primitives/hex.ts';
 
+/**
+ * A decoded tx's memory beyond its raw bytes, estimated: the transaction object's fields as bigints and arrays, its
+ * hash, sender and the engine's form of it.
+ */
+const DECODED_OVERHEAD_BYTES = 3_072;
+
 /** Bounded map raw-tx hash → decoded tx (the least recently used go first). */
 export class DecodeCache {
   private readonly entries: LRUCache<string, ExecTx>;
@@ -13,8 +19,15 @@ export class DecodeCache {
   constructor(
     private readonly decode: (raw: Uint8Array) => ExecTx,
     capacity = 50_000,
+    /** Bytes the decoded txs may hold (the [cache] budget's share). */
+    maxBytes = 64 * 1024 * 1024,
   ) {
-    this.entries = new LRUCache({ max: capacity });
+    this.entries = new LRUCache({ max: capacity, maxSize: maxBytes });
+  }
+
+  /** Estimated bytes held. */
+  get bytes(): number {
+    return this.entries.calculatedSize;
   }
 
   /** The decoded tx; throws the decoder's error (TxRejectedError) for undecodable bytes, which are not cached. */
@@ -23,7 +36,7 @@ export class DecodeCache {
     const hit = this.entries.get(key);
     if (hit) return hit;
     const item = this.decode(raw);
-    this.entries.set(key, item);
+    this.entries.set(key, item, { size: DECODED_OVERHEAD_BYTES + raw.byteLength });
     return item;
   }
 

@@ -2,6 +2,8 @@
 // jump destinations on every call, a large share of a cached call's time). It holds the valid jump destinations and the
 // PUSH immediates decoded to words lazily, so a cached contract's PUSH is an array load, not a BigInt parse.
 
+import { LRUCache } from 'lru-cache';
+
 /** What the interpreter needs to know about a code before running it. */
 export interface CodeAnalysis {
   /** 1 at every JUMPDEST that is not inside PUSH data. */
@@ -44,21 +46,47 @@ export function readPush(code: Uint8Array, pc: number, n: number): bigint {
   return v;
 }
 
-/** Bounded so a stream of unique contracts cannot grow it without limit. */
-const MAX_ENTRIES = 2048;
+/**
+ * Bytes an analysis of `n` bytes of code holds, estimated: the jumpdest bytes and PUSH indexes (5 bytes a code byte),
+ * the PUSH values once decoded (a slot and a bigint, at most one PUSH per two code bytes) and the objects.
+ */
+export function analysisBytes(a: CodeAnalysis): number {
+  return 256 + a.jumpdests.byteLength + a.pushIndex.byteLength + a.pushValues.length * 40;
+}
+
+/** Bound without a budget: a few hundred contracts' worth (a 24 KiB contract's analysis is ~200 KB). */
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
 /**
  * Analyses keyed by code hash. Content-addressed and immutable, so one cache serves every WorldState and every
- * node in the process without sharing any chain state. Evicts the oldest insertion when full.
+ * node in the process without sharing any chain state. Bounded in bytes (the least recently used go first), so a
+ * stream of unique or large contracts cannot grow it without limit.
  */
 export class AnalysisCache {
-  private readonly map = new Map<string, CodeAnalysis>();
+  private map: LRUCache<string, CodeAnalysis>;
   /**
    * The same analyses by the hash array itself. State readers memoise accounts, so a contract called again hands
    * the same array, and one identity lookup replaces building a string key (~0.3 us a call). Hash arrays are never
    * written after they are made, so an array names one hash for its whole life; entries go with their arrays.
    */
-  private readonly byArray = new WeakMap<Uint8Array, CodeAnalysis>();
+  private byArray = new WeakMap<Uint8Array, CodeAnalysis>();
+
+  constructor(maxBytes = DEFAULT_MAX_BYTES) {
+    this.map = AnalysisCache.lru(maxBytes);
+  }
+
+  private static lru(maxBytes: number): LRUCache<string, CodeAnalysis> {
+    return new LRUCache({ maxSize: maxBytes, sizeCalculation: analysisBytes });
+  }
+
+  /**
+   * Sets the byte bound (the node's [cache] budget share), starting empty. The identity map starts over too, so
+   * nothing outlives the bound through it: an analysis found by array stays reachable only while its hash array is.
+   */
+  setMaxBytes(maxBytes: number): void {
+    this.map = AnalysisCache.lru(maxBytes);
+    this.byArray = new WeakMap();
+  }
 
   /** The analysis of `code`, whose keccak is `codeHash`. */
   get(codeHash: Uint8Array, code: Uint8Array): CodeAnalysis {
@@ -74,11 +102,8 @@ export class AnalysisCache {
     let a = this.map.get(key);
     if (a === undefined) {
       a = analyze(code);
-      if (this.map.size >= MAX_ENTRIES) {
-        const first = this.map.keys().next().value as string;
-        this.map.delete(first);
-      }
-      this.map.set(key, a);
+      // An analysis larger than the whole bound is used once and not kept.
+      if (analysisBytes(a) <= this.map.maxSize) this.map.set(key, a);
     }
     return a;
   }
@@ -86,6 +111,11 @@ export class AnalysisCache {
   /** Number of cached analyses. */
   get size(): number {
     return this.map.size;
+  }
+
+  /** Estimated bytes of the cached analyses (those only the identity map still reaches are not counted). */
+  get bytes(): number {
+    return this.map.calculatedSize;
   }
 }
 
