@@ -14,7 +14,8 @@ export { precompilesFor } from './precompiles/index.ts';
 export { intrinsicGas } from './handler/intrinsic.ts';
 export { blobBaseFee, GAS_PER_BLOB, MIN_BLOB_BASE_FEE, nextExcessBlobGas, type BlobParent } from './handler/fees.ts';
 export { FORKS, forkRules, LAST_PRECOMPILE, type ForkRules } from './forks.ts';
-export { OPCODE_NAMES } from './interpreter/opcodes.ts';
+export { Op, OPCODE_NAMES, STACK_OUT } from './interpreter/opcodes.ts';
+export { CALL_STIPEND } from './interpreter/gas.ts';
 export { BEACON_ROOTS_ADDRESS, HISTORY_STORAGE_ADDRESS, SYSTEM_ADDRESS } from './handler/system.ts';
 
 let initializing: Promise<void> | undefined;

@@ -2,50 +2,12 @@
 // CALL/CREATE opcode that opened the frame, with what the opcode pushed, the memory it wrote, the slot it stored
 // and the gas left after it. Semantics follow OpenEthereum and Erigon (see README's trace section for how reth's
 // revm-inspectors differs).
-import { OPCODE_NAMES } from '../evm/index.ts';
+import { CALL_STIPEND, Op, STACK_OUT } from '../evm/index.ts';
 import type { OutputBudget } from './structLogger.ts';
 import type { FrameEnter, StepEvent, TxEnv, VmOp, VmTrace } from './types.ts';
 
-const CALL = 0xf1;
-const CALLCODE = 0xf2;
-const DELEGATECALL = 0xf4;
-const STATICCALL = 0xfa;
-const SSTORE = 0x55;
-const CALL_STIPEND = 2300n;
 /** A memory region larger than this cannot have been written (the gas would run out long before). */
 const MAX_REGION = 1n << 32n;
-
-/** Number of stack items each opcode leaves on top (OpenEthereum's `ret`; revm's `outputs`). */
-const OUTPUTS: readonly number[] = (() => {
-  const out = new Array<number>(256).fill(0);
-  const one = [
-    ...range(0x01, 0x0b),
-    ...range(0x10, 0x1e),
-    0x20,
-    ...range(0x30, 0x3f).filter((op) => ![0x37, 0x39, 0x3c, 0x3e].includes(op)),
-    ...range(0x40, 0x4a),
-    0x51,
-    0x54,
-    0x58,
-    0x59,
-    0x5a,
-    0x5c,
-    ...range(0x5f, 0x7f),
-    0xf0,
-    0xf1,
-    0xf2,
-    0xf4,
-    0xf5,
-    0xfa,
-  ];
-  for (const op of one) if (OPCODE_NAMES[op] !== 'INVALID') out[op] = 1;
-  for (let n = 1; n <= 16; n++) out[0x7f + n] = out[0x8f + n] = n + 1;
-  return out;
-})();
-
-function range(first: number, last: number): number[] {
-  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
-}
 
 /** The memory region an opcode writes, read from its stack before it runs: [offset, size], or undefined. */
 function writtenRegion(s: StepEvent): [bigint, bigint] | undefined {
@@ -53,28 +15,28 @@ function writtenRegion(s: StepEvent): [bigint, bigint] | undefined {
   let off: bigint | undefined;
   let size: bigint | undefined;
   switch (s.op) {
-    case 0x51: // MLOAD: OpenEthereum lists it, as it may grow memory
-    case 0x52: // MSTORE
+    case Op.MLOAD: // OpenEthereum lists it, as it may grow memory
+    case Op.MSTORE:
       [off, size] = [at(0), 32n];
       break;
-    case 0x53: // MSTORE8
+    case Op.MSTORE8:
       [off, size] = [at(0), 1n];
       break;
-    case 0x37: // CALLDATACOPY
-    case 0x39: // CODECOPY
-    case 0x3e: // RETURNDATACOPY
-    case 0x5e: // MCOPY
+    case Op.CALLDATACOPY:
+    case Op.CODECOPY:
+    case Op.RETURNDATACOPY:
+    case Op.MCOPY:
       [off, size] = [at(0), at(2)];
       break;
-    case 0x3c: // EXTCODECOPY
+    case Op.EXTCODECOPY:
       [off, size] = [at(1), at(3)];
       break;
-    case CALL:
-    case CALLCODE:
+    case Op.CALL:
+    case Op.CALLCODE:
       [off, size] = [at(5), at(6)];
       break;
-    case DELEGATECALL:
-    case STATICCALL:
+    case Op.DELEGATECALL:
+    case Op.STATICCALL:
       [off, size] = [at(4), at(5)];
       break;
   }
@@ -129,7 +91,7 @@ export class VmTracer {
       p.entered = true;
       // The opcode's cost covers the gas it hands over (less a value call's free stipend), as geth's gas table and
       // OpenEthereum count it.
-      const stipend = (f.type === 'CALL' || f.type === 'CALLCODE') && (f.value ?? 0n) > 0n ? CALL_STIPEND : 0n;
+      const stipend = (f.type === 'CALL' || f.type === 'CALLCODE') && (f.value ?? 0n) > 0n ? BigInt(CALL_STIPEND) : 0n;
       p.rec.cost += f.gas - stipend;
     }
     this.frames.push({ trace });
@@ -153,14 +115,14 @@ export class VmTracer {
       ex: {
         push: [],
         mem: null,
-        store: s.op === SSTORE && s.stackLength >= 2 ? { key: s.peek(0), val: s.peek(1) } : null,
+        store: s.op === Op.SSTORE && s.stackLength >= 2 ? { key: s.peek(0), val: s.peek(1) } : null,
         used: s.gas - s.cost,
       },
       sub: null,
     };
     this.budget.charge(110 + (rec.ex!.store ? 140 : 0));
     frame.trace.ops.push(rec);
-    const outputs = OUTPUTS[s.op]!;
+    const outputs = STACK_OUT[s.op]!;
     const region = writtenRegion(s);
     if (outputs > 0 || region) frame.pending = { rec, outputs, region, entered: false };
   }

@@ -174,6 +174,8 @@ export const UNDEFINED = -1;
 const STATIC_GAS_ALL = new Int32Array(256).fill(UNDEFINED);
 /** Minimum stack height per opcode. */
 export const STACK_IN = new Uint8Array(256);
+/** Stack items each opcode leaves on top (its outputs: OpenEthereum's `ret`, revm's `outputs`). */
+export const STACK_OUT = new Uint8Array(256);
 /** Largest stack height (before the opcode) that does not overflow STACK_LIMIT after it. */
 export const STACK_MAX = new Int16Array(256);
 const NAMES = new Array<string>(256).fill('INVALID');
@@ -183,6 +185,7 @@ export const OPCODE_NAMES: readonly string[] = NAMES;
 function def(op: number, name: string, gas: number, pops: number, pushes: number): void {
   STATIC_GAS_ALL[op] = gas;
   STACK_IN[op] = pops;
+  STACK_OUT[op] = pushes;
   STACK_MAX[op] = STACK_LIMIT - Math.max(0, pushes - pops);
   NAMES[op] = name;
 }
