@@ -38,7 +38,7 @@ test('the exclusion list is well-formed', () => {
 
 test(
   "every state test passes on Kestrel's engine, but for the listed exclusions",
-  { skip: enabled ? false : 'set KESTREL_EVM_STATETESTS=all to run all ~30,000 cases', timeout: 40 * 60_000 },
+  { skip: enabled ? false : 'set KESTREL_EVM_STATETESTS=all to run all ~30,000 cases', timeout: 60 * 60_000 },
   async (t) => {
     const exclusions = loadExclusions();
     const summary = await runPool('kestrel');
