@@ -11,6 +11,7 @@ import secp256k1 from 'secp256k1';
 import { recoverNow, type RecoveryJob } from '../../app/evm/validate.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { packJobs, RESULT_BYTES, type BatchReply } from './wire.ts';
+import { workerBootCode } from '../../primitives/workerBoot.ts';
 
 /** How sender recovery is spread. */
 export interface RecoveryOptions {
@@ -31,18 +32,6 @@ interface Entry {
 interface Batch {
   worker: RecoveryWorker;
   entries: Entry[];
-}
-
-/**
- * The code a worker boots with: the entry module beside this one, plain JavaScript when compiled (dist/, how the
- * node runs); under tsx (unit tests) the worker registers tsx first.
- */
-function bootCode(): string {
-  const compiled = import.meta.url.endsWith('.js');
-  const entry = new URL(compiled ? './entry.js' : './entry.ts', import.meta.url).href;
-  if (compiled) return `import(${JSON.stringify(entry)})`;
-  const loader = import.meta.resolve('tsx/esm/api');
-  return `import(${JSON.stringify(loader)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
 }
 
 /** One worker thread and how many jobs it has in hand. */
@@ -96,7 +85,7 @@ export class SenderRecovery {
   async start(): Promise<void> {
     if (!this.started && !this.closed) {
       this.started = true;
-      const boot = bootCode();
+      const boot = workerBootCode(import.meta.url);
       for (let i = 0; i < this.opts.workers; i++) {
         this.workers.push(
           new RecoveryWorker(

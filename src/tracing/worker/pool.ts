@@ -10,6 +10,7 @@ import type { SandboxLimits } from '../js/limits.ts';
 import type { NodeSource } from '../syncState.ts';
 import type { FailureKind, Job, JobBody, Reply, WorkerInit } from './protocol.ts';
 import { serveReads } from './readBridge.ts';
+import { workerBootCode } from '../../primitives/workerBoot.ts';
 
 /** How long past its deadline a tracer may run before its worker is terminated (it normally stops itself). */
 const KILL_GRACE_MS = 100;
@@ -28,18 +29,6 @@ export interface TracerWorkersOptions {
   size: number;
   /** V8 heap cap of one worker (the QuickJS heap, in WebAssembly memory, has its own cap). */
   heapMb: number;
-}
-
-/**
- * The code a worker boots with: the entry module beside this one. Compiled (dist/, how the node runs) it is plain
- * JavaScript; only when this module itself runs as TypeScript (unit tests under tsx) does the worker need tsx too.
- */
-function bootCode(): string {
-  const compiled = import.meta.url.endsWith('.js');
-  const entry = new URL(compiled ? './entry.js' : './entry.ts', import.meta.url).href;
-  if (compiled) return `import(${JSON.stringify(entry)})`;
-  const loader = import.meta.resolve('tsx/esm/api');
-  return `import(${JSON.stringify(loader)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); })`;
 }
 
 interface Running {
@@ -188,7 +177,7 @@ export class TracerWorkers {
   constructor(private readonly opts: TracerWorkersOptions) {}
 
   private spawn(): TraceWorker {
-    this.boot ??= bootCode();
+    this.boot ??= workerBootCode(import.meta.url);
     return new TraceWorker(this.opts, this.boot);
   }
 
