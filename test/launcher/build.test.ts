@@ -152,8 +152,8 @@ describe('build step', () => {
 
   it('runs the repository node from dist/ with plain node: no loader, the worker boots compiled JavaScript', () => {
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO_ROOT });
-    const pool = readFileSync(join(REPO_ROOT, 'dist/tracing/worker/pool.js'), 'utf8');
-    assert.match(pool, /'\.\/entry\.js'|"\.\/entry\.js"/);
+    const boot = readFileSync(join(REPO_ROOT, 'dist/primitives/workerBoot.js'), 'utf8');
+    assert.match(boot, /'\.\/entry\.js'|"\.\/entry\.js"/);
     const out = execFileSync(
       process.execPath,
       ['bin/kestreld.js', 'debug', 'addr', '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'],
