@@ -1,7 +1,7 @@
 // The interpreter loop: one flat switch over the opcode byte with pc, sp and gas in locals. Arithmetic, stack,
 // jump, memory-word and storage opcodes run inline; rarer and larger opcodes live in ops-*.ts and see the frame
 // through its fields (synced around the call). The tracer branch tests one local per step and is never taken
-// without a tracer.
+// without a tracer. Labels are `0x54 satisfies Op.SLOAD`: literals keep V8's jump table (opcodes.ts says why).
 import { MASK256, wordAt } from '../../primitives/bytes.ts';
 import { jumpDeadline } from '../deadline.ts';
 import { traceFault, traceStep } from './trace.ts';
@@ -23,7 +23,8 @@ import {
 import { readPush } from './analysis.ts';
 import { COLD_SLOAD, EXP_BYTE, WARM_ACCESS } from './gas.ts';
 import { MEM_LIMIT_BIG } from './memory.ts';
-import { Op, STACK_IN, STACK_MAX } from './opcodes.ts';
+import { STACK_IN, STACK_MAX } from './opcodes.ts';
+import type { Op } from './opcodes.ts';
 import * as sys from './ops-system.ts';
 import { outOfLine } from './ops-rare.ts';
 import { byteLength, clz, exp, toSigned } from './arith.ts';
@@ -85,63 +86,63 @@ export function run(ev: Evm, f: Frame): void {
     gas -= sg;
 
     switch (op) {
-      case Op.STOP:
+      case 0x00 satisfies Op.STOP:
         status = S_STOP;
         break;
-      case Op.ADD: {
+      case 0x01 satisfies Op.ADD: {
         // A compare instead of a mask: `& MASK256` allocates a fresh 256-bit result even when nothing wraps.
         sp--;
         const r = stack[sp - 1]! + stack[sp]!;
         stack[sp - 1] = r > MASK256 ? r - TWO256 : r;
         break;
       }
-      case Op.MUL:
+      case 0x02 satisfies Op.MUL:
         sp--;
         stack[sp - 1] = (stack[sp - 1]! * stack[sp]!) & MASK256;
         break;
-      case Op.SUB: {
+      case 0x03 satisfies Op.SUB: {
         sp--;
         const r = stack[sp]! - stack[sp - 1]!;
         stack[sp - 1] = r < 0n ? r + TWO256 : r;
         break;
       }
-      case Op.DIV: {
+      case 0x04 satisfies Op.DIV: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : stack[sp]! / b;
         break;
       }
-      case Op.SDIV: {
+      case 0x05 satisfies Op.SDIV: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : (toSigned(stack[sp]!) / toSigned(b)) & MASK256;
         break;
       }
-      case Op.MOD: {
+      case 0x06 satisfies Op.MOD: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : stack[sp]! % b;
         break;
       }
-      case Op.SMOD: {
+      case 0x07 satisfies Op.SMOD: {
         sp--;
         const b = stack[sp - 1]!;
         stack[sp - 1] = b === 0n ? 0n : (toSigned(stack[sp]!) % toSigned(b)) & MASK256;
         break;
       }
-      case Op.ADDMOD: {
+      case 0x08 satisfies Op.ADDMOD: {
         sp -= 2;
         const n = stack[sp - 1]!;
         stack[sp - 1] = n === 0n ? 0n : (stack[sp + 1]! + stack[sp]!) % n;
         break;
       }
-      case Op.MULMOD: {
+      case 0x09 satisfies Op.MULMOD: {
         sp -= 2;
         const n = stack[sp - 1]!;
         stack[sp - 1] = n === 0n ? 0n : (stack[sp + 1]! * stack[sp]!) % n;
         break;
       }
-      case Op.EXP: {
+      case 0x0a satisfies Op.EXP: {
         sp--;
         const e = stack[sp - 1]!;
         const cost = EXP_BYTE * byteLength(e);
@@ -154,7 +155,7 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp - 1] = e === 0n ? 1n : b === 2n && e < 256n ? (1n << e) & MASK256 : exp(b, e);
         break;
       }
-      case Op.SIGNEXTEND: {
+      case 0x0b satisfies Op.SIGNEXTEND: {
         sp--;
         const k = stack[sp]!;
         if (k < 31n) {
@@ -165,132 +166,132 @@ export function run(ev: Evm, f: Frame): void {
         }
         break;
       }
-      case Op.LT:
+      case 0x10 satisfies Op.LT:
         sp--;
         stack[sp - 1] = stack[sp]! < stack[sp - 1]! ? 1n : 0n;
         break;
-      case Op.GT:
+      case 0x11 satisfies Op.GT:
         sp--;
         stack[sp - 1] = stack[sp]! > stack[sp - 1]! ? 1n : 0n;
         break;
-      case Op.SLT:
+      case 0x12 satisfies Op.SLT:
         sp--;
         stack[sp - 1] = toSigned(stack[sp]!) < toSigned(stack[sp - 1]!) ? 1n : 0n;
         break;
-      case Op.SGT:
+      case 0x13 satisfies Op.SGT:
         sp--;
         stack[sp - 1] = toSigned(stack[sp]!) > toSigned(stack[sp - 1]!) ? 1n : 0n;
         break;
-      case Op.EQ:
+      case 0x14 satisfies Op.EQ:
         sp--;
         stack[sp - 1] = stack[sp]! === stack[sp - 1]! ? 1n : 0n;
         break;
-      case Op.ISZERO:
+      case 0x15 satisfies Op.ISZERO:
         stack[sp - 1] = stack[sp - 1]! === 0n ? 1n : 0n;
         break;
-      case Op.AND:
+      case 0x16 satisfies Op.AND:
         sp--;
         stack[sp - 1] = stack[sp]! & stack[sp - 1]!;
         break;
-      case Op.OR:
+      case 0x17 satisfies Op.OR:
         sp--;
         stack[sp - 1] = stack[sp]! | stack[sp - 1]!;
         break;
-      case Op.XOR:
+      case 0x18 satisfies Op.XOR:
         sp--;
         stack[sp - 1] = stack[sp]! ^ stack[sp - 1]!;
         break;
-      case Op.NOT:
+      case 0x19 satisfies Op.NOT:
         stack[sp - 1] = NEG1 ^ stack[sp - 1]!;
         break;
-      case Op.BYTE: {
+      case 0x1a satisfies Op.BYTE: {
         sp--;
         const i = stack[sp]!;
         stack[sp - 1] = i < 32n ? (stack[sp - 1]! >> (8n * (31n - i))) & 0xffn : 0n;
         break;
       }
-      case Op.SHL: {
+      case 0x1b satisfies Op.SHL: {
         sp--;
         const s = stack[sp]!;
         stack[sp - 1] = s < 256n ? (stack[sp - 1]! << s) & MASK256 : 0n;
         break;
       }
-      case Op.SHR: {
+      case 0x1c satisfies Op.SHR: {
         sp--;
         const s = stack[sp]!;
         stack[sp - 1] = s < 256n ? stack[sp - 1]! >> s : 0n;
         break;
       }
-      case Op.SAR: {
+      case 0x1d satisfies Op.SAR: {
         sp--;
         const s = stack[sp]!;
         const v = toSigned(stack[sp - 1]!);
         stack[sp - 1] = (v >> (s < 256n ? s : 256n)) & MASK256;
         break;
       }
-      case Op.CLZ:
+      case 0x1e satisfies Op.CLZ:
         stack[sp - 1] = clz(stack[sp - 1]!);
         break;
-      case Op.ADDRESS:
+      case 0x30 satisfies Op.ADDRESS:
         stack[sp++] = f.address;
         break;
-      case Op.ORIGIN:
+      case 0x32 satisfies Op.ORIGIN:
         stack[sp++] = ev.origin;
         break;
-      case Op.CALLER:
+      case 0x33 satisfies Op.CALLER:
         stack[sp++] = f.caller;
         break;
-      case Op.CALLVALUE:
+      case 0x34 satisfies Op.CALLVALUE:
         stack[sp++] = f.value;
         break;
-      case Op.CALLDATALOAD: {
+      case 0x35 satisfies Op.CALLDATALOAD: {
         const o = stack[sp - 1]!;
         stack[sp - 1] = o >= inputLenBig ? 0n : wordAt(input, Number(o));
         break;
       }
-      case Op.CALLDATASIZE:
+      case 0x36 satisfies Op.CALLDATASIZE:
         stack[sp++] = inputLenBig;
         break;
-      case Op.CODESIZE:
+      case 0x38 satisfies Op.CODESIZE:
         stack[sp++] = codeLenBig;
         break;
-      case Op.GASPRICE:
+      case 0x3a satisfies Op.GASPRICE:
         stack[sp++] = ev.gasPrice;
         break;
-      case Op.RETURNDATASIZE:
+      case 0x3d satisfies Op.RETURNDATASIZE:
         stack[sp++] = BigInt(f.returnData.length);
         break;
-      case Op.COINBASE:
+      case 0x41 satisfies Op.COINBASE:
         stack[sp++] = ev.block.coinbase;
         break;
-      case Op.TIMESTAMP:
+      case 0x42 satisfies Op.TIMESTAMP:
         stack[sp++] = ev.block.timestamp;
         break;
-      case Op.NUMBER:
+      case 0x43 satisfies Op.NUMBER:
         stack[sp++] = ev.block.number;
         break;
-      case Op.PREVRANDAO:
+      case 0x44 satisfies Op.PREVRANDAO:
         stack[sp++] = ev.block.prevRandao;
         break;
-      case Op.GASLIMIT:
+      case 0x45 satisfies Op.GASLIMIT:
         stack[sp++] = ev.block.gasLimit;
         break;
-      case Op.CHAINID:
+      case 0x46 satisfies Op.CHAINID:
         stack[sp++] = ev.block.chainId;
         break;
-      case Op.SELFBALANCE:
+      case 0x47 satisfies Op.SELFBALANCE:
         stack[sp++] = f.acc.balance;
         break;
-      case Op.BASEFEE:
+      case 0x48 satisfies Op.BASEFEE:
         stack[sp++] = ev.block.baseFee;
         break;
-      case Op.BLOBBASEFEE:
+      case 0x4a satisfies Op.BLOBBASEFEE:
         stack[sp++] = ev.block.blobBaseFee;
         break;
-      case Op.POP:
+      case 0x50 satisfies Op.POP:
         sp--;
         break;
-      case Op.MLOAD: {
+      case 0x51 satisfies Op.MLOAD: {
         const o = stack[sp - 1]!;
         if (o > MEM_LIMIT_BIG) {
           status = S_OOG;
@@ -310,15 +311,15 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp - 1] = mem.loadWord(off);
         break;
       }
-      case Op.MSTORE:
-      case Op.MSTORE8: {
+      case 0x52 satisfies Op.MSTORE:
+      case 0x53 satisfies Op.MSTORE8: {
         const o = stack[sp - 1]!;
         if (o > MEM_LIMIT_BIG) {
           status = S_OOG;
           break;
         }
         const off = Number(o);
-        const end = off + (op === Op.MSTORE ? 32 : 1);
+        const end = off + (op === (0x52 satisfies Op.MSTORE) ? 32 : 1);
         if (end > mem.size) {
           const c = mem.expansionCost(end);
           if (gas < c) {
@@ -328,12 +329,12 @@ export function run(ev: Evm, f: Frame): void {
           gas -= c;
           mem.grow(end);
         }
-        if (op === Op.MSTORE) mem.storeWord(off, stack[sp - 2]!);
+        if (op === (0x52 satisfies Op.MSTORE)) mem.storeWord(off, stack[sp - 2]!);
         else mem.buf[off] = Number(stack[sp - 2]! & 0xffn);
         sp -= 2;
         break;
       }
-      case Op.SLOAD: {
+      case 0x54 satisfies Op.SLOAD: {
         const key = stack[sp - 1]!;
         const acc = f.acc;
         const c = world.warmSlot(acc, key) ? WARM_ACCESS : COLD_SLOAD;
@@ -345,7 +346,7 @@ export function run(ev: Evm, f: Frame): void {
         stack[sp - 1] = world.storage(acc, key);
         break;
       }
-      case Op.SSTORE: {
+      case 0x55 satisfies Op.SSTORE: {
         f.sp = sp;
         f.gas = gas;
         status = sys.sstore(ev, f);
@@ -353,7 +354,7 @@ export function run(ev: Evm, f: Frame): void {
         gas = f.gas;
         break;
       }
-      case Op.JUMP: {
+      case 0x56 satisfies Op.JUMP: {
         const d = stack[--sp]!;
         if (d >= codeLenBig || jumpdests[Number(d)] !== 1) {
           status = S_BAD_JUMP;
@@ -363,7 +364,7 @@ export function run(ev: Evm, f: Frame): void {
         if (deadline !== 0) jumpDeadline(ev);
         continue;
       }
-      case Op.JUMPI: {
+      case 0x57 satisfies Op.JUMPI: {
         sp -= 2;
         if (stack[sp]! !== 0n) {
           const d = stack[sp + 1]!;
@@ -377,21 +378,21 @@ export function run(ev: Evm, f: Frame): void {
         }
         break;
       }
-      case Op.PC:
+      case 0x58 satisfies Op.PC:
         stack[sp++] = BigInt(pc);
         break;
-      case Op.MSIZE:
+      case 0x59 satisfies Op.MSIZE:
         stack[sp++] = BigInt(mem.size);
         break;
-      case Op.GAS:
+      case 0x5a satisfies Op.GAS:
         stack[sp++] = f.gasExtra === 0n ? BigInt(gas) : BigInt(gas) + f.gasExtra;
         break;
-      case Op.JUMPDEST:
+      case 0x5b satisfies Op.JUMPDEST:
         break;
-      case Op.TLOAD:
+      case 0x5c satisfies Op.TLOAD:
         stack[sp - 1] = world.tload(f.acc, stack[sp - 1]!);
         break;
-      case Op.TSTORE:
+      case 0x5d satisfies Op.TSTORE:
         if (f.isStatic) {
           status = S_STATIC;
           break;
@@ -399,42 +400,42 @@ export function run(ev: Evm, f: Frame): void {
         sp -= 2;
         world.tstore(f.acc, stack[sp + 1]!, stack[sp]!);
         break;
-      case Op.PUSH0:
+      case 0x5f satisfies Op.PUSH0:
         stack[sp++] = 0n;
         break;
-      case Op.PUSH1:
-      case Op.PUSH2:
-      case Op.PUSH3:
-      case Op.PUSH4:
-      case Op.PUSH5:
-      case Op.PUSH6:
-      case Op.PUSH7:
-      case Op.PUSH8:
-      case Op.PUSH9:
-      case Op.PUSH10:
-      case Op.PUSH11:
-      case Op.PUSH12:
-      case Op.PUSH13:
-      case Op.PUSH14:
-      case Op.PUSH15:
-      case Op.PUSH16:
-      case Op.PUSH17:
-      case Op.PUSH18:
-      case Op.PUSH19:
-      case Op.PUSH20:
-      case Op.PUSH21:
-      case Op.PUSH22:
-      case Op.PUSH23:
-      case Op.PUSH24:
-      case Op.PUSH25:
-      case Op.PUSH26:
-      case Op.PUSH27:
-      case Op.PUSH28:
-      case Op.PUSH29:
-      case Op.PUSH30:
-      case Op.PUSH31:
-      case Op.PUSH32: {
-        const n = op - Op.PUSH0;
+      case 0x60 satisfies Op.PUSH1:
+      case 0x61 satisfies Op.PUSH2:
+      case 0x62 satisfies Op.PUSH3:
+      case 0x63 satisfies Op.PUSH4:
+      case 0x64 satisfies Op.PUSH5:
+      case 0x65 satisfies Op.PUSH6:
+      case 0x66 satisfies Op.PUSH7:
+      case 0x67 satisfies Op.PUSH8:
+      case 0x68 satisfies Op.PUSH9:
+      case 0x69 satisfies Op.PUSH10:
+      case 0x6a satisfies Op.PUSH11:
+      case 0x6b satisfies Op.PUSH12:
+      case 0x6c satisfies Op.PUSH13:
+      case 0x6d satisfies Op.PUSH14:
+      case 0x6e satisfies Op.PUSH15:
+      case 0x6f satisfies Op.PUSH16:
+      case 0x70 satisfies Op.PUSH17:
+      case 0x71 satisfies Op.PUSH18:
+      case 0x72 satisfies Op.PUSH19:
+      case 0x73 satisfies Op.PUSH20:
+      case 0x74 satisfies Op.PUSH21:
+      case 0x75 satisfies Op.PUSH22:
+      case 0x76 satisfies Op.PUSH23:
+      case 0x77 satisfies Op.PUSH24:
+      case 0x78 satisfies Op.PUSH25:
+      case 0x79 satisfies Op.PUSH26:
+      case 0x7a satisfies Op.PUSH27:
+      case 0x7b satisfies Op.PUSH28:
+      case 0x7c satisfies Op.PUSH29:
+      case 0x7d satisfies Op.PUSH30:
+      case 0x7e satisfies Op.PUSH31:
+      case 0x7f satisfies Op.PUSH32: {
+        const n = op - (0x5f satisfies Op.PUSH0);
         const idx = pushIndex[pc]!;
         let v = pushValues[idx];
         if (v === undefined) {
@@ -445,42 +446,42 @@ export function run(ev: Evm, f: Frame): void {
         pc += n + 1;
         continue;
       }
-      case Op.DUP1:
-      case Op.DUP2:
-      case Op.DUP3:
-      case Op.DUP4:
-      case Op.DUP5:
-      case Op.DUP6:
-      case Op.DUP7:
-      case Op.DUP8:
-      case Op.DUP9:
-      case Op.DUP10:
-      case Op.DUP11:
-      case Op.DUP12:
-      case Op.DUP13:
-      case Op.DUP14:
-      case Op.DUP15:
-      case Op.DUP16:
-        stack[sp] = stack[sp - (op - Op.DUP1 + 1)]!;
+      case 0x80 satisfies Op.DUP1:
+      case 0x81 satisfies Op.DUP2:
+      case 0x82 satisfies Op.DUP3:
+      case 0x83 satisfies Op.DUP4:
+      case 0x84 satisfies Op.DUP5:
+      case 0x85 satisfies Op.DUP6:
+      case 0x86 satisfies Op.DUP7:
+      case 0x87 satisfies Op.DUP8:
+      case 0x88 satisfies Op.DUP9:
+      case 0x89 satisfies Op.DUP10:
+      case 0x8a satisfies Op.DUP11:
+      case 0x8b satisfies Op.DUP12:
+      case 0x8c satisfies Op.DUP13:
+      case 0x8d satisfies Op.DUP14:
+      case 0x8e satisfies Op.DUP15:
+      case 0x8f satisfies Op.DUP16:
+        stack[sp] = stack[sp - (op - (0x80 satisfies Op.DUP1) + 1)]!;
         sp++;
         break;
-      case Op.SWAP1:
-      case Op.SWAP2:
-      case Op.SWAP3:
-      case Op.SWAP4:
-      case Op.SWAP5:
-      case Op.SWAP6:
-      case Op.SWAP7:
-      case Op.SWAP8:
-      case Op.SWAP9:
-      case Op.SWAP10:
-      case Op.SWAP11:
-      case Op.SWAP12:
-      case Op.SWAP13:
-      case Op.SWAP14:
-      case Op.SWAP15:
-      case Op.SWAP16: {
-        const j = sp - 2 - (op - Op.SWAP1);
+      case 0x90 satisfies Op.SWAP1:
+      case 0x91 satisfies Op.SWAP2:
+      case 0x92 satisfies Op.SWAP3:
+      case 0x93 satisfies Op.SWAP4:
+      case 0x94 satisfies Op.SWAP5:
+      case 0x95 satisfies Op.SWAP6:
+      case 0x96 satisfies Op.SWAP7:
+      case 0x97 satisfies Op.SWAP8:
+      case 0x98 satisfies Op.SWAP9:
+      case 0x99 satisfies Op.SWAP10:
+      case 0x9a satisfies Op.SWAP11:
+      case 0x9b satisfies Op.SWAP12:
+      case 0x9c satisfies Op.SWAP13:
+      case 0x9d satisfies Op.SWAP14:
+      case 0x9e satisfies Op.SWAP15:
+      case 0x9f satisfies Op.SWAP16: {
+        const j = sp - 2 - (op - (0x90 satisfies Op.SWAP1));
         const t = stack[sp - 1]!;
         stack[sp - 1] = stack[j]!;
         stack[j] = t;
