@@ -12,6 +12,7 @@ import { createFastKeccak, createSharedCommon } from '../../src/app/evm/common.t
 import { DEV_GENESIS, openTestApp, TEST_COMMON } from '../../test/helpers/app.ts';
 import { hexToBytes } from '../../src/primitives/hex.ts';
 import { compileContracts } from './contracts.ts';
+import { execTxOf } from '../../src/app/evm/execTx.testing.ts';
 
 /** Transactions per block. */
 const BLOCK_TXS = 500;
@@ -42,7 +43,7 @@ function sign(
     { common: TEST_COMMON },
   ).sign(key);
   // Encoded beforehand too, as the node's decoder does at admission (decodeTx).
-  return { tx, sender: tx.getSenderAddress().bytes, hash: tx.hash(), encoded: tx.serialize() } satisfies ExecTx;
+  return execTxOf(tx);
 }
 
 /** CPU microseconds of this process so far. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { genTransactionsTrieRoot } from '@ethereumjs/block';
-import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import { createFeeMarket1559Tx, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx';
 import { Address, createAccountFromRLP, createContractAddress } from '@ethereumjs/util';
 import { KestrelError, NotFoundError, TxRejectedError } from '../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../keys/devAccounts.ts';
@@ -18,6 +18,7 @@ import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
 import type { ExecTx } from './evm/executor.ts';
 import { DEV_BALANCE } from './genesis.ts';
 import { openTestApp, TEST_COMMON, type TestApp } from '../../test/helpers/app.ts';
+import { encodeTx } from '../primitives/tx/encode.ts';
 
 const common = TEST_COMMON;
 const GWEI = 1_000_000_000n;
@@ -228,7 +229,10 @@ describe('KestrelApp over LevelDB', () => {
       assert.deepEqual(h.coinbase.bytes, etherbase);
       assert.ok(h.timestamp > p.header.timestamp);
       assert.equal(h.baseFeePerGas, p.header.calcNextBaseFee());
-      assert.deepEqual(h.transactionsTrie, await genTransactionsTrieRoot(b.txs));
+      assert.deepEqual(
+        h.transactionsTrie,
+        await genTransactionsTrieRoot(b.txs.map((t) => createTxFromRLP(encodeTx(t), { common }))),
+      );
       assert.deepEqual(h.receiptTrie, await receiptsRoot(receipts[i]!));
       if (b.txs.length > 0) assert.notDeepEqual(h.stateRoot, p.header.stateRoot);
       let prev = 0n;

@@ -237,6 +237,7 @@ export class KestrelApp {
       blockGasLimit: this.headBlock.header.gasLimit,
       baseFee: this.nextBaseFee(),
       minGasPrice: this.minGasPrice,
+      fork: this.fork,
       txGasLimitCap: forkRules(this.fork).txGasLimitCap,
     };
   }
@@ -248,17 +249,17 @@ export class KestrelApp {
 
   /** The stateless half of CheckTx: decoding, chain id and sender recovery (deterministic: no node-local rule). */
   decode(raw: Uint8Array): ExecTx {
-    return decodeTx(raw, this.deps.common, this.rules());
+    return decodeTx(raw, this.rules());
   }
 
   /** decode() without the sender's recovery: the caller runs the returned job (anywhere) and calls recovered(). */
   prepare(raw: Uint8Array): UnrecoveredTx {
-    return prepareTx(raw, this.deps.common, this.rules());
+    return prepareTx(raw, this.rules());
   }
 
   /** The decoded tx of prepare() with its sender, from the public key its recovery job gave. */
   recovered(u: UnrecoveredTx, publicKey: Uint8Array): ExecTx {
-    return recoveredTx(u, publicKey, this.deps.common);
+    return recoveredTx(u, publicKey);
   }
 
   /** An account's nonce and balance in the latest committed state (forked: the upstream's until written here). */

@@ -12,6 +12,7 @@ import { initKeccak } from '../primitives/keccak.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 import { indexedTrieRoot } from '../primitives/trie/root.ts';
 import { blockBloom, blockSizeOf, encodeConsensusReceipt, receiptsRoot } from './block.ts';
+import { txOf } from './evm/execTx.testing.ts';
 
 function receipt(type: number, status: 0 | 1, cumulativeGasUsed: bigint, logs: number): ReceiptRecord {
   return {
@@ -99,7 +100,7 @@ describe('blockSizeOf', () => {
           header.raw(),
           txs.map((t) => t.serialize()),
         ),
-        blockSize(header.raw(), txs),
+        blockSize(header.raw(), txs.map(txOf)),
         `${n} txs`,
       );
     }

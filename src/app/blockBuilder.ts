@@ -23,6 +23,7 @@ import type { ForkState } from './fork/forkState.ts';
 import type { ForkPoint } from './fork/forkPoint.ts';
 import { blockHooks } from './staking/blockHooks.ts';
 import type { ConsensusInfo } from './staking/modules.ts';
+import { encodeTx } from '../primitives/tx/encode.ts';
 
 /** What building a block reads: the chain (BLOCKHASH), the state store, the chain's rules and the upstream if forked. */
 export interface BuilderDeps {
@@ -186,7 +187,7 @@ export class BlockBuilder {
     exec: BlockExecution,
   ): Promise<{ block: BlockRecord; encodedTxs: Uint8Array[] }> {
     const txs = exec.included.map((t) => t.tx);
-    const encodedTxs = exec.included.map((t) => t.encoded ?? t.tx.serialize());
+    const encodedTxs = exec.included.map((t) => t.encoded ?? encodeTx(t.tx));
     const header = await sealHeader(ctx, this.deps.common, {
       stateRoot,
       encodedTxs,

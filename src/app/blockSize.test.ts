@@ -13,6 +13,7 @@ import { blockSizeBound, BlockSizeBudget, HEADER_SIZE_BOUND, txListBytes } from 
 import { createChainCommon } from './evm/common.ts';
 import { blockEnvOf } from './evm/engineTx.ts';
 import { executeBlock, type ExecTx } from './evm/executor.ts';
+import { execTxOf } from './evm/execTx.testing.ts';
 
 const CAP = 8_388_608;
 const common = createChainCommon(9000n, undefined, 'Osaka');
@@ -41,7 +42,7 @@ function bigTxs(n: number): ExecTx[] {
       },
       { common },
     ).sign(alice.privateKey);
-    return { tx, sender: alice.address, hash: tx.hash(), encoded: tx.serialize() };
+    return execTxOf(tx, alice.address);
   });
 }
 

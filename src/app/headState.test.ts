@@ -12,6 +12,7 @@ import { bytesToHex, concatBytes, hexToBytes } from '../primitives/hex.ts';
 import { openTestApp, TEST_COMMON, type TestApp } from '../../test/helpers/app.ts';
 import type { ExecTx } from './evm/executor.ts';
 import { ChainQuery } from './query.ts';
+import { execTxOf } from './evm/execTx.testing.ts';
 
 const dev = deriveAccounts(DEV_MNEMONIC, 5);
 const GWEI = 1_000_000_000n;
@@ -25,7 +26,7 @@ function tx(from: number, to: Uint8Array | undefined, value: bigint, data: Uint8
     { nonce, to, value, data, gasLimit: 200_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI },
     { common: TEST_COMMON },
   ).sign(dev[from]!.privateKey);
-  return { tx: t, sender: dev[from]!.address, hash: t.hash() };
+  return execTxOf(t, dev[from]!.address);
 }
 
 describe('head-state cache fed at commit', () => {

@@ -6,6 +6,7 @@ import { InvalidParamsError } from '../errors/index.ts';
 import { bytesToHex } from '../primitives/hex.ts';
 import { base64, formatBlockMeta, hexUpper, txHash } from './format.ts';
 import { CometInternalError, type CometDeps, type CometMethod } from './methods.ts';
+import { encodeTx } from '../primitives/tx/encode.ts';
 
 /** CometBFT's page size limits (rpc/core/env.go). */
 const DEFAULT_PER_PAGE = 30;
@@ -37,7 +38,7 @@ export function txResultOf(block: BlockRecord, receipts: ReceiptRecord[], index:
 
 /** The `tx` result (also each entry of tx_search). */
 export function txResponse(block: BlockRecord, receipts: ReceiptRecord[], index: number) {
-  const raw = block.txs[index]!.serialize();
+  const raw = encodeTx(block.txs[index]!);
   return {
     hash: txHash(raw),
     height: block.number.toString(),

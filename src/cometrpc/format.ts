@@ -4,6 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { BlockRecord } from '../store/records.ts';
 import { bareHex } from '../primitives/hex.ts';
+import { encodeTx } from '../primitives/tx/encode.ts';
 
 /** CometBFT's block protocol version (v0.38). */
 export const BLOCK_PROTOCOL = '11';
@@ -105,7 +106,7 @@ export function formatBlockResult(block: BlockRecord, ctx: BlockFormatContext) {
     block_id: blockId(block),
     block: {
       header,
-      data: { txs: block.txs.map((tx) => base64(tx.serialize())) },
+      data: { txs: block.txs.map((tx) => base64(encodeTx(tx))) },
       evidence: { evidence: [] },
       last_commit: lastCommit,
     },

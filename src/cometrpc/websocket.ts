@@ -10,6 +10,7 @@ import { txResultOf } from './chainMethods.ts';
 import { parseConditions } from './chainMethods.ts';
 import { base64, formatBlockResult, txHash } from './format.ts';
 import { CometInternalError, type CometDeps } from './methods.ts';
+import { encodeTx } from '../primitives/tx/encode.ts';
 
 /** CometBFT's defaults are 100 clients and 5 subscriptions per client; dev tools open a few more. */
 const MAX_CLIENTS = 100;
@@ -100,7 +101,7 @@ export function attachWebsocket(
       } else {
         if (s.height !== undefined && s.height !== block.number) continue;
         block.txs.forEach((tx, index) => {
-          const raw = tx.serialize();
+          const raw = encodeTx(tx);
           const hash = txHash(raw);
           if (s.txHash !== undefined && s.txHash !== hash) return;
           const value = { TxResult: { height, index, tx: base64(raw), result: txResults[index] } };

@@ -3,6 +3,7 @@
 import { TxJournal, readJournal, type JournalEntry } from './journal.ts';
 import type { TxPool } from './pool.ts';
 import type { TxSubmitter } from './submit.ts';
+import { encodeTx } from '../primitives/tx/encode.ts';
 
 /**
  * The pool's content as journal records, each sender in nonce order (so a replay re-admits them in order); a tx's
@@ -11,7 +12,7 @@ import type { TxSubmitter } from './submit.ts';
 export function poolSnapshot(pool: TxPool): JournalEntry[] {
   const out: JournalEntry[] = [];
   for (const s of pool.content()) {
-    for (const t of [...s.pending, ...s.queued]) out.push({ raw: t.encoded ?? t.tx.serialize(), addedAt: t.addedAt });
+    for (const t of [...s.pending, ...s.queued]) out.push({ raw: t.encoded ?? encodeTx(t.tx), addedAt: t.addedAt });
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // Pool bounds (geth's four slot counts, the queued lifetime, the replacement bump) and the price order used to
 // pick what to evict when a bound is reached.
-import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Transaction } from '../primitives/tx/types.ts';
 import { feeCap, tipCap } from '../app/evm/validate.ts';
 
 /** Pool bounds, as in app.toml [mempool]. */
@@ -30,7 +30,7 @@ export const DEFAULT_POOL_LIMITS: PoolLimits = {
 };
 
 /** Orders txs by what they offer: fee cap, then tip cap (negative when `a` pays less than `b`). */
-export function comparePrice(a: TypedTransaction, b: TypedTransaction): number {
+export function comparePrice(a: Transaction, b: Transaction): number {
   const fa = feeCap(a);
   const fb = feeCap(b);
   if (fa !== fb) return fa < fb ? -1 : 1;
@@ -40,7 +40,7 @@ export function comparePrice(a: TypedTransaction, b: TypedTransaction): number {
 }
 
 /** True when `next` bumps both fee caps of `prev` by at least `percent` (geth's replacement rule). */
-export function isEnoughBump(prev: TypedTransaction, next: TypedTransaction, percent: bigint): boolean {
+export function isEnoughBump(prev: Transaction, next: Transaction, percent: bigint): boolean {
   const bump = 100n + percent;
   return feeCap(next) * 100n >= feeCap(prev) * bump && tipCap(next) * 100n >= tipCap(prev) * bump;
 }

@@ -18,7 +18,13 @@ import { TxPool } from './pool.ts';
 
 const common = createChainCommon(9000n);
 const GWEI = 1_000_000_000n;
-const rules: AdmissionRules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: GWEI, minGasPrice: 0n };
+const rules: AdmissionRules = {
+  evmChainId: 9000n,
+  blockGasLimit: 30_000_000n,
+  baseFee: GWEI,
+  minGasPrice: 0n,
+  fork: 'Prague',
+};
 const [alice, bob, carol] = deriveAccounts(DEV_MNEMONIC, 3) as [DevAccount, DevAccount, DevAccount];
 const sink = new Uint8Array(20).fill(0x5a);
 
@@ -38,7 +44,7 @@ function tx(
     },
     { common },
   ).sign(from.privateKey);
-  return decodeTx(t.serialize(), common, rules);
+  return decodeTx(t.serialize(), rules);
 }
 
 const rejects = (fn: () => unknown, msg: string) =>

@@ -9,6 +9,7 @@ import type { JournalEntry, TxJournal } from './journal.ts';
 import { MinedWaiter } from './minedWaiter.ts';
 import type { TxPool } from './pool.ts';
 import type { SenderRecovery } from './recovery/workers.ts';
+import { encodeTx } from '../primitives/tx/encode.ts';
 
 /** What replaying a journal did. */
 export interface RestoreResult {
@@ -143,7 +144,7 @@ export class TxSubmitter {
    */
   async journalOnly(items: ExecTx[]): Promise<void> {
     const now = Date.now();
-    await this.journal?.rewrite(items.map((i) => ({ raw: i.encoded ?? i.tx.serialize(), addedAt: now })));
+    await this.journal?.rewrite(items.map((i) => ({ raw: i.encoded ?? encodeTx(i.tx), addedAt: now })));
   }
 
   /**
@@ -191,7 +192,7 @@ export class TxSubmitter {
   private async decode(raw: Uint8Array): Promise<ExecTx> {
     if (!this.recovery) return this.app.decode(raw);
     const u = this.app.prepare(raw);
-    return this.app.recovered(u, u.publicKey ?? (await this.recovery.recover(u.job!)));
+    return this.app.recovered(u, await this.recovery.recover(u.job));
   }
 
   /**

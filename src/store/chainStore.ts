@@ -1,10 +1,11 @@
 // Blocks, receipts and indexes on disk: encoding, decoding and a small cache of decoded recent blocks.
 import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { rlpEncode, rlpDecode } from '../primitives/rlp.ts';
-import type { TypedTransaction } from '@ethereumjs/tx';
+import { rlpEncode, rlpDecode, type RlpItem } from '../primitives/rlp.ts';
+import { encodeTx, txFields } from '../primitives/tx/encode.ts';
+import { decodeTransaction, type DecodedTx } from '../primitives/tx/decode.ts';
+import type { Transaction } from '../primitives/tx/types.ts';
 import { LRUCache } from 'lru-cache';
-import { withSender } from './txWithSender.ts';
 import { blockRecordBytes, receiptsBytes } from './recordSize.ts';
 import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './records.ts';
 import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
@@ -26,12 +27,12 @@ function sha256(b: Uint8Array): Uint8Array {
   return hash('sha256', b, 'buffer');
 }
 
-function txRlpItem(tx: TypedTransaction): Uint8Array | Uint8Array[] {
-  return tx.type === 0 ? (tx.raw() as Uint8Array[]) : tx.serialize();
+function txRlpItem(tx: Transaction): Uint8Array | RlpItem[] {
+  return tx.type === 0 ? txFields(tx) : encodeTx(tx);
 }
 
 /** Size of the block's Ethereum RLP encoding (header, txs, no uncles, no withdrawals). */
-export function blockSize(headerRaw: Uint8Array[], txs: TypedTransaction[]): bigint {
+export function blockSize(headerRaw: Uint8Array[], txs: Transaction[]): bigint {
   return BigInt(rlpEncode([headerRaw, txs.map(txRlpItem), [], []]).length);
 }
 
@@ -171,7 +172,7 @@ export class ChainStore {
    */
   blockOps(block: BlockRecord, receipts: ReceiptRecord[], encodedTxs?: Uint8Array[]): KvOp[] {
     const n = block.number;
-    const encoded = encodedTxs ?? block.txs.map((t) => t.serialize());
+    const encoded = encodedTxs ?? block.txs.map(encodeTx);
     const record = rlpEncode([block.header.serialize(), encoded, block.senders]);
     const ops: KvOp[] = [
       { type: 'put', key: blockKey(n), value: record },
@@ -203,7 +204,7 @@ export class ChainStore {
       for (const key of [blockKey(n), receiptsKey(n), blockLogsKey(n), canonKey(n), hashKey(block.hash)])
         ops.push({ type: 'del', key });
       for (const h of block.txHashes) ops.push({ type: 'del', key: txKey(h) });
-      for (const t of block.txs) ops.push({ type: 'del', key: cometTxKey(sha256(t.serialize())) });
+      for (const t of block.txs) ops.push({ type: 'del', key: cometTxKey(sha256(encodeTx(t))) });
     }
     ops.push({ type: 'put', key: HEAD, value: u64be(keep) });
     return ops;
@@ -260,13 +261,15 @@ export class ChainStore {
     if (!raw) return undefined;
     const [headerRlp, txList, senders] = rlpDecode(raw) as unknown as [Uint8Array, Uint8Array[], Uint8Array[]];
     const header = createBlockHeaderFromRLP(headerRlp, { common: this.common, setHardfork: false });
-    const txs = txList.map((t, i) => withSender(t, this.common, senders[i]!));
+    // The senders were recovered when the txs were admitted; they are stored beside them, never recovered again.
+    const decoded: DecodedTx[] = txList.map((t) => decodeTransaction(t));
+    const txs = decoded.map((d) => d.tx);
     const block: BlockRecord = {
       header,
       hash: this.forkPoint?.number === n ? this.forkPoint.hash : header.hash(),
       number: n,
       txs,
-      txHashes: txs.map((t) => t.hash()),
+      txHashes: decoded.map((d) => d.hash),
       senders,
       size: blockSize(header.raw(), txs),
     };

@@ -1,6 +1,6 @@
 // The chain's stored records as the rest of the node sees them (decoded, bigint/Uint8Array only).
 import type { BlockHeader } from '@ethereumjs/block';
-import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Transaction } from '../primitives/tx/types.ts';
 
 /** One EVM log. */
 export interface LogRecord {
@@ -28,7 +28,7 @@ export interface BlockRecord {
   header: BlockHeader;
   hash: Uint8Array;
   number: bigint;
-  txs: TypedTransaction[];
+  txs: Transaction[];
   txHashes: Uint8Array[];
   senders: Uint8Array[];
   size: bigint;

@@ -13,6 +13,7 @@ import { blockSize, ChainStore } from './chainStore.ts';
 import { KvStore } from './kv.ts';
 import { blockKey, blockLogsKey, canonKey, hashKey, metaKey, receiptsKey, trieKey, txKey } from './schema.ts';
 import { BufferedTrieDb, NodeCache } from './trieDb.ts';
+import { txOf } from '../app/evm/execTx.testing.ts';
 
 const b = (...xs: number[]) => Uint8Array.from(xs);
 /** Byte equality whether LevelDB hands back a Buffer or a Uint8Array. */
@@ -110,10 +111,10 @@ describe('store', () => {
       header,
       hash: header.hash(),
       number: 7n,
-      txs,
+      txs: txs.map(txOf),
       txHashes: txs.map((t) => t.hash()),
       senders: txs.map((t) => t.getSenderAddress().bytes),
-      size: blockSize(header.raw(), txs),
+      size: blockSize(header.raw(), txs.map(txOf)),
     };
     const log = (a: number, topics: number[], data: number[]) => ({
       address: new Uint8Array(20).fill(a),

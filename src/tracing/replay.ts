@@ -2,7 +2,6 @@
 // executor ran them (one WorldState for the block, the same BlockEnv, fork and fee rule), and traces the ones
 // asked for.
 import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   type BlockEnv,
   ExecutionAborted,
@@ -179,14 +178,14 @@ export class BlockReplay {
    */
   async trace(index: number, makeTracer: TracerFactory, timeoutMs: number): Promise<TraceResult> {
     const world = await this.advanceTo(index);
-    const signed: TypedTransaction = this.block.txs[index]!;
+    const signed = this.block.txs[index]!;
     const tx = this.tx(index);
     const deadline = timeoutMs > 0 ? Date.now() + timeoutMs : 0;
     const handle = await makeTracer(deadline);
     const ctx = contextOf(this.block.header);
     const txEnv = txEnvOf(world, this.env, tx, this.opts, effectiveGasPrice(signed, ctx.baseFeePerGas), {
       from: this.block.senders[index]!,
-      to: signed.to?.bytes,
+      to: signed.to,
       coinbase: ctx.coinbase,
     });
     txEnv.blockHash = this.block.hash;

@@ -20,6 +20,7 @@ import { formatLogEntry } from '../../src/rpc/format/log.ts';
 import { ChainStore } from '../../src/store/chainStore.ts';
 import { KvStore } from '../../src/store/kv.ts';
 import { emitManyData, emitterContract, pongData } from '../helpers/emitter.ts';
+import { execTxOf } from '../../src/app/evm/execTx.testing.ts';
 
 const BLOCKS = Number(process.argv[2] ?? 100_000);
 const DENSE = 10_000; // the last DENSE blocks each carry 20 logs
@@ -68,7 +69,7 @@ async function main(): Promise<void> {
       { nonce, to: o.to, data: o.data, gasLimit: o.gas, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: 0n },
       { common },
     ).sign(from!.privateKey);
-    return { tx: t, sender: from!.address, hash: t.hash() };
+    return execTxOf(t, from!.address);
   };
   let time = genesis.time;
   const block = async (txs: ExecTx[]) => {

@@ -119,7 +119,13 @@ function fullPoolRaw(): Uint8Array[] {
   return out;
 }
 
-const rules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: GWEI, minGasPrice: 0n };
+const rules = {
+  evmChainId: 9000n,
+  blockGasLimit: 30_000_000n,
+  baseFee: GWEI,
+  minGasPrice: 0n,
+  fork: 'Prague' as const,
+};
 
 async function memory(): Promise<void> {
   const raws = fullPoolRaw();
@@ -128,7 +134,7 @@ async function memory(): Promise<void> {
   gc?.();
   const before = process.memoryUsage().heapUsed;
   const pool = new TxPool({ globalQueue: 1030, accountQueue: 128 });
-  for (const raw of raws) pool.add(decodeTx(raw, common, rules), 0n);
+  for (const raw of raws) pool.add(decodeTx(raw, rules), 0n);
   gc?.();
   gc?.();
   const after = process.memoryUsage().heapUsed;
@@ -143,7 +149,7 @@ async function build(): Promise<void> {
   const { kv, app } = await openApp(dir);
   try {
     const pool = new TxPool({ globalQueue: 1030, accountQueue: 128 });
-    for (const raw of fullPoolRaw()) pool.add(decodeTx(raw, common, rules), 0n);
+    for (const raw of fullPoolRaw()) pool.add(decodeTx(raw, rules), 0n);
     const c0 = pool.counts();
     const t0 = performance.now();
     const txs = pool.executable(app.head.header.gasLimit, { baseFee: app.nextBaseFee(), minGasPrice: 0n });

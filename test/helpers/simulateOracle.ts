@@ -4,7 +4,7 @@
 import { createBlock, createBlockHeader, type BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import type { TypedTransaction } from '@ethereumjs/tx';
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, KECCAK256_NULL, createContractAddress, equalsBytes } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { ExecutionError, SimulateError } from '../../src/errors/index.ts';
@@ -17,6 +17,7 @@ import * as sealing from '../../src/app/evm/simulate/sealing.ts';
 import type { SimBlockResult, SimCallResult } from '../../src/app/evm/simulate/sealing.ts';
 import type { SimulateOptions } from '../../src/app/evm/simulate/simulator.ts';
 import { OracleLogCollector } from './simulateOracleLogs.ts';
+import { encodeTx } from '../../src/primitives/tx/encode.ts';
 
 /** What the oracle needs: a state manager at the base block's root (written to), the chain's hashes and gas cap. */
 export interface OracleDeps {
@@ -132,7 +133,10 @@ class Simulation {
       );
       const block = c.pays ? priced : unpriced;
       collector?.reset();
-      const r = await this.runAsAnySender(vm, c.tx, block, body.gasUsed, sender, acc);
+      // The oracle runs ethereumjs's own tx of the record, unsigned, as the prepared sender.
+      const etx = createTxFromRLP(encodeTx(c.tx), { common, freeze: false });
+      (etx as unknown as { getSenderAddress: () => Address }).getSenderAddress = () => sender;
+      const r = await this.runAsAnySender(vm, etx, block, body.gasUsed, sender, acc);
       const spent = r.totalGasSpent;
       if (spent > this.budget)
         throw new ExecutionError(`RPC gas cap exhausted: need ${spent}, remaining ${this.budget}`);

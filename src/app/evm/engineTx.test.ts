@@ -7,6 +7,7 @@ import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
 import { bytesToBigint, bytesToHex } from '../../primitives/hex.ts';
 import { createChainCommon } from './common.ts';
 import { addressBytes, addressOf, blockEnvOf, callTxOf, engineFork, engineTxOf, KESTREL_RULES } from './engineTx.ts';
+import { txOf } from './execTx.testing.ts';
 
 const common = createChainCommon(9000n);
 const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [
@@ -51,7 +52,7 @@ describe('engineTx', () => {
       { nonce: 3n, gasLimit: 21_000n, gasPrice: 10n, to: bob.address, value: 5n },
       { common },
     ).sign(alice.privateKey);
-    const l = engineTxOf(legacy, sender);
+    const l = engineTxOf(txOf(legacy), sender);
     assert.deepEqual([l.type, l.nonce, l.gasPrice, l.value, l.to], [0, 3n, 10n, 5n, addressOf(bob.address)]);
     const dyn = createFeeMarket1559Tx(
       {
@@ -65,7 +66,7 @@ describe('engineTx', () => {
       },
       { common },
     ).sign(alice.privateKey);
-    const d = engineTxOf(dyn, sender);
+    const d = engineTxOf(txOf(dyn), sender);
     assert.deepEqual([d.type, d.maxFeePerGas, d.maxPriorityFeePerGas], [2, 9n, 1n]);
     assert.deepEqual(d.accessList, [{ address: addressOf(bob.address), storageKeys: [2n] }]);
     const setCode = createEOACode7702Tx(
@@ -81,12 +82,12 @@ describe('engineTx', () => {
       },
       { common },
     ).sign(alice.privateKey);
-    const auth = engineTxOf(setCode, sender).authorizationList;
+    const auth = engineTxOf(txOf(setCode), sender).authorizationList;
     assert.deepEqual(auth, [{ chainId: 9000n, address: addressOf(bob.address), nonce: 1n, yParity: 1n, r: 2n, s: 3n }]);
 
     // Executed under Kestrel's rule, the coinbase receives gasUsed × effective price (base fee included).
     const world = new WorldState(new MemReader().set(addressOf(sender), { balance: 10n ** 18n }));
-    const out = executeTransaction(world, blockEnvOf(ctx, 9000n), engineTxOf(dyn, sender), {
+    const out = executeTransaction(world, blockEnvOf(ctx, 9000n), engineTxOf(txOf(dyn), sender), {
       fork: engineFork(common),
       rules: KESTREL_RULES,
     });

@@ -2,7 +2,7 @@
 // chain's fee rule, the engine's Tx from a signed transaction or a call request, the BlockEnv from a block's
 // context. Shared by block execution and the call paths so both run the same rules.
 import type { Common } from '@ethereumjs/common';
-import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Transaction } from '../../primitives/tx/types.ts';
 import { addressFromBytes, addressToBytes } from '../../primitives/bytes.ts';
 import {
   type AccessListItem as EngineAccessItem,
@@ -68,40 +68,29 @@ function accessListOf(list: readonly AccessListItem[] | undefined): EngineAccess
 const EMPTY = new Uint8Array(0);
 
 /** The engine's Tx of a decoded, signed transaction whose sender was recovered (types 0, 1, 2, 3 and 4). */
-export function engineTxOf(tx: TypedTransaction, sender: Uint8Array): Tx {
-  const t = tx as unknown as {
-    gasPrice?: bigint;
-    maxFeePerGas?: bigint;
-    maxPriorityFeePerGas?: bigint;
-    maxFeePerBlobGas?: bigint;
-    accessList?: Array<[Uint8Array, Uint8Array[]]>;
-    blobVersionedHashes?: string[];
-    authorizationList?: Array<[Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array]>;
-  };
+export function engineTxOf(tx: Transaction, sender: Uint8Array): Tx {
+  const dynamic = tx.type >= 2;
   return {
-    type: tx.type as Tx['type'],
+    type: tx.type,
     from: addressOf(sender),
-    to: tx.to === undefined ? undefined : addressOf(tx.to.bytes),
+    to: tx.to === undefined ? undefined : addressOf(tx.to),
     nonce: tx.nonce,
     gasLimit: tx.gasLimit,
     value: tx.value,
     data: tx.data,
-    gasPrice: t.gasPrice ?? 0n,
-    maxFeePerGas: t.maxFeePerGas ?? 0n,
-    maxPriorityFeePerGas: t.maxPriorityFeePerGas ?? 0n,
-    accessList: (t.accessList ?? []).map(([a, keys]) => ({
-      address: bytesToBigint(a),
-      storageKeys: keys.map(bytesToBigint),
-    })),
-    maxFeePerBlobGas: t.maxFeePerBlobGas ?? 0n,
-    blobVersionedHashes: (t.blobVersionedHashes ?? []).map((h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'))),
-    authorizationList: (t.authorizationList ?? []).map(([chainId, address, nonce, yParity, r, s]) => ({
-      chainId: bytesToBigint(chainId),
-      address: bytesToBigint(address),
-      nonce: bytesToBigint(nonce),
-      yParity: bytesToBigint(yParity),
-      r: bytesToBigint(r),
-      s: bytesToBigint(s),
+    gasPrice: dynamic ? 0n : tx.gasPrice,
+    maxFeePerGas: dynamic ? tx.maxFeePerGas : 0n,
+    maxPriorityFeePerGas: dynamic ? tx.maxPriorityFeePerGas : 0n,
+    accessList: tx.accessList.length === 0 ? [] : accessListOf(tx.accessList),
+    maxFeePerBlobGas: tx.maxFeePerBlobGas,
+    blobVersionedHashes: tx.blobVersionedHashes as Uint8Array[],
+    authorizationList: tx.authorizationList.map((a) => ({
+      chainId: a.chainId,
+      address: addressOf(a.address),
+      nonce: a.nonce,
+      yParity: a.yParity,
+      r: a.r,
+      s: a.s,
     })),
   };
 }

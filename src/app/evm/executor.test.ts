@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createBlock } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  createAccessList2930Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+  createTxFromRLP,
+  type TypedTransaction,
+} from '@ethereumjs/tx';
+import { encodeTx } from '../../primitives/tx/encode.ts';
+import { execTxOf } from './execTx.testing.ts';
 import { Address, createAccount, createContractAddress } from '@ethereumjs/util';
 import { createVM, runTx, type VM } from '@ethereumjs/vm';
 import { Interface } from 'ethers';
@@ -68,7 +76,7 @@ async function ethereumjsBlock(vm: VM, state: MerkleStateManager, ctx: BlockCont
   const out: BlockExecution = { included: [], receipts: [], gasUsed: 0n, rejected: [] };
   let burned = 0n;
   for (const item of txs) {
-    const { tx } = item;
+    const tx = createTxFromRLP(encodeTx(item.tx), { common });
     if (out.gasUsed + tx.gasLimit > ctx.gasLimit) {
       out.rejected.push({
         hash: item.hash,
@@ -94,7 +102,7 @@ async function ethereumjsBlock(vm: VM, state: MerkleStateManager, ctx: BlockCont
       logs: (r.receipt.logs ?? []).map(([address, topics, data]) => ({ address, topics, data })),
       bloom: r.bloom.bitvector,
       from: item.sender,
-      effectiveGasPrice: effectiveGasPrice(tx, ctx.baseFeePerGas),
+      effectiveGasPrice: effectiveGasPrice(item.tx, ctx.baseFeePerGas),
     };
     if (tx.to) receipt.to = tx.to.bytes;
     else receipt.contractAddress = createContractAddress(new Address(item.sender), tx.nonce).bytes;
@@ -130,7 +138,7 @@ function reachable(root: Uint8Array, get: (k: Uint8Array) => Uint8Array | undefi
 }
 
 function item(tx: TypedTransaction): ExecTx {
-  return { tx, sender: tx.getSenderAddress().bytes, hash: tx.hash() };
+  return execTxOf(tx);
 }
 
 describe('block execution on the engine', () => {

@@ -1,6 +1,5 @@
 // Executes a block's transactions on Kestrel's engine: one WorldState over the parent state for the whole block,
 // synchronously, then its diff is written to the app's trie (stateWriter.ts) for the state root.
-import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address, createContractAddress } from '@ethereumjs/util';
 import {
   executeTransaction,
@@ -13,6 +12,8 @@ import {
   type WorldState,
 } from '../../evm/index.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
+import { encodeTx } from '../../primitives/tx/encode.ts';
+import type { Transaction } from '../../primitives/tx/types.ts';
 import { addressToBytes, wordToBytes } from '../../primitives/bytes.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import type { LogRecord, ReceiptRecord } from '../../store/records.ts';
@@ -27,10 +28,10 @@ const BLOCK_OVERSIZED = 'block RLP-encoded size exceeds maximum';
 
 /** A transaction handed to the executor with its already-recovered sender. */
 export interface ExecTx {
-  tx: TypedTransaction;
+  tx: Transaction;
   sender: Uint8Array;
   hash: Uint8Array;
-  /** The tx's canonical encoding (tx.serialize()), when its decoder already made it: sealing a block reuses it. */
+  /** The tx's canonical encoding (encodeTx), when its decoder already had it: sealing a block reuses it. */
   encoded?: Uint8Array;
 }
 
@@ -68,13 +69,13 @@ function blockOptions(fork: Fork): ExecOptions {
 }
 
 /** The effective gas price a transaction pays at a base fee. */
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint): bigint {
-  if ('maxFeePerGas' in tx && 'maxPriorityFeePerGas' in tx) {
-    const fee = tx.maxFeePerGas as bigint;
-    const tip = tx.maxPriorityFeePerGas as bigint;
+export function effectiveGasPrice(tx: Transaction, baseFee: bigint): bigint {
+  if (tx.type >= 2) {
+    const fee = tx.maxFeePerGas;
+    const tip = tx.maxPriorityFeePerGas;
     return fee < baseFee + tip ? fee : baseFee + tip;
   }
-  return (tx as unknown as { gasPrice: bigint }).gasPrice;
+  return tx.gasPrice;
 }
 
 /**
@@ -158,7 +159,7 @@ export function executeBlock(
   for (const item of txs) {
     const { tx } = item;
     // Only a capped fork needs the encoding (the decoder's, else made here: the block's seal makes it anyway).
-    const encoded = size.cap === 0 ? undefined : (item.encoded ??= tx.serialize());
+    const encoded = size.cap === 0 ? undefined : (item.encoded ??= encodeTx(tx));
     if (full || (encoded !== undefined && !size.fits(encoded))) {
       full = true;
       rejected.push({ hash: item.hash, error: new TxRejectedError('blockSizeAboveCap', BLOCK_OVERSIZED) });
@@ -187,7 +188,7 @@ export function executeBlock(
       effectiveGasPrice: effectiveGasPrice(tx, ctx.baseFeePerGas),
     };
     // A creation names its address in the receipt whether or not it succeeded (as ethereumjs and geth do).
-    if (tx.to) receipt.to = tx.to.bytes;
+    if (tx.to) receipt.to = tx.to;
     else receipt.contractAddress = createContractAddress(new Address(item.sender), tx.nonce).bytes;
     included.push(item);
     receipts.push(receipt);

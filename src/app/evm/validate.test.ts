@@ -6,7 +6,9 @@ import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@
 import { TxRejectedError } from '../../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
 import { concatBytes } from '../../primitives/hex.ts';
-import { forkRules } from '../../evm/index.ts';
+import { forkRules, intrinsicGas } from '../../evm/index.ts';
+import { engineTxOf } from './engineTx.ts';
+import { txOf } from './execTx.testing.ts';
 import { createChainCommon } from './common.ts';
 import { checkAgainstState, decodeTx, feeCap, MAX_TX_BYTES, tipCap, type AdmissionRules } from './validate.ts';
 
@@ -16,7 +18,13 @@ const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [
   ReturnType<typeof deriveAccounts>[0],
 ];
 const GWEI = 1_000_000_000n;
-const rules: AdmissionRules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: GWEI, minGasPrice: 0n };
+const rules: AdmissionRules = {
+  evmChainId: 9000n,
+  blockGasLimit: 30_000_000n,
+  baseFee: GWEI,
+  minGasPrice: 0n,
+  fork: 'Prague',
+};
 const rich = { nonce: 0n, balance: 10n ** 22n };
 
 function dyn(
@@ -50,7 +58,7 @@ const rejects = (fn: () => unknown, msg: RegExp) =>
 describe('decodeTx', () => {
   test('accepts a signed EIP-1559 tx and recovers the sender', () => {
     const tx = dyn();
-    const item = decodeTx(tx.serialize(), common, rules);
+    const item = decodeTx(tx.serialize(), rules);
     assert.deepEqual(item.sender, alice.address);
     assert.deepEqual(item.hash, tx.hash());
     assert.deepEqual(item.encoded, tx.serialize());
@@ -61,36 +69,37 @@ describe('decodeTx', () => {
     const legacy = createLegacyTx({ nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common }).sign(
       alice.privateKey,
     );
-    const decoded = decodeTx(legacy.serialize(), common, rules);
+    const decoded = decodeTx(legacy.serialize(), rules);
     assert.deepEqual(decoded.sender, alice.address);
     assert.deepEqual([decoded.hash, decoded.encoded], [legacy.hash(), legacy.serialize()]);
     const al = createAccessList2930Tx(
       { nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address, accessList: [] },
       { common },
     ).sign(alice.privateKey);
-    assert.equal(decodeTx(al.serialize(), common, rules).tx.type, 1);
+    assert.equal(decodeTx(al.serialize(), rules).tx.type, 1);
   });
 
-  test('keeps the received bytes as the encoding when canonical, else re-encodes (hash as tx.hash())', () => {
+  test('keeps the received bytes as the encoding (every accepted input is canonical), hash as tx.hash()', () => {
     const legacy = createLegacyTx({ nonce: 1n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address }, { common });
     for (const tx of [dyn(), dyn({ data: new Uint8Array(100).fill(7) }), legacy.sign(alice.privateKey)]) {
       const raw = tx.serialize();
-      const item = decodeTx(raw, common, rules);
+      const item = decodeTx(raw, rules);
       assert.deepEqual([item.encoded, item.hash, item.sender], [raw, tx.hash(), alice.address]);
     }
-    // A typed tx's chainId is the one integer the decoder takes with leading zeros: such bytes are re-encoded, and
-    // the tx keeps its canonical hash (the signature covers the decoded value, so the sender is unchanged).
-    for (const tx of [dyn(), dyn({ data: new Uint8Array(100).fill(7) })]) {
-      const fields = RLP.decode(tx.serialize().subarray(1)) as Uint8Array[];
-      fields[0] = concatBytes(Uint8Array.of(0), fields[0]!);
-      const padded = concatBytes(Uint8Array.of(2), RLP.encode(fields));
-      const item = decodeTx(padded, common, rules);
-      assert.deepEqual([item.encoded, item.hash, item.sender], [tx.serialize(), tx.hash(), alice.address]);
-    }
-    // Every other integer with a leading zero is refused (what keeping the received bytes relies on).
-    const fields = RLP.decode(legacy.sign(alice.privateKey).serialize()) as Uint8Array[];
-    fields[0] = Uint8Array.of(0, 1);
-    rejects(() => decodeTx(RLP.encode(fields), common, rules), /rlp: invalid transaction/);
+    // ethereumjs took a typed tx's chainId with leading zeros (and re-encoded it); geth's decoder refuses any
+    // integer with leading zeros, the chain id included, and so does Kestrel's.
+    const fields = RLP.decode(dyn().serialize().subarray(1)) as Uint8Array[];
+    fields[0] = concatBytes(Uint8Array.of(0), fields[0]!);
+    rejects(
+      () => decodeTx(concatBytes(Uint8Array.of(2), RLP.encode(fields)), rules),
+      /^rlp: non-canonical integer \(leading zero bytes\) for \*big\.Int, decoding into \(types\.DynamicFeeTx\)\.ChainID$/,
+    );
+    const legacyFields = RLP.decode(legacy.sign(alice.privateKey).serialize()) as Uint8Array[];
+    legacyFields[0] = Uint8Array.of(0, 1);
+    rejects(
+      () => decodeTx(RLP.encode(legacyFields), rules),
+      /^rlp: non-canonical integer \(leading zero bytes\) for uint64, decoding into \(types\.LegacyTx\)\.Nonce$/,
+    );
   });
 
   test('rejects unprotected legacy txs (EIP-155 required)', () => {
@@ -100,56 +109,59 @@ describe('decodeTx', () => {
       { common: homestead },
     ).sign(alice.privateKey);
     assert.ok(tx.v === 27n || tx.v === 28n, 'signed without a chain id');
-    rejects(() => decodeTx(tx.serialize(), common, rules), /only replay-protected \(EIP-155\) transactions allowed/);
+    rejects(() => decodeTx(tx.serialize(), rules), /only replay-protected \(EIP-155\) transactions allowed/);
   });
 
   test('rejects a wrong chain id (typed and legacy)', () => {
     const other = createChainCommon(1n);
-    rejects(() => decodeTx(dyn({}, other).serialize(), common, rules), /chain id/i);
+    rejects(() => decodeTx(dyn({}, other).serialize(), rules), /chain id/i);
     const legacy = createLegacyTx(
       { nonce: 0n, gasLimit: 21_000n, gasPrice: GWEI, to: bob.address },
       { common: other },
     ).sign(alice.privateKey);
-    rejects(() => decodeTx(legacy.serialize(), common, rules), /chain id/i);
+    rejects(() => decodeTx(legacy.serialize(), rules), /chain id/i);
     // Same Common, but the admission rules expect another id.
     rejects(
-      () => decodeTx(dyn().serialize(), common, { ...rules, evmChainId: 9001n }),
+      () => decodeTx(dyn().serialize(), { ...rules, evmChainId: 9001n }),
       /invalid chain id for signer: have 9000 want 9001/,
     );
   });
 
   test('rejects garbage, empty and oversized input', () => {
-    rejects(() => decodeTx(new Uint8Array(0), common, rules), /typed transaction too short/);
-    rejects(() => decodeTx(Uint8Array.of(0xf8, 0x01, 0x02), common, rules), /rlp: invalid transaction/);
-    rejects(() => decodeTx(Uint8Array.of(0xc0), common, rules), /rlp: invalid transaction/);
-    rejects(() => decodeTx(Uint8Array.of(0x02, 0xc0), common, rules), /rlp: invalid transaction/);
+    rejects(() => decodeTx(new Uint8Array(0), rules), /typed transaction too short/);
+    rejects(() => decodeTx(Uint8Array.of(0xf8, 0x01, 0x02), rules), /^rlp: non-canonical size information$/);
+    rejects(() => decodeTx(Uint8Array.of(0xc0), rules), /^rlp: too few elements for types.LegacyTx$/);
+    rejects(() => decodeTx(Uint8Array.of(0x02, 0xc0), rules), /^rlp: too few elements for types.DynamicFeeTx$/);
     const good = dyn().serialize();
-    rejects(() => decodeTx(good.subarray(0, good.length - 3), common, rules), /rlp: invalid transaction/);
-    rejects(() => decodeTx(concatBytes(good, Uint8Array.of(0)), common, rules), /rlp: invalid transaction/);
-    rejects(() => decodeTx(new Uint8Array(MAX_TX_BYTES + 1).fill(0xc0), common, rules), /oversized data/);
+    rejects(
+      () => decodeTx(good.subarray(0, good.length - 3), rules),
+      /^rlp: value size exceeds available input length$/,
+    );
+    rejects(() => decodeTx(concatBytes(good, Uint8Array.of(0)), rules), /^rlp: input contains more than one value$/);
+    rejects(() => decodeTx(new Uint8Array(MAX_TX_BYTES + 1).fill(0xc0), rules), /oversized data/);
   });
 
   test('rejects unsupported types (3 = blobs, and unknown)', () => {
     rejects(
-      () => decodeTx(concatBytes(Uint8Array.of(3), dyn().serialize().subarray(1)), common, rules),
+      () => decodeTx(concatBytes(Uint8Array.of(3), dyn().serialize().subarray(1)), rules),
       /transaction type not supported/,
     );
-    rejects(() => decodeTx(Uint8Array.of(0x05, 0xc0), common, rules), /transaction type not supported/);
-    rejects(() => decodeTx(Uint8Array.of(0x7f, 0xc0), common, rules), /transaction type not supported/);
+    rejects(() => decodeTx(Uint8Array.of(0x05, 0xc0), rules), /transaction type not supported/);
+    rejects(() => decodeTx(Uint8Array.of(0x7f, 0xc0), rules), /transaction type not supported/);
   });
 
   test('feeCap / tipCap', () => {
     const d = dyn({ maxFeePerGas: 7n, maxPriorityFeePerGas: 3n });
-    assert.equal(feeCap(d), 7n);
-    assert.equal(tipCap(d), 3n);
-    const l = createLegacyTx({ gasLimit: 21_000n, gasPrice: 5n, to: bob.address }, { common });
-    assert.equal(feeCap(l), 5n);
-    assert.equal(tipCap(l), 5n);
+    assert.equal(feeCap(txOf(d)), 7n);
+    assert.equal(tipCap(txOf(d)), 3n);
+    const l = createLegacyTx({ gasLimit: 21_000n, gasPrice: 5n, to: bob.address }, { common }).sign(alice.privateKey);
+    assert.equal(feeCap(txOf(l)), 5n);
+    assert.equal(tipCap(txOf(l)), 5n);
   });
 });
 
 describe('checkAgainstState', () => {
-  const item = (tx: ReturnType<typeof dyn>) => decodeTx(tx.serialize(), common, rules);
+  const item = (tx: ReturnType<typeof dyn>) => decodeTx(tx.serialize(), rules);
 
   test('a valid tx passes', () => {
     checkAgainstState(item(dyn()), rich, rules);
@@ -192,7 +204,7 @@ describe('checkAgainstState', () => {
       alice.privateKey,
     );
     rejects(
-      () => checkAgainstState(decodeTx(legacy.serialize(), common, rules), rich, { ...rules, minGasPrice: 2n * GWEI }),
+      () => checkAgainstState(decodeTx(legacy.serialize(), rules), rich, { ...rules, minGasPrice: 2n * GWEI }),
       /^transaction underpriced$/,
     );
   });
@@ -207,8 +219,8 @@ describe('checkAgainstState', () => {
   });
   test('calldata below the EIP-7623 floor (Prague) is refused at admission, as geth does', () => {
     const tx = item(dyn({ gasLimit: 40_000n, data: new Uint8Array(1000).fill(1) }));
-    assert.equal(tx.tx.getIntrinsicGas(), 37_000n);
-    assert.equal(tx.tx.getMinimumGasLimit(), 61_000n);
+    const gas = intrinsicGas(engineTxOf(tx.tx, tx.sender), 'Prague');
+    assert.deepEqual([gas.gas, gas.floor], [37_000n, 61_000n]);
     rejects(() => checkAgainstState(tx, rich, rules), /insufficient gas for floor data gas cost/);
   });
 
@@ -227,7 +239,7 @@ describe('checkAgainstState', () => {
     const osaka = { ...rules, blockGasLimit: 60_000_000n, txGasLimitCap: forkRules('Osaka').txGasLimitCap };
     const prague = { ...rules, blockGasLimit: 60_000_000n, txGasLimitCap: forkRules('Prague').txGasLimitCap };
     // Decoding accepts it on either fork (an Osaka chain decodes as Prague): the refusal is admission's, in geth's words.
-    const big = decodeTx(dyn({ gasLimit: 30_000_000n }).serialize(), common, osaka);
+    const big = decodeTx(dyn({ gasLimit: 30_000_000n }).serialize(), osaka);
     assert.throws(
       () => checkAgainstState(big, rich, osaka),
       (e: unknown) =>

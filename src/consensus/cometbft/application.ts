@@ -43,6 +43,7 @@ import { CheckState } from './checkState.ts';
 import { DecodeCache } from './decodeCache.ts';
 import { execTxResults, type BlockTx } from './txResults.ts';
 import { bareHex } from '../../primitives/hex.ts';
+import { encodeTx } from '../../primitives/tx/encode.ts';
 
 /** Goes into every CometBFT block header (Header.Version.App); bump only with a coordinated upgrade. */
 export const APP_VERSION = 1n;
@@ -251,7 +252,7 @@ export class CometApplication implements AbciApplication {
         skipped.add(sender);
         continue;
       }
-      const encoded = item.encoded ?? item.tx.serialize();
+      const encoded = item.encoded ?? encodeTx(item.tx);
       if (!size.fits(encoded)) break;
       size.add(encoded);
       txs.push(raw);

@@ -11,7 +11,7 @@ import { TxPool } from '../../mempool/pool.ts';
 import { CometForwarder, CometUnreachableError, type BroadcastResult } from './forwarder.ts';
 
 const common = createChainCommon(9000n);
-const rules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: 1n, minGasPrice: 0n };
+const rules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: 1n, minGasPrice: 0n, fork: 'Prague' as const };
 const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [DevAccount, DevAccount];
 
 function tx(from: DevAccount, nonce: bigint): CheckedTx {
@@ -29,7 +29,7 @@ function tx(from: DevAccount, nonce: bigint): CheckedTx {
   )
     .sign(from.privateKey)
     .serialize();
-  return { ...decodeTx(raw, common, rules), stateNonce: 0n };
+  return { ...decodeTx(raw, rules), stateNonce: 0n };
 }
 
 /** A CometBFT mempool stand-in: accepts each sender's next nonce only; can be switched off or made to refuse. */
@@ -39,7 +39,7 @@ function mempool() {
   const state = { down: false, refuse: new Set<bigint>() };
   const broadcast = async (raw: Uint8Array): Promise<BroadcastResult> => {
     if (state.down) throw new CometUnreachableError('CometBFT RPC unreachable: connect ECONNREFUSED');
-    const t = decodeTx(raw, common, rules);
+    const t = decodeTx(raw, rules);
     const key = Buffer.from(t.sender).toString('hex');
     const want = next.get(key) ?? 0n;
     if (state.refuse.has(t.tx.nonce))

@@ -8,6 +8,7 @@ import type { ExecTx } from '../../app/evm/executor.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
+import { encodeTx } from '../../primitives/tx/encode.ts';
 
 /** CometBFT could not be reached: the tx stays pooled and is offered again later. */
 export class CometUnreachableError extends TxRejectedError {
@@ -188,7 +189,7 @@ export class CometForwarder {
     const again = this.reoffered.delete(bytesToHex(item.hash));
     let r: BroadcastResult;
     try {
-      r = await this.broadcast(item.tx.serialize());
+      r = await this.broadcast(item.encoded ?? encodeTx(item.tx));
     } catch (e) {
       if (!(e instanceof CometUnreachableError)) {
         this.drop(item, e as Error);

@@ -3,7 +3,7 @@
 // get a block of their own (an empty block whose state carries the edit), so every block's stateRoot stays the
 // root of its state and the archive stays consistent.
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { withSender } from '../../store/txWithSender.ts';
+import { decodeTransaction } from '../../primitives/tx/decode.ts';
 import type { KestrelApp } from '../../app/app.ts';
 import type { ExecTx } from '../../app/evm/executor.ts';
 import type { StateEdit } from '../../app/stateEdits.ts';
@@ -232,7 +232,9 @@ export class DevToolkit {
     const placeholder = (
       unsigned as unknown as { addSignature(v: bigint, r: bigint, s: bigint, convertV?: boolean): TypedTransaction }
     ).addSignature(0n, r, 1n, true);
-    return { tx: withSender(placeholder.serialize(), placeholder.common, sender), sender, hash: placeholder.hash() };
+    const encoded = placeholder.serialize();
+    const { tx, hash } = decodeTransaction(encoded);
+    return { tx, sender, hash, encoded };
   }
 
   /** anvil_/hardhat_dropTransaction: removes a pooled tx (and its journal record); whether it was there. */

@@ -8,7 +8,13 @@ import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
 import { SenderRecovery } from './workers.ts';
 
 const common = createChainCommon(9000n);
-const rules: AdmissionRules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: 0n, minGasPrice: 0n };
+const rules: AdmissionRules = {
+  evmChainId: 9000n,
+  blockGasLimit: 30_000_000n,
+  baseFee: 0n,
+  minGasPrice: 0n,
+  fork: 'Prague',
+};
 const accounts = deriveAccounts(DEV_MNEMONIC, 4);
 
 /** 40 signed txs (legacy and 1559, four senders) and the senders decodeTx recovers on this thread. */
@@ -23,7 +29,7 @@ const raws = Array.from({ length: 40 }, (_, i) => {
         .sign(a.privateKey)
         .serialize();
 });
-const jobs = raws.map((r) => prepareTx(r, common, rules).job!);
+const jobs = raws.map((r) => prepareTx(r, rules).job!);
 
 /** Jobs whose signatures recover no key: r = 0, r at the group order, s = 0. */
 function broken(job: RecoveryJob, edit: (sig: Uint8Array) => void): RecoveryJob {
@@ -67,8 +73,8 @@ describe('SenderRecovery', () => {
         assert.equal(e.reason, 'invalidSender');
       }
       keys.forEach((pub, i) => {
-        const u = prepareTx(raws[i]!, common, rules);
-        assert.deepEqual(recoveredTx(u, pub, common).sender, decodeTx(raws[i]!, common, rules).sender);
+        const u = prepareTx(raws[i]!, rules);
+        assert.deepEqual(recoveredTx(u, pub).sender, decodeTx(raws[i]!, rules).sender);
       });
       assert.deepEqual(out.slice(20, 23), errors);
     });
@@ -95,8 +101,8 @@ describe('SenderRecovery', () => {
     assert.equal(pool.size, 0);
     const first = await settleAll(pool, jobs.slice(0, 5));
     assert.equal(pool.size, 1);
-    const u = prepareTx(raws[4]!, common, rules);
-    assert.deepEqual(recoveredTx(u, first[4] as Uint8Array, common).sender, accounts[0]!.address);
+    const u = prepareTx(raws[4]!, rules);
+    assert.deepEqual(recoveredTx(u, first[4] as Uint8Array).sender, accounts[0]!.address);
     await pool.start();
     assert.equal((await settleAll(pool, jobs)).filter((k) => k instanceof Uint8Array).length, jobs.length);
   });

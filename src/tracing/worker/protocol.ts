@@ -2,13 +2,14 @@
 // RLP, so the worker rebuilds them with its own Common).
 import { createBlockHeaderFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { createTxFromRLP } from '@ethereumjs/tx';
 import type { MessagePort } from 'node:worker_threads';
 import type { Fork } from '../../evm/index.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import type { CallRequest } from '../../primitives/callRequest.ts';
 import type { CallOverrides } from '../../primitives/overrides.ts';
 import type { SandboxLimits } from '../js/limits.ts';
+import { decodeTransaction } from '../../primitives/tx/decode.ts';
+import { encodeTx } from '../../primitives/tx/encode.ts';
 
 /** A block as it crosses to a worker. */
 export interface WireBlock {
@@ -27,7 +28,7 @@ export function toWire(b: BlockRecord): WireBlock {
     header: b.header.serialize(),
     hash: b.hash,
     number: b.number,
-    txs: b.txs.map((t) => t.serialize()),
+    txs: b.txs.map(encodeTx),
     txHashes: b.txHashes,
     senders: b.senders,
     size: b.size,
@@ -40,7 +41,7 @@ export function fromWire(w: WireBlock, common: Common): BlockRecord {
     header: createBlockHeaderFromRLP(w.header, { common, setHardfork: false }),
     hash: w.hash,
     number: w.number,
-    txs: w.txs.map((t) => createTxFromRLP(t, { common })),
+    txs: w.txs.map((t) => decodeTransaction(t).tx),
     txHashes: w.txHashes,
     senders: w.senders,
     size: w.size,

@@ -16,6 +16,9 @@ import { blockBloom, keccakOf, receiptsRoot, transactionsRoot } from '../../bloc
 import { vmErrorText } from '../accessList.ts';
 import { decodeRevertReason } from '../revert.ts';
 import { precheck, type SenderState, type SimBlockPlan } from './plan.ts';
+import { decodeTransaction } from '../../../primitives/tx/decode.ts';
+import { encodeTx } from '../../../primitives/tx/encode.ts';
+import { type Transaction } from '../../../primitives/tx/types.ts';
 
 /** A call's failure as eth_simulateV1 reports it inside the result. */
 export interface SimCallError {
@@ -85,7 +88,7 @@ export interface PreparedCall {
   data: Uint8Array;
   /** The call pays for gas (it names a fee, or validation is on). */
   pays: boolean;
-  tx: TypedTransaction;
+  tx: Transaction;
   hash: Uint8Array;
 }
 
@@ -144,11 +147,7 @@ export function prepareCall(req: CallRequest, sender: SenderState, ctx: CallCont
   const address = new Address(from);
   // The record's transaction is read again by sealing (roots, size) and formatting: its sender and encoding are
   // fixed, so they are answered from here (an unsigned tx has no sender to recover, and encoding it again is not free).
-  const encoded = tx.serialize();
-  const patched = tx as unknown as { getSenderAddress: () => Address; serialize: () => Uint8Array };
-  patched.getSenderAddress = () => address;
-  patched.serialize = () => encoded;
-  const hash = keccakOf(ctx.common)(encoded);
+  const { tx: record, hash } = decodeTransaction(tx.serialize());
   precheck(
     {
       // Only an error message needs the checksummed sender (a JS keccak of its own).
@@ -178,7 +177,7 @@ export function prepareCall(req: CallRequest, sender: SenderState, ctx: CallCont
     value,
     data,
     pays: maxFeePerGas > 0n || ctx.validation,
-    tx,
+    tx: record,
     hash,
   };
 }
@@ -212,7 +211,7 @@ function withdrawalItem(w: Withdrawal): Uint8Array[] {
 
 /** A simulated block's transactions and receipts so far. */
 export interface BlockBody {
-  txs: TypedTransaction[];
+  txs: Transaction[];
   hashes: Uint8Array[];
   senders: Uint8Array[];
   receipts: ReceiptRecord[];
@@ -232,10 +231,7 @@ export function sealBlock(
     {
       ...fields,
       stateRoot,
-      transactionsTrie: transactionsRoot(
-        body.txs.map((t) => t.serialize()),
-        hashFn,
-      ),
+      transactionsTrie: transactionsRoot(body.txs.map(encodeTx), hashFn),
       receiptTrie: receiptsRoot(body.receipts, hashFn),
       logsBloom: blockBloom(body.receipts),
       gasUsed: body.gasUsed,

@@ -10,6 +10,7 @@ import type { BlockSelector } from '../../../primitives/blockSelector.ts';
 import type { Needs } from '../../context.ts';
 import { defineMethod } from '../../method.ts';
 import { blockSelector, hash32 } from '../../params/index.ts';
+import { encodeTx } from '../../../primitives/tx/encode.ts';
 
 /** What these methods use. */
 type Ctx = Needs<'chain' | 'pool'>;
@@ -51,9 +52,9 @@ export const getRawTransaction = defineMethod({
   params: [hash32],
   handler: (ctx: Ctx, [hash]) => {
     const mined = ctx.chain.minedTx(hash);
-    if (mined) return bytesToHex(mined.block.txs[mined.index]!.serialize());
+    if (mined) return bytesToHex(encodeTx(mined.block.txs[mined.index]!));
     const pooled = ctx.pool.get(hash);
-    return pooled ? bytesToHex(pooled.tx.serialize()) : null;
+    return pooled ? bytesToHex(pooled.encoded ?? encodeTx(pooled.tx)) : null;
   },
 });
 

@@ -8,6 +8,7 @@ import type { Needs } from '../../context.ts';
 import { formatTx } from '../../format/tx.ts';
 import { defineMethod } from '../../method.ts';
 import { callRequest } from '../../params/index.ts';
+import { decodeTransaction } from '../../../primitives/tx/decode.ts';
 
 const ZERO_ADDRESS = new Uint8Array(20);
 
@@ -30,7 +31,7 @@ export const fillTransaction = defineMethod({
     }
     const tx = buildUnsignedTx(filled, ctx.common);
     const raw = tx.serialize();
-    const json = formatTx(tx, from, keccak256(raw));
+    const json = formatTx(decodeTransaction(raw).tx, from, keccak256(raw));
     // The spec's transaction schemas require gasPrice also for 1559 txs: it stays (= maxFeePerGas, as for pending txs).
     for (const k of ['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex', 'from']) delete json[k];
     return { raw: bytesToHex(raw), tx: json };

@@ -8,16 +8,18 @@ import type { Needs } from '../../context.ts';
 import { formatTx } from '../../format/tx.ts';
 import { defineMethod } from '../../method.ts';
 import { address, bytes, callRequest, codec } from '../../params/index.ts';
+import { decodeTransaction } from '../../../primitives/tx/decode.ts';
 
 /** What these methods use. */
 type Ctx = Needs<'signer'>;
 
 /** geth's SignTransactionResult: the RLP/typed encoding and the transaction object. */
 export function signResult({ tx, from }: { tx: TypedTransaction; from: Uint8Array }): Record<string, unknown> {
-  const json = formatTx(tx, from, tx.hash());
+  const d = decodeTransaction(tx.serialize());
+  const json = formatTx(d.tx, from, d.hash);
   for (const k of ['blockHash', 'blockNumber', 'blockTimestamp', 'transactionIndex', 'from']) delete json[k];
   if (tx.type >= 2) delete json['gasPrice'];
-  return { raw: bytesToHex(tx.serialize()), tx: json };
+  return { raw: bytesToHex(d.encoded), tx: json };
 }
 
 /** Handler for eth_sign: EIP-191 signature by an unlocked account (v = 27/28). */

@@ -18,7 +18,7 @@ export function contentTx(t: PoolTx): Record<string, unknown> {
  * price is the gas price, or the fee cap of EIP-1559 txs (geth's tx.GasPrice()).
  */
 export function inspectTx(t: PoolTx): string {
-  const to = t.tx.to ? toChecksumAddress(bytesToHex(t.tx.to.bytes)) : 'contract creation';
+  const to = t.tx.to ? toChecksumAddress(bytesToHex(t.tx.to)) : 'contract creation';
   return `${to}: ${t.tx.value} wei + ${t.tx.gasLimit} gas × ${feeCap(t.tx)} wei`;
 }
 
