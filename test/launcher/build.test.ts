@@ -142,6 +142,16 @@ describe('build step', () => {
     assert.match(staleReason(src, dist) ?? '', /value\.ts changed since the last build$/);
   });
 
+  it('without sources (an installed package) is current when the build and its bundle are there, else not', async () => {
+    await build(src, dist);
+    const none = join(dir, 'no-sources');
+    assert.equal(staleReason(none, dist), undefined);
+    rmSync(join(dist, 'bundle/kestreld.cjs'));
+    assert.match(staleReason(none, dist) ?? '', /^no bundle /);
+    rmSync(join(dist, '.built'));
+    assert.match(staleReason(none, dist) ?? '', /^no build in /);
+  });
+
   it('launches without the build script or esbuild: the launcher imports only bin/ and node: modules', () => {
     for (const file of ['bin/kestreld.js', 'bin/launch.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
       const code = readFileSync(join(REPO_ROOT, file), 'utf8');
