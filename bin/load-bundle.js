@@ -12,8 +12,18 @@
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { BUNDLE_ID_PREFIX } from './build-state.js';
+
+/**
+ * V8 flags a `start` runs with, set before its bundle is compiled. V8 rejects a code cache made under other flags
+ * than the loading process has, and the node sets --heap-growing-percent from [cache] heap-growth-percent (default
+ * 50, src/config/load.ts) once it has read its config: a cache written after that was rejected by every next start
+ * (a full compile, 300-500 ms of CPU on a busy 2-core machine). Set here first, the node's own setting to the default
+ * changes nothing; another configured value still costs that compile.
+ */
+export const START_V8_FLAGS = ['--heap-growing-percent=50'];
 
 /** Delay from a run's steady state to writing its cache: past a start's first answers. */
 const CACHE_DELAY_MS = 500;
@@ -88,6 +98,7 @@ export class LoadedBundle {
  * (KESTREL_CODE_CACHE=0 turns the cache off).
  */
 export function loadBundle(file, kind) {
+  if (kind === 'start') for (const flag of START_V8_FLAGS) setFlagsFromString(flag);
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined || process.env.KESTREL_CODE_CACHE === '0') {
     return new LoadedBundle(createRequire(import.meta.url)(file));
@@ -132,6 +143,7 @@ function run(script, file) {
 export function seedCache(file, kind) {
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined) return;
+  if (kind === 'start') for (const flag of START_V8_FLAGS) setFlagsFromString(flag);
   const source = readFileSync(file, 'utf8');
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
