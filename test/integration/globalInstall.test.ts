@@ -5,7 +5,7 @@
 // copy of this one's sources beside its node_modules, so the test neither rebuilds nor packs the checkout itself.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -154,11 +154,17 @@ describe('npm pack and npm i -g of the tarball', { timeout: 300_000 }, () => {
     assert.equal(receipt.status, '0x1');
     assert.equal(await rpcResult<string>(first.url, 'eth_getBalance', [to, 'latest']), '0x3039');
     assert.equal(await stop(first), 0, first.log());
+    // The first start wrote its own code cache (the prefix is writable) ...
+    const own = seed.replace(/-seed$/, '');
+    assert.ok(readdirSync(bundleDir).includes(own), `no ${own} after a start`);
+    const written = statSync(join(bundleDir, own)).mtimeMs;
 
     // The existing home again: the chain and the transfer are still there.
     const second = await start(home);
     assert.ok(Number(await rpcResult<string>(second.url, 'eth_blockNumber')) >= Number(receipt.blockNumber));
     assert.equal(await rpcResult<string>(second.url, 'eth_getBalance', [to, 'latest']), '0x3039');
     assert.equal(await stop(second), 0, second.log());
+    // ... which the second accepted (V8 rejects a cache made under other flags; a rejected one is rewritten).
+    assert.equal(statSync(join(bundleDir, own)).mtimeMs, written, 'the start code cache was rejected and rewritten');
   });
 });
