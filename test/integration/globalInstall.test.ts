@@ -118,9 +118,9 @@ describe('npm pack and npm i -g of the tarball', { timeout: 300_000 }, () => {
     const top = new Set(files.map((f) => f.split('/')[1]));
     assert.deepEqual([...top].sort(), ['README.md', 'bin', 'dist', 'package.json', 'proto']);
     assert.deepEqual(
-      files.filter((f) => /\.(test|testing)\.[jt]s$|\.ts$|\.tmp$|-start$|-cli$/.test(f)),
+      files.filter((f) => /\.(test|testing)\.[jt]s$|\.ts$|\.tmp$|-start$|-cli$|\/fixtures\//.test(f)),
       [],
-      'tests, TypeScript sources, temporary files or a run-written code cache in the tarball',
+      'tests, fixtures, TypeScript sources, temporary files or a run-written code cache in the tarball',
     );
   });
 
