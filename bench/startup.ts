@@ -2,19 +2,25 @@
 // that (now existing) home, N times, timing spawn → first eth_blockNumber reply in wall time and in CPU time (the
 // process tree's: npm's and npx's own cost counts; the figure a busy machine distorts least).
 // Paths: `node bin/kestreld.js` (the launcher itself), `npm start` (its build check, then the launcher), `npx
-// kestreld` (the README's old form) and `kestreld` from a global link (the layout `npm link` makes, built in a
-// temporary prefix here: a real `npm link` also runs an install, which a bench must not do to the checkout).
+// kestreld` (the README's old form), `kestreld` from a global link (the layout `npm link` makes, built in a
+// temporary prefix here: a real `npm link` also runs an install, which a bench must not do to the checkout), and
+// `kestreld` from `npm i -g` of the packed tarball (`tarball`: the checkout's current build packed with
+// --ignore-scripts, so the checkout is not rebuilt, then installed into a temporary prefix with --prefer-offline:
+// no sources, no devDependencies; about a minute of setup, mostly c-kzg compiling).
 // Usage: node --import tsx bench/startup.ts [runs=5] [path ...] [--against DIR] with paths among node, npm-start,
-// npx, global. The runs alternate between paths, so the comparison is fair on a busy machine. --against DIR times
-// another built checkout (A, e.g. a worktree of main) beside this one (B), alternating A and B run by run.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+// npx, global, tarball. The runs alternate between paths, so the comparison is fair on a busy machine. --against DIR
+// times another built checkout (A, e.g. a worktree of main) beside this one (B), alternating A and B run by run
+// (`tarball` needs a checkout whose package.json ships dist/).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { kestrelStart } from './nodes/kestrel.ts';
 import { spawnNode } from './nodes/process.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
+import { staleReason } from '../scripts/build.mjs';
 
-const PATHS = ['node', 'npm-start', 'npx', 'global'] as const;
+const PATHS = ['node', 'npm-start', 'npx', 'global', 'tarball'] as const;
 type PathName = (typeof PATHS)[number];
 const argv = process.argv.slice(2);
 const againstAt = argv.indexOf('--against');
@@ -24,11 +30,12 @@ const runs = Number(argv[0] ?? 5);
 const chosen = (argv.length > 1 ? argv.slice(1) : [...PATHS]) as PathName[];
 for (const p of chosen) if (!PATHS.includes(p)) throw new Error(`unknown path ${p}; known: ${PATHS.join(', ')}`);
 
-/** A checkout under test: its root and the global prefix linking it. */
+/** A checkout under test: its root, the global prefix linking it, and the prefix its tarball is installed in. */
 interface Checkout {
   label: string;
   root: string;
   prefix: string;
+  installed?: string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -40,7 +47,35 @@ function checkout(label: string, root: string): Checkout {
   symlinkSync(root, join(prefix, 'lib', 'node_modules', 'kestrel'));
   symlinkSync('../lib/node_modules/kestrel/bin/kestreld.js', join(prefix, 'bin', 'kestreld'));
   const env = { ...process.env, PATH: `${join(prefix, 'bin')}:${dirname(process.execPath)}:${process.env.PATH ?? ''}` };
-  return { label, root, prefix, env };
+  const installed = chosen.includes('tarball') ? install(root, env) : undefined;
+  return { label, root, prefix, installed, env };
+}
+
+/** `npm pack` of `root`'s current build (no rebuild) installed with `npm i -g` into a new prefix; returns the prefix. */
+function install(root: string, env: NodeJS.ProcessEnv): string {
+  const stale = staleReason(join(root, 'src'), join(root, 'dist'));
+  if (stale !== undefined) throw new Error(`${root}: ${stale}; build it first`);
+  const dir = mkdtempSync(join(tmpdir(), 'kestrel-tarball-'));
+  // npm's notices (the tarball's file list) would bury the figures: its output is shown only when it fails.
+  const npm = (args: string[], cwd: string) => {
+    try {
+      execFileSync('npm', args, { cwd, env, stdio: 'pipe', maxBuffer: 64 << 20 });
+    } catch (e) {
+      const { stdout = '', stderr = '' } = e as { stdout?: Buffer | string; stderr?: Buffer | string };
+      throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${String(stdout)}\n${String(stderr)}`);
+    }
+  };
+  const t = Date.now();
+  npm(['pack', '--ignore-scripts', '--pack-destination', dir], root);
+  const tgz = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+  if (tgz === undefined) throw new Error(`npm pack in ${root} wrote no tarball`);
+  const installed = join(dir, 'prefix');
+  npm(
+    ['install', '--global', '--prefix', installed, '--prefer-offline', '--no-audit', '--no-fund', join(dir, tgz)],
+    dir,
+  );
+  console.log(`${root}: packed and installed in ${Date.now() - t} ms (${installed})`);
+  return installed;
 }
 const checkouts =
   against === undefined ? [checkout('', REPO_ROOT)] : [checkout('A ', resolve(against)), checkout('B ', REPO_ROOT)];
@@ -58,6 +93,8 @@ function command(path: PathName, args: string[], co: Checkout): [string, string[
       return ['npx', ['kestreld', ...rest]];
     case 'global':
       return [join(co.prefix, 'bin', 'kestreld'), rest];
+    case 'tarball':
+      return [join(co.installed!, 'bin', 'kestreld'), rest];
   }
 }
 
@@ -99,7 +136,10 @@ try {
     console.log(`run ${i + 1}/${runs} done, load average ${load()}`);
   }
 } finally {
-  for (const co of checkouts) rmSync(co.prefix, { recursive: true, force: true });
+  for (const co of checkouts) {
+    rmSync(co.prefix, { recursive: true, force: true });
+    if (co.installed !== undefined) rmSync(dirname(co.installed), { recursive: true, force: true });
+  }
 }
 for (const co of checkouts) if (co.label) console.log(`${co.label.trim()}: ${co.root}`);
 for (const { co, p, fresh, existing } of rows) {

@@ -12,6 +12,8 @@ export const DIST = join(ROOT, 'dist');
 /** Where the bundle goes, relative to dist/ (pruning leaves it alone), and the bundle there. */
 export const BUNDLE_DIR = 'bundle';
 export const BUNDLE = join(BUNDLE_DIR, 'kestreld.cjs');
+/** How the bundle's first line starts: the rest of it names the build (bin/load-bundle.js keys its caches by it). */
+export const BUNDLE_ID_PREFIX = '// kestrel bundle ';
 /** The bundle's entry, relative to dist/. */
 export const BUNDLE_ENTRY = join('cli', 'index.js');
 /** What else decides the output besides the sources. */
@@ -52,10 +54,12 @@ export function staleReason(src = SRC, dist = DIST) {
   } catch {
     return `unreadable build stamp ${STAMP}`;
   }
-  const hasEntry = existsSync(join(src, BUNDLE_ENTRY.replace(/\.js$/, '.ts')));
-  // A build from before the bundle existed, or a bundle deleted by hand.
-  if (hasEntry && !existsSync(join(dist, BUNDLE))) return `no bundle ${join(dist, BUNDLE)}`;
-  if (!existsSync(src)) return undefined;
+  const hasSrc = existsSync(src);
+  // A build from before the bundle existed, or a bundle deleted by hand. An installed package (no src/) runs the
+  // bundle and nothing else.
+  const wantsBundle = !hasSrc || existsSync(join(src, BUNDLE_ENTRY.replace(/\.js$/, '.ts')));
+  if (wantsBundle && !existsSync(join(dist, BUNDLE))) return `no bundle ${join(dist, BUNDLE)}`;
+  if (!hasSrc) return undefined;
   const built = statSync(STAMP).mtimeMs;
   let count = 0;
   let newer;

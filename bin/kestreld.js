@@ -5,12 +5,15 @@
 // (prepare), `npm start` (scripts/start.mjs), `npm run test:suite` and `npm run bench` build first; a missing build,
 // or sources newer than it in a checkout, is an error that says to run `npm run build`, so nothing ever runs stale
 // code.
-import { staleReason } from './build-state.js';
+import { existsSync } from 'node:fs';
+import { SRC, staleReason } from './build-state.js';
 import { launch } from './launch.js';
 
 const stale = staleReason();
 if (stale !== undefined) {
-  process.stderr.write(`kestreld: the compiled node is missing or out of date (${stale}); run \`npm run build\`\n`);
+  // A checkout builds; an installed package (no sources) was packed without its build.
+  const fix = existsSync(SRC) ? 'run `npm run build`' : 'install a tarball made by `npm pack`, which builds it';
+  process.stderr.write(`kestreld: the compiled node is missing or out of date (${stale}); ${fix}\n`);
   process.exit(1);
 }
 await launch(process.argv);

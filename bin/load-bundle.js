@@ -5,21 +5,43 @@
 // the client commands, which run other code): half a second after the command settled (`start`: once the node
 // listens), or at exit if sooner, so it holds the functions such a run compiled. A cache V8 rejects (other V8 flags)
 // is rewritten; a rebuild removes the caches and seeds one for `start` (the bundle's top level compiled, see
-// seedCache), which a start uses until it has written its own. Without vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+// seedCache), which a start uses until it has written its own; the packed tarball ships that seed, so an installed
+// package whose directory is not writable (a root-owned global install) still starts from it. Without vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
 // (Node < 20.12; an import() left in the script would need it) the bundle loads with require(), as any CommonJS
 // file.
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
+import { BUNDLE_ID_PREFIX } from './build-state.js';
+
+/**
+ * V8 flags a `start` runs with, set before its bundle is compiled. V8 rejects a code cache made under other flags
+ * than the loading process has, and the node sets --heap-growing-percent from [cache] heap-growth-percent (default
+ * 50, src/config/load.ts) once it has read its config: a cache written after that was rejected by every next start
+ * (a full compile, 300-500 ms of CPU on a busy 2-core machine). Set here first, the node's own setting to the default
+ * changes nothing; another configured value still costs that compile.
+ */
+export const START_V8_FLAGS = ['--heap-growing-percent=50'];
 
 /** Delay from a run's steady state to writing its cache: past a start's first answers. */
 const CACHE_DELAY_MS = 500;
-/** The cache file of `file` as built now, for this Node and `kind` of run: a rebuild or another Node names another. */
-function cachePath(file, kind) {
-  const { size, mtimeMs } = statSync(file);
-  const key = `${process.version}-${process.arch}-${size}-${Math.trunc(mtimeMs)}-${kind}`;
-  return join(dirname(file), `.code-cache-${basename(file)}-${key}`);
+/**
+ * The cache file of the bundle `file` whose text is `source`, for this Node and `kind` of run: another build (its
+ * first line names it, see scripts/build.mjs) or another Node names another. Not the file's date: an install of the
+ * packed tarball dates its files at install time, and the build's seed must still be found.
+ */
+function cachePath(file, source, kind) {
+  const line = source.slice(0, source.indexOf('\n'));
+  let build;
+  if (line.startsWith(BUNDLE_ID_PREFIX)) build = line.slice(BUNDLE_ID_PREFIX.length);
+  else {
+    // A bundle from before builds were named.
+    const { size, mtimeMs } = statSync(file);
+    build = `${size}-${Math.trunc(mtimeMs)}`;
+  }
+  return join(dirname(file), `.code-cache-${basename(file)}-${process.version}-${process.arch}-${build}-${kind}`);
 }
 
 /** The cache the build seeds for `path` (scripts/build.mjs): used until a run has written its own. */
@@ -76,15 +98,17 @@ export class LoadedBundle {
  * (KESTREL_CODE_CACHE=0 turns the cache off).
  */
 export function loadBundle(file, kind) {
+  if (kind === 'start') for (const flag of START_V8_FLAGS) setFlagsFromString(flag);
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined || process.env.KESTREL_CODE_CACHE === '0') {
     return new LoadedBundle(createRequire(import.meta.url)(file));
   }
-  const path = cachePath(file, kind);
+  const source = readFileSync(file, 'utf8');
+  const path = cachePath(file, source, kind);
   const own = readOrUndefined(path);
   // Without a run's own cache, the build's seed (the bundle's top level compiled): better than compiling it all.
   const cachedData = own ?? readOrUndefined(seedPath(path));
-  const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
+  const script = new vm.Script(Module.wrap(source), {
     filename: file,
     cachedData,
     importModuleDynamically: importer,
@@ -119,10 +143,12 @@ function run(script, file) {
 export function seedCache(file, kind) {
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined) return;
-  const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), {
+  if (kind === 'start') for (const flag of START_V8_FLAGS) setFlagsFromString(flag);
+  const source = readFileSync(file, 'utf8');
+  const script = new vm.Script(Module.wrap(source), {
     filename: file,
     importModuleDynamically: importer,
   });
   run(script, file);
-  writeCache(script, seedPath(cachePath(file, kind)));
+  writeCache(script, seedPath(cachePath(file, source, kind)));
 }

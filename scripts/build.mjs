@@ -6,14 +6,27 @@
 // ~250 ms of CPU at startup resolving, reading and linking ~500 modules one by one. Code behind a dynamic import()
 // is in the file but runs only on first use. One script (not ES modules) because a script can be compiled with a
 // V8 code cache on Node 20 too (bin/load-bundle.js). `node scripts/build.mjs` builds when a source is newer than
-// the last build; `--force` always does.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// the last build; `--force` always does. `npm ci` and `npm pack` both run it (the `prepare` script, forced; no
+// `prepack` besides, which would build twice), and the tarball ships bin/, dist/ and proto/ (package.json's `files`):
+// an `npm i -g` of it runs the bundle with neither sources nor devDependencies (test/integration/globalInstall.test.ts).
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   BUNDLE,
   BUNDLE_DIR,
+  BUNDLE_ID_PREFIX,
   BUNDLE_ENTRY,
   DIST,
   isStale,
@@ -87,11 +100,17 @@ export async function build(src = SRC, dist = DIST) {
 
 /**
  * Each bundled module keeps its own location: `import.meta.url` in ES modules, `__dirname` and `__filename` in
- * CommonJS ones (grpc-js finds its .proto files with them) become the file it was bundled from, computed relative
- * to the bundle's directory (the banner's __bundleUrl). So paths resolved from them (proto/, the tracer worker's
- * entry, createRequire) stay what they are in dist/ and node_modules/.
+ * CommonJS ones (grpc-js finds its .proto files with them, classic-level and secp256k1 their native addons) become
+ * the file it was bundled from. Kestrel's own files are found relative to the bundle's directory (the banner's
+ * __bundleUrl): dist/ ships with the bundle. A package's file is found where Node's resolver finds that package
+ * from the bundle at run time (__bundlePackageFile), not where it was at build time: an installed package
+ * (`npm i -g` of the packed tarball) has its dependencies nested or hoisted, and a checkout whose node_modules is a
+ * symbolic link resolves them elsewhere.
  */
 function ownLocation(outdir) {
+  // Where the packages the bundle is made of sit at build time (through a symbolic link, esbuild reports the real
+  // path).
+  const modules = realpathSync(join(ROOT, 'node_modules')) + sep;
   return {
     name: 'own-location',
     setup(b) {
@@ -101,11 +120,19 @@ function ownLocation(outdir) {
         const hasDir = /\b__(dirname|filename)\b/.test(code);
         if (!hasUrl && !hasDir) return undefined;
         const rel = JSON.stringify(relative(outdir, args.path).split(sep).join('/'));
-        if (hasUrl) code = code.replaceAll('import.meta.url', `new URL(${rel}, __bundleUrl).href`);
-        if (hasDir) {
-          const file = `__bundleFileURLToPath(new URL(${rel}, __bundleUrl))`;
-          code = `var __filename = ${file}, __dirname = __bundleDirname(__filename);\n` + code;
+        let url = `new URL(${rel}, __bundleUrl).href`;
+        let file = `__bundleFileURLToPath(new URL(${rel}, __bundleUrl))`;
+        if (args.path.startsWith(modules)) {
+          // `<package>/<path inside it>`, a scoped package's name being two segments.
+          const parts = args.path.slice(modules.length).split(sep);
+          const n = parts[0].startsWith('@') ? 2 : 1;
+          const name = JSON.stringify(parts.slice(0, n).join('/'));
+          const inside = JSON.stringify(parts.slice(n).join('/'));
+          file = `__bundlePackageFile(${name}, ${inside}, () => ${file})`;
+          url = `__bundlePathToFileURL(${file}).href`;
         }
+        if (hasUrl) code = code.replaceAll('import.meta.url', url);
+        if (hasDir) code = `var __filename = ${file}, __dirname = __bundleDirname(__filename);\n` + code;
         return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
       });
     },
@@ -133,9 +160,17 @@ export async function bundle(dist = DIST) {
     banner: {
       js: [
         "'use strict';",
-        "const { dirname: __bundleDirname } = require('node:path');",
+        "const { dirname: __bundleDirname, join: __bundleJoin } = require('node:path');",
         "const { fileURLToPath: __bundleFileURLToPath, pathToFileURL: __bundlePathToFileURL } = require('node:url');",
+        "const { existsSync: __bundleExists } = require('node:fs');",
         'const __bundleUrl = __bundlePathToFileURL(__filename).href;',
+        // The first directory Node's resolver would take package `name` from, seen from the bundle.
+        'const __bundlePackageFile = (name, inside, otherwise) => {',
+        '  for (const dir of require.resolve.paths(name) ?? []) {',
+        '    if (__bundleExists(__bundleJoin(dir, name, "package.json"))) return __bundleJoin(dir, name, inside);',
+        '  }',
+        '  return otherwise();',
+        '};',
       ].join('\n'),
     },
     plugins: [ownLocation(outdir)],
@@ -144,7 +179,10 @@ export async function bundle(dist = DIST) {
   mkdirSync(outdir, { recursive: true });
   const [file] = outputFiles;
   const tmp = `${out}.${process.pid}.tmp`;
-  writeFileSync(tmp, file.contents);
+  // The first line names the build by its contents: the code caches are keyed by it (bin/load-bundle.js), not by
+  // the file's date, which an install from the packed tarball does not keep.
+  const id = createHash('sha256').update(file.contents).digest('hex').slice(0, 16);
+  writeFileSync(tmp, Buffer.concat([Buffer.from(`${BUNDLE_ID_PREFIX}${id}\n`), file.contents]));
   renameSync(tmp, out);
   for (const name of readdirSync(outdir)) {
     if (!name.endsWith('.tmp') && join(outdir, name) !== out) rmSync(join(outdir, name), { force: true });

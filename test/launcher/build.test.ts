@@ -127,6 +127,31 @@ describe('build step', () => {
     assert.equal(all().length, 1);
   });
 
+  it("keeps a start's code cache valid when the node then sets its heap flag: the next start accepts it", async () => {
+    await build(src, dist);
+    const file = join(dist, 'bundle/kestreld.cjs');
+    const loader = JSON.stringify(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href);
+    // What `kestreld start` does: load the bundle, then set --heap-growing-percent to [cache]'s default (50).
+    const start = () =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { loadBundle } = await import(${loader}); loadBundle(${JSON.stringify(file)}, 'start');` +
+            `(await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');`,
+        ],
+        { env: { ...process.env, NODE_OPTIONS: '' } },
+      );
+    const own = () => readdirSync(join(dist, 'bundle')).filter((f) => f.endsWith('-start'));
+    start();
+    assert.equal(own().length, 1);
+    const written = statSync(join(dist, 'bundle', own()[0]!)).mtimeMs;
+    start();
+    // A rejected cache is rewritten at exit.
+    assert.equal(statSync(join(dist, 'bundle', own()[0]!)).mtimeMs, written, 'the start cache was rejected');
+  });
+
   it('leaves test support (*.testing.ts) out, and says why a build is stale', async () => {
     write('lib/helper.testing.ts', `export const helper = 1;\n`);
     const staleDir = join(dir, 'no-build');
@@ -140,6 +165,16 @@ describe('build step', () => {
     const later = new Date(Date.now() + 60_000);
     utimesSync(join(src, 'lib/value.ts'), later, later);
     assert.match(staleReason(src, dist) ?? '', /value\.ts changed since the last build$/);
+  });
+
+  it('without sources (an installed package) is current when the build and its bundle are there, else not', async () => {
+    await build(src, dist);
+    const none = join(dir, 'no-sources');
+    assert.equal(staleReason(none, dist), undefined);
+    rmSync(join(dist, 'bundle/kestreld.cjs'));
+    assert.match(staleReason(none, dist) ?? '', /^no bundle /);
+    rmSync(join(dist, '.built'));
+    assert.match(staleReason(none, dist) ?? '', /^no build in /);
   });
 
   it('launches without the build script or esbuild: the launcher imports only bin/ and node: modules', () => {

@@ -223,10 +223,10 @@ export function registerStartCommand(program: Command): void {
           '--load-state, --dump-state and --auto-impersonate need the dev toolkit (--dev or app.toml [dev] toolkit = true)',
         );
       // Before the node allocates: V8 otherwise lets its heap grow to up to 4x what is live under a steady stream of
-      // short-lived objects (each block's), and RSS follows the heap, not the caches (see [cache] in app.toml).
-      if (config.cache.heapGrowthPercent > 0) {
-        setFlagsFromString(`--heap-growing-percent=${config.cache.heapGrowthPercent}`);
-      }
+      // short-lived objects (each block's), and RSS follows the heap, not the caches (see [cache] in app.toml). Set
+      // even when 0 (V8's own default, its heuristics): the launcher sets the default first (bin/load-bundle.js
+      // START_V8_FLAGS, so the code cache a start writes matches the flags the next one loads it with).
+      setFlagsFromString(`--heap-growing-percent=${config.cache.heapGrowthPercent}`);
       sink.setLevel(config.log.level);
       sink.format = config.log.format;
       for (const secret of nodeSecrets(config)) sink.redact(secret);
