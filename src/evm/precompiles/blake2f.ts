@@ -23,91 +23,311 @@ const SIGMA = [
 ].map((row) => Uint8Array.from(row, (i) => 2 * i));
 
 /**
- * The mixing function G on state words a, b, c, d with message words at m[x], m[y] (indices of low halves).
- * The eight halves are read into locals once and written back once: the arithmetic stays in registers.
- */
-function mix(v: Int32Array, m: Int32Array, a: number, b: number, c: number, d: number, x: number, y: number): void {
-  let al = v[a]!,
-    ah = v[a + 1]!,
-    bl = v[b]!,
-    bh = v[b + 1]!;
-  let cl = v[c]!,
-    ch = v[c + 1]!,
-    dl = v[d]!,
-    dh = v[d + 1]!;
-  // a = a + b + m[x]; the low sum is below 3·2^32, its carry (lo / 2^32) goes to the high half.
-  let lo = (al >>> 0) + (bl >>> 0) + (m[x]! >>> 0);
-  ah = (ah + bh + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-  al = lo | 0;
-  // d = rotr64(d ^ a, 32)
-  let tl = dl ^ al;
-  dl = dh ^ ah;
-  dh = tl;
-  // c = c + d
-  lo = (cl >>> 0) + (dl >>> 0);
-  ch = (ch + dh + ((lo / 0x100000000) | 0)) | 0;
-  cl = lo | 0;
-  // b = rotr64(b ^ c, 24)
-  tl = bl ^ cl;
-  let th = bh ^ ch;
-  bl = (tl >>> 24) | (th << 8);
-  bh = (th >>> 24) | (tl << 8);
-  // a = a + b + m[y]
-  lo = (al >>> 0) + (bl >>> 0) + (m[y]! >>> 0);
-  ah = (ah + bh + m[y + 1]! + ((lo / 0x100000000) | 0)) | 0;
-  al = lo | 0;
-  // d = rotr64(d ^ a, 16)
-  tl = dl ^ al;
-  th = dh ^ ah;
-  dl = (tl >>> 16) | (th << 16);
-  dh = (th >>> 16) | (tl << 16);
-  // c = c + d
-  lo = (cl >>> 0) + (dl >>> 0);
-  ch = (ch + dh + ((lo / 0x100000000) | 0)) | 0;
-  cl = lo | 0;
-  // b = rotr64(b ^ c, 63) = rotl64(b ^ c, 1)
-  tl = bl ^ cl;
-  th = bh ^ ch;
-  bl = (tl << 1) | (th >>> 31);
-  bh = (th << 1) | (tl >>> 31);
-  v[a] = al;
-  v[a + 1] = ah;
-  v[b] = bl;
-  v[b + 1] = bh;
-  v[c] = cl;
-  v[c + 1] = ch;
-  v[d] = dl;
-  v[d + 1] = dh;
-}
-
-/**
  * F(h, m, t, f, rounds) in place on `h` (8 words as 16 halves). `m` is 16 words, `t` 2 words (as halves),
- * `final` the last-block flag.
+ * `final` the last-block flag. The 16 state words live in 32 locals and the eight G steps of a round are written
+ * out, so the state stays in registers: a round over an Int32Array cost ~470 ns, and a call may ask for 2^32 - 1
+ * rounds (stTimeConsuming/CALLBlake2f_MaxRounds).
  */
 export function compress(rounds: number, h: Int32Array, m: Int32Array, t: Int32Array, final: boolean): void {
-  const v = new Int32Array(32);
-  v.set(h, 0);
-  v.set(IV, 16);
-  v[24]! ^= t[0]!;
-  v[25]! ^= t[1]!;
-  v[26]! ^= t[2]!;
-  v[27]! ^= t[3]!;
-  if (final) {
-    v[28] = ~v[28]!;
-    v[29] = ~v[29]!;
-  }
+  let v0l = h[0]!,
+    v0h = h[1]!;
+  let v1l = h[2]!,
+    v1h = h[3]!;
+  let v2l = h[4]!,
+    v2h = h[5]!;
+  let v3l = h[6]!,
+    v3h = h[7]!;
+  let v4l = h[8]!,
+    v4h = h[9]!;
+  let v5l = h[10]!,
+    v5h = h[11]!;
+  let v6l = h[12]!,
+    v6h = h[13]!;
+  let v7l = h[14]!,
+    v7h = h[15]!;
+  let v8l = IV[0]!,
+    v8h = IV[1]!;
+  let v9l = IV[2]!,
+    v9h = IV[3]!;
+  let v10l = IV[4]!,
+    v10h = IV[5]!;
+  let v11l = IV[6]!,
+    v11h = IV[7]!;
+  let v12l = IV[8]! ^ t[0]!,
+    v12h = IV[9]! ^ t[1]!;
+  let v13l = IV[10]! ^ t[2]!,
+    v13h = IV[11]! ^ t[3]!;
+  let v14l = final ? ~IV[12]! : IV[12]!,
+    v14h = final ? ~IV[13]! : IV[13]!;
+  let v15l = IV[14]!,
+    v15h = IV[15]!;
+  let lo: number, tl: number, th: number, x: number;
   for (let r = 0; r < rounds; r++) {
     const s = SIGMA[r % 10]!;
-    mix(v, m, 0, 8, 16, 24, s[0]!, s[1]!);
-    mix(v, m, 2, 10, 18, 26, s[2]!, s[3]!);
-    mix(v, m, 4, 12, 20, 28, s[4]!, s[5]!);
-    mix(v, m, 6, 14, 22, 30, s[6]!, s[7]!);
-    mix(v, m, 0, 10, 20, 30, s[8]!, s[9]!);
-    mix(v, m, 2, 12, 22, 24, s[10]!, s[11]!);
-    mix(v, m, 4, 14, 16, 26, s[12]!, s[13]!);
-    mix(v, m, 6, 8, 18, 28, s[14]!, s[15]!);
+    // G0: words 0, 4, 8, 12
+    x = s[0]!;
+    lo = (v0l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
+    v0h = (v0h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v0l = lo | 0;
+    tl = v12l ^ v0l;
+    v12l = v12h ^ v0h;
+    v12h = tl;
+    lo = (v8l >>> 0) + (v12l >>> 0);
+    v8h = (v8h + v12h + ((lo / 0x100000000) | 0)) | 0;
+    v8l = lo | 0;
+    tl = v4l ^ v8l;
+    th = v4h ^ v8h;
+    v4l = (tl >>> 24) | (th << 8);
+    v4h = (th >>> 24) | (tl << 8);
+    x = s[1]!;
+    lo = (v0l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
+    v0h = (v0h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v0l = lo | 0;
+    tl = v12l ^ v0l;
+    th = v12h ^ v0h;
+    v12l = (tl >>> 16) | (th << 16);
+    v12h = (th >>> 16) | (tl << 16);
+    lo = (v8l >>> 0) + (v12l >>> 0);
+    v8h = (v8h + v12h + ((lo / 0x100000000) | 0)) | 0;
+    v8l = lo | 0;
+    tl = v4l ^ v8l;
+    th = v4h ^ v8h;
+    v4l = (tl << 1) | (th >>> 31);
+    v4h = (th << 1) | (tl >>> 31);
+
+    // G1: words 1, 5, 9, 13
+    x = s[2]!;
+    lo = (v1l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
+    v1h = (v1h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v1l = lo | 0;
+    tl = v13l ^ v1l;
+    v13l = v13h ^ v1h;
+    v13h = tl;
+    lo = (v9l >>> 0) + (v13l >>> 0);
+    v9h = (v9h + v13h + ((lo / 0x100000000) | 0)) | 0;
+    v9l = lo | 0;
+    tl = v5l ^ v9l;
+    th = v5h ^ v9h;
+    v5l = (tl >>> 24) | (th << 8);
+    v5h = (th >>> 24) | (tl << 8);
+    x = s[3]!;
+    lo = (v1l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
+    v1h = (v1h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v1l = lo | 0;
+    tl = v13l ^ v1l;
+    th = v13h ^ v1h;
+    v13l = (tl >>> 16) | (th << 16);
+    v13h = (th >>> 16) | (tl << 16);
+    lo = (v9l >>> 0) + (v13l >>> 0);
+    v9h = (v9h + v13h + ((lo / 0x100000000) | 0)) | 0;
+    v9l = lo | 0;
+    tl = v5l ^ v9l;
+    th = v5h ^ v9h;
+    v5l = (tl << 1) | (th >>> 31);
+    v5h = (th << 1) | (tl >>> 31);
+
+    // G2: words 2, 6, 10, 14
+    x = s[4]!;
+    lo = (v2l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
+    v2h = (v2h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v2l = lo | 0;
+    tl = v14l ^ v2l;
+    v14l = v14h ^ v2h;
+    v14h = tl;
+    lo = (v10l >>> 0) + (v14l >>> 0);
+    v10h = (v10h + v14h + ((lo / 0x100000000) | 0)) | 0;
+    v10l = lo | 0;
+    tl = v6l ^ v10l;
+    th = v6h ^ v10h;
+    v6l = (tl >>> 24) | (th << 8);
+    v6h = (th >>> 24) | (tl << 8);
+    x = s[5]!;
+    lo = (v2l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
+    v2h = (v2h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v2l = lo | 0;
+    tl = v14l ^ v2l;
+    th = v14h ^ v2h;
+    v14l = (tl >>> 16) | (th << 16);
+    v14h = (th >>> 16) | (tl << 16);
+    lo = (v10l >>> 0) + (v14l >>> 0);
+    v10h = (v10h + v14h + ((lo / 0x100000000) | 0)) | 0;
+    v10l = lo | 0;
+    tl = v6l ^ v10l;
+    th = v6h ^ v10h;
+    v6l = (tl << 1) | (th >>> 31);
+    v6h = (th << 1) | (tl >>> 31);
+
+    // G3: words 3, 7, 11, 15
+    x = s[6]!;
+    lo = (v3l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
+    v3h = (v3h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v3l = lo | 0;
+    tl = v15l ^ v3l;
+    v15l = v15h ^ v3h;
+    v15h = tl;
+    lo = (v11l >>> 0) + (v15l >>> 0);
+    v11h = (v11h + v15h + ((lo / 0x100000000) | 0)) | 0;
+    v11l = lo | 0;
+    tl = v7l ^ v11l;
+    th = v7h ^ v11h;
+    v7l = (tl >>> 24) | (th << 8);
+    v7h = (th >>> 24) | (tl << 8);
+    x = s[7]!;
+    lo = (v3l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
+    v3h = (v3h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v3l = lo | 0;
+    tl = v15l ^ v3l;
+    th = v15h ^ v3h;
+    v15l = (tl >>> 16) | (th << 16);
+    v15h = (th >>> 16) | (tl << 16);
+    lo = (v11l >>> 0) + (v15l >>> 0);
+    v11h = (v11h + v15h + ((lo / 0x100000000) | 0)) | 0;
+    v11l = lo | 0;
+    tl = v7l ^ v11l;
+    th = v7h ^ v11h;
+    v7l = (tl << 1) | (th >>> 31);
+    v7h = (th << 1) | (tl >>> 31);
+
+    // G4: words 0, 5, 10, 15
+    x = s[8]!;
+    lo = (v0l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
+    v0h = (v0h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v0l = lo | 0;
+    tl = v15l ^ v0l;
+    v15l = v15h ^ v0h;
+    v15h = tl;
+    lo = (v10l >>> 0) + (v15l >>> 0);
+    v10h = (v10h + v15h + ((lo / 0x100000000) | 0)) | 0;
+    v10l = lo | 0;
+    tl = v5l ^ v10l;
+    th = v5h ^ v10h;
+    v5l = (tl >>> 24) | (th << 8);
+    v5h = (th >>> 24) | (tl << 8);
+    x = s[9]!;
+    lo = (v0l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
+    v0h = (v0h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v0l = lo | 0;
+    tl = v15l ^ v0l;
+    th = v15h ^ v0h;
+    v15l = (tl >>> 16) | (th << 16);
+    v15h = (th >>> 16) | (tl << 16);
+    lo = (v10l >>> 0) + (v15l >>> 0);
+    v10h = (v10h + v15h + ((lo / 0x100000000) | 0)) | 0;
+    v10l = lo | 0;
+    tl = v5l ^ v10l;
+    th = v5h ^ v10h;
+    v5l = (tl << 1) | (th >>> 31);
+    v5h = (th << 1) | (tl >>> 31);
+
+    // G5: words 1, 6, 11, 12
+    x = s[10]!;
+    lo = (v1l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
+    v1h = (v1h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v1l = lo | 0;
+    tl = v12l ^ v1l;
+    v12l = v12h ^ v1h;
+    v12h = tl;
+    lo = (v11l >>> 0) + (v12l >>> 0);
+    v11h = (v11h + v12h + ((lo / 0x100000000) | 0)) | 0;
+    v11l = lo | 0;
+    tl = v6l ^ v11l;
+    th = v6h ^ v11h;
+    v6l = (tl >>> 24) | (th << 8);
+    v6h = (th >>> 24) | (tl << 8);
+    x = s[11]!;
+    lo = (v1l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
+    v1h = (v1h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v1l = lo | 0;
+    tl = v12l ^ v1l;
+    th = v12h ^ v1h;
+    v12l = (tl >>> 16) | (th << 16);
+    v12h = (th >>> 16) | (tl << 16);
+    lo = (v11l >>> 0) + (v12l >>> 0);
+    v11h = (v11h + v12h + ((lo / 0x100000000) | 0)) | 0;
+    v11l = lo | 0;
+    tl = v6l ^ v11l;
+    th = v6h ^ v11h;
+    v6l = (tl << 1) | (th >>> 31);
+    v6h = (th << 1) | (tl >>> 31);
+
+    // G6: words 2, 7, 8, 13
+    x = s[12]!;
+    lo = (v2l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
+    v2h = (v2h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v2l = lo | 0;
+    tl = v13l ^ v2l;
+    v13l = v13h ^ v2h;
+    v13h = tl;
+    lo = (v8l >>> 0) + (v13l >>> 0);
+    v8h = (v8h + v13h + ((lo / 0x100000000) | 0)) | 0;
+    v8l = lo | 0;
+    tl = v7l ^ v8l;
+    th = v7h ^ v8h;
+    v7l = (tl >>> 24) | (th << 8);
+    v7h = (th >>> 24) | (tl << 8);
+    x = s[13]!;
+    lo = (v2l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
+    v2h = (v2h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v2l = lo | 0;
+    tl = v13l ^ v2l;
+    th = v13h ^ v2h;
+    v13l = (tl >>> 16) | (th << 16);
+    v13h = (th >>> 16) | (tl << 16);
+    lo = (v8l >>> 0) + (v13l >>> 0);
+    v8h = (v8h + v13h + ((lo / 0x100000000) | 0)) | 0;
+    v8l = lo | 0;
+    tl = v7l ^ v8l;
+    th = v7h ^ v8h;
+    v7l = (tl << 1) | (th >>> 31);
+    v7h = (th << 1) | (tl >>> 31);
+
+    // G7: words 3, 4, 9, 14
+    x = s[14]!;
+    lo = (v3l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
+    v3h = (v3h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v3l = lo | 0;
+    tl = v14l ^ v3l;
+    v14l = v14h ^ v3h;
+    v14h = tl;
+    lo = (v9l >>> 0) + (v14l >>> 0);
+    v9h = (v9h + v14h + ((lo / 0x100000000) | 0)) | 0;
+    v9l = lo | 0;
+    tl = v4l ^ v9l;
+    th = v4h ^ v9h;
+    v4l = (tl >>> 24) | (th << 8);
+    v4h = (th >>> 24) | (tl << 8);
+    x = s[15]!;
+    lo = (v3l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
+    v3h = (v3h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
+    v3l = lo | 0;
+    tl = v14l ^ v3l;
+    th = v14h ^ v3h;
+    v14l = (tl >>> 16) | (th << 16);
+    v14h = (th >>> 16) | (tl << 16);
+    lo = (v9l >>> 0) + (v14l >>> 0);
+    v9h = (v9h + v14h + ((lo / 0x100000000) | 0)) | 0;
+    v9l = lo | 0;
+    tl = v4l ^ v9l;
+    th = v4h ^ v9h;
+    v4l = (tl << 1) | (th >>> 31);
+    v4h = (th << 1) | (tl >>> 31);
   }
-  for (let i = 0; i < 16; i++) h[i] = h[i]! ^ v[i]! ^ v[i + 16]!;
+  h[0] = h[0]! ^ v0l ^ v8l;
+  h[1] = h[1]! ^ v0h ^ v8h;
+  h[2] = h[2]! ^ v1l ^ v9l;
+  h[3] = h[3]! ^ v1h ^ v9h;
+  h[4] = h[4]! ^ v2l ^ v10l;
+  h[5] = h[5]! ^ v2h ^ v10h;
+  h[6] = h[6]! ^ v3l ^ v11l;
+  h[7] = h[7]! ^ v3h ^ v11h;
+  h[8] = h[8]! ^ v4l ^ v12l;
+  h[9] = h[9]! ^ v4h ^ v12h;
+  h[10] = h[10]! ^ v5l ^ v13l;
+  h[11] = h[11]! ^ v5h ^ v13h;
+  h[12] = h[12]! ^ v6l ^ v14l;
+  h[13] = h[13]! ^ v6h ^ v14h;
+  h[14] = h[14]! ^ v7l ^ v15l;
+  h[15] = h[15]! ^ v7h ^ v15h;
 }
 
 /** Little-endian 32-bit halves of `count` 64-bit words at `offset`. */
