@@ -1,14 +1,24 @@
-// 0x09 blake2f (EIP-152): the BLAKE2b compression function F with a caller-chosen round count. No maintained
-// package exposes F with a round count (REFERENCE-ENGINE.md §7), so it is written here over 32-bit halves:
-// word i of the state lives at [2i] (low) and [2i + 1] (high) of an Int32Array (int32 arithmetic stays in
-// V8's small-integer representation; unsigned views are taken with >>> 0 only where a carry is computed).
+// 0x09 blake2f (EIP-152): BLAKE2b's compression function F (RFC 7693 §3.2) with a caller-chosen round count, as a
+// WebAssembly function with 64-bit words, emitted byte by byte here. JavaScript has no 64-bit integer but BigInt, which
+// allocates; over 32-bit halves a round still cost ~220 ns, and EIP-152 lets a call ask for 2^32 - 1 rounds
+// (stTimeConsuming/CALLBlake2f_MaxRounds). WebAssembly's i64 add, xor and rotate are single machine instructions, and
+// the state and message live in 32 i64 locals. No maintained package exposes F with a round count (REFERENCE-ENGINE.md
+// §7), so the module is ours: ~6 kB, compiled once per process on first use.
 import type { PurePrecompile } from '../types.ts';
 
-const IV = new Int32Array([
-  0xf3bcc908, 0x6a09e667, 0x84caa73b, 0xbb67ae85, 0xfe94f82b, 0x3c6ef372, 0x5f1d36f1, 0xa54ff53a, 0xade682d1,
-  0x510e527f, 0x2b3e6c1f, 0x9b05688c, 0xfb41bd6b, 0x1f83d9ab, 0x137e2179, 0x5be0cd19,
-]);
+/** BLAKE2b's initialisation vector (RFC 7693 §2.6). */
+const IV = [
+  0x6a09e667f3bcc908n,
+  0xbb67ae8584caa73bn,
+  0x3c6ef372fe94f82bn,
+  0xa54ff53a5f1d36f1n,
+  0x510e527fade682d1n,
+  0x9b05688c2b3e6c1fn,
+  0x1f83d9abfb41bd6bn,
+  0x5be0cd19137e2179n,
+];
 
+/** The message schedule: round r reads the message words in SIGMA[r mod 10]'s order. */
 const SIGMA = [
   [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
   [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
@@ -20,322 +30,223 @@ const SIGMA = [
   [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
   [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
   [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
-].map((row) => Uint8Array.from(row, (i) => 2 * i));
+];
+
+/** The eight G steps of a round: the state words (a, b, c, d) each one mixes; step i takes message words 2i, 2i+1. */
+const G_WORDS = [
+  [0, 4, 8, 12],
+  [1, 5, 9, 13],
+  [2, 6, 10, 14],
+  [3, 7, 11, 15],
+  [0, 5, 10, 15],
+  [1, 6, 11, 12],
+  [2, 7, 8, 13],
+  [3, 4, 9, 14],
+];
 
 /**
- * F(h, m, t, f, rounds) in place on `h` (8 words as 16 halves). `m` is 16 words, `t` 2 words (as halves),
- * `final` the last-block flag. The 16 state words live in 32 locals and the eight G steps of a round are written
- * out, so the state stays in registers: a round over an Int32Array cost ~470 ns, and a call may ask for 2^32 - 1
- * rounds (stTimeConsuming/CALLBlake2f_MaxRounds).
+ * Where F's operands sit in the module's memory: the precompile's input bytes 4..212 (h ‖ m ‖ t) copied as they are,
+ * then the working vector v between the calls of one F.
  */
-export function compress(rounds: number, h: Int32Array, m: Int32Array, t: Int32Array, final: boolean): void {
-  let v0l = h[0]!,
-    v0h = h[1]!;
-  let v1l = h[2]!,
-    v1h = h[3]!;
-  let v2l = h[4]!,
-    v2h = h[5]!;
-  let v3l = h[6]!,
-    v3h = h[7]!;
-  let v4l = h[8]!,
-    v4h = h[9]!;
-  let v5l = h[10]!,
-    v5h = h[11]!;
-  let v6l = h[12]!,
-    v6h = h[13]!;
-  let v7l = h[14]!,
-    v7h = h[15]!;
-  let v8l = IV[0]!,
-    v8h = IV[1]!;
-  let v9l = IV[2]!,
-    v9h = IV[3]!;
-  let v10l = IV[4]!,
-    v10h = IV[5]!;
-  let v11l = IV[6]!,
-    v11h = IV[7]!;
-  let v12l = IV[8]! ^ t[0]!,
-    v12h = IV[9]! ^ t[1]!;
-  let v13l = IV[10]! ^ t[2]!,
-    v13h = IV[11]! ^ t[3]!;
-  let v14l = final ? ~IV[12]! : IV[12]!,
-    v14h = final ? ~IV[13]! : IV[13]!;
-  let v15l = IV[14]!,
-    v15h = IV[15]!;
-  let lo: number, tl: number, th: number, x: number;
-  for (let r = 0; r < rounds; r++) {
-    const s = SIGMA[r % 10]!;
-    // G0: words 0, 4, 8, 12
-    x = s[0]!;
-    lo = (v0l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
-    v0h = (v0h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v0l = lo | 0;
-    tl = v12l ^ v0l;
-    v12l = v12h ^ v0h;
-    v12h = tl;
-    lo = (v8l >>> 0) + (v12l >>> 0);
-    v8h = (v8h + v12h + ((lo / 0x100000000) | 0)) | 0;
-    v8l = lo | 0;
-    tl = v4l ^ v8l;
-    th = v4h ^ v8h;
-    v4l = (tl >>> 24) | (th << 8);
-    v4h = (th >>> 24) | (tl << 8);
-    x = s[1]!;
-    lo = (v0l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
-    v0h = (v0h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v0l = lo | 0;
-    tl = v12l ^ v0l;
-    th = v12h ^ v0h;
-    v12l = (tl >>> 16) | (th << 16);
-    v12h = (th >>> 16) | (tl << 16);
-    lo = (v8l >>> 0) + (v12l >>> 0);
-    v8h = (v8h + v12h + ((lo / 0x100000000) | 0)) | 0;
-    v8l = lo | 0;
-    tl = v4l ^ v8l;
-    th = v4h ^ v8h;
-    v4l = (tl << 1) | (th >>> 31);
-    v4h = (th << 1) | (tl >>> 31);
+const LAYOUT = { h: 0, m: 64, t: 192, end: 208, v: 208 } as const;
 
-    // G1: words 1, 5, 9, 13
-    x = s[2]!;
-    lo = (v1l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
-    v1h = (v1h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v1l = lo | 0;
-    tl = v13l ^ v1l;
-    v13l = v13h ^ v1h;
-    v13h = tl;
-    lo = (v9l >>> 0) + (v13l >>> 0);
-    v9h = (v9h + v13h + ((lo / 0x100000000) | 0)) | 0;
-    v9l = lo | 0;
-    tl = v5l ^ v9l;
-    th = v5h ^ v9h;
-    v5l = (tl >>> 24) | (th << 8);
-    v5h = (th >>> 24) | (tl << 8);
-    x = s[3]!;
-    lo = (v1l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
-    v1h = (v1h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v1l = lo | 0;
-    tl = v13l ^ v1l;
-    th = v13h ^ v1h;
-    v13l = (tl >>> 16) | (th << 16);
-    v13h = (th >>> 16) | (tl << 16);
-    lo = (v9l >>> 0) + (v13l >>> 0);
-    v9h = (v9h + v13h + ((lo / 0x100000000) | 0)) | 0;
-    v9l = lo | 0;
-    tl = v5l ^ v9l;
-    th = v5h ^ v9h;
-    v5l = (tl << 1) | (th >>> 31);
-    v5h = (th << 1) | (tl >>> 31);
+/**
+ * Rounds per call of `run`. V8 first compiles a WebAssembly function with its baseline compiler (Liftoff, ~13× slower
+ * here) and swaps in the optimised code only between calls, so one call running 2^32 - 1 rounds would run them all
+ * in the baseline code. A multiple of 10, so that every call but the last ends where the message schedule restarts.
+ */
+const CHUNK = 40_960;
 
-    // G2: words 2, 6, 10, 14
-    x = s[4]!;
-    lo = (v2l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
-    v2h = (v2h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v2l = lo | 0;
-    tl = v14l ^ v2l;
-    v14l = v14h ^ v2h;
-    v14h = tl;
-    lo = (v10l >>> 0) + (v14l >>> 0);
-    v10h = (v10h + v14h + ((lo / 0x100000000) | 0)) | 0;
-    v10l = lo | 0;
-    tl = v6l ^ v10l;
-    th = v6h ^ v10h;
-    v6l = (tl >>> 24) | (th << 8);
-    v6h = (th >>> 24) | (tl << 8);
-    x = s[5]!;
-    lo = (v2l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
-    v2h = (v2h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v2l = lo | 0;
-    tl = v14l ^ v2l;
-    th = v14h ^ v2h;
-    v14l = (tl >>> 16) | (th << 16);
-    v14h = (th >>> 16) | (tl << 16);
-    lo = (v10l >>> 0) + (v14l >>> 0);
-    v10h = (v10h + v14h + ((lo / 0x100000000) | 0)) | 0;
-    v10l = lo | 0;
-    tl = v6l ^ v10l;
-    th = v6h ^ v10h;
-    v6l = (tl << 1) | (th >>> 31);
-    v6h = (th << 1) | (tl >>> 31);
-
-    // G3: words 3, 7, 11, 15
-    x = s[6]!;
-    lo = (v3l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
-    v3h = (v3h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v3l = lo | 0;
-    tl = v15l ^ v3l;
-    v15l = v15h ^ v3h;
-    v15h = tl;
-    lo = (v11l >>> 0) + (v15l >>> 0);
-    v11h = (v11h + v15h + ((lo / 0x100000000) | 0)) | 0;
-    v11l = lo | 0;
-    tl = v7l ^ v11l;
-    th = v7h ^ v11h;
-    v7l = (tl >>> 24) | (th << 8);
-    v7h = (th >>> 24) | (tl << 8);
-    x = s[7]!;
-    lo = (v3l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
-    v3h = (v3h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v3l = lo | 0;
-    tl = v15l ^ v3l;
-    th = v15h ^ v3h;
-    v15l = (tl >>> 16) | (th << 16);
-    v15h = (th >>> 16) | (tl << 16);
-    lo = (v11l >>> 0) + (v15l >>> 0);
-    v11h = (v11h + v15h + ((lo / 0x100000000) | 0)) | 0;
-    v11l = lo | 0;
-    tl = v7l ^ v11l;
-    th = v7h ^ v11h;
-    v7l = (tl << 1) | (th >>> 31);
-    v7h = (th << 1) | (tl >>> 31);
-
-    // G4: words 0, 5, 10, 15
-    x = s[8]!;
-    lo = (v0l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
-    v0h = (v0h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v0l = lo | 0;
-    tl = v15l ^ v0l;
-    v15l = v15h ^ v0h;
-    v15h = tl;
-    lo = (v10l >>> 0) + (v15l >>> 0);
-    v10h = (v10h + v15h + ((lo / 0x100000000) | 0)) | 0;
-    v10l = lo | 0;
-    tl = v5l ^ v10l;
-    th = v5h ^ v10h;
-    v5l = (tl >>> 24) | (th << 8);
-    v5h = (th >>> 24) | (tl << 8);
-    x = s[9]!;
-    lo = (v0l >>> 0) + (v5l >>> 0) + (m[x]! >>> 0);
-    v0h = (v0h + v5h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v0l = lo | 0;
-    tl = v15l ^ v0l;
-    th = v15h ^ v0h;
-    v15l = (tl >>> 16) | (th << 16);
-    v15h = (th >>> 16) | (tl << 16);
-    lo = (v10l >>> 0) + (v15l >>> 0);
-    v10h = (v10h + v15h + ((lo / 0x100000000) | 0)) | 0;
-    v10l = lo | 0;
-    tl = v5l ^ v10l;
-    th = v5h ^ v10h;
-    v5l = (tl << 1) | (th >>> 31);
-    v5h = (th << 1) | (tl >>> 31);
-
-    // G5: words 1, 6, 11, 12
-    x = s[10]!;
-    lo = (v1l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
-    v1h = (v1h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v1l = lo | 0;
-    tl = v12l ^ v1l;
-    v12l = v12h ^ v1h;
-    v12h = tl;
-    lo = (v11l >>> 0) + (v12l >>> 0);
-    v11h = (v11h + v12h + ((lo / 0x100000000) | 0)) | 0;
-    v11l = lo | 0;
-    tl = v6l ^ v11l;
-    th = v6h ^ v11h;
-    v6l = (tl >>> 24) | (th << 8);
-    v6h = (th >>> 24) | (tl << 8);
-    x = s[11]!;
-    lo = (v1l >>> 0) + (v6l >>> 0) + (m[x]! >>> 0);
-    v1h = (v1h + v6h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v1l = lo | 0;
-    tl = v12l ^ v1l;
-    th = v12h ^ v1h;
-    v12l = (tl >>> 16) | (th << 16);
-    v12h = (th >>> 16) | (tl << 16);
-    lo = (v11l >>> 0) + (v12l >>> 0);
-    v11h = (v11h + v12h + ((lo / 0x100000000) | 0)) | 0;
-    v11l = lo | 0;
-    tl = v6l ^ v11l;
-    th = v6h ^ v11h;
-    v6l = (tl << 1) | (th >>> 31);
-    v6h = (th << 1) | (tl >>> 31);
-
-    // G6: words 2, 7, 8, 13
-    x = s[12]!;
-    lo = (v2l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
-    v2h = (v2h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v2l = lo | 0;
-    tl = v13l ^ v2l;
-    v13l = v13h ^ v2h;
-    v13h = tl;
-    lo = (v8l >>> 0) + (v13l >>> 0);
-    v8h = (v8h + v13h + ((lo / 0x100000000) | 0)) | 0;
-    v8l = lo | 0;
-    tl = v7l ^ v8l;
-    th = v7h ^ v8h;
-    v7l = (tl >>> 24) | (th << 8);
-    v7h = (th >>> 24) | (tl << 8);
-    x = s[13]!;
-    lo = (v2l >>> 0) + (v7l >>> 0) + (m[x]! >>> 0);
-    v2h = (v2h + v7h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v2l = lo | 0;
-    tl = v13l ^ v2l;
-    th = v13h ^ v2h;
-    v13l = (tl >>> 16) | (th << 16);
-    v13h = (th >>> 16) | (tl << 16);
-    lo = (v8l >>> 0) + (v13l >>> 0);
-    v8h = (v8h + v13h + ((lo / 0x100000000) | 0)) | 0;
-    v8l = lo | 0;
-    tl = v7l ^ v8l;
-    th = v7h ^ v8h;
-    v7l = (tl << 1) | (th >>> 31);
-    v7h = (th << 1) | (tl >>> 31);
-
-    // G7: words 3, 4, 9, 14
-    x = s[14]!;
-    lo = (v3l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
-    v3h = (v3h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v3l = lo | 0;
-    tl = v14l ^ v3l;
-    v14l = v14h ^ v3h;
-    v14h = tl;
-    lo = (v9l >>> 0) + (v14l >>> 0);
-    v9h = (v9h + v14h + ((lo / 0x100000000) | 0)) | 0;
-    v9l = lo | 0;
-    tl = v4l ^ v9l;
-    th = v4h ^ v9h;
-    v4l = (tl >>> 24) | (th << 8);
-    v4h = (th >>> 24) | (tl << 8);
-    x = s[15]!;
-    lo = (v3l >>> 0) + (v4l >>> 0) + (m[x]! >>> 0);
-    v3h = (v3h + v4h + m[x + 1]! + ((lo / 0x100000000) | 0)) | 0;
-    v3l = lo | 0;
-    tl = v14l ^ v3l;
-    th = v14h ^ v3h;
-    v14l = (tl >>> 16) | (th << 16);
-    v14h = (th >>> 16) | (tl << 16);
-    lo = (v9l >>> 0) + (v14l >>> 0);
-    v9h = (v9h + v14h + ((lo / 0x100000000) | 0)) | 0;
-    v9l = lo | 0;
-    tl = v4l ^ v9l;
-    th = v4h ^ v9h;
-    v4l = (tl << 1) | (th >>> 31);
-    v4h = (th << 1) | (tl >>> 31);
-  }
-  h[0] = h[0]! ^ v0l ^ v8l;
-  h[1] = h[1]! ^ v0h ^ v8h;
-  h[2] = h[2]! ^ v1l ^ v9l;
-  h[3] = h[3]! ^ v1h ^ v9h;
-  h[4] = h[4]! ^ v2l ^ v10l;
-  h[5] = h[5]! ^ v2h ^ v10h;
-  h[6] = h[6]! ^ v3l ^ v11l;
-  h[7] = h[7]! ^ v3h ^ v11h;
-  h[8] = h[8]! ^ v4l ^ v12l;
-  h[9] = h[9]! ^ v4h ^ v12h;
-  h[10] = h[10]! ^ v5l ^ v13l;
-  h[11] = h[11]! ^ v5h ^ v13h;
-  h[12] = h[12]! ^ v6l ^ v14l;
-  h[13] = h[13]! ^ v6h ^ v14h;
-  h[14] = h[14]! ^ v7l ^ v15l;
-  h[15] = h[15]! ^ v7h ^ v15h;
+// WebAssembly opcodes and type codes used below (WebAssembly core spec §5.4).
+const enum W {
+  Block = 0x02,
+  Loop = 0x03,
+  End = 0x0b,
+  Br = 0x0c,
+  BrIf = 0x0d,
+  LocalGet = 0x20,
+  LocalSet = 0x21,
+  I64Load = 0x29,
+  I64Store = 0x37,
+  I32Const = 0x41,
+  I64Const = 0x42,
+  I32Eqz = 0x45,
+  I32Sub = 0x6b,
+  I64Add = 0x7c,
+  I64Sub = 0x7d,
+  I64Xor = 0x85,
+  I64Rotr = 0x8a,
+  I64ExtendI32U = 0xad,
+  I32 = 0x7f,
+  I64 = 0x7e,
+  Void = 0x40,
+  FuncType = 0x60,
 }
 
-/** Little-endian 32-bit halves of `count` 64-bit words at `offset`. */
-function halves(input: Uint8Array, offset: number, count: number): Int32Array {
-  const view = new DataView(input.buffer, input.byteOffset + offset, count * 8);
-  const out = new Int32Array(count * 2);
-  for (let i = 0; i < count * 2; i++) out[i] = view.getInt32(i * 4, true);
+function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
   return out;
+}
+
+function sleb(v: bigint): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) return [...out, b];
+    out.push(b | 0x80);
+  }
+}
+
+/** A section: its id, then its content's length. */
+function section(id: number, content: number[]): number[] {
+  return [id, ...uleb(content.length), ...content];
+}
+
+function name(s: string): number[] {
+  return [...uleb(s.length), ...Buffer.from(s, 'latin1')];
+}
+
+/** A function body: its local declarations (groups of [count, type]) and its code. */
+function funcBody(locals: [number, number][], code: number[]): number[] {
+  const body = [...uleb(locals.length), ...locals.flatMap(([n, t]) => [...uleb(n), t]), ...code, W.End];
+  return [...uleb(body.length), ...body];
+}
+
+/** Pushes the i64 at a constant address (memarg: log2 alignment 3, offset). */
+function load(addr: number): number[] {
+  return [W.I32Const, 0, W.I64Load, 3, ...uleb(addr)];
+}
+
+/** Stores the i64 that `value` pushes at a constant address. */
+function store(addr: number, value: number[]): number[] {
+  return [W.I32Const, 0, ...value, W.I64Store, 3, ...uleb(addr)];
+}
+
+const i64 = (x: bigint) => [W.I64Const, ...sleb(BigInt.asIntN(64, x))];
+
+/** init(final): v = h ‖ IV, with t folded into v12, v13 and v14 inverted for the last block. */
+function initBody(): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < 8; i++) out.push(...store(LAYOUT.v + 8 * i, load(LAYOUT.h + 8 * i)));
+  for (let i = 0; i < 8; i++) {
+    let value = i64(IV[i]!);
+    if (i === 4 || i === 5) value = [...value, ...load(LAYOUT.t + 8 * (i - 4)), W.I64Xor];
+    // final ∈ {0, 1}: 0 - final is 0 or all ones.
+    if (i === 6) value = [...value, ...i64(0n), W.LocalGet, 0, W.I64ExtendI32U, W.I64Sub, W.I64Xor];
+    out.push(...store(LAYOUT.v + 64 + 8 * i, value));
+  }
+  return out;
+}
+
+// run(n)'s locals: 0 the rounds left (i32, counts down), then the 16 words of v, then the 16 message words.
+const N = 0;
+const v = (i: number) => 1 + i;
+const m = (i: number) => 17 + i;
+
+/** G (RFC 7693 §3.1) on state words a, b, c, d with message words x, y. */
+function g(a: number, b: number, c: number, d: number, x: number, y: number): number[] {
+  const out: number[] = [];
+  const add3 = (dst: number, p: number, q: number) =>
+    out.push(W.LocalGet, v(dst), W.LocalGet, v(p), W.I64Add, W.LocalGet, m(q), W.I64Add, W.LocalSet, v(dst));
+  const add2 = (dst: number, p: number) => out.push(W.LocalGet, v(dst), W.LocalGet, v(p), W.I64Add, W.LocalSet, v(dst));
+  const xorRot = (dst: number, p: number, bits: number) =>
+    out.push(W.LocalGet, v(dst), W.LocalGet, v(p), W.I64Xor, ...i64(BigInt(bits)), W.I64Rotr, W.LocalSet, v(dst));
+  add3(a, b, x);
+  xorRot(d, a, 32);
+  add2(c, d);
+  xorRot(b, c, 24);
+  add3(a, b, y);
+  xorRot(d, a, 16);
+  add2(c, d);
+  xorRot(b, c, 63);
+  return out;
+}
+
+/** run(n): n rounds on v, starting at the schedule's first row; v and m are held in locals for the call. */
+function runBody(): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < 16; i++) out.push(...load(LAYOUT.v + 8 * i), W.LocalSet, v(i));
+  for (let i = 0; i < 16; i++) out.push(...load(LAYOUT.m + 8 * i), W.LocalSet, m(i));
+  // block { loop { ten rounds, each preceded by "if n == 0 leave the block" } }: the message schedule repeats every
+  // ten rounds, so the loop body is ten rounds written out with their message words as constants.
+  out.push(W.Block, W.Void, W.Loop, W.Void);
+  for (const s of SIGMA) {
+    out.push(W.LocalGet, N, W.I32Eqz, W.BrIf, 1);
+    G_WORDS.forEach(([a, b, c, d], i) => out.push(...g(a!, b!, c!, d!, s[2 * i]!, s[2 * i + 1]!)));
+    out.push(W.LocalGet, N, W.I32Const, 1, W.I32Sub, W.LocalSet, N);
+  }
+  out.push(W.Br, 0, W.End, W.End);
+  for (let i = 0; i < 16; i++) out.push(...store(LAYOUT.v + 8 * i, [W.LocalGet, v(i)]));
+  return out;
+}
+
+/** finish(): h ^= v[0..8] ^ v[8..16]. */
+function finishBody(): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const value = [...load(LAYOUT.h + 8 * i), ...load(LAYOUT.v + 8 * i), W.I64Xor, ...load(LAYOUT.v + 64 + 8 * i)];
+    out.push(...store(LAYOUT.h + 8 * i, [...value, W.I64Xor]));
+  }
+  return out;
+}
+
+/** The module's bytes: one page of memory, init(final: i32), run(rounds: i32) and finish(), all exported. */
+function blake2fModuleBytes(): Uint8Array<ArrayBuffer> {
+  return Uint8Array.from([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, [2, W.FuncType, 1, W.I32, 0, W.FuncType, 0, 0]),
+    ...section(3, [3, 0, 0, 1]),
+    ...section(5, [1, 0x00, 1]),
+    ...section(7, [
+      4,
+      ...name('memory'),
+      0x02,
+      0,
+      ...name('init'),
+      0x00,
+      0,
+      ...name('run'),
+      0x00,
+      1,
+      ...name('finish'),
+      0x00,
+      2,
+    ]),
+    ...section(10, [
+      3,
+      ...funcBody([], initBody()),
+      ...funcBody([[32, W.I64]], runBody()),
+      ...funcBody([], finishBody()),
+    ]),
+  ]);
+}
+
+/** The module's memory (the operands) and its three steps of F. */
+interface Blake2fWasm {
+  memory: Uint8Array;
+  init(final: number): void;
+  run(rounds: number): void;
+  finish(): void;
+}
+
+let wasm: Blake2fWasm | undefined;
+
+/** Compiles and instantiates the module once (synchronously: it is small). */
+function instance(): Blake2fWasm {
+  if (wasm !== undefined) return wasm;
+  const ex = new WebAssembly.Instance(new WebAssembly.Module(blake2fModuleBytes()), {}).exports as unknown as Omit<
+    Blake2fWasm,
+    'memory'
+  > & { memory: WebAssembly.Memory };
+  wasm = { memory: new Uint8Array(ex.memory.buffer, 0, LAYOUT.end), init: ex.init, run: ex.run, finish: ex.finish };
+  return wasm;
 }
 
 function rounds(input: Uint8Array): number {
@@ -350,11 +261,14 @@ export const blake2fPrecompile: PurePrecompile = {
     if (input.length !== 213) return undefined;
     const f = input[212]!;
     if (f > 1) return undefined;
-    const h = halves(input, 4, 8);
-    compress(rounds(input), h, halves(input, 68, 16), halves(input, 196, 2), f === 1);
-    const out = new Uint8Array(64);
-    const view = new DataView(out.buffer);
-    for (let i = 0; i < 16; i++) view.setInt32(i * 4, h[i]!, true);
-    return out;
+    const w = instance();
+    // h ‖ m ‖ t are little-endian words in the input, as WebAssembly reads them: copied as they are.
+    w.memory.set(input.subarray(4, 4 + LAYOUT.end));
+    w.init(f);
+    let left = rounds(input);
+    for (; left > CHUNK; left -= CHUNK) w.run(CHUNK);
+    w.run(left);
+    w.finish();
+    return w.memory.slice(LAYOUT.h, LAYOUT.h + 64);
   },
 };
