@@ -7,7 +7,7 @@
 import type { PurePrecompile } from '../types.ts';
 
 /** BLAKE2b's initialisation vector (RFC 7693 §2.6). */
-const IV = [
+export const BLAKE2B_IV: readonly bigint[] = [
   0x6a09e667f3bcc908n,
   0xbb67ae8584caa73bn,
   0x3c6ef372fe94f82bn,
@@ -18,8 +18,8 @@ const IV = [
   0x5be0cd19137e2179n,
 ];
 
-/** The message schedule: round r reads the message words in SIGMA[r mod 10]'s order. */
-const SIGMA = [
+/** The message schedule: round r reads the message words in row r mod 10's order. */
+export const BLAKE2B_SIGMA: readonly (readonly number[])[] = [
   [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
   [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
   [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
@@ -136,7 +136,7 @@ function initBody(): number[] {
   const out: number[] = [];
   for (let i = 0; i < 8; i++) out.push(...store(LAYOUT.v + 8 * i, load(LAYOUT.h + 8 * i)));
   for (let i = 0; i < 8; i++) {
-    let value = i64(IV[i]!);
+    let value = i64(BLAKE2B_IV[i]!);
     if (i === 4 || i === 5) value = [...value, ...load(LAYOUT.t + 8 * (i - 4)), W.I64Xor];
     // final ∈ {0, 1}: 0 - final is 0 or all ones.
     if (i === 6) value = [...value, ...i64(0n), W.LocalGet, 0, W.I64ExtendI32U, W.I64Sub, W.I64Xor];
@@ -177,7 +177,7 @@ function runBody(): number[] {
   // block { loop { ten rounds, each preceded by "if n == 0 leave the block" } }: the message schedule repeats every
   // ten rounds, so the loop body is ten rounds written out with their message words as constants.
   out.push(W.Block, W.Void, W.Loop, W.Void);
-  for (const s of SIGMA) {
+  for (const s of BLAKE2B_SIGMA) {
     out.push(W.LocalGet, N, W.I32Eqz, W.BrIf, 1);
     G_WORDS.forEach(([a, b, c, d], i) => out.push(...g(a!, b!, c!, d!, s[2 * i]!, s[2 * i + 1]!)));
     out.push(W.LocalGet, N, W.I32Const, 1, W.I32Sub, W.LocalSet, N);

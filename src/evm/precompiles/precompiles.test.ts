@@ -19,6 +19,7 @@ import {
   precompileLibraries,
   precompilesFor,
 } from './index.ts';
+import { BLAKE2B_IV, BLAKE2B_SIGMA } from './blake2f.ts';
 
 const word = (n: bigint | number) => bigintToFixedBytes(BigInt(n), 32);
 const cat = (...parts: Uint8Array[]) => {
@@ -228,19 +229,9 @@ for (const [label, loaders] of SETS) {
     });
 
     test('0x09 blake2f: EIP-152 vectors and BLAKE2b-512("abc") as the 12-round oracle', () => {
-      const iv = [
-        0x6a09e667f3bcc908n,
-        0xbb67ae8584caa73bn,
-        0x3c6ef372fe94f82bn,
-        0xa54ff53a5f1d36f1n,
-        0x510e527fade682d1n,
-        0x9b05688c2b3e6c1fn,
-        0x1f83d9abfb41bd6bn,
-        0x5be0cd19137e2179n,
-      ];
       const le = (v: bigint) => bigintToFixedBytes(v, 8).reverse();
       const input = (rounds: number, f: number) => {
-        const h = iv.map((v, i) => (i === 0 ? v ^ 0x01010040n : v));
+        const h = BLAKE2B_IV.map((v, i) => (i === 0 ? v ^ 0x01010040n : v));
         const m = new Uint8Array(128);
         m.set(new TextEncoder().encode('abc'));
         return cat(bigintToFixedBytes(BigInt(rounds), 4), ...h.map(le), m, le(3n), le(0n), new Uint8Array([f]));
@@ -270,28 +261,6 @@ for (const [label, loaders] of SETS) {
       // RFC 7693 §3.2 written plainly over BigInt: slow, obviously right, and independent of the WebAssembly module.
       const M64 = (1n << 64n) - 1n;
       const rotr = (x: bigint, n: bigint) => ((x >> n) | (x << (64n - n))) & M64;
-      const sigma = [
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
-        [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
-        [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
-        [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
-        [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
-        [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
-        [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
-        [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
-        [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
-        [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
-      ];
-      const iv = [
-        0x6a09e667f3bcc908n,
-        0xbb67ae8584caa73bn,
-        0x3c6ef372fe94f82bn,
-        0xa54ff53a5f1d36f1n,
-        0x510e527fade682d1n,
-        0x9b05688c2b3e6c1fn,
-        0x1f83d9abfb41bd6bn,
-        0x5be0cd19137e2179n,
-      ];
       const words = (b: Uint8Array) => Array.from({ length: b.length / 8 }, (_, i) => readLe(b.subarray(8 * i)));
       const readLe = (b: Uint8Array) => b.subarray(0, 8).reduceRight((acc, x) => (acc << 8n) | BigInt(x), 0n);
       const reference = (input: Uint8Array): string => {
@@ -299,7 +268,7 @@ for (const [label, loaders] of SETS) {
         const h = words(input.subarray(4, 68));
         const m = words(input.subarray(68, 196));
         const [t0, t1] = words(input.subarray(196, 212));
-        const v = [...h, ...iv];
+        const v = [...h, ...BLAKE2B_IV];
         v[12]! ^= t0!;
         v[13]! ^= t1!;
         if (input[212] === 1) v[14]! ^= M64;
@@ -314,7 +283,7 @@ for (const [label, loaders] of SETS) {
           v[b] = rotr(v[b]! ^ v[c]!, 63n);
         };
         for (let r = 0; r < rounds; r++) {
-          const s = sigma[r % 10]!.map((i) => m[i]!);
+          const s = BLAKE2B_SIGMA[r % 10]!.map((i) => m[i]!);
           g(0, 4, 8, 12, s[0]!, s[1]!);
           g(1, 5, 9, 13, s[2]!, s[3]!);
           g(2, 6, 10, 14, s[4]!, s[5]!);
@@ -343,18 +312,7 @@ for (const [label, loaders] of SETS) {
       let seed = 7;
       for (let len = 0; len <= 700; len += len < 260 ? 1 : 37) {
         const msg = Uint8Array.from({ length: len }, () => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24);
-        let h: Uint8Array = cat(
-          ...[
-            0x6a09e667f3bcc908n ^ 0x01010040n,
-            0xbb67ae8584caa73bn,
-            0x3c6ef372fe94f82bn,
-            0xa54ff53a5f1d36f1n,
-            0x510e527fade682d1n,
-            0x9b05688c2b3e6c1fn,
-            0x1f83d9abfb41bd6bn,
-            0x5be0cd19137e2179n,
-          ].map(le),
-        );
+        let h: Uint8Array = cat(...BLAKE2B_IV.map((x, i) => le(i === 0 ? x ^ 0x01010040n : x)));
         const blocks = Math.max(1, Math.ceil(len / 128));
         for (let b = 0; b < blocks; b++) {
           const last = b === blocks - 1;
