@@ -11,7 +11,8 @@ import { after, afterEach, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { DEV_ACCOUNTS, DEV_BALANCE } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpcResult, sleep, startNode, waitFor } from '../helpers/node.ts';
-import { feeTerms, prng, RestartAudit, TransferStream, verifyBlocks } from './support.ts';
+import { prng } from '../helpers/random.ts';
+import { feeTerms, RestartAudit, TransferStream, verifyBlocks } from './support.ts';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
 const SEED = Number(process.env.CRASH_SEED ?? 0x5eed10);

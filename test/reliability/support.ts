@@ -41,18 +41,6 @@ export function rssBytes(pid: number): number {
   return Number(m[1]) * 1024;
 }
 
-/** A deterministic PRNG (mulberry32) so random kill points and values are reproducible from one seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** An acknowledged transaction: the node returned this hash from eth_sendRawTransaction. */
 export interface AckedTx {
   hash: string;

@@ -18,7 +18,8 @@ import { homePaths } from '../../src/node/home.ts';
 import { DEV_ACCOUNTS, DEV_BALANCE } from '../helpers/accounts.ts';
 import { cometbftMissing, CometNet, freePortBlock } from '../helpers/cometbft.ts';
 import { type KestrelNode, printLogsOnFailure, rpcResult, startNode, waitFor } from '../helpers/node.ts';
-import { feeTerms, prng, RestartAudit, signTransfer, TransferStream } from './support.ts';
+import { prng } from '../helpers/random.ts';
+import { feeTerms, RestartAudit, signTransfer, TransferStream } from './support.ts';
 
 const ROUNDS = Number(process.env.TORN_ROUNDS ?? 8);
 const SEED = Number(process.env.TORN_SEED ?? 0x70e2);

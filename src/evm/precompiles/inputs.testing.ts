@@ -9,17 +9,14 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { BLS_P } from './bls12381.ts';
 import { BN254_P } from './bn254.ts';
 import { bigintToFixedBytes as bigIntToBytes, hexToBytes } from '../../primitives/bytes.ts';
+import { mulberry32 } from '../../../test/helpers/random.ts';
 
-/** A deterministic PRNG (mulberry32) with byte and choice helpers. */
+/** The shared seeded generator (mulberry32) with byte and choice helpers. */
 export class Rng {
-  constructor(private state: number) {}
   /** A uniform 32-bit value. */
-  u32(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
+  readonly u32: () => number;
+  constructor(seed: number) {
+    this.u32 = mulberry32(seed);
   }
   /** An integer in [0, n). */
   int(n: number): number {

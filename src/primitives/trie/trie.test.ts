@@ -9,19 +9,7 @@ import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../hash.ts';
 import { trieRoot } from './root.ts';
 import { bigintToFixedBytes } from '../bytes.ts';
 import { encodeAccount, stateRoot, storageRoot, type AccountState } from './stateRoot.ts';
-
-// A small deterministic generator (xorshift32), so failures reproduce.
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
+import { prng } from '../../../test/helpers/random.ts';
 
 function randomBytes(next: () => number, length: number): Uint8Array {
   const out = new Uint8Array(length);
@@ -46,7 +34,7 @@ before(async () => {
 
 describe('rlp', () => {
   test('encodes like @ethereumjs/rlp and decodes back', () => {
-    const next = rng(7);
+    const next = prng(7);
     for (let i = 0; i < 400; i++) {
       const item = randomItem(next, 0);
       const ours = rlpEncode(item);
@@ -77,7 +65,7 @@ describe('rlp', () => {
 
 describe('account leaf', () => {
   test('encodes like @ethereumjs/rlp of the minimal integers and the two hashes', () => {
-    const next = rng(11);
+    const next = prng(11);
     const edges = [0n, 1n, 0x7fn, 0x80n, 0xffn, 0x100n, 2n ** 48n - 1n, 2n ** 48n, 2n ** 64n, 10n ** 24n];
     const values = [
       ...edges,
@@ -111,7 +99,7 @@ describe('trie root', () => {
   });
 
   test('matches @ethereumjs/mpt on random maps (variable-length keys, prefixes, tiny and large values)', async () => {
-    const next = rng(99);
+    const next = prng(99);
     for (let round = 0; round < 120; round++) {
       const n = [1, 2, 3, 5, 17, 100, 600][round % 7]!;
       const map = new Map<string, Uint8Array>();
@@ -129,7 +117,7 @@ describe('trie root', () => {
   });
 
   test('matches @ethereumjs/mpt with long keys (hex-prefixed paths of 56 bytes and more)', async () => {
-    const next = rng(5);
+    const next = prng(5);
     for (const n of [1, 2, 9, 40]) {
       const map = new Map<string, Uint8Array>();
       // A shared 120-byte stem: extensions and leaves whose paths need a long RLP string header.
@@ -146,7 +134,7 @@ describe('trie root', () => {
   });
 
   test('state root matches a secure @ethereumjs/mpt built account by account', async () => {
-    const next = rng(5);
+    const next = prng(5);
     for (let round = 0; round < 20; round++) {
       const accounts = new Map<bigint, AccountState>();
       const oracle = new MerklePatriciaTrie({ useKeyHashing: true });

@@ -6,21 +6,11 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { bytesToHex } from '../hex.ts';
 import { EMPTY_TRIE_ROOT, keccak256 } from '../hash.ts';
 import { TrieUpdate } from './update.ts';
-
-/** A deterministic pseudo-random 32-bit generator (xorshift). */
-function rng(seed: number): () => number {
-  let x = seed;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return x >>> 0;
-  };
-}
+import { mulberry32 } from '../../../test/helpers/random.ts';
 
 describe('TrieUpdate', () => {
   it('matches ethereumjs roots through inserts, updates and deletes', async () => {
-    const next = rng(7);
+    const next = mulberry32(7);
     const ref = new MerklePatriciaTrie();
     const store = new Map<string, Uint8Array>();
     const readNode = (k: Uint8Array) => store.get(bytesToHex(k));

@@ -8,6 +8,7 @@ import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { createTx, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx';
 import secp256k1 from 'secp256k1';
+import { prng } from '../../../test/helpers/random.ts';
 import { keccak256 } from '../keccak.ts';
 import { decodeTransaction, signingHashOf, versionedHash } from './decode.ts';
 import { encodeTx, txSigningHash } from './encode.ts';
@@ -21,17 +22,7 @@ const common = createCustomCommon({ chainId: CHAIN }, Mainnet, {
 });
 const homestead = createCustomCommon({ chainId: CHAIN }, Mainnet, { hardfork: Hardfork.Homestead });
 
-/** A deterministic PRNG (mulberry32), so a failure reproduces. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Seeded, so a failure reproduces.
 const rnd = prng(27);
 const int = (n: number) => Math.floor(rnd() * n);
 const bytes = (n: number) => Uint8Array.from({ length: n }, () => (rnd() < 0.3 ? 0 : int(256)));

@@ -13,19 +13,14 @@ import { rlpEncode } from '../../../src/primitives/rlp.ts';
 import { bigintToFixedBytes, bigintToMinBytes } from '../../../src/primitives/bytes.ts';
 import { EMPTY_CODE_HASH } from '../../../src/primitives/hash.ts';
 import type { AccessListItem, Address, Authorization, Fork, Tx } from '../../../src/evm/types.ts';
+import { prng } from '../../helpers/random.ts';
 
-/** A seeded generator (mulberry32): the same seed gives the same case on every machine. */
+/** The shared seeded generator (mulberry32) with the draws the generator needs: the same seed gives the same case. */
 export class Rng {
-  private s: number;
-  constructor(seed: number) {
-    this.s = seed >>> 0;
-  }
   /** A float in [0, 1). */
-  next(): number {
-    let t = (this.s = (this.s + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  readonly next: () => number;
+  constructor(seed: number) {
+    this.next = prng(seed);
   }
   /** An integer in [0, n). */
   int(n: number): number {

@@ -18,7 +18,7 @@ import {
   type SimulateFixture,
   word,
 } from '../../../../test/helpers/simulateFixture.ts';
-import { prng as rng } from '../../../../test/reliability/support.ts';
+import { prng as rng } from '../../../../test/helpers/random.ts';
 import type { CallRequest } from '../../../primitives/callRequest.ts';
 import type { AccountOverride, BlockOverrides } from '../../../primitives/overrides.ts';
 import type { SimBlockInput } from './plan.ts';
