@@ -7,7 +7,8 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { KestrelApp } from '../app/app.ts';
 import { createChainCommon } from '../app/evm/common.ts';
 import type { ExecTx } from '../app/evm/executor.ts';
-import { decodeTx, type AdmissionRules } from '../app/evm/validate.ts';
+import { decodeTx } from '../app/evm/validate.ts';
+import { testRules } from '../app/evm/validate.testing.ts';
 import { makeGenesisDoc, parseGenesis } from '../app/genesis.ts';
 import { StateDb } from '../app/state/stateDb.ts';
 import { TxRejectedError } from '../errors/index.ts';
@@ -18,13 +19,7 @@ import { TxPool } from './pool.ts';
 
 const common = createChainCommon(9000n);
 const GWEI = 1_000_000_000n;
-const rules: AdmissionRules = {
-  evmChainId: 9000n,
-  blockGasLimit: 30_000_000n,
-  baseFee: GWEI,
-  minGasPrice: 0n,
-  fork: 'Prague',
-};
+const rules = testRules();
 const [alice, bob, carol] = deriveAccounts(DEV_MNEMONIC, 3) as [DevAccount, DevAccount, DevAccount];
 const sink = new Uint8Array(20).fill(0x5a);
 

@@ -10,6 +10,7 @@ import { Wallet } from 'ethers';
 import { KestrelApp } from '../../src/app/app.ts';
 import { createChainCommon } from '../../src/app/evm/common.ts';
 import { decodeTx } from '../../src/app/evm/validate.ts';
+import { testRules } from '../../src/app/evm/validate.testing.ts';
 import { makeGenesisDoc, parseGenesis } from '../../src/app/genesis.ts';
 import { StateDb } from '../../src/app/state/stateDb.ts';
 import { setTomlValue } from '../../src/config/appToml.ts';
@@ -119,13 +120,7 @@ function fullPoolRaw(): Uint8Array[] {
   return out;
 }
 
-const rules = {
-  evmChainId: 9000n,
-  blockGasLimit: 30_000_000n,
-  baseFee: GWEI,
-  minGasPrice: 0n,
-  fork: 'Prague' as const,
-};
+const rules = testRules();
 
 async function memory(): Promise<void> {
   const raws = fullPoolRaw();

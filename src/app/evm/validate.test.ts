@@ -10,7 +10,8 @@ import { forkRules, intrinsicGas } from '../../evm/index.ts';
 import { engineTxOf } from './engineTx.ts';
 import { txOf } from './execTx.testing.ts';
 import { createChainCommon } from './common.ts';
-import { checkAgainstState, decodeTx, feeCap, MAX_TX_BYTES, tipCap, type AdmissionRules } from './validate.ts';
+import { checkAgainstState, decodeTx, feeCap, MAX_TX_BYTES, tipCap } from './validate.ts';
+import { testRules } from './validate.testing.ts';
 
 const common = createChainCommon(9000n);
 const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [
@@ -18,13 +19,7 @@ const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [
   ReturnType<typeof deriveAccounts>[0],
 ];
 const GWEI = 1_000_000_000n;
-const rules: AdmissionRules = {
-  evmChainId: 9000n,
-  blockGasLimit: 30_000_000n,
-  baseFee: GWEI,
-  minGasPrice: 0n,
-  fork: 'Prague',
-};
+const rules = testRules();
 const rich = { nonce: 0n, balance: 10n ** 22n };
 
 function dyn(

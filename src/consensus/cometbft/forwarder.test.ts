@@ -6,12 +6,13 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { CheckedTx } from '../../app/app.ts';
 import { createChainCommon } from '../../app/evm/common.ts';
 import { decodeTx } from '../../app/evm/validate.ts';
+import { testRules } from '../../app/evm/validate.testing.ts';
 import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../../keys/devAccounts.ts';
 import { TxPool } from '../../mempool/pool.ts';
 import { CometForwarder, CometUnreachableError, type BroadcastResult } from './forwarder.ts';
 
 const common = createChainCommon(9000n);
-const rules = { evmChainId: 9000n, blockGasLimit: 30_000_000n, baseFee: 1n, minGasPrice: 0n, fork: 'Prague' as const };
+const rules = testRules({ baseFee: 1n });
 const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [DevAccount, DevAccount];
 
 function tx(from: DevAccount, nonce: bigint): CheckedTx {

@@ -2,19 +2,14 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { createChainCommon } from '../../app/evm/common.ts';
-import { decodeTx, prepareTx, recoveredTx, type AdmissionRules, type RecoveryJob } from '../../app/evm/validate.ts';
+import { decodeTx, prepareTx, recoveredTx, type RecoveryJob } from '../../app/evm/validate.ts';
+import { testRules } from '../../app/evm/validate.testing.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
 import { SenderRecovery } from './workers.ts';
 
 const common = createChainCommon(9000n);
-const rules: AdmissionRules = {
-  evmChainId: 9000n,
-  blockGasLimit: 30_000_000n,
-  baseFee: 0n,
-  minGasPrice: 0n,
-  fork: 'Prague',
-};
+const rules = testRules({ baseFee: 0n });
 const accounts = deriveAccounts(DEV_MNEMONIC, 4);
 
 /** 40 signed txs (legacy and 1559, four senders) and the senders decodeTx recovers on this thread. */
