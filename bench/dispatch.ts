@@ -4,6 +4,7 @@
 //   node --import tsx bench/dispatch.ts [--rounds 3] [DIR ...]   (no DIR: this checkout)
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { testBlock, testTx } from '../src/evm/testing/engine-inputs.testing.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 
 const { values, positionals } = parseArgs({
@@ -28,7 +29,6 @@ const BODY = [
 const CODE_HEX = `62${LOOPS.toString(16).padStart(6, '0')}5b${BODY.join('')}600190038060045700`;
 
 type Engine = typeof import('../src/evm/index.ts');
-type Tx = import('../src/evm/types.ts').Tx;
 type Reader = typeof import('../src/evm/testing/mem-reader.testing.ts');
 
 /** Loads `dir`'s engine and returns a function timing one loop call (CPU ms). */
@@ -39,32 +39,8 @@ async function loader(dir: string): Promise<() => number> {
   const to = 0xc0den;
   const code = Uint8Array.from(CODE_HEX.match(/../g)!.map((b) => parseInt(b, 16)));
   const reader = new MemReader().set(to, { code }).set(0xaan, { balance: 10n ** 20n });
-  const block = {
-    number: 1n,
-    timestamp: 1n,
-    coinbase: 0xc0n,
-    gasLimit: 1_000_000_000n,
-    baseFee: 7n,
-    prevRandao: 0n,
-    blobBaseFee: 1n,
-    chainId: 9000n,
-  };
-  const tx: Tx = {
-    type: 2,
-    from: 0xaan,
-    to,
-    nonce: 0n,
-    gasLimit: 500_000_000n,
-    value: 0n,
-    data: new Uint8Array(0),
-    gasPrice: 0n,
-    maxFeePerGas: 10n,
-    maxPriorityFeePerGas: 1n,
-    accessList: [],
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
-    authorizationList: [],
-  };
+  const block = testBlock({ chainId: 9000n });
+  const tx = testTx({ from: 0xaan, to, gasLimit: 500_000_000n });
   const opts = { fork: 'Prague', rules: { burnBaseFee: false }, isCall: true } as const;
   const once = (): number => {
     const t0 = process.cpuUsage();

@@ -11,9 +11,10 @@ import { createEVM } from '@ethereumjs/evm';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, createAddressFromBigInt } from '@ethereumjs/util';
 import { executeTransaction, initEngine, WorldState } from '../src/evm/index.ts';
-import type { BlockEnv, Tx } from '../src/evm/types.ts';
+import type { Tx } from '../src/evm/types.ts';
 import { hexToBytes, wordToBytes } from '../src/primitives/bytes.ts';
 import { MemReader } from '../src/evm/testing/mem-reader.testing.ts';
+import { testBlock, testTx } from '../src/evm/testing/engine-inputs.testing.ts';
 import { appBlockRates } from './lib/appBlock.ts';
 import { compileContracts } from './lib/contracts.ts';
 
@@ -24,35 +25,11 @@ const TOKEN = 0x70c0n;
 const DEPLOYER = 0xd0n;
 const HOLDERS = 600;
 const holder = (i: number): bigint => 0x100000n + BigInt(i);
-const block: BlockEnv = {
-  number: 1n,
-  timestamp: 1n,
-  coinbase: 0xc0n,
-  gasLimit: 60_000_000n,
-  baseFee: 7n,
-  prevRandao: 0n,
-  blobBaseFee: 1n,
-  chainId: 9000n,
-};
+const block = testBlock({ gasLimit: 60_000_000n, chainId: 9000n });
 const opts = { fork: 'Prague' as const, rules: { burnBaseFee: false } };
 
 function tx(from: bigint, to: bigint | undefined, data: Uint8Array, nonce = 0n, value = 0n, gasLimit = 200_000n): Tx {
-  return {
-    type: 2,
-    from,
-    to,
-    nonce,
-    gasLimit,
-    value,
-    data,
-    gasPrice: 0n,
-    maxFeePerGas: 10n,
-    maxPriorityFeePerGas: 1n,
-    accessList: [],
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
-    authorizationList: [],
-  };
+  return testTx({ from, to, data, nonce, value, gasLimit });
 }
 
 function abiCall(selector: string, ...words: bigint[]): Uint8Array {

@@ -3,42 +3,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ExecutionAborted, executeTransaction, initEngine, precompilesFor, WorldState } from './index.ts';
-import type { AccessLog, Address, BlockEnv, Precompile, Tx } from './types.ts';
+import type { AccessLog, Address, Precompile, Tx } from './types.ts';
 import { hexToBytes } from '../primitives/bytes.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';
+import { testBlock, testTx } from './testing/engine-inputs.testing.ts';
 
 await initEngine();
 
 const SENDER = 0x1000n;
 const CONTRACT = 0x2000n;
-const block: BlockEnv = {
-  number: 1n,
-  timestamp: 1n,
-  coinbase: 0xc0n,
-  gasLimit: 1_000_000_000n,
-  baseFee: 0n,
-  prevRandao: 0n,
-  blobBaseFee: 1n,
-  chainId: 1n,
-};
+const block = testBlock({ baseFee: 0n });
 
 function call(data: string, to: Address | undefined = CONTRACT, gasLimit = 100_000_000n): Tx {
-  return {
-    type: 0,
-    from: SENDER,
-    to,
-    nonce: 0n,
-    gasLimit,
-    value: 0n,
-    data: hexToBytes(data),
-    gasPrice: 0n,
-    maxFeePerGas: 0n,
-    maxPriorityFeePerGas: 0n,
-    accessList: [],
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
-    authorizationList: [],
-  };
+  const fees = { gasPrice: 0n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n };
+  return testTx({ type: 0, from: SENDER, to, gasLimit, data: hexToBytes(data), ...fees });
 }
 
 const opts = { fork: 'Prague' as const, rules: { burnBaseFee: false }, isCall: true };

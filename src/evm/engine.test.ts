@@ -3,47 +3,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeTransaction, initEngine, WorldState } from './index.ts';
-import type { BlockEnv, StepView, Tx } from './types.ts';
+import type { StepView, Tx } from './types.ts';
 import { analysisCache, analyze } from './interpreter/analysis.ts';
 import { memoryGas } from './interpreter/memory.ts';
 import { hexToBytes } from '../primitives/bytes.ts';
 import { keccak256 } from '../primitives/keccak.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';
+import { testBlock, testTx } from './testing/engine-inputs.testing.ts';
 
 await initEngine();
 
 const SENDER = 0x1000n;
 const CONTRACT = 0x2000n;
 const COINBASE = 0xc0ffeen;
-const block: BlockEnv = {
-  number: 10n,
-  timestamp: 1000n,
-  coinbase: COINBASE,
-  gasLimit: 30_000_000n,
-  baseFee: 7n,
-  prevRandao: 0n,
-  blobBaseFee: 1n,
-  chainId: 1n,
-};
+const block = testBlock({ number: 10n, timestamp: 1000n, coinbase: COINBASE, gasLimit: 30_000_000n });
 
 function tx(over: Partial<Tx>): Tx {
-  return {
-    type: 2,
-    from: SENDER,
-    to: CONTRACT,
-    nonce: 0n,
-    gasLimit: 1_000_000n,
-    value: 0n,
-    data: new Uint8Array(0),
-    gasPrice: 0n,
-    maxFeePerGas: 10n,
-    maxPriorityFeePerGas: 2n,
-    accessList: [],
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
-    authorizationList: [],
-    ...over,
-  };
+  return testTx({ from: SENDER, to: CONTRACT, maxPriorityFeePerGas: 2n, ...over });
 }
 
 function world(code: string, balance = 10n ** 18n): WorldState {

@@ -3,46 +3,22 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeTransaction, initEngine, WorldState } from './index.ts';
-import type { BlockEnv, ExecOptions, Fork, Tx } from './types.ts';
+import type { ExecOptions, Fork, Tx } from './types.ts';
 import { hexToBytes } from '../primitives/bytes.ts';
 import { blobBaseFee, GAS_PER_BLOB, nextExcessBlobGas } from './handler/fees.ts';
 import { FORK_RULES, FORKS } from './forks.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';
+import { testBlock, testTx } from './testing/engine-inputs.testing.ts';
 import { clz } from './interpreter/arith.ts';
 
 await initEngine();
 
 const SENDER = 0x1000n;
 const CONTRACT = 0x2000n;
-const block: BlockEnv = {
-  number: 10n,
-  timestamp: 1000n,
-  coinbase: 0xc0ffeen,
-  gasLimit: 60_000_000n,
-  baseFee: 7n,
-  prevRandao: 0n,
-  blobBaseFee: 1n,
-  chainId: 1n,
-};
+const block = testBlock({ number: 10n, timestamp: 1000n, coinbase: 0xc0ffeen, gasLimit: 60_000_000n });
 
 function tx(over: Partial<Tx>): Tx {
-  return {
-    type: 2,
-    from: SENDER,
-    to: CONTRACT,
-    nonce: 0n,
-    gasLimit: 100_000n,
-    value: 0n,
-    data: new Uint8Array(0),
-    gasPrice: 0n,
-    maxFeePerGas: 10n,
-    maxPriorityFeePerGas: 2n,
-    accessList: [],
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
-    authorizationList: [],
-    ...over,
-  };
+  return testTx({ from: SENDER, to: CONTRACT, gasLimit: 100_000n, maxPriorityFeePerGas: 2n, ...over });
 }
 
 /** Runs `code` at CONTRACT under `fork`; the sender can pay for any gas limit here. */

@@ -3,43 +3,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { executeTransaction, initEngine, precompilesFor, WorldState } from './index.ts';
-import type { Address, BlockEnv, Precompile, PrecompileCall, StatefulPrecompile, Tx } from './types.ts';
+import type { Address, Precompile, PrecompileCall, StatefulPrecompile, Tx } from './types.ts';
 import { hexToBytes } from '../primitives/bytes.ts';
 import { MemReader } from './testing/mem-reader.testing.ts';
+import { testBlock, testTx } from './testing/engine-inputs.testing.ts';
 
 await initEngine();
 
 const SENDER = 0x1000n;
 const CONTRACT = 0x2000n;
 const COUNTER = 0x0800n;
-const block: BlockEnv = {
-  number: 1n,
-  timestamp: 1n,
-  coinbase: 0xc0n,
-  gasLimit: 1_000_000_000n,
-  baseFee: 0n,
-  prevRandao: 0n,
-  blobBaseFee: 1n,
-  chainId: 1n,
-};
+const block = testBlock({ baseFee: 0n });
 
 function tx(to: Address, data = ''): Tx {
-  return {
-    type: 0,
-    from: SENDER,
-    to,
-    nonce: 0n,
-    gasLimit: 1_000_000n,
-    value: 0n,
-    data: hexToBytes(data),
-    gasPrice: 0n,
-    maxFeePerGas: 0n,
-    maxPriorityFeePerGas: 0n,
-    accessList: [],
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
-    authorizationList: [],
-  };
+  return testTx({ type: 0, from: SENDER, to, data: hexToBytes(data), maxFeePerGas: 0n, maxPriorityFeePerGas: 0n });
 }
 
 /** Increments slot 0 and logs the caller; input 0x01 reverts with 'no', a DELEGATECALL fails. */

@@ -11,8 +11,9 @@ import { createChainCommon } from '../../src/app/evm/common.ts';
 import { KESTREL_RULES } from '../../src/app/evm/engineTx.ts';
 import { blobBaseFee } from '../../src/app/evm/forkConfig.ts';
 import { installStepFeed } from './stepFeed.ts';
-import { type BlockEnv, type Tx, WorldState } from '../../src/evm/index.ts';
+import { type BlockEnv, WorldState } from '../../src/evm/index.ts';
 import { MemReader } from '../../src/evm/testing/mem-reader.testing.ts';
+import { testTx } from '../../src/evm/testing/engine-inputs.testing.ts';
 import { bigintToBytes, bytesToBigint } from '../../src/primitives/hex.ts';
 import { gethErrorText } from '../../src/tracing/errors.ts';
 import { runTraced, txEnvOf } from '../../src/tracing/replay.ts';
@@ -156,22 +157,14 @@ export function traceOnEngine(pre: PreAccount[], s: Scenario, tracer: Tracer): T
     blobBaseFee: blobBaseFee(0n, 'Prague'),
     chainId: CHAIN_ID,
   };
-  const tx: Tx = {
-    type: 2,
+  const tx = testTx({
     from: bytesToBigint(SENDER),
     to: s.to === undefined ? undefined : bytesToBigint(s.to),
     nonce: 3n,
     gasLimit: s.gas ?? 1_000_000n,
     value: s.value ?? 0n,
     data: s.data,
-    gasPrice: 0n,
-    maxFeePerGas: 10n,
-    maxPriorityFeePerGas: 1n,
-    accessList: [],
-    maxFeePerBlobGas: 0n,
-    blobVersionedHashes: [],
-    authorizationList: [],
-  };
+  });
   const opts = { fork: 'Prague' as const, rules: KESTREL_RULES };
   const txEnv = txEnvOf(world, env, tx, opts, 1n, { from: SENDER, to: s.to, coinbase: COINBASE });
   return runTraced({ world, env, tx, opts, txEnv }, tracer, 0).result;
