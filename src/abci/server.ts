@@ -34,6 +34,7 @@ import {
   type ResponseQuery,
 } from 'cosmjs-types/tendermint/abci/types';
 import { DEFAULT_MAX_MESSAGE_BYTES, encodeFrame, FrameDecoder } from './framing.ts';
+import { errorText } from '../log/logger.ts';
 
 /** The application behind the socket. Vote extensions are answered by the server (empty: Kestrel has none). */
 export interface AbciApplication {
@@ -222,7 +223,7 @@ export async function startAbciServer(opts: AbciServerOptions): Promise<AbciServ
           } catch (e) {
             // An app handler threw: a bug, not bad input (those become response codes). CometBFT stops on an
             // Exception, which is the right outcome for a state machine that can no longer be trusted.
-            log(`abci: ${requestName(req)} failed: ${(e as Error).stack ?? String(e)}`);
+            log(`abci: ${requestName(req)} failed: ${errorText(e)}`);
             out = {
               response: Response.fromPartial({ exception: { error: `${requestName(req)}: ${(e as Error).message}` } }),
               fatal: true,

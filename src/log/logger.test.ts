@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { moduleOf } from './console.ts';
-import { lineLogger, LogSink, parseLogFormat, parseLogLevel } from './logger.ts';
+import { errorText, lineLogger, LogSink, parseLogFormat, parseLogLevel } from './logger.ts';
 
 const at = () => new Date('2026-01-02T03:04:05.678Z');
 
@@ -71,5 +71,20 @@ describe('LogSink', () => {
       lines.map((l) => JSON.parse(l).level),
       ['warn', 'info'],
     );
+  });
+});
+
+describe('errorText', () => {
+  it("is an Error's stack, its name and message without one, and any other thrown value as text", () => {
+    const withStack = new TypeError('bad input');
+    assert.equal(errorText(withStack), withStack.stack);
+    assert.match(errorText(withStack), /^TypeError: bad input\n\s+at /);
+    const bare = new RangeError('too far');
+    bare.stack = undefined;
+    assert.equal(errorText(bare), 'RangeError: too far');
+    assert.equal(errorText('plain text'), 'plain text');
+    assert.equal(errorText(42n), '42');
+    assert.equal(errorText(null), 'null');
+    assert.equal(errorText(Object.create(null)), 'unprintable value');
   });
 });

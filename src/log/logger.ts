@@ -134,6 +134,19 @@ export class LogSink {
   }
 }
 
+/**
+ * A thrown value as a log line shows it: an Error's stack (its name and message when it has none), anything else as
+ * text. Never throws, whatever was thrown.
+ */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`;
+  try {
+    return String(e);
+  } catch {
+    return 'unprintable value';
+  }
+}
+
 /** A logger that writes nothing (tests, library defaults). */
 export function silentLogger(module = 'test'): Logger {
   return new LogSink('error', 'text', () => {}).logger(module);

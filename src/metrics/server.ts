@@ -2,6 +2,7 @@
 // Ethermint's path) answer the page in the Prometheus text format; anything else is 404.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errorText } from '../log/logger.ts';
 
 /** A listening metrics server. */
 export interface MetricsServer {
@@ -27,7 +28,7 @@ export async function startMetricsServer(
     page().then(
       (p) => res.writeHead(200, { 'content-type': p.contentType }).end(req.method === 'HEAD' ? undefined : p.body),
       (e: unknown) => {
-        log(`metrics: rendering the page failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        log(`metrics: rendering the page failed: ${errorText(e)}`);
         res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable\n');
       },
     );

@@ -44,6 +44,7 @@ import { DecodeCache } from './decodeCache.ts';
 import { execTxResults, type BlockTx } from './txResults.ts';
 import { bareHex } from '../../primitives/hex.ts';
 import { encodeTx } from '../../primitives/tx/encode.ts';
+import { errorText } from '../../log/logger.ts';
 
 /** Goes into every CometBFT block header (Header.Version.App); bump only with a coordinated upgrade. */
 export const APP_VERSION = 1n;
@@ -206,7 +207,7 @@ export class CometApplication implements AbciApplication {
       return { ...base, code: 0, log: '', codespace: '', value, height };
     } catch (e) {
       const { code, codespace, log } = abciCode(e);
-      if (code === 1) this.log(`abci query ${req.path} failed: ${(e as Error).stack ?? String(e)}`);
+      if (code === 1) this.log(`abci query ${req.path} failed: ${errorText(e)}`);
       return { ...base, code, codespace, log, value: new Uint8Array(0), height };
     }
   }
@@ -220,7 +221,7 @@ export class CometApplication implements AbciApplication {
       return { ...none, code: 0, log: '', codespace: '', gasWanted: item.tx.gasLimit };
     } catch (e) {
       const { code, codespace, log } = abciCode(e);
-      if (code === 1) this.log(`abci CheckTx failed: ${(e as Error).stack ?? String(e)}`);
+      if (code === 1) this.log(`abci CheckTx failed: ${errorText(e)}`);
       return { ...none, code, codespace, log, gasWanted: 0n };
     }
   }

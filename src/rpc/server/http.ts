@@ -18,6 +18,7 @@ import {
   tooLargeMessage,
 } from './rules.ts';
 import type { HttpServerOptions, RunningServer } from './options.ts';
+import { errorText } from '../../log/logger.ts';
 
 /** Options of the HTTP transport (declared with the transport interface). */
 export type { HttpServerOptions } from './options.ts';
@@ -161,7 +162,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
           },
           (e: unknown) => {
             // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
-            log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+            log(`rpc: http handler failed: ${errorText(e)}`);
             sendJson(res, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
           },
         );
@@ -171,7 +172,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   cap.track(server);
   const port = await listen(server, opts.port, opts.host);
-  server.on('error', (e) => log(`rpc: http server error: ${e.stack ?? e.message}`));
+  server.on('error', (e) => log(`rpc: http server error: ${errorText(e)}`));
   return {
     transport: 'node',
     server,

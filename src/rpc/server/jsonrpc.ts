@@ -11,6 +11,7 @@ import {
   toRpcError,
 } from '../errors.ts';
 import type { RpcErrorObject } from '../errors.ts';
+import { errorText } from '../../log/logger.ts';
 
 /** A live WebSocket connection, handed to methods that push notifications (eth_subscribe). */
 export interface WsConnection {
@@ -132,7 +133,7 @@ function resultResponse(id: Id, result: unknown, log: RpcLogger, method: string)
     // undefined means "no value" to the handler; JSON-RPC requires the member, so it becomes null.
     text = JSON.stringify(result === undefined ? null : result);
   } catch (e) {
-    log(`rpc: cannot serialize result of ${method}: ${describe(e)}`);
+    log(`rpc: cannot serialize result of ${method}: ${errorText(e)}`);
     return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
   }
   if (text === undefined) {
@@ -141,15 +142,6 @@ function resultResponse(id: Id, result: unknown, log: RpcLogger, method: string)
     return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
   }
   return `{"jsonrpc":"2.0","id":${idText(id)},"result":${text}}`;
-}
-
-function describe(e: unknown): string {
-  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`;
-  try {
-    return String(e);
-  } catch {
-    return 'unprintable value';
-  }
 }
 
 /** geth's answer for a reply over the response cap (the work was done, the bytes are not sent). */
@@ -202,7 +194,7 @@ function handleMessage(msg: unknown, dispatcher: Dispatcher, meta: CallMeta, log
 
 /** The reply to a method that threw or rejected; a non-domain error is also logged as a crash. */
 function failure(e: unknown, method: string, notification: boolean, id: Id, log: RpcLogger): string | undefined {
-  if (!isDomainError(e)) log(`rpc: method handler crashed: ${method}: ${describe(e)}`);
+  if (!isDomainError(e)) log(`rpc: method handler crashed: ${method}: ${errorText(e)}`);
   return notification ? NO_RESPONSE : errorResponse(id, toRpcError(e));
 }
 
@@ -280,7 +272,7 @@ export function handleBody(
       // String length bounds the UTF-8 size from below, so the exact count is only needed near the cap.
       reply !== undefined && reply.length * 3 > cap && Buffer.byteLength(reply) > cap ? tooLarge(idOf(parsed)) : reply;
     const unexpected = (e: unknown): string => {
-      log(`rpc: unexpected transport failure: ${describe(e)}`);
+      log(`rpc: unexpected transport failure: ${errorText(e)}`);
       return errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' });
     };
     try {
@@ -298,7 +290,7 @@ export function handleBody(
   let pending: Array<Promise<void>> | undefined;
   // Nothing is allocated per item beyond its reply unless the item answers later or fails.
   const unexpected = (i: number, e: unknown): void => {
-    log(`rpc: unexpected transport failure: ${describe(e)}`);
+    log(`rpc: unexpected transport failure: ${errorText(e)}`);
     replies[i] = errorResponse(idOf(parsed[i]), { code: INTERNAL_ERROR, message: 'internal error' });
   };
   for (let i = 0; i < parsed.length; i++) {

@@ -19,6 +19,7 @@ import {
 import type { HttpServerOptions, RunningServer } from './options.ts';
 import type { HttpResponse, UwsModule } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
+import { errorText } from '../../log/logger.ts';
 
 /** One request whose reply is still due. */
 interface Exchange {
@@ -313,7 +314,7 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
         },
         (e: unknown) => {
           // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
-          log(`rpc: http handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+          log(`rpc: http handler failed: ${errorText(e)}`);
           answer(x, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
         },
       );

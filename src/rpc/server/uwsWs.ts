@@ -8,6 +8,7 @@ import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './options.ts';
 import type { RunningServer, WsServerOptions } from './options.ts';
 import type { UwsModule, WebSocket } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
+import { errorText } from '../../log/logger.ts';
 
 /** Per-connection state. */
 interface Conn {
@@ -24,10 +25,6 @@ interface UserData {
   conn: Conn;
 }
 
-function describe(e: unknown): string {
-  return e instanceof Error ? (e.stack ?? e.message) : String(e);
-}
-
 /** Builds the handle a method keeps to push messages and learn about disconnects. */
 function makeConnection(conn: Conn, log: RpcLogger): WsConnection {
   return {
@@ -39,7 +36,7 @@ function makeConnection(conn: Conn, log: RpcLogger): WsConnection {
         const data = JSON.stringify(message);
         conn.ws!.cork(() => conn.ws!.send(data, false));
       } catch (e) {
-        log(`rpc: ws push on connection ${conn.id} failed: ${describe(e)}`);
+        log(`rpc: ws push on connection ${conn.id} failed: ${errorText(e)}`);
       }
     },
     onClose(fn) {
@@ -112,7 +109,7 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
           if (reply !== undefined && !conn.closed) conn.ws!.cork(() => conn.ws!.send(reply, false));
           busyPoll?.touch();
         },
-        (e: unknown) => log(`rpc: ws handler failed: ${describe(e)}`),
+        (e: unknown) => log(`rpc: ws handler failed: ${errorText(e)}`),
       );
     },
     pong(ws) {
@@ -127,7 +124,7 @@ export async function startUwsWsServer(uws: UwsModule, opts: WsServerOptions): P
         try {
           fn();
         } catch (e) {
-          log(`rpc: ws close hook failed: ${describe(e)}`);
+          log(`rpc: ws close hook failed: ${errorText(e)}`);
         }
       }
     },

@@ -11,6 +11,7 @@ import type { CallMeta, RpcLogger, WsConnection } from './jsonrpc.ts';
 import { closeServer, listen } from './listen.ts';
 import { DEFAULT_WS_MAX_BUFFERED_BYTES } from './options.ts';
 import type { RunningServer, WsServerOptions } from './options.ts';
+import { errorText } from '../../log/logger.ts';
 
 /** Options of the WebSocket transport (declared with the transport interface). */
 export type { WsServerOptions } from './options.ts';
@@ -59,7 +60,7 @@ function makeConnection(id: number, socket: WebSocket, maxBuffered: number, log:
       try {
         fn();
       } catch (e) {
-        log(`rpc: ws close hook failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        log(`rpc: ws close hook failed: ${errorText(e)}`);
       }
     }
   });
@@ -71,7 +72,7 @@ function makeConnection(id: number, socket: WebSocket, maxBuffered: number, log:
       try {
         sendBounded(socket, JSON.stringify(message), maxBuffered);
       } catch (e) {
-        log(`rpc: ws push on connection ${id} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+        log(`rpc: ws push on connection ${id} failed: ${errorText(e)}`);
       }
     },
     onClose(fn) {
@@ -144,7 +145,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
           if (reply !== undefined && socket.readyState === WebSocket.OPEN) sendBounded(socket, reply, maxBuffered);
           busyPoll?.touch();
         },
-        (e: unknown) => log(`rpc: ws handler failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+        (e: unknown) => log(`rpc: ws handler failed: ${errorText(e)}`),
       );
     });
   });
@@ -172,7 +173,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<RunningWsSer
     clearInterval(pinger);
     throw e;
   }
-  server.on('error', (e) => log(`rpc: ws server error: ${e.stack ?? e.message}`));
+  server.on('error', (e) => log(`rpc: ws server error: ${errorText(e)}`));
   return {
     transport: 'node',
     server,
