@@ -2,10 +2,9 @@
 // optional CORS and bearer auth.
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { INTERNAL_ERROR } from '../errors.ts';
 import { hostAllowed, isAuthorized } from './auth.ts';
 import { ConnectionCap } from './connections.ts';
-import { errorResponse, handleBody, stderrLogger, whenReady } from './jsonrpc.ts';
+import { handleBody, handlerFailedReply, stderrLogger, whenReady } from './jsonrpc.ts';
 import type { CallMeta } from './jsonrpc.ts';
 import { closeServer, listen } from './listen.ts';
 import {
@@ -160,11 +159,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
             sendJson(res, 200, reply ?? '', cors);
             busyPoll?.touch();
           },
-          (e: unknown) => {
-            // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
-            log(`rpc: http handler failed: ${errorText(e)}`);
-            sendJson(res, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
-          },
+          (e: unknown) => sendJson(res, 500, handlerFailedReply(e, log), cors),
         );
       });
     },

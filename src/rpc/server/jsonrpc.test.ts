@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvalidParamsError, MethodNotFoundError, RevertError } from '../../errors/index.ts';
-import { DEFAULT_RPC_LIMITS, PlainString, handleBody } from './jsonrpc.ts';
+import { DEFAULT_RPC_LIMITS, PlainString, handleBody, handlerFailedReply } from './jsonrpc.ts';
 import type { CallMeta, Dispatcher, RpcLimits } from './jsonrpc.ts';
 
 const meta: CallMeta = { transport: 'http', authorized: false };
@@ -214,6 +214,16 @@ describe('handleBody: results and errors', () => {
       assert.equal(r.out, '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}');
       assert.equal(r.logs.length, 1);
     }
+  });
+});
+
+describe('handlerFailedReply', () => {
+  it('logs the rejection with its stack and answers -32603 with id null, nothing of the cause on the wire', () => {
+    const logs: string[] = [];
+    const out = handlerFailedReply(new Error('secret detail'), (m) => logs.push(m));
+    assert.equal(out, '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}');
+    assert.equal(logs.length, 1);
+    assert.match(logs[0]!, /^rpc: http handler failed: Error: secret detail\n\s+at /);
   });
 });
 

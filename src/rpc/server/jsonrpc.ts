@@ -122,6 +122,20 @@ function isPlainJsonString(s: string): boolean {
   return true;
 }
 
+/**
+ * The reply to a failure of the server's own (a bug, never the request's fault), after logging `what` for the
+ * operator: the client learns only that it was internal.
+ */
+export function internalErrorReply(id: Id, log: RpcLogger, what: string): string {
+  log(what);
+  return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
+}
+
+/** The reply when a transport's handleBody rejects: it is written not to, so this keeps a bug there from becoming an unhandled rejection. */
+export function handlerFailedReply(e: unknown, log: RpcLogger): string {
+  return internalErrorReply(null, log, `rpc: http handler failed: ${errorText(e)}`);
+}
+
 function resultResponse(id: Id, result: unknown, log: RpcLogger, method: string): string {
   if (result instanceof PlainString) return `{"jsonrpc":"2.0","id":${idText(id)},"result":"${result.text}"}`;
   // Most results are short hex strings: quoted as they are, without the generic serializer's scan.
@@ -133,13 +147,11 @@ function resultResponse(id: Id, result: unknown, log: RpcLogger, method: string)
     // undefined means "no value" to the handler; JSON-RPC requires the member, so it becomes null.
     text = JSON.stringify(result === undefined ? null : result);
   } catch (e) {
-    log(`rpc: cannot serialize result of ${method}: ${errorText(e)}`);
-    return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
+    return internalErrorReply(id, log, `rpc: cannot serialize result of ${method}: ${errorText(e)}`);
   }
   if (text === undefined) {
     // functions and symbols stringify to undefined, which would drop the result member entirely.
-    log(`rpc: result of ${method} is not JSON-serializable`);
-    return errorResponse(id, { code: INTERNAL_ERROR, message: 'internal error' });
+    return internalErrorReply(id, log, `rpc: result of ${method} is not JSON-serializable`);
   }
   return `{"jsonrpc":"2.0","id":${idText(id)},"result":${text}}`;
 }
@@ -271,10 +283,8 @@ export function handleBody(
     const capped = (reply: string | undefined): string | undefined =>
       // String length bounds the UTF-8 size from below, so the exact count is only needed near the cap.
       reply !== undefined && reply.length * 3 > cap && Buffer.byteLength(reply) > cap ? tooLarge(idOf(parsed)) : reply;
-    const unexpected = (e: unknown): string => {
-      log(`rpc: unexpected transport failure: ${errorText(e)}`);
-      return errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' });
-    };
+    const unexpected = (e: unknown): string =>
+      internalErrorReply(null, log, `rpc: unexpected transport failure: ${errorText(e)}`);
     try {
       const reply = handleMessage(parsed, dispatcher, meta, log);
       return reply instanceof Promise ? reply.then(capped, unexpected) : capped(reply);
@@ -290,8 +300,7 @@ export function handleBody(
   let pending: Array<Promise<void>> | undefined;
   // Nothing is allocated per item beyond its reply unless the item answers later or fails.
   const unexpected = (i: number, e: unknown): void => {
-    log(`rpc: unexpected transport failure: ${errorText(e)}`);
-    replies[i] = errorResponse(idOf(parsed[i]), { code: INTERNAL_ERROR, message: 'internal error' });
+    replies[i] = internalErrorReply(idOf(parsed[i]), log, `rpc: unexpected transport failure: ${errorText(e)}`);
   };
   for (let i = 0; i < parsed.length; i++) {
     try {

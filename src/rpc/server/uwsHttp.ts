@@ -1,9 +1,8 @@
 // JSON-RPC over HTTP on uWebSockets.js: the same rules as the node:http back end (http.ts), on a native server.
 // uWS hands the request's headers to one synchronous callback and its body to onData; the reply must be written
 // inside cork() once the handler has returned, and never after onAborted.
-import { INTERNAL_ERROR } from '../errors.ts';
 import { hostAllowed, isAuthorized } from './auth.ts';
-import { errorResponse, handleBody, stderrLogger } from './jsonrpc.ts';
+import { handleBody, handlerFailedReply, stderrLogger } from './jsonrpc.ts';
 import type { CallMeta, RpcLogger } from './jsonrpc.ts';
 import {
   allowHeader,
@@ -19,7 +18,6 @@ import {
 import type { HttpServerOptions, RunningServer } from './options.ts';
 import type { HttpResponse, UwsModule } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
-import { errorText } from '../../log/logger.ts';
 
 /** One request whose reply is still due. */
 interface Exchange {
@@ -312,11 +310,7 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
           answer(x, 200, r ?? '', cors);
           busyPoll?.touch();
         },
-        (e: unknown) => {
-          // handleBody is written not to reject; this keeps a bug there from becoming an unhandled rejection.
-          log(`rpc: http handler failed: ${errorText(e)}`);
-          answer(x, 500, errorResponse(null, { code: INTERNAL_ERROR, message: 'internal error' }), cors);
-        },
+        (e: unknown) => answer(x, 500, handlerFailedReply(e, log), cors),
       );
     });
   });
