@@ -7,6 +7,7 @@
 import type { AccountDiff, AccountInfo, Address, StateReader } from '../../evm/index.ts';
 import { addressToBytes, bytesToBigint, wordToBytes } from '../../primitives/bytes.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
+import { BoundedMemo } from '../../primitives/boundedMemo.ts';
 import { rlpDecode } from '../../primitives/rlp.ts';
 import { EMPTY_CODE_HASH, EMPTY_TRIE_ROOT } from '../../primitives/hash.ts';
 import { bytesEqual } from '../../primitives/hex.ts';
@@ -26,8 +27,8 @@ const MAX_ENTRIES = 50_000;
  * every reader shares them, and the accounts and slots of one block are mostly the next block's too.
  */
 const MAX_KEYS = 100_000;
-let accountKeys = new Map<Address, Uint8Array>();
-let slotKeys = new Map<bigint, Uint8Array>();
+const accountKeys = new BoundedMemo<Address, Uint8Array>(MAX_KEYS);
+const slotKeys = new BoundedMemo<bigint, Uint8Array>(MAX_KEYS);
 
 /** An account as the archive holds it: the engine's view plus the storage root to read slots under. */
 interface StoredAccount {
@@ -174,24 +175,12 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
 
   /** An account's trie key, keccak(address). */
   accountKey(address: Address): Uint8Array {
-    let key = accountKeys.get(address);
-    if (key === undefined) {
-      key = keccak256(addressToBytes(address));
-      if (accountKeys.size >= MAX_KEYS) accountKeys = new Map();
-      accountKeys.set(address, key);
-    }
-    return key;
+    return accountKeys.get(address) ?? accountKeys.set(address, keccak256(addressToBytes(address)));
   }
 
   /** A slot's trie key, keccak(slot). */
   slotKey(slot: bigint): Uint8Array {
-    let key = slotKeys.get(slot);
-    if (key === undefined) {
-      key = keccak256(wordToBytes(slot));
-      if (slotKeys.size >= MAX_KEYS) slotKeys = new Map();
-      slotKeys.set(slot, key);
-    }
-    return key;
+    return slotKeys.get(slot) ?? slotKeys.set(slot, keccak256(wordToBytes(slot)));
   }
 
   /** An account's storage root at the root when already read (EMPTY_TRIE_ROOT if absent), else undefined. */

@@ -12,6 +12,7 @@ import {
   type WorldState,
 } from '../../evm/index.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
+import { BoundedMemo } from '../../primitives/boundedMemo.ts';
 import { encodeTx } from '../../primitives/tx/encode.ts';
 import type { Transaction } from '../../primitives/tx/types.ts';
 import { addressToBytes, wordToBytes } from '../../primitives/bytes.ts';
@@ -94,7 +95,7 @@ export function blockRejectReason(_reason: TxInvalidReason): TxRejectReason {
  * shared by every block; started over when large.
  */
 const MAX_BLOOM_MEMO = 100_000;
-let bloomBits = new Map<bigint, number>();
+const bloomBits = new BoundedMemo<bigint, number>(MAX_BLOOM_MEMO);
 
 /** The three 11-bit bit indexes of `value` (its 20 or 32 bytes hashed), packed as b0 + b1·2¹¹ + b2·2²². */
 function bitsOf(key: bigint, value: Uint8Array): number {
@@ -103,7 +104,6 @@ function bitsOf(key: bigint, value: Uint8Array): number {
     const h = keccak256(value);
     bits = 0;
     for (let i = 4, m = 1 << 22; i >= 0; i -= 2, m >>= 11) bits += (((h[i]! << 8) | h[i + 1]!) & 2047) * m;
-    if (bloomBits.size >= MAX_BLOOM_MEMO) bloomBits = new Map();
     bloomBits.set(key, bits);
   }
   return bits;

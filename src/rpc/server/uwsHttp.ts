@@ -18,6 +18,7 @@ import {
 import type { HttpServerOptions, RunningServer } from './options.ts';
 import type { HttpResponse, UwsModule } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
+import { BoundedMemo } from '../../primitives/boundedMemo.ts';
 
 /** One request whose reply is still due. */
 interface Exchange {
@@ -194,16 +195,9 @@ export async function startUwsHttpServer(uws: UwsModule, opts: HttpServerOptions
 
   const app = uws.App();
   const listener = new UwsListener(uws, app, opts.host, opts.maxOpenConnections ?? 0, log);
-  const hostVerdicts = new Map<string, boolean>();
-  const hostOk = (host: string): boolean => {
-    let ok = hostVerdicts.get(host);
-    if (ok === undefined) {
-      ok = hostAllowed(host === '' ? undefined : host, allowedHosts);
-      if (hostVerdicts.size >= HOST_VERDICTS_MAX) hostVerdicts.clear();
-      hostVerdicts.set(host, ok);
-    }
-    return ok;
-  };
+  const hostVerdicts = new BoundedMemo<string, boolean>(HOST_VERDICTS_MAX);
+  const hostOk = (host: string): boolean =>
+    hostVerdicts.get(host) ?? hostVerdicts.set(host, hostAllowed(host === '' ? undefined : host, allowedHosts));
   app.any('/*', (res, req) => {
     // geth's answer to a Host outside --http.vhosts (a DNS-rebinding page reaching a local node).
     if (!anyHost && !hostOk(req.getHeader('host'))) {
