@@ -156,6 +156,10 @@ describe('array', () => {
     ],
     [['0x1', '0x2', '0x3'], fail('too many elements: 3, want at most 2')],
   ]);
+  table(array(uint64, { goType: '[]hexutil.Uint64' }), [
+    [['0x1'], [1n]],
+    ['0x1', T('[]hexutil.Uint64')('string')],
+  ]);
 });
 
 describe('rewardPercentiles', () => {

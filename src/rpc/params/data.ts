@@ -191,10 +191,14 @@ export const string: Codec<string> = codec((raw) => {
   return raw;
 });
 
-/** A JSON array whose elements all decode with `element`; `max` caps the length. */
-export function array<T>(element: Codec<T>, opts: { max?: number } = {}): Codec<T[]> {
+/**
+ * A JSON array whose elements all decode with `element`; `max` caps the length, `goType` is the Go type geth names
+ * when the value is not an array (default "array").
+ */
+export function array<T>(element: Codec<T>, opts: { max?: number; goType?: string } = {}): Codec<T[]> {
+  const goType = opts.goType ?? 'array';
   return codec((raw) => {
-    if (!Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'array');
+    if (!Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), goType);
     if (opts.max !== undefined && raw.length > opts.max) {
       throw new ParamError(`too many elements: ${raw.length}, want at most ${opts.max}`);
     }

@@ -125,3 +125,25 @@ describe('index re-exports', () => {
     }
   });
 });
+
+describe('simulateRequest', () => {
+  it("names geth's Go type of each list that is not one", () => {
+    const cases: Array<[unknown, string]> = [
+      [
+        { blockStateCalls: 'x' },
+        'string into Go struct field ethapi.simOpts.blockStateCalls of type []ethapi.simBlock',
+      ],
+      [
+        { blockStateCalls: [{ calls: 5 }] },
+        'number into Go struct field ethapi.simBlock.calls of type []ethapi.TransactionArgs',
+      ],
+      [
+        { blockStateCalls: [{ blockOverrides: { withdrawals: {} } }] },
+        'object into Go struct field override.BlockOverrides.withdrawals of type types.Withdrawals',
+      ],
+    ];
+    for (const [raw, tail] of cases) {
+      assert.throws(() => params.simulateRequest.decode(raw), { message: `json: cannot unmarshal ${tail}` });
+    }
+  });
+});

@@ -9,7 +9,7 @@ import type {
 } from '../../primitives/overrides.ts';
 import type { Codec } from './codec.ts';
 import { codec } from './codec.ts';
-import { UnmarshalTypeError, address, bytes, hash32, isJsonObject, jsonKind, structField } from './data.ts';
+import { UnmarshalTypeError, address, array, bytes, hash32, isJsonObject, jsonKind, structField } from './data.ts';
 import { uint256, uint64 } from './quantity.ts';
 
 /** A JSON object of 32-byte hashes to 32-byte hashes (map[common.Hash]common.Hash). */
@@ -61,10 +61,7 @@ const withdrawal: Codec<Withdrawal> = codec((raw) => {
   };
 });
 
-const withdrawals: Codec<Withdrawal[]> = codec((raw) => {
-  if (!Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), 'types.Withdrawals');
-  return raw.map((w: unknown) => withdrawal.decode(w));
-});
+const withdrawals: Codec<Withdrawal[]> = array(withdrawal, { goType: 'types.Withdrawals' });
 
 /** `{number?, difficulty?, time?, gasLimit?, feeRecipient?, prevRandao?, baseFeePerGas?, blobBaseFee?, …}`. */
 export const blockOverrides: Codec<BlockOverrides> = codec((raw) => {

@@ -4,7 +4,7 @@ import type { BlockOverrides, StateOverrides } from '../../primitives/overrides.
 import { callRequest } from './callRequest.ts';
 import type { Codec } from './codec.ts';
 import { codec } from './codec.ts';
-import { UnmarshalTypeError, bool, isJsonObject, jsonKind, structField } from './data.ts';
+import { UnmarshalTypeError, array, bool, isJsonObject, jsonKind, structField } from './data.ts';
 import { blockOverrides, stateOverrides } from './overrides.ts';
 
 /** One simulated block as asked for. */
@@ -22,10 +22,7 @@ export interface SimulateRequest {
   returnFullTransactions: boolean;
 }
 
-const calls: Codec<CallRequest[]> = codec((raw) => {
-  if (!Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), '[]ethapi.TransactionArgs');
-  return raw.map((c: unknown) => callRequest.decode(c));
-});
+const calls: Codec<CallRequest[]> = array(callRequest, { goType: '[]ethapi.TransactionArgs' });
 
 const simBlock: Codec<SimBlockRequest> = codec((raw) => {
   const struct = 'ethapi.simBlock';
@@ -38,10 +35,7 @@ const simBlock: Codec<SimBlockRequest> = codec((raw) => {
   return out;
 });
 
-const simBlocks: Codec<SimBlockRequest[]> = codec((raw) => {
-  if (!Array.isArray(raw)) throw new UnmarshalTypeError(jsonKind(raw), '[]ethapi.simBlock');
-  return raw.map((b: unknown) => simBlock.decode(b));
-});
+const simBlocks: Codec<SimBlockRequest[]> = array(simBlock, { goType: '[]ethapi.simBlock' });
 
 /** `{blockStateCalls: [...], traceTransfers?, validation?, returnFullTransactions?}`. */
 export const simulateRequest: Codec<SimulateRequest> = codec((raw) => {
