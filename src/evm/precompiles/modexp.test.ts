@@ -2,8 +2,8 @@
 // far beyond the input (priced, never allocated); Osaka's EIP-7883 gas and EIP-7823 bounds.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bigintToFixedBytes, bytesToBigint } from '../../primitives/bytes.ts';
-import { cat, Rng } from './inputs.testing.ts';
+import { bigintToFixedBytes, bytesToBigint, concatBytes as cat } from '../../primitives/bytes.ts';
+import { Rng } from './inputs.testing.ts';
 import { modexp, modexpGas, modPow } from './modexp.ts';
 
 const w = (x: bigint | number) => bigintToFixedBytes(BigInt(x), 32);

@@ -7,7 +7,7 @@ import { bn254 } from '@noble/curves/bn254.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Address, Fork, PurePrecompile } from '../types.ts';
-import { bareHex, bigintToFixedBytes, hexToBytes } from '../../primitives/bytes.ts';
+import { bareHex, bigintToFixedBytes, concatBytes as cat, hexToBytes } from '../../primitives/bytes.ts';
 import {
   buildPrecompiles,
   initPrecompiles,
@@ -22,15 +22,6 @@ import {
 import { BLAKE2B_IV, BLAKE2B_SIGMA } from './blake2f.ts';
 
 const word = (n: bigint | number) => bigintToFixedBytes(BigInt(n), 32);
-const cat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-};
 
 // A KZG opening made with c-kzg's mainnet setup: blob with field elements 0 = 5 and 1 = 9, z = 3.
 const KZG = {
