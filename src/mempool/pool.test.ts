@@ -4,17 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { KestrelApp } from '../app/app.ts';
+import type { KestrelApp } from '../app/app.ts';
 import { createChainCommon } from '../app/evm/common.ts';
 import type { ExecTx } from '../app/evm/executor.ts';
 import { decodeTx } from '../app/evm/validate.ts';
 import { testRules } from '../app/evm/validate.testing.ts';
-import { makeGenesisDoc, parseGenesis } from '../app/genesis.ts';
-import { StateDb } from '../app/state/stateDb.ts';
 import { TxRejectedError } from '../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../keys/devAccounts.ts';
-import { ChainStore } from '../store/chainStore.ts';
-import { KvStore } from '../store/kv.ts';
+import type { KvStore } from '../store/kv.ts';
+import { openTestApp } from '../../test/helpers/app.ts';
 import { TxPool } from './pool.ts';
 
 const common = createChainCommon(9000n);
@@ -272,29 +270,7 @@ describe('TxPool.onCommitted (real app)', () => {
   let app: KestrelApp;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kestrel-pool-'));
-    kv = await KvStore.open(join(dir, 'db'));
-    const genesis = parseGenesis(
-      makeGenesisDoc({
-        chainId: 'kestrel_9000-1',
-        evmDenom: 'akestrel',
-        prefix: 'kestrel',
-        dev: true,
-        now: new Date('2024-01-01T00:00:00Z'),
-      }),
-      'kestrel',
-    );
-    // A variable, not a literal: AppDeps may gain fields, and extra ones must not break the type check.
-    const deps = {
-      kv,
-      chain: new ChainStore(kv, common),
-      state: new StateDb(kv, common),
-      common,
-      genesis,
-      evmChainId: 9000n,
-      minGasPrice: 0n,
-      etherbase: new Uint8Array(20).fill(0xee),
-    };
-    app = await KestrelApp.open(deps);
+    ({ kv, app } = await openTestApp(join(dir, 'db')));
   });
   after(async () => {
     await kv.close();

@@ -7,19 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Wallet } from 'ethers';
-import { KestrelApp } from '../../src/app/app.ts';
 import { createChainCommon } from '../../src/app/evm/common.ts';
 import { decodeTx } from '../../src/app/evm/validate.ts';
 import { testRules } from '../../src/app/evm/validate.testing.ts';
-import { makeGenesisDoc, parseGenesis } from '../../src/app/genesis.ts';
-import { StateDb } from '../../src/app/state/stateDb.ts';
 import { setTomlValue } from '../../src/config/appToml.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../src/keys/devAccounts.ts';
 import { TxJournal } from '../../src/mempool/journal.ts';
 import { TxPool } from '../../src/mempool/pool.ts';
-import { ChainStore } from '../../src/store/chainStore.ts';
-import { KvStore } from '../../src/store/kv.ts';
 import { DEV_ACCOUNTS, CHAIN_ID } from '../helpers/accounts.ts';
+import { openTestApp } from '../helpers/app.ts';
 import { REPO_ROOT, rpcResult, startNode } from '../helpers/node.ts';
 
 const GWEI = 1_000_000_000n;
@@ -75,25 +71,6 @@ async function admission(): Promise<void> {
   }
 }
 
-async function openApp(dir: string) {
-  const kv = await KvStore.open(join(dir, 'db'));
-  const genesis = parseGenesis(
-    makeGenesisDoc({ chainId: 'kestrel_9000-1', evmDenom: 'akestrel', prefix: 'kestrel', dev: true, now: new Date() }),
-    'kestrel',
-  );
-  const deps = {
-    kv,
-    chain: new ChainStore(kv, common),
-    state: new StateDb(kv, common),
-    common,
-    genesis,
-    evmChainId: 9000n,
-    minGasPrice: 0n,
-    etherbase: new Uint8Array(20).fill(0xee),
-  };
-  return { kv, app: await KestrelApp.open(deps as any) };
-}
-
 /** 5120 pending (10 senders × 512) + 1030 queued, as raw signed txs. */
 function fullPoolRaw(): Uint8Array[] {
   const keys = deriveAccounts(DEV_MNEMONIC, 10);
@@ -141,7 +118,7 @@ async function memory(): Promise<void> {
 
 async function build(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'kestrel-bench-build-'));
-  const { kv, app } = await openApp(dir);
+  const { kv, app } = await openTestApp(join(dir, 'db'));
   try {
     const pool = new TxPool({ globalQueue: 1030, accountQueue: 128 });
     for (const raw of fullPoolRaw()) pool.add(decodeTx(raw, rules), 0n);

@@ -5,14 +5,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { KestrelApp, type CommittedBlock } from '../../app/app.ts';
+import type { CommittedBlock, KestrelApp } from '../../app/app.ts';
 import { createChainCommon } from '../../app/evm/common.ts';
-import { makeGenesisDoc, parseGenesis } from '../../app/genesis.ts';
-import { StateDb } from '../../app/state/stateDb.ts';
+import type { StateDb } from '../../app/state/stateDb.ts';
 import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../../keys/devAccounts.ts';
 import { TxPool } from '../../mempool/pool.ts';
-import { ChainStore } from '../../store/chainStore.ts';
-import { KvStore } from '../../store/kv.ts';
+import type { KvStore } from '../../store/kv.ts';
+import { openTestApp } from '../../../test/helpers/app.ts';
 import { SoloEngine } from './engine.ts';
 
 const common = createChainCommon(9000n);
@@ -29,30 +28,7 @@ describe('SoloEngine', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kestrel-engine-'));
-    kv = await KvStore.open(join(dir, 'db'));
-    state = new StateDb(kv, common);
-    const genesis = parseGenesis(
-      makeGenesisDoc({
-        chainId: 'kestrel_9000-1',
-        evmDenom: 'akestrel',
-        prefix: 'kestrel',
-        dev: true,
-        now: new Date('2024-01-01T00:00:00Z'),
-      }),
-      'kestrel',
-    );
-    // A variable, not a literal: AppDeps may gain fields, and extra ones must not break the type check.
-    const deps = {
-      kv,
-      chain: new ChainStore(kv, common),
-      state,
-      common,
-      genesis,
-      evmChainId: 9000n,
-      minGasPrice: 0n,
-      etherbase: new Uint8Array(20).fill(0xee),
-    };
-    app = await KestrelApp.open(deps);
+    ({ kv, state, app } = await openTestApp(join(dir, 'db')));
     app.onCommit((c) => committed.push(c));
   });
   after(async () => {
