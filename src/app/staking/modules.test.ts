@@ -3,42 +3,14 @@
 // invariant, and the validator set that follows stake.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  BONDED_POOL,
-  DISTRIBUTION_POOL,
-  FEE_COLLECTOR,
-  NOT_BONDED_POOL,
-  supplyDelta,
-  type ModuleState,
-} from './env.ts';
+import { BONDED_POOL, DISTRIBUTION_POOL, FEE_COLLECTOR, NOT_BONDED_POOL, supplyDelta } from './env.ts';
+import { MemState } from './memState.testing.ts';
 import { Modules } from './modules.ts';
 import { consAddressOf } from './staking.ts';
 import { DEC, defaultParams, type StakingParams } from './types.ts';
 import { bytesToBigint } from '../../primitives/hex.ts';
 
 const COIN = 10n ** 18n;
-
-class MemState implements ModuleState {
-  readonly slots = new Map<string, bigint>();
-  readonly balances = new Map<bigint, bigint>();
-  get(a: bigint, s: bigint): bigint {
-    return this.slots.get(`${a}:${s}`) ?? 0n;
-  }
-  set(a: bigint, s: bigint, v: bigint): void {
-    this.slots.set(`${a}:${s}`, v);
-  }
-  balance(a: bigint): bigint {
-    return this.balances.get(a) ?? 0n;
-  }
-  setBalance(a: bigint, v: bigint): void {
-    this.balances.set(a, v);
-  }
-  total(): bigint {
-    let n = 0n;
-    for (const v of this.balances.values()) n += v;
-    return n;
-  }
-}
 
 const addr = (n: number) => Uint8Array.from({ length: 20 }, (_, i) => (i === 19 ? n : 0));
 const key = (n: number) => Uint8Array.from({ length: 32 }, () => n);

@@ -5,24 +5,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bytesToBigint } from '../../primitives/hex.ts';
-import { BONDED_POOL, NOT_BONDED_POOL, supplyDelta, type ModuleState } from './env.ts';
+import { BONDED_POOL, NOT_BONDED_POOL, supplyDelta } from './env.ts';
+import { MemState } from './memState.testing.ts';
 import { Modules } from './modules.ts';
 import { DOUBLE_SIGN_JAIL_END } from './slashing.ts';
 import { consAddressOf } from './staking.ts';
 import { BondStatus, DEC, defaultParams, type StakingParams } from './types.ts';
 
 const COIN = 10n ** 18n;
-
-function memoryState(): ModuleState {
-  const slots = new Map<string, bigint>();
-  const balances = new Map<bigint, bigint>();
-  return {
-    get: (a, s) => slots.get(`${a}:${s}`) ?? 0n,
-    set: (a, s, v) => void slots.set(`${a}:${s}`, v),
-    balance: (a) => balances.get(a) ?? 0n,
-    setBalance: (a, v) => void balances.set(a, v),
-  };
-}
 
 const operator = new Uint8Array(20).fill(0xaa);
 const delegator = new Uint8Array(20).fill(0xdd);
@@ -31,7 +21,7 @@ const consAddress = consAddressOf(pubkey);
 
 /** A chain of blocks over one state: `block(h)` gives the modules at height h (time 10 s a block). */
 function chain(params: StakingParams = defaultParams('akestrel')) {
-  const state = memoryState();
+  const state = new MemState();
   state.setBalance(bytesToBigint(operator), 1000n * COIN);
   state.setBalance(bytesToBigint(delegator), 1000n * COIN);
   return { state, block: (h: number) => Modules.over(state, params, BigInt(h), 1_000_000n + 10n * BigInt(h)) };

@@ -10,7 +10,7 @@ import { InvalidParamsError, NotFoundError } from '../../../errors/index.ts';
 import { toBech32 } from '../../../primitives/bech32.ts';
 import type { BlockRecord } from '../../../store/records.ts';
 import { bytesToBigint } from '../../../primitives/hex.ts';
-import type { ModuleState } from '../env.ts';
+import { MemState } from '../memState.testing.ts';
 import { Modules } from '../modules.ts';
 import { scratch } from '../precompiles/method.ts';
 import { consAddressOf } from '../staking.ts';
@@ -30,20 +30,9 @@ const valoper = (a: Uint8Array) => toBech32(a, 'kestrelvaloper');
 const key = (b: number) => new Uint8Array(32).fill(b);
 const params = { ...defaultParams('akestrel'), distributeFees: true };
 
-function memState(): ModuleState {
-  const slots = new Map<string, bigint>();
-  const balances = new Map<bigint, bigint>();
-  return {
-    get: (a, s) => slots.get(`${a}:${s}`) ?? 0n,
-    set: (a, s, v) => void slots.set(`${a}:${s}`, v),
-    balance: (a) => balances.get(a) ?? 0n,
-    setBalance: (a, v) => void balances.set(a, v),
-  };
-}
-
 // alice (valoper) and bob (valoper) bonded; carol delegates to alice, then undelegates and redelegates part of it;
 // then alice's delegators get a reward deposit.
-const base = memState();
+const base = new MemState();
 for (const a of [alice, bob, carol]) base.setBalance(bytesToBigint(a), 1000n * E18);
 const at = (h: bigint) => Modules.over(base, params, h, 1_000_000n + h);
 const create = (m: Modules, op: Uint8Array, k: Uint8Array, amount: bigint) =>
