@@ -2,6 +2,45 @@
 import WebSocket from 'ws';
 import type { RpcResponse } from './node.ts';
 
+/**
+ * Opens a WebSocket to `url` (with `headers` on the upgrade request) and resolves once it is open; rejects when the
+ * upgrade is refused or does not complete within `timeoutMs`.
+ */
+export async function openSocket(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 10_000,
+): Promise<WebSocket> {
+  const sock = new WebSocket(url, { headers });
+  await new Promise<void>((res, rej) => {
+    const t = setTimeout(() => {
+      sock.terminate();
+      rej(new Error(`ws connect to ${url} timed out`));
+    }, timeoutMs);
+    sock.once('open', () => {
+      clearTimeout(t);
+      res();
+    });
+    sock.once('error', (e) => {
+      clearTimeout(t);
+      rej(e);
+    });
+  });
+  return sock;
+}
+
+/** Sends one JSON payload on a fresh connection and resolves with the first message back, parsed; then closes. */
+export async function wsExchange(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const sock = await openSocket(url, headers);
+  try {
+    const answer = new Promise<any>((res) => sock.once('message', (d) => res(JSON.parse(d.toString()))));
+    sock.send(JSON.stringify(payload));
+    return await answer;
+  } finally {
+    sock.close();
+  }
+}
+
 export class WsRpc {
   private nextId = 1;
   private readonly pending = new Map<string, (msg: unknown) => void>();
@@ -36,23 +75,9 @@ export class WsRpc {
     });
   }
 
-  static async connect(url: string, timeoutMs = 10_000): Promise<WsRpc> {
-    const sock = new WebSocket(url);
-    await new Promise<void>((res, rej) => {
-      const t = setTimeout(() => {
-        sock.terminate();
-        rej(new Error(`ws connect to ${url} timed out`));
-      }, timeoutMs);
-      sock.once('open', () => {
-        clearTimeout(t);
-        res();
-      });
-      sock.once('error', (e) => {
-        clearTimeout(t);
-        rej(e);
-      });
-    });
-    return new WsRpc(sock);
+  /** Connects to `url` (with `headers` on the upgrade request, e.g. a bearer token). */
+  static async connect(url: string, timeoutMs = 10_000, headers: Record<string, string> = {}): Promise<WsRpc> {
+    return new WsRpc(await openSocket(url, headers, timeoutMs));
   }
 
   get isOpen(): boolean {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, afterEach, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
+import { wsExchange } from '../helpers/ws.ts';
 import { type KestrelNode, REPO_ROOT, post, printLogsOnFailure, startNode } from '../helpers/node.ts';
 
 const run = promisify(execFile);
@@ -28,21 +28,9 @@ async function httpCall(url: string, payload: unknown, authorization?: string): 
   return res.json;
 }
 
-/** Opens a WS connection (optionally with an Authorization header on the upgrade) and sends one request. */
-async function wsCall(url: string, payload: unknown, authorization?: string): Promise<any> {
-  const sock = new WebSocket(url, authorization === undefined ? {} : { headers: { authorization } });
-  try {
-    await new Promise<void>((res, rej) => {
-      sock.once('open', () => res());
-      sock.once('error', rej);
-    });
-    const answer = new Promise<any>((res) => sock.once('message', (d) => res(JSON.parse(d.toString()))));
-    sock.send(JSON.stringify(payload));
-    return await answer;
-  } finally {
-    sock.close();
-  }
-}
+/** One request on a fresh WS connection, optionally with an Authorization header on the upgrade. */
+const wsCall = (url: string, payload: unknown, authorization?: string): Promise<any> =>
+  wsExchange(url, payload, authorization === undefined ? {} : { authorization });
 
 async function cli(...args: string[]): Promise<string> {
   const { stdout } = await run(process.execPath, ['bin/kestreld.js', ...args], { cwd: REPO_ROOT });

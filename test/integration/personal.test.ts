@@ -13,7 +13,7 @@ import {
   toUtf8Bytes,
   verifyMessage,
 } from 'ethers';
-import WebSocket from 'ws';
+import { WsRpc } from '../helpers/ws.ts';
 import { CHAIN_ID, DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { authToken as tokenOf, privateRpc } from '../helpers/privateRpc.ts';
 import {
@@ -47,30 +47,6 @@ async function fails(n: KestrelNode, method: string, params: unknown[], message:
   assert.equal(r.error?.code, -32000, JSON.stringify(r.error));
   if (typeof message === 'string') assert.equal(r.error?.message, message);
   else assert.match(r.error!.message, message);
-}
-
-/** A WebSocket JSON-RPC client that sends the token on the upgrade request. */
-async function wsClient(url: string, token: string) {
-  const sock = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
-  await new Promise<void>((res, rej) => {
-    sock.once('open', () => res());
-    sock.once('error', rej);
-  });
-  let id = 0;
-  const waiting = new Map<number, (m: any) => void>();
-  sock.on('message', (d) => {
-    const m = JSON.parse(d.toString());
-    waiting.get(m.id)?.(m);
-    waiting.delete(m.id);
-  });
-  return {
-    request: (method: string, params: unknown[] = []) =>
-      new Promise<RpcResponse<any>>((res) => {
-        waiting.set(++id, res);
-        sock.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      }),
-    close: () => sock.close(),
-  };
 }
 
 describe('personal_ and node-side signing against kestreld --dev', { timeout: 120_000 }, () => {
@@ -325,7 +301,7 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
   });
 
   it('the same state machine over WebSocket (token on the upgrade request)', async () => {
-    const ws = await wsClient(node.ws, tokenOf(node));
+    const ws = await WsRpc.connect(node.ws, undefined, { authorization: `Bearer ${tokenOf(node)}` });
     try {
       const addr = (await ws.request('personal_newAccount', ['ws-pw'])).result as string;
       assert.equal(
@@ -341,7 +317,7 @@ describe('personal_ and node-side signing against kestreld --dev', { timeout: 12
         'authentication needed: password or unlock',
       );
     } finally {
-      ws.close();
+      await ws.close();
     }
   });
 

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import WebSocket from 'ws';
+import { wsExchange } from '../helpers/ws.ts';
 import { minerNamespace } from '../../src/rpc/namespaces/miner/index.ts';
 import { personalNamespace } from '../../src/rpc/namespaces/personal/index.ts';
 import { initHome } from '../../src/node/home.ts';
@@ -56,21 +56,6 @@ function paramsFor(method: string): unknown[] {
       return [1];
     default:
       return [];
-  }
-}
-
-async function wsExchange(url: string, payload: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const sock = new WebSocket(url, { headers });
-  try {
-    await new Promise<void>((res, rej) => {
-      sock.once('open', () => res());
-      sock.once('error', rej);
-    });
-    const answer = new Promise<any>((res) => sock.once('message', (d) => res(JSON.parse(d.toString()))));
-    sock.send(JSON.stringify(payload));
-    return await answer;
-  } finally {
-    sock.close();
   }
 }
 
