@@ -16,36 +16,17 @@ import {
 } from 'ethers';
 import { CHAIN_ID, nonCoinbaseAccounts } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpcResult, startNode } from '../helpers/node.ts';
+import {
+  BANK,
+  bankAbi,
+  BECH32,
+  bech32Abi,
+  DISTRIBUTION,
+  distributionAbi,
+  STAKING,
+  stakingAbi,
+} from '../helpers/precompileAbi.ts';
 import { compileSource } from '../helpers/solc.ts';
-
-const STAKING = '0x0000000000000000000000000000000000000800';
-const DISTRIBUTION = '0x0000000000000000000000000000000000000801';
-const BANK = '0x0000000000000000000000000000000000000804';
-const BECH32 = '0x0000000000000000000000000000000000000400';
-const DESC = 'tuple(string moniker,string identity,string website,string securityContact,string details)';
-const VALIDATOR =
-  'tuple(string operatorAddress,string consensusPubkey,bool jailed,uint8 status,uint256 tokens,uint256 delegatorShares,' +
-  `${DESC} description,int64 unbondingHeight,int64 unbondingTime,uint256 commission,uint256 minSelfDelegation)`;
-const stakingAbi = new Interface([
-  `function createValidator(${DESC} description, tuple(uint256 rate,uint256 maxRate,uint256 maxChangeRate) commissionRates, uint256 minSelfDelegation, address validatorAddress, string pubkey, uint256 value) returns (bool)`,
-  'function delegate(address delegatorAddress, string validatorAddress, uint256 amount) returns (bool)',
-  'function undelegate(address delegatorAddress, string validatorAddress, uint256 amount) returns (int64)',
-  `function validator(address validatorAddress) view returns (${VALIDATOR})`,
-  'function delegation(address delegatorAddress, string validatorAddress) view returns (uint256 shares, tuple(string denom,uint256 amount) balance)',
-  'function unbondingDelegation(address delegatorAddress, string validatorAddress) view returns (tuple(string delegatorAddress,string validatorAddress,tuple(int64 creationHeight,int64 completionTime,uint256 initialBalance,uint256 balance,uint64 unbondingId,int64 unbondingOnHoldRefCount)[] entries))',
-  'event CreateValidator(address indexed validatorAddress, uint256 value)',
-  'event Delegate(address indexed delegatorAddress, address indexed validatorAddress, uint256 amount, uint256 newShares)',
-]);
-const bankAbi = new Interface([
-  'function totalSupply() view returns (tuple(address contractAddress,uint256 amount)[])',
-]);
-const bech32Abi = new Interface([
-  'function hexToBech32(address addr, string prefix) returns (string)',
-  'function bech32ToHex(string bech32Address) returns (address)',
-]);
-const distributionAbi = new Interface([
-  'function delegatorValidators(address delegatorAddress) view returns (string[])',
-]);
 
 const DELEGATOR_SOURCE = `
 // SPDX-License-Identifier: MIT

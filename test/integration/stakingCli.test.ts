@@ -10,22 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { bech32 } from 'bech32';
-import { Interface, JsonRpcProvider } from 'ethers';
+import { JsonRpcProvider } from 'ethers';
 import { CHAIN_ID, DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { cli } from '../helpers/cosmos.ts';
 import { type KestrelNode, printLogsOnFailure, startNode } from '../helpers/node.ts';
+import { DISTRIBUTION, distributionAbi, STAKING, stakingAbi } from '../helpers/precompileAbi.ts';
 import { sendTx } from '../helpers/tx.ts';
-
-const STAKING = '0x0000000000000000000000000000000000000800';
-const DISTRIBUTION = '0x0000000000000000000000000000000000000801';
-const DEC_COINS = 'tuple(string denom,uint256 amount,uint8 precision)[]';
-const views = new Interface([
-  'function validator(address validatorAddress) view returns (tuple(string operatorAddress,string consensusPubkey,bool jailed,uint8 status,uint256 tokens,uint256 delegatorShares,tuple(string moniker,string identity,string website,string securityContact,string details) description,int64 unbondingHeight,int64 unbondingTime,uint256 commission,uint256 minSelfDelegation))',
-  'function delegation(address delegatorAddress, string validatorAddress) view returns (uint256 shares, tuple(string denom,uint256 amount) balance)',
-  `function delegationRewards(address delegatorAddress, string validatorAddress) view returns (${DEC_COINS})`,
-  `function validatorCommission(string validatorAddress) view returns (${DEC_COINS})`,
-  `function communityPool() view returns (${DEC_COINS})`,
-]);
 
 const hexBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
 const acc = (h: string) => bech32.encode('kestrel', bech32.toWords(hexBytes(h)));
@@ -56,11 +46,13 @@ describe('kestreld tx / query staking, distribution, slashing', { timeout: 180_0
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout.trim().split('\n').at(-1)!);
   };
-  const view = async (to: string, fn: string, args: unknown[]) =>
-    views.decodeFunctionResult(
+  const view = async (to: typeof STAKING | typeof DISTRIBUTION, fn: string, args: unknown[]) => {
+    const abi = to === STAKING ? stakingAbi : distributionAbi;
+    return abi.decodeFunctionResult(
       fn,
-      await provider.call({ to, data: views.encodeFunctionData(fn, args), blockTag: height }),
+      await provider.call({ to, data: abi.encodeFunctionData(fn, args), blockTag: height }),
     );
+  };
 
   afterEach(printLogsOnFailure(() => node));
   before(async () => {

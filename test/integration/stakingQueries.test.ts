@@ -26,33 +26,7 @@ import { Contract, Interface, JsonRpcProvider, Wallet, parseEther, type Transact
 import { CHAIN_ID, nonCoinbaseAccounts } from '../helpers/accounts.ts';
 import { cli } from '../helpers/cosmos.ts';
 import { type KestrelNode, printLogsOnFailure, REPO_ROOT, startNode } from '../helpers/node.ts';
-
-const STAKING = '0x0000000000000000000000000000000000000800';
-const DISTRIBUTION = '0x0000000000000000000000000000000000000801';
-const SLASHING = '0x0000000000000000000000000000000000000806';
-const DESC = 'tuple(string moniker,string identity,string website,string securityContact,string details)';
-const VALIDATOR =
-  'tuple(string operatorAddress,string consensusPubkey,bool jailed,uint8 status,uint256 tokens,uint256 delegatorShares,' +
-  `${DESC} description,int64 unbondingHeight,int64 unbondingTime,uint256 commission,uint256 minSelfDelegation)`;
-const DEC_COINS = 'tuple(string denom,uint256 amount,uint8 precision)[]';
-const stakingAbi = new Interface([
-  `function createValidator(${DESC} description, tuple(uint256 rate,uint256 maxRate,uint256 maxChangeRate) commissionRates, uint256 minSelfDelegation, address validatorAddress, string pubkey, uint256 value) returns (bool)`,
-  'function delegate(address delegatorAddress, string validatorAddress, uint256 amount) returns (bool)',
-  'function undelegate(address delegatorAddress, string validatorAddress, uint256 amount) returns (int64)',
-  `function validator(address validatorAddress) view returns (${VALIDATOR})`,
-  'function delegation(address delegatorAddress, string validatorAddress) view returns (uint256 shares, tuple(string denom,uint256 amount) balance)',
-  'function unbondingDelegation(address delegatorAddress, string validatorAddress) view returns (tuple(string delegatorAddress,string validatorAddress,tuple(int64 creationHeight,int64 completionTime,uint256 initialBalance,uint256 balance,uint64 unbondingId,int64 unbondingOnHoldRefCount)[] entries))',
-]);
-const distributionAbi = new Interface([
-  `function delegationRewards(address delegatorAddress, string validatorAddress) view returns (${DEC_COINS})`,
-  `function delegationTotalRewards(address delegatorAddress) view returns (tuple(string validatorAddress, ${DEC_COINS} reward)[] rewards, ${DEC_COINS} total)`,
-  `function validatorCommission(string validatorAddress) view returns (${DEC_COINS})`,
-  `function validatorOutstandingRewards(string validatorAddress) view returns (${DEC_COINS})`,
-  `function communityPool() view returns (${DEC_COINS})`,
-]);
-const slashingAbi = new Interface([
-  'function getSigningInfo(address consAddress) view returns (tuple(address validatorAddress,int64 startHeight,int64 indexOffset,int64 jailedUntil,bool tombstoned,int64 missedBlocksCounter))',
-]);
+import { DISTRIBUTION, distributionAbi, SLASHING, slashingAbi, STAKING, stakingAbi } from '../helpers/precompileAbi.ts';
 
 const hexBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
 const acc = (h: string) => bech32.encode('kestrel', bech32.toWords(hexBytes(h)));
