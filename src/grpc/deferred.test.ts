@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import net from 'node:net';
 import { describe, it } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
 import { ipHostPort, reserveGrpcPort, type ConnectionSink } from './deferred.ts';
+import { HEIGHT_HEADER, queryGrpcSink } from './query.ts';
+import { rawService } from './server.ts';
 
 /** A sink over a plain HTTP/2 server answering "ok", and how many times it was loaded. */
 function h2Sink(): { load: () => Promise<ConnectionSink>; loads: () => number } {
@@ -65,6 +68,49 @@ describe('deferred gRPC port', () => {
       assert.equal(await get(server.port), 'ok');
       assert.equal(sink.loads(), 1);
     } finally {
+      await server.close();
+    }
+  });
+
+  it('a gRPC call made while grpc-js loads is answered by the query server (with its height header)', async () => {
+    const seen: string[] = [];
+    const deps = {
+      headHeight: () => 7n,
+      query: async (path: string, data: Uint8Array, height: bigint) => {
+        seen.push(`${path} ${Buffer.from(data).toString()} ${height}`);
+        return new Uint8Array(Buffer.from('answer'));
+      },
+    };
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const load = async () => {
+      await gate;
+      return queryGrpcSink(deps);
+    };
+    const server = await reserveGrpcPort('127.0.0.1:0', { host: '127.0.0.1', port: 0 }, load);
+    const Client = grpc.makeGenericClientConstructor(rawService('cosmos.bank.v1beta1.Query', ['Balance']), 'q');
+    const client = new Client(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure());
+    try {
+      let header: string | undefined;
+      const call = new Promise<Uint8Array>((resolve, reject) => {
+        const c = client.makeUnaryRequest(
+          '/cosmos.bank.v1beta1.Query/Balance',
+          (b: Uint8Array) => Buffer.from(b),
+          (b: Buffer) => new Uint8Array(b),
+          new Uint8Array(Buffer.from('req')),
+          (err: grpc.ServiceError | null, v?: Uint8Array) => (err ? reject(err) : resolve(v!)),
+        );
+        c.on('metadata', (md: grpc.Metadata) => (header = String(md.get(HEIGHT_HEADER)[0])));
+      });
+      // The client is connected and waiting: the query server is not built yet.
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(seen, []);
+      release();
+      assert.equal(Buffer.from(await call).toString(), 'answer');
+      assert.deepEqual(seen, ['/cosmos.bank.v1beta1.Query/Balance req 7']);
+      assert.equal(header, '7');
+    } finally {
+      client.close();
       await server.close();
     }
   });
