@@ -1,7 +1,11 @@
 // The node's listeners, in the order the readiness contract needs: metrics, WebSocket, gRPC, the consensus mode's
 // servers, and HTTP JSON-RPC last (clients take its first answer to mean every other listener accepts connections).
+// The gRPC port is bound in that order, but grpc-js itself loads shortly after JSON-RPC listens, or on the first gRPC
+// connection (src/grpc/deferred.ts): a client's first JSON-RPC answer does not wait for it.
 import type { NodeConfig } from '../config/schema.ts';
-import { startQueryGrpcServer, type QueryDeps } from '../grpc/query.ts';
+import { ipHostPort, reserveGrpcPort } from '../grpc/deferred.ts';
+import type { QueryDeps } from '../grpc/query.ts';
+import type { GrpcServer } from '../grpc/server.ts';
 import { lineLogger, type LogSink } from '../log/logger.ts';
 import type { AbciTimer } from '../metrics/abci.ts';
 import { startMetricsServer } from '../metrics/server.ts';
@@ -31,6 +35,31 @@ export interface Listeners extends ModeListeners {
   grpcPort: number;
   metricsPort?: number;
   close(): Promise<void>;
+}
+
+/**
+ * How long after JSON-RPC listens grpc-js loads (unless a gRPC client connects sooner): past a client's first
+ * eth_blockNumber, which a client polling for the node sends within milliseconds.
+ */
+const GRPC_LOAD_DELAY_MS = 50;
+
+/**
+ * The gRPC query server on `address`: its port bound now and grpc-js loaded later (`loadLater` called once
+ * JSON-RPC listens) when the host is an IP literal, as the default is; any other form (a host name, which grpc-js
+ * binds on every address it resolves to) starts grpc-js at once, as before.
+ */
+async function startGrpc(
+  address: string,
+  queries: QueryDeps,
+): Promise<GrpcServer & { loadLater(delayMs: number): void }> {
+  const at = ipHostPort(address);
+  if (at === undefined) {
+    const server = await (await import('../grpc/query.ts')).startQueryGrpcServer(address, queries);
+    return { ...server, loadLater: () => undefined };
+  }
+  const load = async () => (await import('../grpc/query.ts')).queryGrpcSink(queries);
+  const server = await reserveGrpcPort(address, at, load);
+  return { port: server.port, close: () => server.close(), loadLater: (ms) => server.serveAfter(ms) };
 }
 
 /** host:port (IPv6 hosts in brackets) → its parts. */
@@ -92,7 +121,7 @@ export async function startListeners(d: ListenerDeps): Promise<Listeners> {
         maxBufferedBytes: Math.max(64 * 1024 * 1024, 4 * rpc.wsSubscriptionBufferBytes),
       }),
     );
-    const grpcServer = track(await startQueryGrpcServer(config.grpcAddress, d.queries));
+    const grpcServer = track(await startGrpc(config.grpcAddress, d.queries));
     const consensus = await mode.listen(track, metrics);
     const httpServer = track(
       await startHttpTransport(transport, {
@@ -103,6 +132,7 @@ export async function startListeners(d: ListenerDeps): Promise<Listeners> {
         allowedHosts: rpc.allowedHosts,
       }),
     );
+    grpcServer.loadLater(GRPC_LOAD_DELAY_MS);
     return {
       httpPort: httpServer.port,
       wsPort: wsServer.port,

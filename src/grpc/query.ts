@@ -2,6 +2,7 @@
 // abci_query runs too) at the height of the `x-cosmos-block-height` metadata, and echoes that height back.
 import * as grpc from '@grpc/grpc-js';
 import { InvalidParamsError } from '../errors/index.ts';
+import type { ConnectionSink } from './deferred.ts';
 import { toGrpcStatus } from './errors.ts';
 import {
   addLazyReflection,
@@ -118,12 +119,8 @@ function queryHandler(path: string, deps: QueryDeps): RawUnaryHandler {
   };
 }
 
-/** Starts the gRPC server with the query services and reflection over them on `address` (host:port). */
-export async function startQueryGrpcServer(
-  address: string,
-  deps: QueryDeps,
-  services: readonly QueryService[] = COSMOS_QUERY_SERVICES,
-): Promise<GrpcServer> {
+/** The gRPC server with the query services and reflection over them, not bound to any port. */
+function queryServer(deps: QueryDeps, services: readonly QueryService[]): grpc.Server {
   const server = new grpc.Server();
   for (const s of services) {
     const service = rawService(s.name, s.methods);
@@ -132,6 +129,26 @@ export async function startQueryGrpcServer(
     server.addService(service, impl);
   }
   addLazyReflection(server, [...services.map((s) => s.file), ...EXTRA_REFLECTION_FILES]);
+  return server;
+}
+
+/** Starts the gRPC server with the query services and reflection over them on `address` (host:port). */
+export async function startQueryGrpcServer(
+  address: string,
+  deps: QueryDeps,
+  services: readonly QueryService[] = COSMOS_QUERY_SERVICES,
+): Promise<GrpcServer> {
+  const server = queryServer(deps, services);
   const port = await bindServer(server, address);
   return { port, close: () => shutdown(server) };
+}
+
+/** The same server fed connections accepted elsewhere (a port bound before grpc-js loaded, see deferred.ts). */
+export function queryGrpcSink(
+  deps: QueryDeps,
+  services: readonly QueryService[] = COSMOS_QUERY_SERVICES,
+): ConnectionSink {
+  const server = queryServer(deps, services);
+  const injector = server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  return { inject: (socket) => injector.injectConnection(socket), close: () => shutdown(server) };
 }
