@@ -60,6 +60,8 @@ export interface SoakOptions {
    * 30: "after the first 5 minutes") for runs of 10 minutes or more, 40% of the run for shorter ones.
    */
   refSeconds?: number;
+  /** RSS band as a fraction of the reference (SoakRun.rssBand; default 0.1). */
+  rssBand?: number;
 }
 
 /** The reference time of a run of `seconds` when none is given (see SoakOptions.refSeconds). */
@@ -412,6 +414,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     subProblems,
     headsSeen: seen.size,
     logsSeen: logTxs.size,
+    ...(o.rssBand === undefined ? {} : { rssBand: o.rssBand }),
   };
   return { ...base, failures: verdict(base), node };
 }

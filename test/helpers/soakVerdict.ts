@@ -55,6 +55,11 @@ export interface SoakRun {
   subProblems: string[];
   headsSeen: number;
   logsSeen: number;
+  /**
+   * How far RSS may stray from the reference, as a fraction (default 0.1, issue 30's ±10% after the first 5 minutes).
+   * Only the 5-minute CI run widens it: see test/reliability/soak.test.ts.
+   */
+  rssBand?: number;
 }
 
 /** The value at percentile `p` of an ascending array (NaN when empty). */
@@ -149,9 +154,13 @@ export function verdict(r: SoakRun): string[] {
   if (r.headsSeen === 0) out.push('the newHeads subscription saw no block');
   if (r.logsSeen === 0) out.push('the logs subscription saw no transfer');
   const refRss = referenceRss(r.samples, r.refIndex);
+  const rssBand = r.rssBand ?? BAND;
   for (const s of r.samples.slice(r.refIndex)) {
-    if (Math.abs(s.rssMiB - refRss) > BAND * refRss)
-      out.push(`RSS ${s.rssMiB.toFixed(0)} MiB at ${s.atSeconds} s is outside ±10% of ${refRss.toFixed(0)} MiB`);
+    if (Math.abs(s.rssMiB - refRss) > rssBand * refRss)
+      out.push(
+        `RSS ${s.rssMiB.toFixed(0)} MiB at ${s.atSeconds} s is outside ±${Math.round(rssBand * 100)}% of ` +
+          `${refRss.toFixed(0)} MiB`,
+      );
     if (Math.abs(s.fds - ref.fds) > Math.max(BAND * ref.fds, 2))
       out.push(`${s.fds} open fds at ${s.atSeconds} s is outside ±10% of ${ref.fds}`);
   }

@@ -70,6 +70,12 @@ describe('soak verdict', () => {
     assert.equal(out.length, 2);
     assert.match(out[0]!, /RSS 230 MiB at 210 s is outside ±10% of 205 MiB/);
     assert.match(out[1]!, /50 open fds at 240 s/);
+    // A wider band (the 5-minute CI run's) lets the same curve's RSS through, not its fds.
+    const wide = run(s, { rssBand: 0.25 });
+    assert.equal(wide.length, 1);
+    assert.match(wide[0]!, /50 open fds/);
+    s[7] = sample(240, 260);
+    assert.match(run(s, { rssBand: 0.25 })[0]!, /RSS 260 MiB at 240 s is outside ±25% of 205 MiB/);
   });
 
   it('fails p99 drift: the typical window of the second half slower than the second quarter by 1.5x + 100 ms', () => {
