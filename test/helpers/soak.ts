@@ -15,6 +15,20 @@ import {
 import { devAccounts, signLegacy, type Account } from '../../bench/lib/tx.ts';
 import { CHAIN_ID } from './accounts.ts';
 import { freePort, type KestrelNode, rpc, rpcResult, sleep, startNode, waitForReceipt } from './node.ts';
+import {
+  driftRule,
+  KINDS,
+  type Kind,
+  p99Drift,
+  percentile,
+  quarters,
+  referenceRss,
+  type SoakRun,
+  type SoakSample,
+  verdict,
+} from './soakVerdict.ts';
+
+export { KINDS, type SoakSample } from './soakVerdict.ts';
 
 /**
  * The soaked node's cache budget (MiB): the smallest the node accepts, documented ([cache] budget-mb) as the bound
@@ -27,59 +41,9 @@ export const SOAK_BUDGET_MB = 64;
 /** The kestreld flags of the soaked node (recorded in every result). */
 export const SOAK_NODE_ARGS = [`--cache.budget-mb=${SOAK_BUDGET_MB}`];
 
-/** The request kinds whose latency is tracked. */
-export const KINDS = ['getBalance', 'call', 'send', 'getLogs', 'trace'] as const;
-export type Kind = (typeof KINDS)[number];
-
-/** One sample of the curve. */
-export interface SoakSample {
-  atSeconds: number;
-  rssMiB: number;
-  /** The node's V8 heap in use and reserved, and its caches' bytes (kestrel_cache_bytes summed), from its metrics. */
-  heapUsedMiB: number;
-  heapTotalMiB: number;
-  /** Memory outside V8's heap that the node's objects hold (Buffers, LevelDB's and native allocations it reports). */
-  externalMiB: number;
-  cacheMiB: number;
-  /** Each cache's MiB (kestrel_cache_bytes by cache), to tell which one is still filling. */
-  cacheByName: Record<string, number>;
-  /** V8's reserved MiB by heap space (new, old, code, large_object, …), to tell the young generation from the old. */
-  heapSpaces: Record<string, number>;
-  /** The machine's 1-minute load average (the soak shares its cores with whatever else runs). */
-  load1: number;
-  /**
-   * Median wall ms of a fixed piece of CPU work the soak process ran every 250 ms since the previous sample: how
-   * slow the machine was then (other processes' load stretches it the way it stretches the node's answers).
-   */
-  probeMs: number;
-  fds: number;
-  /** p50/p99 in ms over the requests finished since the previous sample (NaN when none), and their latencies. */
-  latency: Record<Kind, { n: number; p50: number; p99: number; ms: number[] }>;
-  sent: number;
-  acked: number;
-  mined: number;
-  head: number;
-}
-
 /** What a soak run measured and concluded. */
-export interface SoakResult {
-  seconds: number;
-  samples: SoakSample[];
-  /** Index of the reference sample (the first at or after SoakOptions.refSeconds). */
-  refIndex: number;
-  /** Requests of each kind the node answered (with a result or an error) over the whole run. */
-  requests: Record<Kind, number>;
-  sent: number;
-  acked: number;
-  mined: number;
-  /** Acknowledged txs without a successful receipt at the end. */
-  lost: string[];
-  /** Requests that failed (JSON-RPC error or transport failure). */
-  errors: string[];
-  /** Blocks a subscription did not see, and other subscription problems. */
-  subProblems: string[];
-  headsSeen: number;
-  logsSeen: number;
+export interface SoakResult extends SoakRun {
+  /** The verdict's failed checks (empty when it passed). */
   failures: string[];
   node: KestrelNode;
 }
@@ -96,16 +60,13 @@ export interface SoakOptions {
    * 30: "after the first 5 minutes") for runs of 10 minutes or more, 40% of the run for shorter ones.
    */
   refSeconds?: number;
+  /** RSS band as a fraction of the reference (SoakRun.rssBand; default 0.1). */
+  rssBand?: number;
 }
 
 /** The reference time of a run of `seconds` when none is given (see SoakOptions.refSeconds). */
 export function defaultRefSeconds(seconds: number): number {
   return seconds >= 600 ? 300 : 0.4 * seconds;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 /** Resident set size of a process in MiB (Linux /proc). */
@@ -118,94 +79,6 @@ export function rssMiB(pid: number): number {
 /** Open file descriptors of a process (Linux /proc). */
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
-}
-
-// p99 drift floor: on the shared 2-core machine (load average 10-20 from other sessions) a neighbour's burst or a
-// full GC moves a quarter's p99 by 100-150 ms (a 5-minute run measured getLogs 202 -> 364 ms with no trend in its
-// p50s), so a quarter's p99 may exceed 1.5x the second quarter's by this much before it counts as drift.
-const P99_FLOOR_MS = 100;
-const BAND = 0.1;
-
-/**
- * The reference RSS: the median of the reference sample and its two neighbours. RSS swings by 10-30 MiB with the
- * phase of V8's collections (garbage waiting for the next full GC), so a single sample taken at a trough or a peak
- * would shift the whole ±10% band; three samples around the reference time make it the typical value there.
- */
-export function referenceRss(samples: SoakSample[], refIndex: number): number {
-  const around = samples
-    .slice(Math.max(0, refIndex - 1), refIndex + 2)
-    .map((s) => s.rssMiB)
-    .sort((a, b) => a - b);
-  return around[Math.floor(around.length / 2)]!;
-}
-
-/** Evaluates the verdict of a finished run; returns the failed checks (empty when it passed). */
-export function verdict(r: Omit<SoakResult, 'failures' | 'node'>): string[] {
-  const out: string[] = [];
-  const ref = r.samples[r.refIndex];
-  if (ref === undefined || r.samples.length - r.refIndex < 2) return ['too few samples for a verdict'];
-  // A run whose load did not run proves nothing: every kind of request, and the subscriptions, must have been busy.
-  for (const k of KINDS) if (r.requests[k] === 0) out.push(`no ${k} request finished`);
-  if (r.headsSeen === 0) out.push('the newHeads subscription saw no block');
-  if (r.logsSeen === 0) out.push('the logs subscription saw no transfer');
-  const refRss = referenceRss(r.samples, r.refIndex);
-  for (const s of r.samples.slice(r.refIndex)) {
-    if (Math.abs(s.rssMiB - refRss) > BAND * refRss)
-      out.push(`RSS ${s.rssMiB.toFixed(0)} MiB at ${s.atSeconds} s is outside ±10% of ${refRss.toFixed(0)} MiB`);
-    if (Math.abs(s.fds - ref.fds) > Math.max(BAND * ref.fds, 2))
-      out.push(`${s.fds} open fds at ${s.atSeconds} s is outside ±10% of ${ref.fds}`);
-  }
-  const q = quarters(r.samples);
-  const slow = machineSlowdown(r.samples);
-  for (const k of KINDS) {
-    const second = q[1]![k];
-    const last = q[3]![k];
-    if (last > 1.5 * second * slow + P99_FLOOR_MS)
-      out.push(
-        `${k}: last-quarter p99 ${last.toFixed(1)} ms > 1.5 x second-quarter ${second.toFixed(1)} ms` +
-          `${slow > 1 ? ` x machine slowdown ${slow.toFixed(2)}` : ''} + ${P99_FLOOR_MS}`,
-      );
-  }
-  if (r.lost.length > 0) out.push(`${r.lost.length} acknowledged txs not mined (first: ${r.lost[0]})`);
-  if (r.errors.length > 0) out.push(`${r.errors.length} failed requests (first: ${r.errors[0]})`);
-  out.push(...r.subProblems);
-  return out;
-}
-
-/**
- * How much slower the machine was in the last quarter than in the second (the probe's median wall time, at least 1):
- * neighbours that take the cores stretch every answer, and that is not the node drifting. A node that slows down by
- * itself does not slow the probe, which runs in the soak's own process.
- */
-export function machineSlowdown(samples: SoakSample[]): number {
-  const n = samples.length;
-  const median = (qi: number) => {
-    const v = samples
-      .slice(Math.floor((qi * n) / 4), Math.max(Math.floor(((qi + 1) * n) / 4), Math.floor((qi * n) / 4) + 1))
-      .map((s) => s.probeMs)
-      .filter((x) => Number.isFinite(x))
-      .sort((a, b) => a - b);
-    return v.length === 0 ? NaN : percentile(v, 50);
-  };
-  const ratio = median(3) / median(1);
-  return Number.isFinite(ratio) && ratio > 1 ? ratio : 1;
-}
-
-/** The p99 of each kind over each quarter of the run's samples (over all the quarter's requests of that kind). */
-export function quarters(samples: SoakSample[]): Array<Record<Kind, number>> {
-  const n = samples.length;
-  return [0, 1, 2, 3].map((qi) => {
-    const part = samples.slice(
-      Math.floor((qi * n) / 4),
-      Math.max(Math.floor(((qi + 1) * n) / 4), Math.floor((qi * n) / 4) + 1),
-    );
-    const rec = {} as Record<Kind, number>;
-    for (const k of KINDS) {
-      const all = part.flatMap((s) => s.latency[k].ms).sort((a, b) => a - b);
-      rec[k] = all.length === 0 ? 0 : percentile(all, 99);
-    }
-    return rec;
-  });
 }
 
 /** The curve as a fixed-width table (also valid markdown). */
@@ -409,9 +282,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
   };
 
+  // The head comes from the newHeads subscription, not a request: an eth_blockNumber that timed out while a
+  // neighbour stalled the node would reject outside timed() and end the whole run instead of counting as a failure.
   const logsReader = async (): Promise<void> => {
     while (!stopping) {
-      const head = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
+      const head = heads.at(-1) ?? firstHead;
       await timed('getLogs', 'eth_getLogs', [
         {
           address: token,
@@ -440,7 +315,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const v = latencies[k].splice(0).sort((a, b) => a - b);
       latency[k] = { n: v.length, p50: percentile(v, 50), p99: percentile(v, 99), ms: v };
     }
-    const head = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
+    const head = heads.at(-1) ?? firstHead; // as the logs reader's, from the subscription
     const m = await memoryMetrics(metricsAt);
     const s: SoakSample = {
       atSeconds: Math.round((Date.now() - t0) / 1000),
@@ -539,6 +414,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     subProblems,
     headsSeen: seen.size,
     logsSeen: logTxs.size,
+    ...(o.rssBand === undefined ? {} : { rssBand: o.rssBand }),
   };
   return { ...base, failures: verdict(base), node };
 }
@@ -546,6 +422,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
 /** The markdown result of a run. */
 export function soakMarkdown(r: SoakResult, command: string, startedIso: string, flags: string, note: string): string {
   const q = quarters(r.samples);
+  const drift = p99Drift(r.samples);
   const ref = r.samples[r.refIndex];
   return [
     `# Soak, ${startedIso}`,
@@ -567,8 +444,11 @@ export function soakMarkdown(r: SoakResult, command: string, startedIso: string,
       `(median of it and its two neighbours), ${ref?.fds} fds; ` +
       `band ±10%. p99 per quarter (over all its requests, ms): ` +
       KINDS.map((k) => `${k} ${q.map((x) => x[k].toFixed(1)).join(' / ')}`).join('; ') +
-      `. Drift check: last quarter ≤ 1.5 × second quarter × the machine's slowdown ` +
-      `(${machineSlowdown(r.samples).toFixed(2)}: the probe's last/second quarter, at least 1) + ${P99_FLOOR_MS} ms.`,
+      `. Drift check (${driftRule(r.samples)}), ms: ` +
+      KINDS.map(
+        (k) => `${k} ${drift[k].ref.toFixed(1)} -> ${drift[k].late.toFixed(1)} (limit ${drift[k].limit.toFixed(1)})`,
+      ).join('; ') +
+      '.',
     '',
     curveTable(r.samples),
     '',
