@@ -2,7 +2,14 @@
 // --sample seconds; prints the curve and the verdict, writes a markdown result with --out. Exits 1 on a failed check.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { curveTable, defaultRefSeconds, runSoak, SOAK_BUDGET_MB, soakMarkdown } from '../helpers/soak.ts';
+import {
+  curveTable,
+  defaultRefSeconds,
+  runSoak,
+  SOAK_BUDGET_MB,
+  SOAK_INTERVALS_MS,
+  soakMarkdown,
+} from '../helpers/soak.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +45,17 @@ console.log(
 for (const f of r.failures) console.log(`  - ${f}`);
 if (values.out !== undefined) {
   const command = `npm run soak -- ${process.argv.slice(2).join(' ')}`;
-  writeFileSync(values.out, soakMarkdown(r, command, started, `Node flags: \`${args.join(' ')}\`.`, values.note));
+  writeFileSync(
+    values.out,
+    soakMarkdown(
+      r,
+      command,
+      started,
+      `Node flags: \`${args.join(' ')}\`. Offered load, ms between starts per loop: ` +
+        `${JSON.stringify(SOAK_INTERVALS_MS)} (2 senders, 2 readers, 1 getLogs, 1 tracer).`,
+      values.note,
+    ),
+  );
   console.log(`soak: wrote ${values.out}`);
 }
 if (r.failures.length > 0) r.node.printLogs('soak found a problem');

@@ -41,6 +41,15 @@ export const SOAK_BUDGET_MB = 64;
 /** The kestreld flags of the soaked node (recorded in every result). */
 export const SOAK_NODE_ARGS = [`--cache.budget-mb=${SOAK_BUDGET_MB}`];
 
+/**
+ * The offered load: each loop starts an iteration at most once per interval (ms), so a run does the same work on a
+ * fast machine as on a slow one. Without it the loops ran as fast as the node answered, and a CI machine that
+ * answered 4x faster than this one grew the database, the caches and V8's heap 4x faster in the same five minutes,
+ * which moved RSS by the work done rather than by a leak. Per 5 minutes: 4,800 sends (16 a second, about what the
+ * slowest closed-loop run here managed), 15,000 balance reads and calls, 1,200 getLogs, 600 traces.
+ */
+export const SOAK_INTERVALS_MS = { send: 125, read: 40, getLogs: 250, trace: 500 } as const;
+
 /** What a soak run measured and concluded. */
 export interface SoakResult extends SoakRun {
   /** The verdict's failed checks (empty when it passed). */
@@ -243,10 +252,21 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     }
   };
 
+  /** Waits until `interval` ms after the previous iteration's start (not after its end): a fixed offered rate. */
+  const pacer = (interval: number) => {
+    let next = performance.now();
+    return async (): Promise<void> => {
+      next = Math.max(next + interval, performance.now());
+      const wait = next - performance.now();
+      if (wait > 0) await sleep(wait);
+    };
+  };
+
   // One sender per kind of tx: send, wait for the receipt (checked), next. Sequential keeps the nonce simple and
   // makes "acknowledged" and "mined" exact.
   const sender = async (acct: Account, erc20: boolean): Promise<void> => {
     let nonce = Number(BigInt(await rpcResult<string>(url, 'eth_getTransactionCount', [acct.address, 'pending'])));
+    const pace = pacer(SOAK_INTERVALS_MS.send);
     while (!stopping) {
       const tx = signLegacy(acct, BigInt(CHAIN_ID), {
         nonce,
@@ -271,20 +291,23 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       } catch (e) {
         errors.push(`receipt of ${hash}: ${(e as Error).message}`);
       }
+      await pace();
     }
   };
 
   const reader = async (): Promise<void> => {
+    const pace = pacer(SOAK_INTERVALS_MS.read);
     for (let i = 0; !stopping; i++) {
       if (i % 2 === 0) await timed('getBalance', 'eth_getBalance', [accounts[i % 4]!.address, 'latest']);
       else await timed('call', 'eth_call', [{ to: token, data: balanceOfData(accounts[i % 4]!.address) }, 'latest']);
-      await sleep(20);
+      await pace();
     }
   };
 
   // The head comes from the newHeads subscription, not a request: an eth_blockNumber that timed out while a
   // neighbour stalled the node would reject outside timed() and end the whole run instead of counting as a failure.
   const logsReader = async (): Promise<void> => {
+    const pace = pacer(SOAK_INTERVALS_MS.getLogs);
     while (!stopping) {
       const head = heads.at(-1) ?? firstHead;
       await timed('getLogs', 'eth_getLogs', [
@@ -295,15 +318,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           toBlock: 'latest',
         },
       ]);
-      await sleep(200);
+      await pace();
     }
   };
 
   const tracer = async (): Promise<void> => {
+    const pace = pacer(SOAK_INTERVALS_MS.trace);
     for (let i = 0; !stopping; i++) {
       const h = minedHashes[minedHashes.length - 1 - (i % Math.max(1, Math.min(50, minedHashes.length)))];
       if (h !== undefined) await timed('trace', 'debug_traceTransaction', [h, {}]);
-      await sleep(500);
+      await pace();
     }
   };
 
