@@ -71,6 +71,30 @@ describe('store', () => {
     assert.equal(kv.get(b(2)), undefined);
   });
 
+  test('NodeCache: nodes read once stay on probation (1/8 of the bound), a second read keeps them', () => {
+    const bound = 1 << 20;
+    const cache = new NodeCache(bound);
+    const node = (i: number) => new Uint8Array(500).fill(i & 0xff);
+    // A scan of 10,000 nodes read once (~9 MB with overheads): only the probation segment fills.
+    for (let i = 0; i < 10_000; i++) cache.set(`scan${i}`, node(i));
+    assert.ok(cache.size <= bound / 8 + 1, `one-off reads hold ${cache.size} bytes`);
+    assert.equal(cache.size, cache.probationSize);
+    assert.equal(cache.get('scan0'), undefined, 'the scan evicted its own oldest nodes');
+    // Nodes read twice move to the main segment and survive a later scan.
+    for (let i = 0; i < 100; i++) cache.set(`hot${i}`, node(i));
+    for (let i = 0; i < 100; i++) assert.ok(cache.get(`hot${i}`) !== undefined);
+    for (let i = 0; i < 10_000; i++) cache.set(`scan2-${i}`, node(i));
+    for (let i = 0; i < 100; i++) assert.deepEqual(cache.get(`hot${i}`), node(i), `hot node ${i} kept`);
+    assert.ok(cache.size > cache.probationSize, 'the main segment holds the promoted nodes');
+    // Promoting more than the bound evicts from the main segment: the whole stays within the bound.
+    for (let i = 0; i < 10_000; i++) {
+      cache.set(`warm${i}`, node(i));
+      cache.get(`warm${i}`);
+    }
+    assert.ok(cache.size <= bound, `holds ${cache.size} bytes, over its ${bound}`);
+    assert.ok(cache.size > bound / 2, 'repeated reads fill the main segment');
+  });
+
   test('BufferedTrieDb: writes stay in memory until drained, discard drops them', async () => {
     const cache = new NodeCache(1 << 20);
     const db = new BufferedTrieDb(kv, cache);
@@ -174,26 +198,29 @@ describe('store', () => {
     assert.equal(new ChainStore(kv, common).blockLogs(8n), undefined);
   });
 
-  test('NodeCache evicts the least recently used once its byte budget is spent', () => {
+  test('NodeCache evicts the least recently used of each segment once its byte budget is spent', () => {
     const v = (n: number) => new Uint8Array(100).fill(n);
     const probe = new NodeCache(1 << 20);
     probe.set('a', v(1));
     const entry = probe.size; // key, value and the per-entry overhead
     assert.ok(entry > 101, 'the estimate counts more than the raw bytes');
-    const c = new NodeCache(2 * entry);
+    // 16 entries' worth: probation holds 2, the main segment 14.
+    const c = new NodeCache(16 * entry);
     c.set('a', v(1));
     c.set('b', v(2));
     assert.equal(c.size, 2 * entry);
-    c.get('a');
+    c.get('a'); // promoted: probation keeps b, the main segment a
     c.set('c', v(3));
+    c.set('d', v(4)); // probation is full (b, c): b, the least recently used, goes
     same(c.get('a'), v(1));
     assert.equal(c.get('b'), undefined);
-    same(c.get('c'), v(3));
-    assert.equal(c.size, 2 * entry);
-    c.set('c', v(4));
-    assert.equal(c.size, 2 * entry, 'replacing an entry does not count it twice');
+    same(c.get('d'), v(4));
+    assert.equal(c.size, 3 * entry, 'a, d in the main segment, c on probation');
+    c.set('d', v(5));
+    assert.equal(c.size, 3 * entry, 'replacing an entry does not count it twice');
+    same(c.get('d'), v(5));
     const slab = new Uint8Array(8192);
-    c.set('d', slab.subarray(0, 100));
-    assert.equal(c.get('d')!.buffer.byteLength, 100, 'a view into a larger buffer is copied, not pinned');
+    c.set('e', slab.subarray(0, 100));
+    assert.equal(c.get('e')!.buffer.byteLength, 100, 'a view into a larger buffer is copied, not pinned');
   });
 });

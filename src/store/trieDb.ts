@@ -16,27 +16,51 @@ type Value = string | Uint8Array;
  */
 const ENTRY_OVERHEAD_BYTES = 384;
 
+/** The share of a NodeCache's bytes that holds nodes read once (the rest holds nodes read again). */
+const PROBATION_SHARE = 1 / 8;
+
 /**
- * An LRU of immutable trie nodes bounded by an estimate of the memory it holds. A count bound would let a
- * long-running node's cache grow with the chain: every block adds new nodes of varying size.
+ * An LRU of immutable trie nodes bounded by an estimate of the memory it holds, in two segments (a segmented LRU):
+ * a node read from the store joins a small probation segment and moves to the main one only when it is read again.
+ * A count bound would let a long-running node's cache grow with the chain; a single LRU let one-off reads of old
+ * state (traces and queries at past blocks each walk nodes that no later head shares) push out the head's working
+ * set and fill the whole share with nodes never read again, so a node serving traces grew its memory for as long as
+ * the share took to fill (a soak: +0.8 MiB a minute for half an hour).
  */
 export class NodeCache {
-  private readonly lru: LRUCache<string, Uint8Array>;
+  private readonly main: LRUCache<string, Uint8Array>;
+  private readonly probation: LRUCache<string, Uint8Array>;
   constructor(maxBytes: number) {
-    this.lru = new LRUCache({ maxSize: maxBytes, sizeCalculation: (v, k) => cost(k, v) });
+    const probationBytes = Math.max(1, Math.floor(maxBytes * PROBATION_SHARE));
+    const sizeCalculation = (v: Uint8Array, k: string) => cost(k, v);
+    this.main = new LRUCache({ maxSize: Math.max(1, maxBytes - probationBytes), sizeCalculation });
+    this.probation = new LRUCache({ maxSize: probationBytes, sizeCalculation });
   }
-  /** Estimated bytes held (keys, values and per-entry overhead). */
+  /** Estimated bytes held (keys, values and per-entry overhead) in both segments. */
   get size(): number {
-    return this.lru.calculatedSize;
+    return this.main.calculatedSize + this.probation.calculatedSize;
   }
-  /** Looks a node up, refreshing its recency. */
+  /** Estimated bytes held by nodes read only once so far. */
+  get probationSize(): number {
+    return this.probation.calculatedSize;
+  }
+  /** Looks a node up, refreshing its recency; a second read of a probationary node promotes it. */
   get(k: string): Uint8Array | undefined {
-    return this.lru.get(k);
+    const v = this.main.get(k);
+    if (v !== undefined) return v;
+    const p = this.probation.get(k);
+    if (p !== undefined) {
+      this.probation.delete(k);
+      this.main.set(k, p);
+    }
+    return p;
   }
-  /** Inserts a node, evicting the least recently used until the budget holds. */
+  /** Inserts a node just read from the store (on probation), evicting the least recently used past the bound. */
   set(k: string, v: Uint8Array): void {
     // A view into a larger buffer (a pooled Buffer slab) would pin the whole slab: keep a tight copy instead.
-    this.lru.set(k, v.byteOffset === 0 && v.buffer.byteLength === v.byteLength ? v : v.slice());
+    const tight = v.byteOffset === 0 && v.buffer.byteLength === v.byteLength ? v : v.slice();
+    if (this.main.has(k)) this.main.set(k, tight);
+    else this.probation.set(k, tight);
   }
 }
 
