@@ -1,6 +1,12 @@
 // The one table from domain errors to ABCI (codespace, code, log), shared by the ABCI application (CheckTx, Query)
 // and the CometBFT-style RPC of solo mode, following the Cosmos SDK's registered errors.
-import { InvalidParamsError, NotFoundError, TxRejectedError, type TxRejectReason } from '../errors/index.ts';
+import {
+  errorMessage,
+  InvalidParamsError,
+  NotFoundError,
+  TxRejectedError,
+  type TxRejectReason,
+} from '../errors/index.ts';
 
 /** The Cosmos SDK error code of a refused transaction (sdk codespace). */
 export function rejectCode(reason: TxRejectReason): number {
@@ -41,7 +47,7 @@ export function rejectCode(reason: TxRejectReason): number {
 
 /** ABCI (codespace, code) for a failed query or CheckTx, following the Cosmos SDK's registered errors. */
 export function abciCode(err: unknown): { codespace: string; code: number; log: string } {
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   if (err instanceof TxRejectedError) return { codespace: 'sdk', code: rejectCode(err.reason), log: msg };
   // Queries: the SDK wraps gRPC handler errors as "rpc error: code = … desc = …" with its ABCI error.
   if (err instanceof InvalidParamsError)

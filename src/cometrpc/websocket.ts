@@ -11,6 +11,7 @@ import { parseConditions } from './chainMethods.ts';
 import { base64, formatBlockResult, txHash } from './format.ts';
 import { CometInternalError, type CometDeps } from './methods.ts';
 import { encodeTx } from '../primitives/tx/encode.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** CometBFT's defaults are 100 clients and 5 subscriptions per client; dev tools open a few more. */
 const MAX_CLIENTS = 100;
@@ -119,7 +120,7 @@ export function attachWebsocket(
     if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ jsonrpc: '2.0', id, ...body }));
   };
   const fail = (socket: WebSocket, id: unknown, e: unknown) => {
-    const data = e instanceof Error ? e.message : String(e);
+    const data = errorMessage(e);
     reply(socket, id, { error: { code: -32603, message: 'Internal error', data } });
   };
 

@@ -238,3 +238,13 @@ export class UpstreamError extends KestrelError {
     super(`fork upstream ${url} failed (${reason}): ${detail}`);
   }
 }
+
+/** The message of a thrown value: an Error's message, anything else as text (for answers and one-line notes). */
+export function errorMessage(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  try {
+    return String(e);
+  } catch {
+    return 'unprintable value';
+  }
+}

@@ -4,7 +4,7 @@ import { Address } from '@ethereumjs/util';
 import type { CheckedTx, KestrelApp } from '../app/app.ts';
 import type { ExecTx } from '../app/evm/executor.ts';
 import type { ChainQuery } from '../app/query.ts';
-import { TxRejectedError } from '../errors/index.ts';
+import { errorMessage, TxRejectedError } from '../errors/index.ts';
 import type { JournalEntry, TxJournal } from './journal.ts';
 import { MinedWaiter } from './minedWaiter.ts';
 import type { TxPool } from './pool.ts';
@@ -221,7 +221,7 @@ export class TxSubmitter {
         if (err instanceof TxRejectedError && (err.reason === 'nonceTooLow' || err.reason === 'alreadyKnown')) {
           settled++;
         } else {
-          console.warn(`txpool: journaled tx not restored: ${err instanceof Error ? err.message : String(err)}`);
+          console.warn(`txpool: journaled tx not restored: ${errorMessage(err)}`);
           dropped++;
         }
       }

@@ -19,6 +19,7 @@ import {
   SNAPSHOT_FORMAT,
   sha256,
 } from './format.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** app.toml [state-sync]. */
 export interface SnapshotConfig {
@@ -86,7 +87,7 @@ export class SnapshotStore {
       () => {},
       (e: unknown) => {
         if (e instanceof SnapshotAbandoned) this.log(`snapshots: ${e.message}`);
-        else this.log(`snapshots: height ${height} failed: ${e instanceof Error ? e.message : String(e)}`);
+        else this.log(`snapshots: height ${height} failed: ${errorMessage(e)}`);
       },
     );
     this.running = { height, stateRoot, done };

@@ -9,6 +9,7 @@ import { bytesToHex } from '../primitives/hex.ts';
 import { format } from 'node:util';
 import type { TraceService } from './service.ts';
 import type { CallFrame, TraceConfig } from './types.ts';
+import { errorMessage } from '../errors/index.ts';
 
 /** console.sol's address: "console.log" in ASCII, left-padded. */
 export const CONSOLE_ADDRESS = '0x000000000000000000636f6e736f6c652e6c6f67';
@@ -141,7 +142,7 @@ export class TracePrinter {
         if (logs.length > 0) lines.push('console.log:', ...logs.map((l) => '  ' + l));
         lines.push('Traces:', ...traceLines(r.value));
       } catch (e) {
-        lines.push(`  trace failed: ${e instanceof Error ? e.message : String(e)}`);
+        lines.push(`  trace failed: ${errorMessage(e)}`);
       }
       this.write(lines.join('\n'));
     }

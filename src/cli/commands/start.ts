@@ -9,6 +9,7 @@ import { loadConfig, type FlagOverrides } from '../../config/load.ts';
 import { routeConsole } from '../../log/console.ts';
 import { LogSink, parseLogFormat, parseLogLevel } from '../../log/logger.ts';
 import { defaultHome, homePaths, initHome, isInitialized, readAuthTokenFile } from '../../node/home.ts';
+import { errorMessage } from '../../errors/index.ts';
 
 const FLAG_MAP: Record<string, string> = {
   blockTime: 'block-time',
@@ -86,7 +87,7 @@ async function upstreamChainId(url: string): Promise<string> {
     });
     id = ((await res.json()) as { result?: unknown }).result;
   } catch (e) {
-    throw new Error(`fork upstream ${url} failed: eth_chainId: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`fork upstream ${url} failed: eth_chainId: ${errorMessage(e)}`);
   }
   if (typeof id !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(id) || BigInt(id) === 0n) {
     throw new Error(`fork upstream ${url} answered eth_chainId with ${JSON.stringify(id)}, not a chain id`);

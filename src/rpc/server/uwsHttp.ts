@@ -19,6 +19,7 @@ import type { HttpServerOptions, RunningServer } from './options.ts';
 import type { HttpResponse, UwsModule } from './uws.ts';
 import { UwsListener } from './uwsListen.ts';
 import { BoundedMemo } from '../../primitives/boundedMemo.ts';
+import { errorMessage } from '../../errors/index.ts';
 
 /** One request whose reply is still due. */
 interface Exchange {
@@ -134,7 +135,7 @@ class ReplyBurst {
           list[this.at]!.res.cork(this.writeOne);
         } catch (e) {
           // One failed write must not cost the others theirs (nor, thrown from an immediate, the process).
-          this.log(`rpc: http reply not written: ${e instanceof Error ? e.message : String(e)}`);
+          this.log(`rpc: http reply not written: ${errorMessage(e)}`);
         }
       }
     } finally {

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { CallService } from '../../app/evm/call.ts';
 import { initEngine } from '../../evm/index.ts';
 import { createFastKeccak, createSharedCommon } from '../../app/evm/common.ts';
-import { ExecutionError } from '../../errors/index.ts';
+import { errorMessage, ExecutionError } from '../../errors/index.ts';
 import { traceCallWith } from '../callTrace.ts';
 import { OutputCapExceeded, TraceAbort } from '../errors.ts';
 import { JsTracer } from '../js/jsTracer.ts';
@@ -63,7 +63,7 @@ port.on('message', (job: Job) => {
             : e instanceof ExecutionError
               ? 'execution'
               : 'other';
-      post({ type: 'failed', id: job.id, kind, message: e instanceof Error ? e.message : String(e) });
+      post({ type: 'failed', id: job.id, kind, message: errorMessage(e) });
     },
   );
 });

@@ -6,6 +6,7 @@
 import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import type { NodeSource } from '../syncState.ts';
 import type { ReadReply, ReadRequest } from './protocol.ts';
+import { errorMessage } from '../../errors/index.ts';
 
 /** How long a worker waits for one read before giving up (the node answers in microseconds when alive). */
 const READ_TIMEOUT_MS = 30_000;
@@ -23,7 +24,7 @@ export function serveReads(
       const v = req.kind === 'node' ? readNode(req.key) : hashOf(req.n);
       reply = { value: v ?? null };
     } catch (e) {
-      reply = { error: e instanceof Error ? e.message : String(e) };
+      reply = { error: errorMessage(e) };
     }
     // The answer is queued before the flag flips, so the worker always finds it.
     port.postMessage(reply);

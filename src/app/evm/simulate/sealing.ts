@@ -6,7 +6,7 @@ import type { Common } from '@ethereumjs/common';
 import { rlpEncode } from '../../../primitives/rlp.ts';
 import { createTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Address, toChecksumAddress } from '@ethereumjs/util';
-import { SimulateError } from '../../../errors/index.ts';
+import { errorMessage, SimulateError } from '../../../errors/index.ts';
 import { indexedTrieRoot } from '../../../primitives/trie/root.ts';
 import type { CallRequest } from '../../../primitives/callRequest.ts';
 import type { Withdrawal } from '../../../primitives/overrides.ts';
@@ -187,7 +187,7 @@ function buildTx(data: Parameters<typeof createTx>[0], common: Common): TypedTra
   try {
     return createTx(data, { common, freeze: false });
   } catch (e) {
-    throw new SimulateError('INVALID_PARAMS', `err: ${(e instanceof Error ? e.message : String(e)).split(' (')[0]}`);
+    throw new SimulateError('INVALID_PARAMS', `err: ${errorMessage(e).split(' (')[0]}`);
   }
 }
 
