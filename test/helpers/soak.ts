@@ -85,6 +85,18 @@ export function rssMiB(pid: number): number {
   return Number(m[1]) / 1024;
 }
 
+/** A process's resident anonymous and file-backed MiB (Linux /proc; undefined where the kernel does not say). */
+export function rssSplitMiB(pid: number): { rssAnonMiB?: number; rssFileMiB?: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => {
+    const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(status);
+    return m ? Number(m[1]) / 1024 : undefined;
+  };
+  const anon = kb('RssAnon');
+  const file = kb('RssFile');
+  return { ...(anon === undefined ? {} : { rssAnonMiB: anon }), ...(file === undefined ? {} : { rssFileMiB: file }) };
+}
+
 /** Open file descriptors of a process (Linux /proc). */
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
@@ -95,6 +107,7 @@ export function curveTable(samples: SoakSample[]): string {
   const head = [
     't (s)',
     'RSS MiB',
+    'anon/file MiB',
     'heap used/total MiB',
     'caches MiB (trie nodes)',
     'fds',
@@ -109,6 +122,7 @@ export function curveTable(samples: SoakSample[]): string {
   const rows = samples.map((s) => [
     String(s.atSeconds),
     s.rssMiB.toFixed(0),
+    `${s.rssAnonMiB?.toFixed(0) ?? '-'}/${s.rssFileMiB?.toFixed(0) ?? '-'}`,
     `${s.heapUsedMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}`,
     `${s.cacheMiB.toFixed(1)} (${(s.cacheByName.trie_nodes ?? 0).toFixed(1)})`,
     String(s.fds),
@@ -344,6 +358,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const s: SoakSample = {
       atSeconds: Math.round((Date.now() - t0) / 1000),
       rssMiB: rssMiB(pid),
+      ...rssSplitMiB(pid),
       ...m,
       fds: openFds(pid),
       latency,
@@ -359,7 +374,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     };
     samples.push(s);
     log(
-      `t=${s.atSeconds}s rss=${s.rssMiB.toFixed(0)}MiB heap=${s.heapUsedMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}MiB ` +
+      `t=${s.atSeconds}s rss=${s.rssMiB.toFixed(0)}MiB (anon ${s.rssAnonMiB?.toFixed(0)}, file ${s.rssFileMiB?.toFixed(0)}) heap=${s.heapUsedMiB.toFixed(0)}/${s.heapTotalMiB.toFixed(0)}MiB ` +
         `(${Object.entries(s.heapSpaces)
           .filter(([, v]) => v >= 1)
           .map(([k, v]) => `${k} ${v.toFixed(0)}`)

@@ -10,6 +10,13 @@ export type Kind = (typeof KINDS)[number];
 export interface SoakSample {
   atSeconds: number;
   rssMiB: number;
+  /**
+   * RSS split as /proc reports it: anonymous pages (the heap, malloc's arenas, LevelDB's block cache and memtables)
+   * and file-backed pages (the code, and LevelDB's mmapped table files, which the kernel can drop at any time). Shown
+   * beside RSS to tell memory the node holds from table pages it touched; the verdict judges RSS.
+   */
+  rssAnonMiB?: number;
+  rssFileMiB?: number;
   /** The node's V8 heap in use and reserved, and its caches' bytes (kestrel_cache_bytes summed), from its metrics. */
   heapUsedMiB: number;
   heapTotalMiB: number;
