@@ -1,7 +1,7 @@
 // Whether dist/ holds a build of the sources as they are now: plain Node, no devDependency, so the launcher
 // (bin/kestreld.js) can refuse a missing or stale build at run time and the build step (scripts/build.mjs) can
 // decide whether to rebuild, both by the same rule.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdir, readdirSync, readFileSync, stat, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -41,35 +41,93 @@ export function sources(dir, out = []) {
 }
 
 /**
- * Why `dist` is not a build of `src` as it is now (no build, another file list, a source or build input newer than
- * the build), or undefined when it is: a stat of each file, one pass. Without `src` (a package shipped without its
- * sources) only the build's presence counts.
+ * The checks that need no walk of the sources: the reason `dist` is no build (no stamp, no bundle), or, when
+ * `src` exists, what the walk compares against (the stamp's time and file count); `{}` for a build without sources.
  */
-export function staleReason(src = SRC, dist = DIST) {
+function stampState(src, dist) {
   const STAMP = join(dist, '.built');
-  if (!existsSync(STAMP)) return `no build in ${dist}`;
+  if (!existsSync(STAMP)) return { reason: `no build in ${dist}` };
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(STAMP, 'utf8'));
   } catch {
-    return `unreadable build stamp ${STAMP}`;
+    return { reason: `unreadable build stamp ${STAMP}` };
   }
   const hasSrc = existsSync(src);
   // A build from before the bundle existed, or a bundle deleted by hand. An installed package (no src/) runs the
   // bundle and nothing else.
   const wantsBundle = !hasSrc || existsSync(join(src, BUNDLE_ENTRY.replace(/\.js$/, '.ts')));
-  if (wantsBundle && !existsSync(join(dist, BUNDLE))) return `no bundle ${join(dist, BUNDLE)}`;
-  if (!hasSrc) return undefined;
-  const built = statSync(STAMP).mtimeMs;
+  if (wantsBundle && !existsSync(join(dist, BUNDLE))) return { reason: `no bundle ${join(dist, BUNDLE)}` };
+  if (!hasSrc) return {};
+  return { built: statSync(STAMP).mtimeMs, count: stamp.count };
+}
+
+/** The verdict once the sources were walked: `count` of them, `newer` the first one newer than the build. */
+function walkVerdict(src, state, count, newer) {
+  if (count !== state.count) return `the sources in ${src} are not the ones built (files added or removed)`;
+  newer ??= INPUTS.find((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs > state.built);
+  return newer ? `${relative(process.cwd(), newer) || newer} changed since the last build` : undefined;
+}
+
+/**
+ * Why `dist` is not a build of `src` as it is now (no build, another file list, a source or build input newer than
+ * the build), or undefined when it is: a stat of each file, one pass. Without `src` (a package shipped without its
+ * sources) only the build's presence counts.
+ */
+export function staleReason(src = SRC, dist = DIST) {
+  const state = stampState(src, dist);
+  if (state.built === undefined) return state.reason;
   let count = 0;
   let newer;
   eachSource(src, (f) => {
     count++;
-    if (newer === undefined && statSync(f).mtimeMs > built) newer = f;
+    if (newer === undefined && statSync(f).mtimeMs > state.built) newer = f;
   });
-  if (count !== stamp.count) return `the sources in ${src} are not the ones built (files added or removed)`;
-  newer ??= INPUTS.find((f) => statSync(f, { throwIfNoEntry: false })?.mtimeMs > built);
-  return newer ? `${relative(process.cwd(), newer) || newer} changed since the last build` : undefined;
+  return walkVerdict(src, state, count, newer);
+}
+
+/**
+ * staleReason by the same rule, its directory reads and stats done on libuv's thread pool: the launcher starts it
+ * first and awaits it before the bundle runs, so the walk overlaps reading and compiling the bundle instead of
+ * preceding them on the main thread. An error reading the tree (a file removed during the walk) is a reason too.
+ */
+export function staleReasonAsync(src = SRC, dist = DIST) {
+  const state = stampState(src, dist);
+  if (state.built === undefined) return Promise.resolve(state.reason);
+  return new Promise((resolve) => {
+    let count = 0;
+    let newer;
+    let pending = 0;
+    let failed;
+    const done = () => {
+      if (--pending > 0) return;
+      if (failed !== undefined) resolve(`cannot read the sources in ${src}: ${failed.message}`);
+      else resolve(walkVerdict(src, state, count, newer));
+    };
+    const visitFile = (p) => {
+      count++;
+      pending++;
+      stat(p, (err, st) => {
+        if (err) failed ??= err;
+        else if (st.mtimeMs > state.built && (newer === undefined || p < newer)) newer = p;
+        done();
+      });
+    };
+    const visitDir = (dir) => {
+      pending++;
+      readdir(dir, { withFileTypes: true }, (err, entries) => {
+        if (err) failed ??= err;
+        else
+          for (const e of entries) {
+            const p = dir + sep + e.name;
+            if (e.isDirectory()) visitDir(p);
+            else if (isBuiltSource(e.name)) visitFile(p);
+          }
+        done();
+      });
+    };
+    visitDir(src);
+  });
 }
 
 /** Whether `dist` is older than a source (or the file list changed). */

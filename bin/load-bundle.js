@@ -98,10 +98,18 @@ export class LoadedBundle {
  * (KESTREL_CODE_CACHE=0 turns the cache off).
  */
 export function loadBundle(file, kind) {
+  return compileBundle(file, kind).run();
+}
+
+/**
+ * Compiles the bundle `file` as loadBundle does, without running it: `run()` then runs it once and returns the
+ * LoadedBundle (the launcher checks the build's freshness between the two).
+ */
+export function compileBundle(file, kind) {
   if (kind === 'start') for (const flag of START_V8_FLAGS) setFlagsFromString(flag);
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined || process.env.KESTREL_CODE_CACHE === '0') {
-    return new LoadedBundle(createRequire(import.meta.url)(file));
+    return { run: () => new LoadedBundle(createRequire(import.meta.url)(file)) };
   }
   const source = readFileSync(file, 'utf8');
   const path = cachePath(file, source, kind);
@@ -113,18 +121,23 @@ export function loadBundle(file, kind) {
     cachedData,
     importModuleDynamically: importer,
   });
-  let saveCache;
-  if (own === undefined || script.cachedDataRejected) {
-    let written = false;
-    const write = () => {
-      if (!written) writeCache(script, path);
-      written = true;
-    };
-    // A run that ends (or fails) before it settles still leaves a cache.
-    process.once('exit', write);
-    saveCache = () => setTimeout(write, CACHE_DELAY_MS).unref();
-  }
-  return new LoadedBundle(run(script, file), saveCache);
+  const rewrite = own === undefined || script.cachedDataRejected;
+  return {
+    run() {
+      let saveCache;
+      if (rewrite) {
+        let written = false;
+        const write = () => {
+          if (!written) writeCache(script, path);
+          written = true;
+        };
+        // A run that ends (or fails) before it settles still leaves a cache.
+        process.once('exit', write);
+        saveCache = () => setTimeout(write, CACHE_DELAY_MS).unref();
+      }
+      return new LoadedBundle(run(script, file), saveCache);
+    },
+  };
 }
 
 /** Runs the compiled bundle `script` of `file` as a CommonJS module; returns its exports. */

@@ -34,10 +34,11 @@ import {
   SRC,
   sources,
   staleReason,
+  staleReasonAsync,
 } from '../bin/build-state.js';
 
 // The launcher checks the build with the same rule (bin/build-state.js); the tests import it from here.
-export { isStale, staleReason };
+export { isStale, staleReason, staleReasonAsync };
 
 /**
  * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages, and the gRPC proto tooling

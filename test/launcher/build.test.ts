@@ -1,8 +1,9 @@
 // The build step (scripts/build.mjs): plain JavaScript with `.js` specifiers, rebuilt when a source changes, one
 // bundle of the CLI (loaded with a code cache), and a compiled node that runs without any TypeScript loader (tracer workers included).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { build, isStale, staleReason } from '../../scripts/build.mjs';
+import { build, isStale, staleReason, staleReasonAsync } from '../../scripts/build.mjs';
 import { REPO_ROOT } from '../helpers/node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-build-test-'));
@@ -60,8 +61,15 @@ describe('build step', () => {
     await build(src, dist);
     utimesSync(join(dist, '.built'), later, later);
     assert.equal(isStale(src, dist), false);
+    assert.equal(await staleReasonAsync(src, dist), undefined);
+    utimesSync(join(src, 'lib/value.ts'), new Date(Date.now() + 9000), new Date(Date.now() + 9000));
+    // The launcher's check, on the thread pool, gives the same verdict.
+    assert.match((await staleReasonAsync(src, dist)) ?? '', /value\.ts changed since the last build$/);
+    assert.equal(await staleReasonAsync(src, join(dir, 'none')), `no build in ${join(dir, 'none')}`);
+    utimesSync(join(dist, '.built'), later, later);
     write('extra.ts', `export {};\n`);
     assert.equal(isStale(src, dist), true);
+    assert.match((await staleReasonAsync(src, dist)) ?? '', /files added or removed/);
   });
 
   it('bundles cli/index.js into bundle/kestreld.cjs, each module keeping its own import.meta.url', async () => {
@@ -199,5 +207,47 @@ describe('build step', () => {
       },
     );
     assert.match(out, /kestrel1/);
+  });
+});
+
+describe('launcher', () => {
+  // A checkout of its own: the launcher's files, a source tree and its build.
+  const root = join(dir, 'launcher');
+  const launch = () =>
+    spawnSync(process.execPath, [join(root, 'bin/kestreld.js'), 'version', 'x'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+
+  it('runs a current build, and refuses a stale or missing one with the reason, running none of it', async () => {
+    mkdirSync(join(root, 'bin'), { recursive: true });
+    mkdirSync(join(root, 'src', 'cli'), { recursive: true });
+    for (const f of ['kestreld.js', 'launch.js', 'build-state.js', 'load-bundle.js']) {
+      copyFileSync(join(REPO_ROOT, 'bin', f), join(root, 'bin', f));
+    }
+    writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
+    const entry = join(root, 'src/cli/index.ts');
+    writeFileSync(
+      entry,
+      `export async function main(argv: string[]): Promise<void> {\n  console.log('ran', argv[3]);\n}\n`,
+    );
+    await build(join(root, 'src'), join(root, 'dist'));
+    const ok = launch();
+    assert.equal(ok.stdout, 'ran x\n', ok.stderr);
+    assert.equal(ok.status, 0);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(entry, later, later);
+    const stale = launch();
+    assert.equal(stale.status, 1);
+    assert.equal(stale.stdout, '');
+    assert.match(
+      stale.stderr,
+      /^kestreld: the compiled node is missing or out of date \(.*index\.ts changed since the last build\); run `npm run build`\n$/,
+    );
+    await build(join(root, 'src'), join(root, 'dist'));
+    rmSync(join(root, 'dist/bundle/kestreld.cjs'));
+    const missing = launch();
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /out of date \(no bundle .*kestreld\.cjs\)/);
   });
 });
