@@ -1,6 +1,7 @@
 // `--dev`: the ten well-known dev accounts live in the key store (empty passphrase, DEV_KEY_SCRYPT) and stay
-// unlocked until exit. Their keys are derived from the mnemonic on every start rather than decrypted from the
-// files, so a dev start costs no KDF work after the first one.
+// unlocked until exit. Their keys are derived from the mnemonic (or read from the derivation a previous start cached
+// in the home, keystore/devCache.ts) rather than decrypted from the files, so a dev start costs no KDF work after
+// the first one.
 import type { DevAccount } from '../keys/devAccounts.ts';
 import { keyFileName, type KeyStore } from './keystore.ts';
 import { LIGHT_SCRYPT, type ScryptParams } from './v3.ts';

@@ -7,7 +7,7 @@
 // 30-80 ms here, which a node's start (and a node that never receives a tx) should not pay; until a worker is
 // online its turns are recovered inline.
 import { Worker } from 'node:worker_threads';
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../../primitives/secp256k1.ts';
 import { recoverNow, type RecoveryJob } from '../../app/evm/validate.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { packJobs, RESULT_BYTES, type BatchReply } from './wire.ts';
@@ -209,7 +209,7 @@ export class SenderRecovery {
 /** The main thread's recovery of one job, in the worker's terms (null: no key). */
 function recoverInline(job: RecoveryJob): Uint8Array | null {
   try {
-    return secp256k1.ecdsaRecover(job.sig, job.recid, job.msgHash, false).slice(1);
+    return secp256k1().ecdsaRecover(job.sig, job.recid, job.msgHash, false).slice(1);
   } catch {
     return null;
   }
