@@ -1,26 +1,25 @@
 // Whether dist/ holds a build of the sources as they are now: plain Node, no devDependency, so the launcher
 // (bin/kestreld.js) can refuse a missing or stale build at run time and the build step (scripts/build.mjs) can
 // decide whether to rebuild, both by the same rule.
-import { existsSync, readdir, readdirSync, readFileSync, stat, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+const { existsSync, readdir, readdirSync, readFileSync, stat, statSync } = require('node:fs');
+const { join, relative, sep } = require('node:path');
 
 /** The repository (or installed package) root. */
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const SRC = join(ROOT, 'src');
-export const DIST = join(ROOT, 'dist');
+const ROOT = join(__dirname, '..');
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
 /** Where the bundle goes, relative to dist/ (pruning leaves it alone), and the bundle there. */
-export const BUNDLE_DIR = 'bundle';
-export const BUNDLE = join(BUNDLE_DIR, 'kestreld.cjs');
+const BUNDLE_DIR = 'bundle';
+const BUNDLE = join(BUNDLE_DIR, 'kestreld.cjs');
 /** How the bundle's first line starts: the rest of it names the build (bin/load-bundle.js keys its caches by it). */
-export const BUNDLE_ID_PREFIX = '// kestrel bundle ';
+const BUNDLE_ID_PREFIX = '// kestrel bundle ';
 /** The bundle's entry, relative to dist/. */
-export const BUNDLE_ENTRY = join('cli', 'index.js');
+const BUNDLE_ENTRY = join('cli', 'index.js');
 /** What else decides the output besides the sources. */
-export const INPUTS = ['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => join(ROOT, f));
+const INPUTS = ['tsconfig.json', 'package-lock.json', 'scripts/build.mjs'].map((f) => join(ROOT, f));
 
 /** Whether `name` is a source the build compiles: tests, test support (`*.testing.ts`) and declarations are not. */
-export function isBuiltSource(name) {
+function isBuiltSource(name) {
   return name.endsWith('.ts') && !/\.(test|testing|d)\.ts$/.test(name);
 }
 
@@ -35,7 +34,7 @@ function eachSource(dir, visit) {
 }
 
 /** Every source below `dir` that the build compiles. */
-export function sources(dir, out = []) {
+function sources(dir, out = []) {
   eachSource(dir, (p) => out.push(p));
   return out;
 }
@@ -74,7 +73,7 @@ function walkVerdict(src, state, count, newer) {
  * the build), or undefined when it is: a stat of each file, one pass. Without `src` (a package shipped without its
  * sources) only the build's presence counts.
  */
-export function staleReason(src = SRC, dist = DIST) {
+function staleReason(src = SRC, dist = DIST) {
   const state = stampState(src, dist);
   if (state.built === undefined) return state.reason;
   let count = 0;
@@ -91,7 +90,7 @@ export function staleReason(src = SRC, dist = DIST) {
  * first and awaits it before the bundle runs, so the walk overlaps reading and compiling the bundle instead of
  * preceding them on the main thread. An error reading the tree (a file removed during the walk) is a reason too.
  */
-export function staleReasonAsync(src = SRC, dist = DIST) {
+function staleReasonAsync(src = SRC, dist = DIST) {
   const state = stampState(src, dist);
   if (state.built === undefined) return Promise.resolve(state.reason);
   return new Promise((resolve) => {
@@ -131,6 +130,22 @@ export function staleReasonAsync(src = SRC, dist = DIST) {
 }
 
 /** Whether `dist` is older than a source (or the file list changed). */
-export function isStale(src = SRC, dist = DIST) {
+function isStale(src = SRC, dist = DIST) {
   return staleReason(src, dist) !== undefined;
 }
+
+module.exports = {
+  ROOT,
+  SRC,
+  DIST,
+  BUNDLE_DIR,
+  BUNDLE,
+  BUNDLE_ID_PREFIX,
+  BUNDLE_ENTRY,
+  INPUTS,
+  isBuiltSource,
+  sources,
+  staleReason,
+  staleReasonAsync,
+  isStale,
+};

@@ -186,9 +186,12 @@ describe('build step', () => {
   });
 
   it('launches without the build script or esbuild: the launcher imports only bin/ and node: modules', () => {
+    // CommonJS, so a start does not load Node's ES module loader.
+    assert.equal(JSON.parse(readFileSync(join(REPO_ROOT, 'bin/package.json'), 'utf8')).type, 'commonjs');
     for (const file of ['bin/kestreld.js', 'bin/launch.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
       const code = readFileSync(join(REPO_ROOT, file), 'utf8');
-      const specifiers = [...code.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
+      const specifiers = [...code.matchAll(/\b(?:require\(|import\(|from )'([^']+)'/g)].map((m) => m[1]!);
+      assert.ok(specifiers.length > 0, `${file} loads nothing?`);
       for (const s of specifiers) assert.match(s, /^(node:|\.\/)/, `${file} imports ${s}`);
     }
   });
@@ -222,7 +225,7 @@ describe('launcher', () => {
   it('runs a current build, and refuses a stale or missing one with the reason, running none of it', async () => {
     mkdirSync(join(root, 'bin'), { recursive: true });
     mkdirSync(join(root, 'src', 'cli'), { recursive: true });
-    for (const f of ['kestreld.js', 'launch.js', 'build-state.js', 'load-bundle.js']) {
+    for (const f of ['kestreld.js', 'launch.js', 'build-state.js', 'load-bundle.js', 'package.json']) {
       copyFileSync(join(REPO_ROOT, 'bin', f), join(root, 'bin', f));
     }
     writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
