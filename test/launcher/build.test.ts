@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { asciiScript } from '../../scripts/asciiBundle.mjs';
 import { build, isStale, staleReason, staleReasonAsync } from '../../scripts/build.mjs';
 import { REPO_ROOT } from '../helpers/node.ts';
 
@@ -210,6 +211,58 @@ describe('build step', () => {
       },
     );
     assert.match(out, /kestrel1/);
+  });
+});
+
+describe('ASCII bundle', () => {
+  it('escapes non-ASCII text where an escape means the same, and keeps text where it would not', async () => {
+    const program = [
+      '// a comment: µ ⋅ 😀',
+      'const s = "µ\\\\µ\\µ😀";',
+      'const re = /(\\d+)(µs|μs)/y;',
+      'const astral = /😀+/u;',
+      'class A {',
+      '  /** µ */',
+      '  get v() {',
+      '    return [s, re.exec("5µs")?.[2], astral.test("😀😀"), `t⋅${s.length}`];',
+      '  }',
+      '}',
+      'module.exports = new A().v;',
+    ].join('\n');
+    const { text, kept } = await asciiScript(program);
+    assert.equal(kept, undefined);
+    assert.doesNotMatch(text, /[\u0080-\uffff]/);
+    const run = (code: string) => {
+      const m = { exports: undefined as unknown };
+      new Function('module', code)(m);
+      return m.exports;
+    };
+    assert.deepEqual(run(text), run(program));
+    assert.deepEqual(run(program), ['µ\\µµ😀', 'µs', true, 't⋅6']);
+    // A tagged template's raw text would change: kept, with the reason.
+    const tagged = 'module.exports = String.raw`⋅`;';
+    assert.deepEqual(await asciiScript(tagged), {
+      text: tagged,
+      kept: 'a tagged template holds a non-ASCII character at 28',
+    });
+  });
+
+  it("the build writes the bundle in ASCII, and the launcher's reader loads it the same", async () => {
+    const root = join(dir, 'ascii');
+    mkdirSync(join(root, 'src', 'cli'), { recursive: true });
+    writeFileSync(
+      join(root, 'src/cli/index.ts'),
+      '// µ\nexport const unit = /(µs|μs)/.exec("3μs")?.[1];\nexport const text = "⋅😀";\n',
+    );
+    await build(join(root, 'src'), join(root, 'dist'));
+    const file = join(root, 'dist/bundle/kestreld.cjs');
+    assert.doesNotMatch(readFileSync(file, 'latin1'), /[\u0080-\uffff]/);
+    const { loadBundle } = (await import(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href)) as {
+      loadBundle(file: string, kind: string): { exports: Record<string, unknown> };
+    };
+    const { exports } = loadBundle(file, 'test');
+    assert.equal(exports.unit, 'μs');
+    assert.equal(exports.text, '⋅😀');
   });
 });
 
