@@ -26,6 +26,12 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // The launcher is CommonJS (bin/package.json): a CommonJS entry starts without Node's ES module loader.
+    files: ['bin/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests read untyped JSON answers from the wire; fixture-extraction scripts read untyped fixture JSON.
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts', 'src/**/fixtures/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

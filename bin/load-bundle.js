@@ -9,12 +9,14 @@
 // package whose directory is not writable (a root-owned global install) still starts from it. Without vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
 // (Node < 20.12; an import() left in the script would need it) the bundle loads with require(), as any CommonJS
 // file.
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire, Module } from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import vm from 'node:vm';
-import { BUNDLE_ID_PREFIX } from './build-state.js';
+const { readFileSync, renameSync, rmSync, statSync, writeFileSync } = require('node:fs');
+const { createRequire, Module } = require('node:module');
+const { basename, dirname, join } = require('node:path');
+const { setFlagsFromString } = require('node:v8');
+const vm = require('node:vm');
+// Node >= 19.6 (engines: >= 20.19); absent, the bundle is read as UTF-8.
+const { isAscii } = require('node:buffer');
+const { BUNDLE_ID_PREFIX } = require('./build-state.js');
 
 /**
  * V8 flags a `start` runs with, set before its bundle is compiled. V8 rejects a code cache made under other flags
@@ -23,7 +25,7 @@ import { BUNDLE_ID_PREFIX } from './build-state.js';
  * (a full compile, 300-500 ms of CPU on a busy 2-core machine). Set here first, the node's own setting to the default
  * changes nothing; another configured value still costs that compile.
  */
-export const START_V8_FLAGS = ['--heap-growing-percent=50'];
+const START_V8_FLAGS = ['--heap-growing-percent=50'];
 
 /** Delay from a run's steady state to writing its cache: past a start's first answers. */
 const CACHE_DELAY_MS = 500;
@@ -47,6 +49,16 @@ function cachePath(file, source, kind) {
 /** The cache the build seeds for `path` (scripts/build.mjs): used until a run has written its own. */
 function seedPath(path) {
   return `${path}-seed`;
+}
+
+/**
+ * The bundle's text. The build writes it in ASCII (scripts/asciiBundle.mjs), which reads as Latin-1 into a one-byte
+ * string: decoding 4 MB as UTF-8 was ~20 ms of a start. Any other text (a bundle the build could not make ASCII) is
+ * decoded as UTF-8.
+ */
+function readSource(file) {
+  const bytes = readFileSync(file);
+  return isAscii?.(bytes) ? bytes.latin1Slice(0, bytes.length) : bytes.toString('utf8');
 }
 
 function readOrUndefined(path) {
@@ -77,7 +89,7 @@ function writeCache(script, path) {
 }
 
 /** A loaded bundle. */
-export class LoadedBundle {
+class LoadedBundle {
   constructor(exports, saveCache) {
     /** The bundle's exports. */
     this.exports = exports;
@@ -97,13 +109,21 @@ export class LoadedBundle {
  * Loads the CommonJS bundle `file`, compiled with its code cache for runs of `kind` when this Node allows one
  * (KESTREL_CODE_CACHE=0 turns the cache off).
  */
-export function loadBundle(file, kind) {
+function loadBundle(file, kind) {
+  return compileBundle(file, kind).run();
+}
+
+/**
+ * Compiles the bundle `file` as loadBundle does, without running it: `run()` then runs it once and returns the
+ * LoadedBundle (the launcher checks the build's freshness between the two).
+ */
+function compileBundle(file, kind) {
   if (kind === 'start') for (const flag of START_V8_FLAGS) setFlagsFromString(flag);
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined || process.env.KESTREL_CODE_CACHE === '0') {
-    return new LoadedBundle(createRequire(import.meta.url)(file));
+    return { run: () => new LoadedBundle(require(file)) };
   }
-  const source = readFileSync(file, 'utf8');
+  const source = readSource(file);
   const path = cachePath(file, source, kind);
   const own = readOrUndefined(path);
   // Without a run's own cache, the build's seed (the bundle's top level compiled): better than compiling it all.
@@ -113,26 +133,31 @@ export function loadBundle(file, kind) {
     cachedData,
     importModuleDynamically: importer,
   });
-  let saveCache;
-  if (own === undefined || script.cachedDataRejected) {
-    let written = false;
-    const write = () => {
-      if (!written) writeCache(script, path);
-      written = true;
-    };
-    // A run that ends (or fails) before it settles still leaves a cache.
-    process.once('exit', write);
-    saveCache = () => setTimeout(write, CACHE_DELAY_MS).unref();
-  }
-  return new LoadedBundle(run(script, file), saveCache);
+  const rewrite = own === undefined || script.cachedDataRejected;
+  return {
+    run() {
+      let saveCache;
+      if (rewrite) {
+        let written = false;
+        const write = () => {
+          if (!written) writeCache(script, path);
+          written = true;
+        };
+        // A run that ends (or fails) before it settles still leaves a cache.
+        process.once('exit', write);
+        saveCache = () => setTimeout(write, CACHE_DELAY_MS).unref();
+      }
+      return new LoadedBundle(run(script, file), saveCache);
+    },
+  };
 }
 
 /** Runs the compiled bundle `script` of `file` as a CommonJS module; returns its exports. */
 function run(script, file) {
-  const module = { exports: {}, filename: file, id: file, loaded: false };
-  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
-  module.loaded = true;
-  return module.exports;
+  const mod = { exports: {}, filename: file, id: file, loaded: false };
+  script.runInThisContext()(mod.exports, createRequire(file), mod, file, dirname(file));
+  mod.loaded = true;
+  return mod.exports;
 }
 
 /**
@@ -140,11 +165,11 @@ function run(script, file) {
  * bundling): the functions the bundle's top level compiles, so the first run after a build does not compile them
  * all; that run then writes its own, fuller cache. A no-op where this Node has no code cache for the bundle.
  */
-export function seedCache(file, kind) {
+function seedCache(file, kind) {
   const importer = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (importer === undefined) return;
   if (kind === 'start') for (const flag of START_V8_FLAGS) setFlagsFromString(flag);
-  const source = readFileSync(file, 'utf8');
+  const source = readSource(file);
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
     importModuleDynamically: importer,
@@ -152,3 +177,5 @@ export function seedCache(file, kind) {
   run(script, file);
   writeCache(script, seedPath(cachePath(file, source, kind)));
 }
+
+module.exports = { START_V8_FLAGS, LoadedBundle, loadBundle, compileBundle, seedCache };

@@ -34,10 +34,12 @@ import {
   SRC,
   sources,
   staleReason,
+  staleReasonAsync,
 } from '../bin/build-state.js';
+import { asciiScript, isAsciiText } from './asciiBundle.mjs';
 
 // The launcher checks the build with the same rule (bin/build-state.js); the tests import it from here.
-export { isStale, staleReason };
+export { isStale, staleReason, staleReasonAsync };
 
 /**
  * Packages the bundle leaves to Node's loader: native addons, WebAssembly packages, and the gRPC proto tooling
@@ -114,11 +116,19 @@ function ownLocation(outdir) {
   return {
     name: 'own-location',
     setup(b) {
-      b.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
+      b.onLoad({ filter: /\.[cm]?js$/ }, async (args) => {
         let code = readFileSync(args.path, 'utf8');
         const hasUrl = code.includes('import.meta.url');
         const hasDir = /\b__(dirname|filename)\b/.test(code);
-        if (!hasUrl && !hasDir) return undefined;
+        let unchanged = true;
+        if (!isAsciiText(code)) {
+          // The bundle in ASCII: bin/load-bundle.js then reads it as Latin-1 (scripts/asciiBundle.mjs).
+          const made = await asciiScript(code);
+          if (made.kept !== undefined) console.warn(`dist/: ${args.path} keeps non-ASCII text: ${made.kept}`);
+          unchanged = made.kept !== undefined;
+          code = made.text;
+        }
+        if (!hasUrl && !hasDir && unchanged) return undefined;
         const rel = JSON.stringify(relative(outdir, args.path).split(sep).join('/'));
         let url = `new URL(${rel}, __bundleUrl).href`;
         let file = `__bundleFileURLToPath(new URL(${rel}, __bundleUrl))`;
@@ -179,10 +189,13 @@ export async function bundle(dist = DIST) {
   mkdirSync(outdir, { recursive: true });
   const [file] = outputFiles;
   const tmp = `${out}.${process.pid}.tmp`;
+  // ASCII (each module made so as it was loaded, see ownLocation), so the launcher reads it as Latin-1.
+  const text = file.text;
+  if (!isAsciiText(text)) console.warn('dist/: the bundle keeps non-ASCII text (see above): it loads as UTF-8');
   // The first line names the build by its contents: the code caches are keyed by it (bin/load-bundle.js), not by
   // the file's date, which an install from the packed tarball does not keep.
-  const id = createHash('sha256').update(file.contents).digest('hex').slice(0, 16);
-  writeFileSync(tmp, Buffer.concat([Buffer.from(`${BUNDLE_ID_PREFIX}${id}\n`), file.contents]));
+  const id = createHash('sha256').update(text).digest('hex').slice(0, 16);
+  writeFileSync(tmp, `${BUNDLE_ID_PREFIX}${id}\n${text}`);
   renameSync(tmp, out);
   for (const name of readdirSync(outdir)) {
     if (!name.endsWith('.tmp') && join(outdir, name) !== out) rmSync(join(outdir, name), { force: true });

@@ -35,8 +35,9 @@ import { TxSubmitter } from './mempool/submit.ts';
 import { SenderRecovery } from './mempool/recovery/workers.ts';
 import { startFilterServices } from './filters/services.ts';
 import { notificationFormat } from './rpc/format/log.ts';
-import { deriveAccounts, DEV_MNEMONIC } from './keys/devAccounts.ts';
+import { DEV_MNEMONIC } from './keys/devAccounts.ts';
 import { installDevKeys } from './keystore/dev.ts';
+import { cachedDevAccounts } from './keystore/devCache.ts';
 import { KeyStore } from './keystore/keystore.ts';
 import { homePaths, readAuthTokenFile, readValidatorAddress } from './node/home.ts';
 import type { RpcContext } from './rpc/context.ts';
@@ -225,8 +226,9 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       dir: paths.keystore,
       scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
     });
-    // --dev: the dev accounts are derived (not decrypted) on each start and stay unlocked until exit.
-    const devKeys = config.dev ? deriveAccounts(DEV_MNEMONIC, 10) : [];
+    // --dev: the dev accounts are derived (not decrypted), or read from what a start derived, and stay unlocked
+    // until exit.
+    const devKeys = config.dev ? cachedDevAccounts(join(paths.data, 'dev-accounts.json'), DEV_MNEMONIC, 10) : [];
     if (config.dev) await installDevKeys(keystore, devKeys);
     const devAccounts = new Set(devKeys.map((k) => Buffer.from(k.address).toString('hex')));
     const events = await startFilterServices({

@@ -46,7 +46,14 @@ export class SoloMode implements ConsensusMode {
         version: d.version,
         rpcAddress: this.config.rpcLaddr,
         nodeId: validator.address,
-        validator: { ...validator, votingPower: 10n },
+        // A getter, not a copy: the public key is computed when a call first needs it (cometrpc/identity.ts).
+        validator: {
+          address: validator.address,
+          get pubKey() {
+            return validator.pubKey;
+          },
+          votingPower: 10n,
+        },
         head: () => d.app.head,
         blockByNumber: (n) => d.chain.blockByNumber(n),
         appHash: (b) => d.bank.appHash(b),

@@ -1,16 +1,18 @@
 // `--dev`: the ten well-known dev accounts live in the key store (empty passphrase, DEV_KEY_SCRYPT) and stay
-// unlocked until exit. Their keys are derived from the mnemonic on every start rather than decrypted from the
-// files, so a dev start costs no KDF work after the first one.
+// unlocked until exit. Their keys are derived from the mnemonic (or read from the derivation a previous start cached
+// in the home, keystore/devCache.ts) rather than decrypted from the files, so a dev start costs no KDF work after
+// the first one.
 import type { DevAccount } from '../keys/devAccounts.ts';
 import { keyFileName, type KeyStore } from './keystore.ts';
-import { LIGHT_SCRYPT, type ScryptParams } from './v3.ts';
+import type { ScryptParams } from './v3.ts';
 
 /**
  * Cost of the dev accounts' own files. Their passphrase is empty and their keys come from a published mnemonic, so
- * the KDF protects nothing: geth's light N with p = 1 keeps them readable by any v3 tool at a sixth of the light
- * cost (ten of them were a large part of a fresh dev home's first start, before any server listened).
+ * the KDF protects nothing: the smallest cost every v3 reader accepts (geth, ethers and this key store take any
+ * power of two n >= 2). At geth's light n (4096, p = 1) the ten files were over 300 ms of CPU before a new dev
+ * home's node listened.
  */
-export const DEV_KEY_SCRYPT: ScryptParams = { ...LIGHT_SCRYPT, p: 1 };
+export const DEV_KEY_SCRYPT: ScryptParams = { n: 2, r: 8, p: 1 };
 
 /** One derived dev key (see keys/devAccounts.ts deriveAccounts). */
 export type DevKey = DevAccount;

@@ -233,10 +233,12 @@ export class KeyStore {
     this.unlocked.set(idOf(address), key, durationMs);
   }
 
-  /** Holds an already known key unlocked until exit (the `--dev` accounts, derived instead of decrypted). */
+  /**
+   * Holds an already known key unlocked until exit (the `--dev` accounts, derived instead of decrypted). `address`
+   * must be the key's: the caller derived both (or read them from the digest-checked cache of a derivation,
+   * keystore/devCache.ts), so it is not recomputed here, which would load the secp256k1 library at every start.
+   */
   holdUnlocked(address: Uint8Array, privateKey: Uint8Array): void {
-    if (!Buffer.from(privateKeyToAddress(privateKey)).equals(Buffer.from(address)))
-      throw new Error('key does not match address');
     this.unlocked.set(idOf(address), new Uint8Array(privateKey), undefined);
   }
 

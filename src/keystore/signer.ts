@@ -1,7 +1,7 @@
 // Signing with a raw private key on the native secp256k1 library: 32-byte hashes, EIP-191 personal messages
 // (v = 27/28, as geth's personal_sign and ethers' signMessage) and transactions (deterministic RFC 6979, low s).
 import type { TypedTransaction } from '@ethereumjs/tx';
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../primitives/secp256k1.ts';
 import { KeyStoreError } from '../errors/index.ts';
 import { keccak256 } from '../primitives/hash.ts';
 
@@ -13,7 +13,7 @@ export interface RecoverableSignature {
 
 /** Signs a 32-byte hash. */
 export function signHash(hash: Uint8Array, key: Uint8Array): RecoverableSignature {
-  const { signature, recid } = secp256k1.ecdsaSign(hash, key);
+  const { signature, recid } = secp256k1().ecdsaSign(hash, key);
   return { rs: signature, recid };
 }
 
@@ -42,7 +42,7 @@ export function recoverPersonalMessage(message: Uint8Array, signature: Uint8Arra
   if (v !== 27 && v !== 28) throw new KeyStoreError('invalid Ethereum signature (V is not 27 or 28)');
   let pub: Uint8Array;
   try {
-    pub = secp256k1.ecdsaRecover(signature.subarray(0, 64), v - 27, personalMessageHash(message), false);
+    pub = secp256k1().ecdsaRecover(signature.subarray(0, 64), v - 27, personalMessageHash(message), false);
   } catch {
     throw new KeyStoreError('invalid signature');
   }

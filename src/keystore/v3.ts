@@ -11,7 +11,7 @@ import {
   timingSafeEqual,
 } from 'node:crypto';
 import { scryptAsync as nobleScrypt } from '@noble/hashes/scrypt.js';
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../primitives/secp256k1.ts';
 import { KeyStoreError } from '../errors/index.ts';
 import { privateKeyToAddress } from '../keys/secp.ts';
 import { keccak256 } from '../primitives/hash.ts';
@@ -129,7 +129,7 @@ export async function encryptKey(
   params: ScryptParams,
   fixed: { salt?: Uint8Array; iv?: Uint8Array; id?: string } = {},
 ): Promise<KeyFileJson> {
-  if (privateKey.length !== 32 || !secp256k1.privateKeyVerify(privateKey))
+  if (privateKey.length !== 32 || !secp256k1().privateKeyVerify(privateKey))
     throw new KeyStoreError('invalid private key');
   const salt = fixed.salt ?? randomBytes(32);
   const iv = fixed.iv ?? randomBytes(16);
@@ -233,7 +233,7 @@ export async function decryptKey(json: unknown, passphrase: string): Promise<Uin
   const key = ok ? aes128ctr(derived.subarray(0, 16), iv, ciphertext, true) : undefined;
   derived.fill(0);
   if (!key) throw new KeyStoreError(ERR_DECRYPT);
-  if (key.length !== 32 || !secp256k1.privateKeyVerify(key))
+  if (key.length !== 32 || !secp256k1().privateKeyVerify(key))
     throw new KeyStoreError('invalid key file: not a secp256k1 private key');
   const actual = privateKeyToAddress(key);
   if (claimed && !Buffer.from(actual).equals(Buffer.from(claimed))) {

@@ -2,10 +2,13 @@
 // extension) unchanged, JSON-RPC POST and URI GET forms, broadcast_tx_sync, and CometBFT's error shapes.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { QueryClient, setupBankExtension } from '@cosmjs/stargate';
 import { Comet38Client } from '@cosmjs/tendermint-rpc';
 import { bech32 } from 'bech32';
+import secp256k1 from 'secp256k1';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { type KestrelNode, printLogsOnFailure, rpcResult, startNode, waitForReceipt } from '../helpers/node.ts';
 import { signTx } from '../helpers/tx.ts';
@@ -100,6 +103,10 @@ describe('CometBFT-compatible RPC', { timeout: 90_000 }, () => {
     const st = await (await fetch(`${node.comet}/status`)).json();
     const h = st.result.sync_info.latest_block_height;
     assert.match(h, /^\d+$/);
+    // The validator's compressed public key, from the home's priv_validator_key.json (computed on first use).
+    const key = JSON.parse(readFileSync(join(node.home, 'config', 'priv_validator_key.json'), 'utf8'));
+    const pub = secp256k1.publicKeyCreate(Buffer.from(key.priv_key.replace(/^0x/, ''), 'hex'), true);
+    assert.equal(st.result.validator_info.pub_key.value, Buffer.from(pub).toString('base64'));
     const blk = await (await fetch(`${node.comet}/block?height=0`)).json();
     assert.equal(blk.result.block.header.height, '0');
     // AllBalances request {address: alice} in protobuf: field 1, length-delimited.

@@ -101,6 +101,15 @@ describe('key files: interop with ethers, corrupt files, CLI', { timeout: 120_00
     await assert.rejects(Wallet.fromEncryptedJson(json, 'nope'), /incorrect password/);
   });
 
+  it("a dev account's file (empty passphrase, least scrypt cost) decrypts with ethers to the well-known key", async () => {
+    const dev = DEV_ACCOUNTS[2]!;
+    const json = readFileSync(keyFileOf(node, dev.address), 'utf8');
+    assert.equal(JSON.parse(json).crypto.kdfparams.n, 2);
+    const w = await Wallet.fromEncryptedJson(json, '');
+    assert.equal(w.privateKey, dev.privateKey);
+    assert.equal(w.address.toLowerCase(), dev.address.toLowerCase());
+  });
+
   it('a corrupt file is reported and skipped, never fatal', async () => {
     const before = (await ok(node, 'personal_listAccounts')) as string[];
     writeFileSync(

@@ -1,8 +1,9 @@
 // The build step (scripts/build.mjs): plain JavaScript with `.js` specifiers, rebuilt when a source changes, one
 // bundle of the CLI (loaded with a code cache), and a compiled node that runs without any TypeScript loader (tracer workers included).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -18,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { build, isStale, staleReason } from '../../scripts/build.mjs';
+import { asciiScript } from '../../scripts/asciiBundle.mjs';
+import { build, isStale, staleReason, staleReasonAsync } from '../../scripts/build.mjs';
 import { REPO_ROOT } from '../helpers/node.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'kestrel-build-test-'));
@@ -60,8 +62,15 @@ describe('build step', () => {
     await build(src, dist);
     utimesSync(join(dist, '.built'), later, later);
     assert.equal(isStale(src, dist), false);
+    assert.equal(await staleReasonAsync(src, dist), undefined);
+    utimesSync(join(src, 'lib/value.ts'), new Date(Date.now() + 9000), new Date(Date.now() + 9000));
+    // The launcher's check, on the thread pool, gives the same verdict.
+    assert.match((await staleReasonAsync(src, dist)) ?? '', /value\.ts changed since the last build$/);
+    assert.equal(await staleReasonAsync(src, join(dir, 'none')), `no build in ${join(dir, 'none')}`);
+    utimesSync(join(dist, '.built'), later, later);
     write('extra.ts', `export {};\n`);
     assert.equal(isStale(src, dist), true);
+    assert.match((await staleReasonAsync(src, dist)) ?? '', /files added or removed/);
   });
 
   it('bundles cli/index.js into bundle/kestreld.cjs, each module keeping its own import.meta.url', async () => {
@@ -178,9 +187,12 @@ describe('build step', () => {
   });
 
   it('launches without the build script or esbuild: the launcher imports only bin/ and node: modules', () => {
+    // CommonJS, so a start does not load Node's ES module loader.
+    assert.equal(JSON.parse(readFileSync(join(REPO_ROOT, 'bin/package.json'), 'utf8')).type, 'commonjs');
     for (const file of ['bin/kestreld.js', 'bin/launch.js', 'bin/build-state.js', 'bin/load-bundle.js']) {
       const code = readFileSync(join(REPO_ROOT, file), 'utf8');
-      const specifiers = [...code.matchAll(/^import .* from '([^']+)';$/gm)].map((m) => m[1]!);
+      const specifiers = [...code.matchAll(/\b(?:require\(|import\(|from )'([^']+)'/g)].map((m) => m[1]!);
+      assert.ok(specifiers.length > 0, `${file} loads nothing?`);
       for (const s of specifiers) assert.match(s, /^(node:|\.\/)/, `${file} imports ${s}`);
     }
   });
@@ -199,5 +211,99 @@ describe('build step', () => {
       },
     );
     assert.match(out, /kestrel1/);
+  });
+});
+
+describe('ASCII bundle', () => {
+  it('escapes non-ASCII text where an escape means the same, and keeps text where it would not', async () => {
+    const program = [
+      '// a comment: µ ⋅ 😀',
+      'const s = "µ\\\\µ\\µ😀";',
+      'const re = /(\\d+)(µs|μs)/y;',
+      'const astral = /😀+/u;',
+      'class A {',
+      '  /** µ */',
+      '  get v() {',
+      '    return [s, re.exec("5µs")?.[2], astral.test("😀😀"), `t⋅${s.length}`];',
+      '  }',
+      '}',
+      'module.exports = new A().v;',
+    ].join('\n');
+    const { text, kept } = await asciiScript(program);
+    assert.equal(kept, undefined);
+    assert.doesNotMatch(text, /[\u0080-\uffff]/);
+    const run = (code: string) => {
+      const m = { exports: undefined as unknown };
+      new Function('module', code)(m);
+      return m.exports;
+    };
+    assert.deepEqual(run(text), run(program));
+    assert.deepEqual(run(program), ['µ\\µµ😀', 'µs', true, 't⋅6']);
+    // A tagged template's raw text would change: kept, with the reason.
+    const tagged = 'module.exports = String.raw`⋅`;';
+    assert.deepEqual(await asciiScript(tagged), {
+      text: tagged,
+      kept: 'a tagged template holds a non-ASCII character at 28',
+    });
+  });
+
+  it("the build writes the bundle in ASCII, and the launcher's reader loads it the same", async () => {
+    const root = join(dir, 'ascii');
+    mkdirSync(join(root, 'src', 'cli'), { recursive: true });
+    writeFileSync(
+      join(root, 'src/cli/index.ts'),
+      '// µ\nexport const unit = /(µs|μs)/.exec("3μs")?.[1];\nexport const text = "⋅😀";\n',
+    );
+    await build(join(root, 'src'), join(root, 'dist'));
+    const file = join(root, 'dist/bundle/kestreld.cjs');
+    assert.doesNotMatch(readFileSync(file, 'latin1'), /[\u0080-\uffff]/);
+    const { loadBundle } = (await import(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href)) as {
+      loadBundle(file: string, kind: string): { exports: Record<string, unknown> };
+    };
+    const { exports } = loadBundle(file, 'test');
+    assert.equal(exports.unit, 'μs');
+    assert.equal(exports.text, '⋅😀');
+  });
+});
+
+describe('launcher', () => {
+  // A checkout of its own: the launcher's files, a source tree and its build.
+  const root = join(dir, 'launcher');
+  const launch = () =>
+    spawnSync(process.execPath, [join(root, 'bin/kestreld.js'), 'version', 'x'], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
+
+  it('runs a current build, and refuses a stale or missing one with the reason, running none of it', async () => {
+    mkdirSync(join(root, 'bin'), { recursive: true });
+    mkdirSync(join(root, 'src', 'cli'), { recursive: true });
+    for (const f of ['kestreld.js', 'launch.js', 'build-state.js', 'load-bundle.js', 'package.json']) {
+      copyFileSync(join(REPO_ROOT, 'bin', f), join(root, 'bin', f));
+    }
+    writeFileSync(join(root, 'package.json'), '{"type":"module"}\n');
+    const entry = join(root, 'src/cli/index.ts');
+    writeFileSync(
+      entry,
+      `export async function main(argv: string[]): Promise<void> {\n  console.log('ran', argv[3]);\n}\n`,
+    );
+    await build(join(root, 'src'), join(root, 'dist'));
+    const ok = launch();
+    assert.equal(ok.stdout, 'ran x\n', ok.stderr);
+    assert.equal(ok.status, 0);
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(entry, later, later);
+    const stale = launch();
+    assert.equal(stale.status, 1);
+    assert.equal(stale.stdout, '');
+    assert.match(
+      stale.stderr,
+      /^kestreld: the compiled node is missing or out of date \(.*index\.ts changed since the last build\); run `npm run build`\n$/,
+    );
+    await build(join(root, 'src'), join(root, 'dist'));
+    rmSync(join(root, 'dist/bundle/kestreld.cjs'));
+    const missing = launch();
+    assert.equal(missing.status, 1);
+    assert.match(missing.stderr, /out of date \(no bundle .*kestreld\.cjs\)/);
   });
 });

@@ -1,7 +1,7 @@
 // The chain's Ethereum rules: the fork its genesis names, EIP-155 id, and native secp256k1 recovery (25× faster
 // than pure JS).
 import { createCustomCommon, Hardfork, Mainnet, type Common } from '@ethereumjs/common';
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../../primitives/secp256k1.ts';
 import type { Fork } from '../../evm/index.ts';
 import { initKeccak, keccak256 } from '../../primitives/keccak.ts';
 import { padLeft } from '../../primitives/hex.ts';
@@ -53,7 +53,7 @@ export function nativeEcrecover(
   const sig = new Uint8Array(64);
   sig.set(padLeft(r, 32), 0);
   sig.set(padLeft(s, 32), 32);
-  const pub = secp256k1.ecdsaRecover(sig, rec, msgHash, false);
+  const pub = secp256k1().ecdsaRecover(sig, rec, msgHash, false);
   return pub.slice(1);
 }
 

@@ -1,6 +1,6 @@
 // Transaction admission (CheckTx): decoding, signature, chain id and the stateful checks, in geth's order and
 // with geth's messages, because wallets and libraries match on them.
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../../primitives/secp256k1.ts';
 import { TxRejectedError, type TxRejectReason } from '../../errors/index.ts';
 import { type Fork, intrinsicGas } from '../../evm/index.ts';
 import type { ExecTx } from './executor.ts';
@@ -63,7 +63,7 @@ export function decodeTx(raw: Uint8Array, rules: AdmissionRules): ExecTx {
 /** Recovers a job's public key (64 bytes) on this thread; throws TxRejectedError('invalidSender'). */
 export function recoverNow(job: RecoveryJob): Uint8Array {
   try {
-    return secp256k1.ecdsaRecover(job.sig, job.recid, job.msgHash, false).slice(1);
+    return secp256k1().ecdsaRecover(job.sig, job.recid, job.msgHash, false).slice(1);
   } catch {
     throw invalidSender();
   }

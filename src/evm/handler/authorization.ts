@@ -1,6 +1,7 @@
 // EIP-7702 authorizations: recover each tuple's authority, skip invalid tuples, set or clear the delegation
 // designator and bump the authority's nonce. Returns the refund for authorities that already existed.
-import secp256k1 from 'secp256k1/bindings.js';
+import { createRequire } from 'node:module';
+import type Secp256k1 from 'secp256k1/bindings.js';
 import type { Authorization, BlockEnv } from '../types.ts';
 import type { WorldState } from '../state/world.ts';
 import { delegationTarget } from '../addresses.ts';
@@ -13,6 +14,15 @@ const NONCE_MAX = (1n << 64n) - 1n;
 const MAGIC = 0x05;
 /** PER_EMPTY_ACCOUNT_COST - PER_AUTH_BASE_COST. */
 const EXISTING_AUTHORITY_REFUND = 12500;
+
+let native: typeof Secp256k1 | undefined;
+/**
+ * The native secp256k1 library, loaded on the first authorization rather than with the engine's modules: finding
+ * and loading its add-on is 15-25 ms of a node's start.
+ */
+function secp256k1(): typeof Secp256k1 {
+  return (native ??= createRequire(import.meta.url)('secp256k1/bindings.js') as typeof Secp256k1);
+}
 
 /** The authority of a tuple, or undefined when its signature is invalid. */
 export function recoverAuthority(auth: Authorization): bigint | undefined {
@@ -28,7 +38,7 @@ export function recoverAuthority(auth: Authorization): bigint | undefined {
   sig.set(wordToBytes(auth.s), 32);
   let pub: Uint8Array;
   try {
-    pub = secp256k1.ecdsaRecover(sig, Number(auth.yParity), digest, false);
+    pub = secp256k1().ecdsaRecover(sig, Number(auth.yParity), digest, false);
   } catch {
     return undefined;
   }

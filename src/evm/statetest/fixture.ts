@@ -1,6 +1,6 @@
 // The state-test JSON format (ethereum/tests GeneralStateTests and execution-spec-tests `state_test`), decoded
 // once into typed values: one StateTest per test name, one StateTestCase per post entry of a fork.
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../../primitives/secp256k1.ts';
 import { bytesToBigint, hexToBytes } from '../../primitives/bytes.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { EMPTY_CODE_HASH } from '../../primitives/hash.ts';
@@ -158,8 +158,8 @@ function parseEnv(raw: Json, config: Json | undefined, where: string): TestEnv {
 
 /** The address of a secp256k1 secret key: the last 20 bytes of keccak(uncompressed public key without its prefix). */
 export function addressOfKey(secretKey: Uint8Array): Address {
-  if (!secp256k1.privateKeyVerify(secretKey)) throw new FixtureError('invalid secretKey');
-  const pub = secp256k1.publicKeyCreate(secretKey, false);
+  if (!secp256k1().privateKeyVerify(secretKey)) throw new FixtureError('invalid secretKey');
+  const pub = secp256k1().publicKeyCreate(secretKey, false);
   return bytesToBigint(keccak256(pub.subarray(1)).subarray(12));
 }
 

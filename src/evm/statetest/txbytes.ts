@@ -1,7 +1,7 @@
 // The check geth's state-test runner makes on a case's `txbytes` before running it: the bytes must decode as a
 // transaction (canonical RLP, exact field counts and sizes) of a type the fork's signer supports, and the sender
 // must recover (chain id, low-s signature values, a valid point). A failure makes the case a rejected tx.
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../../primitives/secp256k1.ts';
 import { keccak256 } from '../../primitives/keccak.ts';
 import { bigintToMinBytes, bytesToBigint } from '../../primitives/bytes.ts';
 import { rlpDecode, rlpEncode, RlpError, type RlpItem } from '../../primitives/rlp.ts';
@@ -110,7 +110,7 @@ function recover(sigHash: Uint8Array, v: bigint, r: bigint, s: bigint): string |
   if (r < 1n || s < 1n || r >= SECP256K1_N || s > SECP256K1_N / 2n) return 'invalid transaction v, r, s values';
   const sig = Buffer.from(r.toString(16).padStart(64, '0') + s.toString(16).padStart(64, '0'), 'hex');
   try {
-    secp256k1.ecdsaRecover(sig, Number(v - 27n), sigHash, false);
+    secp256k1().ecdsaRecover(sig, Number(v - 27n), sigHash, false);
   } catch {
     return 'invalid signature';
   }

@@ -1,7 +1,7 @@
 // A recovery worker: recovers the public keys of a batch of signatures with the same native call the node makes on
 // its main thread (secp256k1.ecdsaRecover), so where a key is recovered never changes the result.
 import { parentPort } from 'node:worker_threads';
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../../primitives/secp256k1.ts';
 import { JOB_BYTES, RESULT_BYTES, type BatchReply, type BatchRequest } from './wire.ts';
 
 const port = parentPort!;
@@ -12,7 +12,7 @@ port.on('message', (req: BatchRequest) => {
   for (let i = 0; i < n; i++) {
     const at = i * JOB_BYTES;
     try {
-      const pub = secp256k1.ecdsaRecover(
+      const pub = secp256k1().ecdsaRecover(
         jobs.subarray(at + 32, at + 96),
         jobs[at + 96]!,
         jobs.subarray(at, at + 32),

@@ -6,8 +6,8 @@
 // The workers start with the first submitted tx, not with the node: creating one blocks the main thread for
 // 30-80 ms here, which a node's start (and a node that never receives a tx) should not pay; until a worker is
 // online its turns are recovered inline.
-import { Worker } from 'node:worker_threads';
-import secp256k1 from 'secp256k1';
+import type { Worker } from 'node:worker_threads';
+import { secp256k1 } from '../../primitives/secp256k1.ts';
 import { recoverNow, type RecoveryJob } from '../../app/evm/validate.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { packJobs, RESULT_BYTES, type BatchReply } from './wire.ts';
@@ -42,7 +42,8 @@ class RecoveryWorker {
   readonly worker: Worker;
 
   constructor(boot: string, onReply: (r: BatchReply) => void, onDeath: (w: RecoveryWorker) => void) {
-    this.worker = new Worker(boot, { eval: true });
+    // node:worker_threads is loaded here, with the first worker: ~5 ms a node's start does not need.
+    this.worker = new (process.getBuiltinModule('node:worker_threads').Worker)(boot, { eval: true });
     this.worker.unref();
     this.worker.once('online', () => (this.online = true));
     this.worker.on('message', onReply);
@@ -209,7 +210,7 @@ export class SenderRecovery {
 /** The main thread's recovery of one job, in the worker's terms (null: no key). */
 function recoverInline(job: RecoveryJob): Uint8Array | null {
   try {
-    return secp256k1.ecdsaRecover(job.sig, job.recid, job.msgHash, false).slice(1);
+    return secp256k1().ecdsaRecover(job.sig, job.recid, job.msgHash, false).slice(1);
   } catch {
     return null;
   }

@@ -2,7 +2,7 @@
 // it loads the EVM, the QuickJS WebAssembly module and the TypeScript loader), each running one job at a time.
 // A worker whose tracer passed its deadline is terminated, which ends even a tracer stuck inside one long
 // built-in call, and a fresh one is started in the background to take its place.
-import { MessageChannel, Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ExecutionError } from '../../errors/index.ts';
 import type { Fork } from '../../evm/index.ts';
 import { OutputCapExceeded, TIMEOUT_MESSAGE, TraceAbort } from '../errors.ts';
@@ -49,7 +49,9 @@ class TraceWorker {
   private failStart!: (e: Error) => void;
 
   constructor(opts: TracerWorkersOptions, boot: string) {
-    const { port1, port2 } = new MessageChannel();
+    // node:worker_threads is loaded here, with the first tracer worker: ~5 ms a node's start does not need.
+    const threads = process.getBuiltinModule('node:worker_threads');
+    const { port1, port2 } = new threads.MessageChannel();
     const signal = new SharedArrayBuffer(4);
     serveReads(port1, new Int32Array(signal), opts.readNode, opts.hashOf);
     const init: WorkerInit = {
@@ -65,7 +67,7 @@ class TraceWorker {
       this.failStart = reject;
     });
     this.ready.catch(() => {});
-    this.worker = new Worker(boot, {
+    this.worker = new threads.Worker(boot, {
       eval: true,
       workerData: init,
       transferList: [port2],

@@ -3,7 +3,7 @@
 // a QuickJS call). So the worker posts the request on a dedicated port and blocks in Atomics.wait; the main
 // thread answers on the same port and flips the shared flag; the worker then takes the answer with
 // receiveMessageOnPort. The main thread never blocks: it only answers when its event loop comes around.
-import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import type { NodeSource } from '../syncState.ts';
 import type { ReadReply, ReadRequest } from './protocol.ts';
 import { errorMessage } from '../../errors/index.ts';
@@ -56,7 +56,8 @@ export class ReadBridge {
       const left = deadline - Date.now();
       if (left <= 0 || Atomics.wait(this.signal, 0, 0, left) === 'timed-out') throw new Error('state read timed out');
     }
-    const got = receiveMessageOnPort(this.port);
+    // Loaded on use (a worker's reads), not with the main thread's modules (see pool.ts).
+    const got = process.getBuiltinModule('node:worker_threads').receiveMessageOnPort(this.port);
     if (!got) throw new Error('state read lost');
     const reply = got.message as ReadReply;
     if ('error' in reply) throw new Error(reply.error);

@@ -1,5 +1,5 @@
 // personal_ parameter codecs that no other namespace uses: the unlock duration and raw private keys.
-import secp256k1 from 'secp256k1';
+import { secp256k1 } from '../../../primitives/secp256k1.ts';
 import { KeyStoreError } from '../../../errors/index.ts';
 import { hexToBytes } from '../../../primitives/hex.ts';
 import { codec, type Codec } from '../../params/codec.ts';
@@ -37,7 +37,7 @@ export function parseRawKey(text: string): Uint8Array {
   }
   if (digits.length !== 64) throw new KeyStoreError('invalid length, need 256 bits');
   const key = hexToBytes('0x' + digits.toLowerCase());
-  if (!secp256k1.privateKeyVerify(key)) throw new KeyStoreError('invalid private key');
+  if (!secp256k1().privateKeyVerify(key)) throw new KeyStoreError('invalid private key');
   return key;
 }
 
