@@ -119,6 +119,26 @@ describe('CometForwarder', () => {
     assert.deepEqual(m.seen, []);
   });
 
+  it('keeps a tx CometBFT refuses for its sequence (its check state is ahead) and offers it again after a stall', async () => {
+    const pool = new TxPool({}, () => {});
+    const m = mempool();
+    const fwd = new CometForwarder(pool, m.broadcast, () => {});
+    const [a0, a1] = [tx(alice, 0n), tx(alice, 1n)];
+    // CometBFT's check state counts a nonce it no longer holds (its mempool was lost in a restart): 0 is "taken".
+    await m.broadcast(a0.encoded!);
+    m.seen.length = 0;
+    pool.add(a0, 0n);
+    pool.add(a1, 0n);
+    await fwd.submitted(a0); // accepted: pooled (and journaled by the node), offered again below
+    assert.ok(pool.get(a0.hash) && pool.get(a1.hash), 'both stay pooled: a0 is executable on the committed state');
+    assert.deepEqual(m.seen, []);
+    // Its check state catches up (the next commit rechecks an empty mempool); after the stall both go, in order.
+    m.reset();
+    for (let k = 0; k < 3; k++) fwd.reofferStalled(3);
+    await fwd.pump();
+    assert.deepEqual(m.seen, ['a0', 'a1']);
+  });
+
   it('keeps txs pooled while CometBFT is unreachable and sends them once it is back', async () => {
     const pool = new TxPool({}, () => {});
     const m = mempool();

@@ -5,6 +5,7 @@
 // the rechecks, so a broadcast from there would deadlock.
 import type { CheckedTx } from '../../app/app.ts';
 import type { ExecTx } from '../../app/evm/executor.ts';
+import { rejectCode } from '../../abci/codes.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import type { TxPool } from '../../mempool/pool.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
@@ -63,6 +64,10 @@ export function cometRpcUrl(addr: string): string {
   if (!m) throw new Error(`invalid CometBFT RPC address "${addr}": expected tcp://host:port or http://host:port`);
   return `${m[1] === 'https' ? 'https' : 'http'}://${m[2]}`;
 }
+
+const SDK_CODESPACE = 'sdk';
+/** The ABCI code of a sequence (nonce) refusal. */
+const WRONG_SEQUENCE = rejectCode('nonceTooLow');
 
 /** Forwards executable pooled txs to CometBFT. */
 export class CometForwarder {
@@ -202,8 +207,13 @@ export class CometForwarder {
     }
     if (r.code !== 0) {
       // A re-offered tx CometBFT refuses (its copy left the cache but not the mempool, or a predecessor is missing
-      // there) stays pooled: it was acknowledged, and the next stall offers it again.
-      if (again) throw new TxRejectedError('consensusRefused', r.log);
+      // there) stays pooled: it was acknowledged, and the next stall offers it again. So does any tx refused for its
+      // sequence, and its submitter hears that it is pooled: it is executable on the committed state (the pool holds only those), so CometBFT's check state is
+      // ahead of it, counting txs its mempool holds or held before a restart (a churn run lost 48 acknowledged txs of
+      // a sender this way, each dropped as "nonce too low" a few seconds after its node's CometBFT came back). If
+      // another tx with the nonce is mined instead, the pool lets this one go at that commit.
+      if (again || (r.codespace === SDK_CODESPACE && r.code === WRONG_SEQUENCE))
+        throw new TxRejectedError('consensusRefused', r.log);
       const err = new TxRejectedError('consensusRefused', r.log || `CometBFT CheckTx failed with code ${r.code}`);
       this.drop(item, err);
       throw err;
