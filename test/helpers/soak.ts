@@ -22,6 +22,7 @@ import {
   p99Drift,
   percentile,
   quarters,
+  referenceFds,
   referenceRss,
   type SoakRun,
   type SoakSample,
@@ -480,7 +481,7 @@ export function soakMarkdown(r: SoakResult, command: string, startedIso: string,
       `Requests: ${KINDS.map((k) => `${k} ${r.requests[k]}`).join(', ')}.`,
     '',
     `Reference (sample at ${ref?.atSeconds ?? '?'} s): RSS ${ref === undefined ? '?' : referenceRss(r.samples, r.refIndex).toFixed(0)} MiB ` +
-      `(median of it and its two neighbours), ${ref?.fds} fds; ` +
+      `(median of it and its two neighbours), ${referenceFds(r.samples, r.refIndex)} fds (likewise); ` +
       `band ±10%. p99 per quarter (over all its requests, ms): ` +
       KINDS.map((k) => `${k} ${q.map((x) => x[k].toFixed(1)).join(' / ')}`).join('; ') +
       `. Drift check (${driftRule(r.samples)}), ms: ` +

@@ -108,6 +108,20 @@ export function referenceRss(samples: SoakSample[], refIndex: number): number {
   return median(samples.slice(Math.max(0, refIndex - 1), refIndex + 2).map((s) => s.rssMiB));
 }
 
+/**
+ * How far open fds may stray from the reference regardless of the ±10%: the soak's own connections. Its six HTTP
+ * loops (two senders, two readers, getLogs, traces) and the metrics scrape each keep at most one keep-alive connection,
+ * which the client's pool opens under load and closes after a few idle seconds, so the node's count moves by up to
+ * seven with no leak (a CI-suite run beside other tests: 46 fds at 122 s under load 11.8, 41 from 167 s at load 2-7).
+ * A leak grows past that: an hour's soak would show it whatever the band.
+ */
+export const FDS_SLACK = 7;
+
+/** The reference fd count: the median of the reference sample and its two neighbours, as for RSS. */
+export function referenceFds(samples: SoakSample[], refIndex: number): number {
+  return median(samples.slice(Math.max(0, refIndex - 1), refIndex + 2).map((s) => s.fds));
+}
+
 /** The second quarter's samples (warm-up excluded), the p99 reference windows. */
 function referenceWindows(samples: SoakSample[]): SoakSample[] {
   const n = samples.length;
@@ -161,6 +175,7 @@ export function verdict(r: SoakRun): string[] {
   if (r.headsSeen === 0) out.push('the newHeads subscription saw no block');
   if (r.logsSeen === 0) out.push('the logs subscription saw no transfer');
   const refRss = referenceRss(r.samples, r.refIndex);
+  const refFds = referenceFds(r.samples, r.refIndex);
   const rssBand = r.rssBand ?? BAND;
   for (const s of r.samples.slice(r.refIndex)) {
     if (Math.abs(s.rssMiB - refRss) > rssBand * refRss)
@@ -168,8 +183,8 @@ export function verdict(r: SoakRun): string[] {
         `RSS ${s.rssMiB.toFixed(0)} MiB at ${s.atSeconds} s is outside ±${Math.round(rssBand * 100)}% of ` +
           `${refRss.toFixed(0)} MiB`,
       );
-    if (Math.abs(s.fds - ref.fds) > Math.max(BAND * ref.fds, 2))
-      out.push(`${s.fds} open fds at ${s.atSeconds} s is outside ±10% of ${ref.fds}`);
+    if (Math.abs(s.fds - refFds) > Math.max(BAND * refFds, FDS_SLACK))
+      out.push(`${s.fds} open fds at ${s.atSeconds} s is outside ±10% (at least ±${FDS_SLACK}) of ${refFds}`);
   }
   const slow = machineSlowdown(r.samples);
   for (const [k, d] of Object.entries(p99Drift(r.samples))) {

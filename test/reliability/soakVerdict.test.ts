@@ -2,7 +2,7 @@
 // drift, loss and failed requests, and passes a flat, busy run (so the 5-minute soak in CI cannot pass vacuously).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KINDS, p99Drift, referenceRss, type SoakSample, verdict } from '../helpers/soakVerdict.ts';
+import { FDS_SLACK, KINDS, p99Drift, referenceRss, type SoakSample, verdict } from '../helpers/soakVerdict.ts';
 
 function sample(atSeconds: number, rssMiB: number, p99 = 100, fds = 40): SoakSample {
   const latency = {} as SoakSample['latency'];
@@ -76,6 +76,11 @@ describe('soak verdict', () => {
     assert.match(wide[0]!, /50 open fds/);
     s[7] = sample(240, 260);
     assert.match(run(s, { rssBand: 0.25 })[0]!, /RSS 260 MiB at 240 s is outside ±25% of 205 MiB/);
+    // fds: the soak's own connections come and go (FDS_SLACK); a larger step fails.
+    s[7] = sample(240, 200, 100, 40 - FDS_SLACK);
+    assert.deepEqual(run(s, { rssBand: 0.25 }), []);
+    s[7] = sample(240, 200, 100, 40 + FDS_SLACK + 1);
+    assert.match(run(s, { rssBand: 0.25 })[0]!, /48 open fds at 240 s is outside/);
   });
 
   it('fails p99 drift: the typical window of the second half slower than the second quarter by 1.5x + 100 ms', () => {
