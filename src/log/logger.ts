@@ -1,6 +1,7 @@
 // Structured logs: every line carries a level, a time and a module, as text (`2026-01-02T03:04:05.678Z INFO
 // [abci] message key=value`) or as one JSON object per line. Known secrets (the bearer token, private keys) are
 // registered once and replaced by [REDACTED] in every line, so no code path can log them by accident.
+import { errorMessage } from '../errors/index.ts';
 
 /** Severity, lowest first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -139,12 +140,7 @@ export class LogSink {
  * text. Never throws, whatever was thrown.
  */
 export function errorText(e: unknown): string {
-  if (e instanceof Error) return e.stack ?? `${e.name}: ${e.message}`;
-  try {
-    return String(e);
-  } catch {
-    return 'unprintable value';
-  }
+  return e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : errorMessage(e);
 }
 
 /** A logger that writes nothing (tests, library defaults). */
