@@ -4,8 +4,11 @@ import { ClassicLevel } from 'classic-level';
 import { StorageFailedError } from '../errors/index.ts';
 
 const MiB = 1024 * 1024;
-/** classic-level's table file size (its maxFileSize default, which Kestrel keeps). */
-const TABLE_FILE_BYTES = 2 * MiB;
+/**
+ * The size LevelDB closes a table file at: the smallest it accepts (db_impl.cc SanitizeOptions clips max_file_size
+ * to at least 1 MiB), half of classic-level's default, so each open table's mapped pages (below) weigh half as much.
+ */
+const TABLE_FILE_BYTES = 1 * MiB;
 /** Of max_open_files, LevelDB keeps this many for its own files (log, manifest, …): the table cache has the rest. */
 const NON_TABLE_FILES = 10;
 /**
@@ -41,10 +44,10 @@ export class KvStore {
    * default that part of RSS is bounded only by the database (up to 1,000 tables of 2 MiB). Soaks of a 64 MiB budget
    * measured these mapped pages at 0-1 MiB in minute 1 and 20-31 MiB by minutes 6-9 (a 44 MB database at minute 4),
    * most of the memory outside V8's heap that grew. Open tables hold no file descriptor (closed once mapped), and
-   * reopening an evicted one reads its footer, index and filter from the page cache. One open table per 2 MiB of
-   * `memoryBytes`, at least the 64 LevelDB insists on, bounds the mapped pages to that many tables' worth (128 MiB
-   * below a 1.25 GiB budget) whatever the database's size: a bound, but above the budget's LevelDB share. A 60-minute
-   * soak (64 MiB budget, an 88 MB database) measured 39 tables mapped and 35 MiB of their pages resident.
+   * reopening an evicted one reads its footer, index and filter from the page cache. One open table per MiB of
+   * `memoryBytes`, at least the 64 LevelDB insists on, bounds the mapped pages to that many tables' worth (64 MiB
+   * below a 640 MiB budget) whatever the database's size: a bound, but above the budget's LevelDB share. Tables of
+   * 1 MiB rather than classic-level's 2 halve that bound for small budgets.
    */
   static async open(path: string, memoryBytes?: number): Promise<KvStore> {
     const writeBufferSize = memoryBytes === undefined ? undefined : Math.min(4 * MiB, Math.floor(memoryBytes / 4));
@@ -55,6 +58,7 @@ export class KvStore {
         ? {}
         : {
             writeBufferSize,
+            maxFileSize: TABLE_FILE_BYTES,
             cacheSize: memoryBytes - 2 * writeBufferSize!,
             maxOpenFiles: NON_TABLE_FILES + Math.max(MIN_OPEN_TABLES, Math.floor(memoryBytes / TABLE_FILE_BYTES)),
           }),
