@@ -155,6 +155,9 @@ export function executeBlock(
   const size = blockSizeBudget(fork);
   let full = false;
   let gasUsed = 0n;
+  // The receipts' blooms are views into one array: a block's receipts live and go together, and a separate 256-byte
+  // array (a backing store of its own) per receipt was an allocation and a free per tx.
+  const blooms = new Uint8Array(256 * txs.length);
   preExecution(world, env, ctx.parentHash, fork);
   for (const item of txs) {
     const { tx } = item;
@@ -176,7 +179,7 @@ export function executeBlock(
     }
     const r = out.result;
     gasUsed += r.gasUsed;
-    const bloom = new Uint8Array(256);
+    const bloom = blooms.subarray(256 * receipts.length, 256 * (receipts.length + 1));
     const receipt: ReceiptRecord = {
       type: tx.type,
       status: r.status === 'success' ? 1 : 0,

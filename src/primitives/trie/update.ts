@@ -34,6 +34,13 @@ export class TrieUpdate extends TrieReader {
    */
   private owner: object = {};
 
+  /**
+   * Nodes this update's puts added at new places in the tree (a changed node replaces its old version, which goes;
+   * a new key adds its leaf and the branch or extension it splits off): how much a carried tree grew, for its
+   * holder's memory bound. Deletions are not subtracted, so it never counts low.
+   */
+  grown = 0;
+
   constructor(
     rootHash: Uint8Array,
     source: NodeSource,
@@ -60,7 +67,10 @@ export class TrieUpdate extends TrieReader {
 
   private insert(n: TrieNode | undefined, key: Uint8Array, at: number, value: Uint8Array): LoadedNode {
     const o = this.owner;
-    if (n === undefined) return { t: 0, path: keyPath(key, at), value, o };
+    if (n === undefined) {
+      this.grown++;
+      return { t: 0, path: keyPath(key, at), value, o };
+    }
     const node = this.load(n);
     const mine = node.o === o;
     if (node.t === 2) {
@@ -92,6 +102,9 @@ export class TrieUpdate extends TrieReader {
     else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child, o } : node.child;
     children[nib(key, at + cp)] = { t: 0, path: keyPath(key, at + cp + 1), value, o };
     const branch: Branch = { t: 2, children, value: EMPTY, o };
+    // The node split here is still there below the new branch (or, an extension with nothing left, gives way to its
+    // child); the branch, the new leaf and a shared extension above them are new.
+    this.grown += (cp > 0 ? 3 : 2) - (node.t === 1 && rest.length === 0 ? 1 : 0);
     return cp > 0 ? { t: 1, path: keyPath(key, at, at + cp), child: branch, o } : branch;
   }
 
@@ -142,7 +155,8 @@ export class TrieUpdate extends TrieReader {
     if (root === undefined) return EMPTY_TRIE_ROOT;
     if (root.t === 3) return root.hash;
     if (root.ref !== undefined && root.ref.length === 32) return root.ref;
-    const enc = this.encode(root, store);
+    const arena = new NodeArena();
+    const enc = this.encode(root, store, arena);
     const hash = this.hash(enc);
     store(hash, enc);
     root.ref = hash;
@@ -150,33 +164,64 @@ export class TrieUpdate extends TrieReader {
   }
 
   /** A node's RLP, written straight from the node (no intermediate RLP structure: this is a block's hot path). */
-  private encode(node: LoadedNode, store: (hash: Uint8Array, rlp: Uint8Array) => void): Uint8Array {
+  private encode(node: LoadedNode, store: (hash: Uint8Array, rlp: Uint8Array) => void, arena: NodeArena): Uint8Array {
     if (node.t === 2) {
       // Children first (their encodings recurse), then their refs into the one shared array, used at once.
       const children = node.children;
       for (let i = 0; i < 16; i++) {
         const c = children[i];
-        if (c !== undefined && c.t !== 3 && c.ref === undefined) this.refOf(c, store);
+        if (c !== undefined && c.t !== 3 && c.ref === undefined) this.refOf(c, store, arena);
       }
       for (let i = 0; i < 16; i++) {
         const c = children[i];
         REFS[i] = c === undefined ? undefined : c.t === 3 ? c.hash : c.ref;
       }
-      return encodeBranch(REFS, node.value);
+      return arena.took(encodeBranch(REFS, node.value, arena.rest()));
     }
     const p = node.path;
-    return node.t === 0
-      ? encodeLeaf(p, 0, p.length, node.value)
-      : encodeExtension(p, 0, p.length, this.refOf(node.child, store));
+    if (node.t === 0) return arena.took(encodeLeaf(p, 0, p.length, node.value, arena.rest()));
+    const child = this.refOf(node.child, store, arena);
+    return arena.took(encodeExtension(p, 0, p.length, child, arena.rest()));
   }
 
-  private refOf(node: TrieNode, store: (hash: Uint8Array, rlp: Uint8Array) => void): Ref {
+  private refOf(node: TrieNode, store: (hash: Uint8Array, rlp: Uint8Array) => void, arena: NodeArena): Ref {
     if (node.t === 3) return node.hash;
     if (node.ref !== undefined) return node.ref;
-    const enc = this.encode(node, store);
-    if (enc.length < 32) return (node.ref = enc);
+    const enc = this.encode(node, store, arena);
+    // An embedded node's encoding stays with the node (next blocks' tries hold it): its own copy, not a view that
+    // would keep the commit's whole arena alive.
+    if (enc.length < 32) return (node.ref = enc.slice());
     const hash = this.hash(enc);
     store(hash, enc);
     return (node.ref = hash);
+  }
+}
+
+/** Bytes of one arena chunk: a few dozen branch nodes. */
+const ARENA_CHUNK = 16 * 1024;
+
+/**
+ * Where one commit writes its node encodings: views into shared chunks instead of an array (and a separately
+ * allocated backing store) per node. The encodings are only hashed and handed to `store` (the block's batch), so the
+ * chunks live as long as that batch; a node too large for the rest of a chunk gets its own array.
+ */
+class NodeArena {
+  private chunk = new Uint8Array(ARENA_CHUNK);
+  private at = 0;
+
+  /** The free rest of the current chunk, as the encoders' scratch (used only when the node fits). */
+  rest(): Uint8Array {
+    return this.chunk.subarray(this.at);
+  }
+
+  /** Marks `enc` as taken when the encoder wrote it into the chunk; returns it. */
+  took(enc: Uint8Array): Uint8Array {
+    if (enc.buffer === this.chunk.buffer) this.at += enc.length;
+    // A node that did not fit: the next ones start a new chunk, once this one is nearly full.
+    else if (ARENA_CHUNK - this.at < 1024) {
+      this.chunk = new Uint8Array(ARENA_CHUNK);
+      this.at = 0;
+    }
+    return enc;
   }
 }
