@@ -5,8 +5,8 @@
 //   [KIND=write.transfer.awaited] N=3000 ROUNDS=3 node --import tsx bench/sendCpu.ts [--prof] <launcher> [launcher ...]
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
 // --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof;
-// $PROF_INTERVAL_US sets the sampling interval, default node's 1,000 µs).
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// $PROF_INTERVAL_US sets the sampling interval, default node's 1,000 µs). --threads adds each thread's CPU per mined tx.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileContracts, tokenConstructorArgs } from './lib/contracts.ts';
@@ -25,6 +25,7 @@ import { WRITE_KINDS, writeTxs } from './workloads/writes.ts';
 const launchers = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 if (launchers.length === 0) throw new Error('usage: bench/sendCpu.ts [--prof] <launcher> [launcher ...]');
 const prof = process.argv.includes('--prof');
+const perThread = process.argv.includes('--threads');
 const profDir = process.env.PROF_DIR ?? join(tmpdir(), 'kestrel-sendcpu-prof');
 const total = Number(process.env.N ?? 2000);
 const rounds = Number(process.env.ROUNDS ?? 1);
@@ -46,6 +47,29 @@ function statCpuMs(path: string): number {
  */
 function cpuMs(pid: number): { process: number; main: number } {
   return { process: statCpuMs(`/proc/${pid}/stat`), main: statCpuMs(`/proc/${pid}/task/${pid}/stat`) };
+}
+
+/** Each thread's CPU time in ms, by thread id (threads that ended since are absent). */
+function threadCpuMs(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.set(Number(tid), statCpuMs(`/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/** The busiest threads' CPU per mined tx between two samples, e.g. `main 310, t+5 120 ...` (t+k: the k-th thread id after the pid). */
+function threadsLine(pid: number, a: Map<number, number>, b: Map<number, number>, mined: number): string {
+  return [...b]
+    .map(([tid, ms]) => [tid, ms - (a.get(tid) ?? 0)] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((x, y) => y[1] - x[1])
+    .map(([tid, ms]) => `${tid === pid ? 'main' : `t+${tid - pid}`} ${((ms * 1000) / Math.max(mined, 1)).toFixed(0)}`)
+    .join(', ');
 }
 
 /** A fresh peer as the bench starts it. */
@@ -83,6 +107,7 @@ for (let r = 0; r < rounds; r++) {
       const txs = await writeTxs(chain, kind, senders, total, token);
       const blocks0 = Number(await client.call<string>('eth_blockNumber'));
       const cpu0 = cpuMs(s.pid);
+      const threads0 = perThread ? threadCpuMs(s.pid) : undefined;
       const o = await sendAll(url, txs, {
         mode: kind.mode,
         inflight: 32,
@@ -91,12 +116,14 @@ for (let r = 0; r < rounds; r++) {
         requestTimeoutMs: 10_000,
       });
       const cpu1 = cpuMs(s.pid);
+      const threads1 = perThread ? threadCpuMs(s.pid) : undefined;
       const perTx = (ms: number) => ((ms * 1000) / Math.max(o.mined, 1)).toFixed(0);
       const blocks = Number(await client.call<string>('eth_blockNumber')) - blocks0;
       console.log(
         `${spec}: ${(o.mined / o.seconds).toFixed(0)} tx/s, mined ${o.mined}/${o.total} (rejected ${o.rejected}), ` +
           `CPU ${perTx(cpu1.process - cpu0.process)} us/tx (main thread ${perTx(cpu1.main - cpu0.main)}), ${blocks} blocks, load ${loadavg()[0]!.toFixed(2)}`,
       );
+      if (threads0 && threads1) console.log(`  per thread (us/tx): ${threadsLine(s.pid, threads0, threads1, o.mined)}`);
     } finally {
       client.close();
       await s.stop();

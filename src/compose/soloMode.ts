@@ -25,6 +25,7 @@ export class SoloMode implements ConsensusMode {
     this.engine = engine;
     this.deps = deps;
     deps.txs.useSealing((hash) => engine.settled(hash));
+    engine.useAdmissions(deps.txs);
     return { dev: this.config.devToolkit ? new DevToolkit(deps.app, engine, deps.pool, deps.txs) : undefined };
   }
 

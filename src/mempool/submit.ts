@@ -28,6 +28,10 @@ export class TxSubmitter {
   private sealing?: (hash: Uint8Array) => Promise<void>;
   private recovery?: SenderRecovery;
   private readonly mined: MinedWaiter;
+  /** submitRaw calls between their start and their end (accepted or refused). */
+  private admitting = 0;
+  /** Resolved (and cleared) when `admitting` falls back to zero. */
+  private idle?: { promise: Promise<void>; resolve: () => void };
 
   constructor(
     private readonly app: KestrelApp,
@@ -91,8 +95,37 @@ export class TxSubmitter {
     this.notifyAccepted(item);
   }
 
+  /** Number of submitted txs still being admitted (decoded, recovered, checked or journaled). */
+  get admissionsInFlight(): number {
+    return this.admitting;
+  }
+
+  /** Resolves once no submitted tx is being admitted (at once if none is). */
+  admissionsSettled(): Promise<void> {
+    if (this.admitting === 0) return Promise.resolve();
+    if (!this.idle) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.idle = { promise, resolve };
+    }
+    return this.idle.promise;
+  }
+
   /** Validates and pools a raw signed tx; returns its hash (throws TxRejectedError with geth's message). */
   async submitRaw(raw: Uint8Array): Promise<Uint8Array> {
+    this.admitting++;
+    try {
+      return await this.admit(raw);
+    } finally {
+      if (--this.admitting === 0 && this.idle) {
+        const { resolve } = this.idle;
+        this.idle = undefined;
+        resolve();
+      }
+    }
+  }
+
+  private async admit(raw: Uint8Array): Promise<Uint8Array> {
     const item = await this.check(raw);
     const addedAt = Date.now();
     this.pool.add(item, item.stateNonce, addedAt);

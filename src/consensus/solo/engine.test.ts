@@ -116,6 +116,49 @@ describe('SoloEngine', () => {
     assert.ok(made.length <= 5 && made.every((c) => c.block.txs.length > 0));
   });
 
+  test('instant mode lets the admissions in flight land in the block it seals, waiting a bounded time', async () => {
+    const pool = new TxPool();
+    const engine = new SoloEngine(app, pool, 0);
+    let inFlight = 0;
+    let settle: (() => void) | undefined;
+    const admissions = {
+      get admissionsInFlight() {
+        return inFlight;
+      },
+      admissionsSettled: () => new Promise<void>((r) => (settle = r)),
+    };
+    // A bound far above any test's pace first, so the wait is seen ending with the admissions.
+    engine.useAdmissions(admissions, 60_000);
+    engine.start();
+    try {
+      const before = committed.length;
+      // One tx pooled and notified while two more are still being admitted: the block waits for them.
+      inFlight = 2;
+      await submit(pool, dev[9]!, 0n, 1);
+      engine.notify();
+      await sleep(50);
+      assert.equal(committed.length, before, 'no block while the admissions are in flight');
+      await submit(pool, dev[9]!, 1n, 2);
+      inFlight = 0;
+      settle!();
+      await until(() => pool.counts().pending === 0);
+      assert.deepEqual(
+        committed.slice(before).map((c) => c.block.txs.length),
+        [3],
+      );
+      // An admission that never ends holds the block back only for the bound.
+      engine.useAdmissions(admissions, 20);
+      inFlight = 1;
+      await submit(pool, dev[9]!, 3n, 1);
+      const t0 = Date.now();
+      engine.notify();
+      await until(() => pool.counts().pending === 0);
+      assert.ok(Date.now() - t0 < 1000, `sealed after ${Date.now() - t0} ms`);
+    } finally {
+      await engine.stop();
+    }
+  });
+
   test('queued txs (nonce gap) do not trigger a block', async () => {
     const pool = new TxPool();
     const engine = new SoloEngine(app, pool, 0);

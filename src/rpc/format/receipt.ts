@@ -4,6 +4,13 @@ import { bytesToHex, toQuantity } from '../../primitives/hex.ts';
 import type { Compat } from './block.ts';
 import { formatLogEntry } from './log.ts';
 
+/** The block-wide index of the first log of the receipt at `index` (the logs of the receipts before it). */
+export function firstLogIndex(receipts: readonly ReceiptRecord[], index: number): number {
+  let n = 0;
+  for (let i = 0; i < index; i++) n += receipts[i]!.logs.length;
+  return n;
+}
+
 /** Block-wide index of the first log of each receipt. */
 export function firstLogIndexes(receipts: ReceiptRecord[]): number[] {
   const out: number[] = [];
