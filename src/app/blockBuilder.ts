@@ -125,9 +125,13 @@ export class BlockBuilder {
     const exec = executeBlock(new WorldState(state), ctx, env, txs, this.engineFork, hooks);
     const storageRoots: Uint8Array[] = [];
     const tries: NonNullable<WriteOptions['tries']> = { storage: [] };
-    const put = (k: Uint8Array, v: Uint8Array): void => db.putSync(k, v);
+    let written = 0;
+    const put = (k: Uint8Array, v: Uint8Array): void => {
+      written++;
+      db.putSync(k, v);
+    };
     const stateRoot = writeState(parentRoot, exec.diff, readNode, put, { loaded: reader, storageRoots, tries });
-    const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, exec.diff, storageRoots);
+    const carry = reader.carry(stateRoot, tries.accounts!, tries.storage, written, exec.diff, storageRoots);
     return { ...exec, stateRoot, storageRoots, carry };
   }
 

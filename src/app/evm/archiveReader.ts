@@ -116,25 +116,22 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
 
   /**
    * The tries to hand to the next block's reader once this block commits: `accounts` and `storage` (new storage
-   * roots) as the writer committed them at `stateRoot`, with every storage trie this reader loaded. Their entries
-   * are this reader's (every node it loaded, every value it read) and the nodes the writer's puts added (`grown`):
-   * the nodes a put only replaced, and the values of accounts and slots the block changed (execution read each of
-   * them first), are counted already. `diff` (with each account's storage root after it, `storageRoots`) is what
-   * the block changed: laid over this reader's values it gives the flat state at `stateRoot`.
+   * roots) as the writer committed them at `stateRoot`, with every storage trie this reader loaded; `written` new
+   * nodes join the count. `diff` (with each account's storage root after it, `storageRoots`) is what the block
+   * changed: laid over this reader's values it gives the flat state at `stateRoot`.
    */
   carry(
     stateRoot: Uint8Array,
     accounts: TrieUpdate,
     storage: ReadonlyArray<readonly [Uint8Array, TrieUpdate]>,
+    written: number,
     diff: readonly AccountDiff[],
     storageRoots: readonly Uint8Array[],
   ): CarriedTries {
-    let grown = accounts.grown;
-    for (const [, trie] of storage) grown += trie.grown;
     const all = new Map(this.storageTries);
     for (const [root, trie] of storage) all.set(bytesKey(root), trie);
     const flat = this.flatAfter(diff, storageRoots);
-    return { root: stateRoot, accounts, storage: all, entries: this.entries + grown, flat };
+    return { root: stateRoot, accounts, storage: all, entries: this.entries + written + diff.length, flat };
   }
 
   /**

@@ -287,7 +287,7 @@ describe('block execution on the engine', () => {
       const put = (k: Uint8Array, v: Uint8Array) => newDb.putSync(k, v);
       const newRoot = writeState(root, exec.diff, readNode, put, { loaded: reader, tries, storageRoots });
       // The next block reads the accounts and slots this one touched from the carried flat state.
-      carried = reader.carry(newRoot, tries.accounts!, tries.storage, exec.diff, storageRoots);
+      carried = reader.carry(newRoot, tries.accounts!, tries.storage, 0, exec.diff, storageRoots);
       // The writer on its own (every node read from the store) writes the same state.
       const aloneDb = state.bufferedDb();
       const alone = writeState(

@@ -6,7 +6,6 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { bytesToHex } from '../hex.ts';
 import { EMPTY_TRIE_ROOT, keccak256 } from '../hash.ts';
 import { TrieUpdate } from './update.ts';
-import type { TrieNode } from './read.ts';
 import { mulberry32 } from '../../../test/helpers/random.ts';
 
 describe('TrieUpdate', () => {
@@ -117,36 +116,5 @@ describe('TrieUpdate', () => {
     for (const [k, v] of third) c.put(k, v);
     assert.equal(bytesToHex(d.commit(save)), rootOf([...first, ...second]));
     assert.equal(bytesToHex(c.commit(save)), rootOf([...first, ...third]));
-  });
-
-  it('grown counts the nodes its puts added: new keys add nodes, changed keys replace theirs', () => {
-    const readNode = (): Uint8Array | undefined => undefined;
-    // Every node the in-memory tree holds (none is stored: the trie starts empty and nothing is read).
-    const nodes = (t: TrieUpdate): number => {
-      const count = (n: TrieNode | undefined): number => {
-        if (n === undefined || n.t === 3) return 0;
-        if (n.t === 0) return 1;
-        if (n.t === 1) return 1 + count(n.child);
-        return 1 + n.children.reduce((sum, c) => sum + count(c), 0);
-      };
-      return count((t as unknown as { root: TrieNode | undefined }).root);
-    };
-    const next = mulberry32(11);
-    // Keys sharing prefixes too, so that puts split leaves and extensions as well as branches.
-    const key = (): Uint8Array => {
-      const k = keccak256(Uint8Array.of(next() & 0xff, next() & 0xff));
-      if (next() % 3 === 0) k.fill(0xab, 0, 1 + (next() % 4));
-      return k;
-    };
-    const keys = Array.from({ length: 400 }, key);
-    const a = new TrieUpdate(EMPTY_TRIE_ROOT, readNode, keccak256);
-    for (const k of keys.slice(0, 300)) a.put(k, Uint8Array.of(1));
-    assert.equal(a.grown, nodes(a), 'from empty: every node is new');
-    a.commit(() => undefined);
-    const b = a.fork();
-    for (const k of keys.slice(0, 300)) b.put(k, Uint8Array.of(2));
-    assert.equal(b.grown, 0, 'changed values replace their nodes');
-    for (const k of keys.slice(300)) b.put(k, Uint8Array.of(3));
-    assert.equal(b.grown, nodes(b) - nodes(a), 'new keys on a fork: what the tree grew by');
   });
 });

@@ -34,13 +34,6 @@ export class TrieUpdate extends TrieReader {
    */
   private owner: object = {};
 
-  /**
-   * Nodes this update's puts added at new places in the tree (a changed node replaces its old version, which goes;
-   * a new key adds its leaf and the branch or extension it splits off): how much a carried tree grew, for its
-   * holder's memory bound. Deletions are not subtracted, so it never counts low.
-   */
-  grown = 0;
-
   constructor(
     rootHash: Uint8Array,
     source: NodeSource,
@@ -67,10 +60,7 @@ export class TrieUpdate extends TrieReader {
 
   private insert(n: TrieNode | undefined, key: Uint8Array, at: number, value: Uint8Array): LoadedNode {
     const o = this.owner;
-    if (n === undefined) {
-      this.grown++;
-      return { t: 0, path: keyPath(key, at), value, o };
-    }
+    if (n === undefined) return { t: 0, path: keyPath(key, at), value, o };
     const node = this.load(n);
     const mine = node.o === o;
     if (node.t === 2) {
@@ -102,9 +92,6 @@ export class TrieUpdate extends TrieReader {
     else children[node.path[cp]!] = rest.length > 0 ? { t: 1, path: rest, child: node.child, o } : node.child;
     children[nib(key, at + cp)] = { t: 0, path: keyPath(key, at + cp + 1), value, o };
     const branch: Branch = { t: 2, children, value: EMPTY, o };
-    // The node split here is still there below the new branch (or, an extension with nothing left, gives way to its
-    // child); the branch, the new leaf and a shared extension above them are new.
-    this.grown += (cp > 0 ? 3 : 2) - (node.t === 1 && rest.length === 0 ? 1 : 0);
     return cp > 0 ? { t: 1, path: keyPath(key, at, at + cp), child: branch, o } : branch;
   }
 
