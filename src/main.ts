@@ -102,16 +102,35 @@ function warnIfFlagOverridesGasPrice(config: NodeConfig, appToml: string): void 
 export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}): Promise<RunningNode> {
   const logs = opts.log ?? new LogSink(config.log.level, config.log.format);
   const paths = homePaths(config.home);
-  const authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
-  const genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
-  const genesis = parseGenesis(genesisDoc, config.bech32Prefix);
-  const keccak = await createFastKeccak();
-  // The fork is the genesis's (a consensus rule): a home made before genesis named one keeps Prague.
-  const common = createSharedCommon(config.evmChainId, keccak, genesis.fork);
   // Every cache gets its share of the [cache] budget (config/cacheBudget.ts) and evicts past it.
   const caps = cacheLimits(config.cache.budgetBytes);
-  analysisCache.setMaxBytes(caps.code_analysis);
-  const kv = await KvStore.open(join(paths.data, 'kestrel.db'), caps.leveldb);
+  // LevelDB opens on the thread pool (replaying its log into a table and syncing it: milliseconds of disk waits)
+  // while this thread reads the genesis, compiles keccak's WebAssembly and reads or derives the dev accounts, none of
+  // which needs the store. A failure before the store is in use closes it once it opened.
+  const opening = KvStore.open(join(paths.data, 'kestrel.db'), caps.leveldb);
+  // Handled here so a failed open is not an unhandled rejection while this thread works; awaited below, it throws.
+  opening.catch(() => {});
+  let genesisDoc: GenesisDoc;
+  let genesis: ReturnType<typeof parseGenesis>;
+  let common: ReturnType<typeof createSharedCommon>;
+  let devKeys: ReturnType<typeof cachedDevAccounts>;
+  let authToken: ReturnType<typeof readAuthTokenFile>;
+  try {
+    authToken = readAuthTokenFile(config.jsonRpc.authTokenFile);
+    genesisDoc = JSON.parse(readFileSync(paths.genesis, 'utf8')) as GenesisDoc;
+    genesis = parseGenesis(genesisDoc, config.bech32Prefix);
+    const keccak = await createFastKeccak();
+    // The fork is the genesis's (a consensus rule): a home made before genesis named one keeps Prague.
+    common = createSharedCommon(config.evmChainId, keccak, genesis.fork);
+    analysisCache.setMaxBytes(caps.code_analysis);
+    // --dev: the dev accounts are derived (not decrypted), or read from what a start derived, and stay unlocked
+    // until exit.
+    devKeys = config.dev ? cachedDevAccounts(join(paths.data, 'dev-accounts.json'), DEV_MNEMONIC, 10) : [];
+  } catch (e) {
+    await opening.then((kv) => kv.close()).catch(() => {});
+    throw e;
+  }
+  const kv = await opening;
   try {
     const chainStore = new ChainStore(kv, common, { blocks: caps.blocks, receipts: caps.receipts });
     const stateDb = new StateDb(kv, common, undefined, { trieNodes: caps.trie_nodes, stateViews: caps.state_views });
@@ -226,9 +245,6 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       dir: paths.keystore,
       scrypt: { n: config.keystore.scryptN, r: 8, p: config.keystore.scryptP },
     });
-    // --dev: the dev accounts are derived (not decrypted), or read from what a start derived, and stay unlocked
-    // until exit.
-    const devKeys = config.dev ? cachedDevAccounts(join(paths.data, 'dev-accounts.json'), DEV_MNEMONIC, 10) : [];
     if (config.dev) await installDevKeys(keystore, devKeys);
     const devAccounts = new Set(devKeys.map((k) => Buffer.from(k.address).toString('hex')));
     const events = await startFilterServices({
