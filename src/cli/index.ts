@@ -11,12 +11,20 @@ import { registerTestnetCommand } from './commands/testnet.ts';
 import { registerTxCommands } from './commands/txStaking.ts';
 import { registerVersionCommand } from './commands/version.ts';
 
-/** Builds the command tree (exported for tests). */
-export function buildProgram(): Command {
+/**
+ * Builds the command tree for `argv` (process.argv's layout; the whole tree without it). `kestreld start` gets only
+ * its own command: the program has no options of its own, so what the start parses, accepts and reports is the
+ * same, and the node does not build the other commands' hundreds of options before it answers.
+ */
+export function buildProgram(argv?: string[]): Command {
   const program = new Command('kestreld')
     .description('Kestrel: a proof-of-stake EVM chain node')
     .showHelpAfterError()
     .exitOverride();
+  if (argv?.[2] === 'start') {
+    registerStartCommand(program);
+    return program;
+  }
   registerInitCommand(program);
   registerStartCommand(program);
   registerAuthCommands(program);
@@ -34,7 +42,7 @@ export function buildProgram(): Command {
 /** Entry point used by bin/kestreld.js. */
 export async function main(argv: string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram(argv).parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) process.exit(e.exitCode);
     console.error(`Error: ${(e as Error).message}`);
