@@ -121,15 +121,35 @@ describe('build step', () => {
       ['.code-cache-kestreld.cjs-start-seed'],
     );
     assert.deepEqual(caches(), []);
+    // These runs end without settling (loadBundle's caller never says it did): each leaves an early cache, apart
+    // from the one a settled run writes.
     assert.equal(run(), '1');
-    assert.equal(caches().length, 1);
+    assert.deepEqual(
+      caches().map((f) => f.replace(/-v\d.*-(test-early)$/, '-$1')),
+      ['.code-cache-kestreld.cjs-test-early'],
+    );
     const written = statSync(join(dist, 'bundle', caches()[0]!)).mtimeMs;
     assert.equal(run(), '1');
     assert.equal(statSync(join(dist, 'bundle', caches()[0]!)).mtimeMs, written, 'an accepted cache is not rewritten');
-    // A start loads with the seed and still writes its own, fuller cache beside it.
-    assert.equal(run('start'), '1');
+    // A run that settles writes its own cache, which the next runs load instead of the early one.
+    const settledRun = (kind: string) =>
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const { compileBundle } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href)});` +
+            `const b = compileBundle(${JSON.stringify(file)}, ${JSON.stringify(kind)}).run(); b.settled();` +
+            `console.log(b.exports.value); setTimeout(() => {}, 700);`,
+        ],
+        { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
+      ).trim();
+    assert.equal(settledRun('test'), '1');
+    assert.equal(caches().filter((f) => f.endsWith('-test')).length, 1);
+    // A start loads with the seed and, settled, writes its own, fuller cache beside it.
+    assert.equal(settledRun('start'), '1');
     assert.equal(caches().filter((f) => f.endsWith('-start')).length, 1);
-    assert.equal(all().length, 3);
+    assert.equal(all().length, 4);
     // A rebuild removes the caches of the bundle it replaces (and seeds its own).
     await build(src, dist);
     assert.deepEqual(caches(), []);
@@ -140,15 +160,18 @@ describe('build step', () => {
     await build(src, dist);
     const file = join(dist, 'bundle/kestreld.cjs');
     const loader = JSON.stringify(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href);
-    // What `kestreld start` does: load the bundle, then set --heap-growing-percent to [cache]'s default (50).
+    // What `kestreld start` does: load the bundle, set --heap-growing-percent to [cache]'s default (50), listen.
     const start = () =>
       execFileSync(
         process.execPath,
         [
           '--input-type=module',
           '-e',
-          `const { loadBundle } = await import(${loader}); loadBundle(${JSON.stringify(file)}, 'start');` +
-            `(await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');`,
+          `const { compileBundle } = await import(${loader});` +
+            `const b = compileBundle(${JSON.stringify(file)}, 'start').run();` +
+            `(await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');` +
+            // Listening: the cache is written half a second later.
+            `b.settled(); setTimeout(() => {}, 700);`,
         ],
         { env: { ...process.env, NODE_OPTIONS: '' } },
       );
@@ -157,7 +180,7 @@ describe('build step', () => {
     assert.equal(own().length, 1);
     const written = statSync(join(dist, 'bundle', own()[0]!)).mtimeMs;
     start();
-    // A rejected cache is rewritten at exit.
+    // A rejected cache would be rewritten.
     assert.equal(statSync(join(dist, 'bundle', own()[0]!)).mtimeMs, written, 'the start cache was rejected');
   });
 
