@@ -15,6 +15,7 @@ import { bytesKey } from '../state/headCache.ts';
 import { codeStoreKey } from '../state/walk.ts';
 import type { NodeSource } from '../../primitives/trie/read.ts';
 import { TrieUpdate } from '../../primitives/trie/update.ts';
+import { FlatLayer, type StoredAccount } from './flatLayers.ts';
 
 /**
  * Entries (memoised values and decoded trie nodes) kept before the memo starts over (a few MB: more than a busy
@@ -29,12 +30,6 @@ const MAX_ENTRIES = 50_000;
 const MAX_KEYS = 100_000;
 const accountKeys = new BoundedMemo<Address, Uint8Array>(MAX_KEYS);
 const slotKeys = new BoundedMemo<bigint, Uint8Array>(MAX_KEYS);
-
-/** An account as the archive holds it: the engine's view plus the storage root to read slots under. */
-interface StoredAccount {
-  info: AccountInfo;
-  storageRoot: Uint8Array;
-}
 
 /** The tries a reader has loaded, forked for a writer (see stateWrite.ts). */
 export interface LoadedTries {
@@ -64,17 +59,15 @@ export interface CarriedTries {
   flat?: FlatState;
 }
 
-/** Accounts (null: absent), slots and code at one root, as a reader memoises them. */
+/** Accounts (null: absent) and slots at one root, and code by hash, as a reader memoises them. */
 interface FlatState {
-  accounts: Map<Address, StoredAccount | null>;
-  slots: Map<Address, Map<bigint, bigint>>;
+  values: FlatLayer;
   codes: Map<string, Uint8Array>;
 }
 
 /** Reads the state at `root` for Kestrel's engine; never written (the engine journals its writes itself). */
 export class ArchiveStateReader implements StateReader, LoadedTries {
-  private accounts = new Map<Address, StoredAccount | null>();
-  private slots = new Map<Address, Map<bigint, bigint>>();
+  private values = new FlatLayer();
   private codes = new Map<string, Uint8Array>();
   private accountTrie: TrieUpdate;
   /** Storage tries by root (bytesKey). */
@@ -102,8 +95,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
       for (const [key, trie] of carried.storage) this.storageTries.set(key, trie.fork(undefined, this.loadNode));
       this.entries = carried.entries;
       // Values at this very root: readers of it (a block, a preview of it) may share them and add what they read.
-      if (carried.flat !== undefined)
-        ({ accounts: this.accounts, slots: this.slots, codes: this.codes } = carried.flat);
+      if (carried.flat !== undefined) ({ values: this.values, codes: this.codes } = carried.flat);
     } else {
       this.accountTrie = new TrieUpdate(root, this.loadNode, keccak256);
     }
@@ -135,32 +127,27 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   }
 
   /**
-   * This reader's values with `diff` over them: new maps (this reader's stay the parent root's, which an abandoned
-   * block goes back to), each changed account's slot map copied before its writes go in.
+   * This reader's values with `diff` over them: a layer holding the block's changes over this reader's values,
+   * which stay the parent root's (an abandoned block or a preview goes back to them).
    */
   private flatAfter(diff: readonly AccountDiff[], storageRoots: readonly Uint8Array[]): FlatState {
     if (storageRoots.length !== diff.length) throw new Error('carry: one storage root per account wanted');
-    const accounts = new Map(this.accounts);
-    const slots = new Map(this.slots);
+    const values = this.values.child();
     diff.forEach((d, i) => {
       if (d.deleted) {
-        accounts.set(d.address, null);
-        slots.delete(d.address);
+        values.setAccount(d.address, null);
+        values.clearStorage(d.address);
         return;
       }
       const storageRoot = storageRoots[i]!;
       const storageEmpty = bytesEqual(storageRoot, EMPTY_TRIE_ROOT);
       const info: AccountInfo = { nonce: d.nonce, balance: d.balance, codeHash: d.codeHash, storageEmpty };
-      accounts.set(d.address, { info, storageRoot });
-      // Cleared storage holds only the block's writes; otherwise the writes join the slots already known.
-      if (d.storageCleared) slots.set(d.address, new Map(d.storage));
-      else if (d.storage.size > 0) {
-        const words = new Map(slots.get(d.address));
-        for (const [slot, value] of d.storage) words.set(slot, value);
-        slots.set(d.address, words);
-      }
+      values.setAccount(d.address, { info, storageRoot });
+      // Cleared storage holds only the block's writes; otherwise the writes shadow the slots already known.
+      if (d.storageCleared) values.clearStorage(d.address);
+      for (const [slot, value] of d.storage) values.setSlot(d.address, slot, value);
     });
-    return { accounts, slots, codes: this.codes };
+    return { values, codes: this.codes };
   }
 
   /** A fork of the account trie with every node read so far loaded. */
@@ -185,7 +172,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
 
   /** An account's storage root at the root when already read (EMPTY_TRIE_ROOT if absent), else undefined. */
   knownStorageRoot(address: Address): Uint8Array | undefined {
-    const acc = this.accounts.get(address);
+    const acc = this.values.account(address);
     if (acc === undefined) return undefined;
     return acc === null ? EMPTY_TRIE_ROOT : acc.storageRoot;
   }
@@ -213,8 +200,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
 
   /** A storage slot's value at the root (0n when absent). */
   storage(address: Address, slot: bigint): bigint {
-    let words = this.slots.get(address);
-    const cached = words?.get(slot);
+    const cached = this.values.slot(address, slot);
     if (cached !== undefined) return cached;
     const acc = this.stored(address);
     let value = 0n;
@@ -223,11 +209,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
       if (raw !== undefined) value = bytesToBigint(rlpDecode(raw) as Uint8Array);
     }
     this.count();
-    if (words === undefined) {
-      words = new Map();
-      this.slots.set(address, words);
-    }
-    words.set(slot, value);
+    this.values.setSlot(address, slot, value);
     return value;
   }
 
@@ -237,7 +219,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
   }
 
   private stored(address: Address): StoredAccount | null {
-    let acc = this.accounts.get(address);
+    let acc = this.values.account(address);
     if (acc !== undefined) return acc;
     const rlp = this.accountTrie.get(this.accountKey(address));
     if (rlp === undefined) acc = null;
@@ -254,7 +236,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
       };
     }
     this.count();
-    this.accounts.set(address, acc);
+    this.values.setAccount(address, acc);
     return acc;
   }
 
@@ -270,8 +252,7 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
 
   private count(): void {
     if (++this.entries <= this.maxEntries) return;
-    this.accounts = new Map();
-    this.slots = new Map();
+    this.values = new FlatLayer();
     this.codes = new Map();
     // Tries already being walked keep the nodes they hold until the walk ends; new walks start from the roots.
     this.accountTrie = new TrieUpdate(this.root, this.loadNode, keccak256);
