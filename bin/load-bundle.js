@@ -22,11 +22,11 @@ const { BUNDLE_ID_PREFIX } = require('./build-state.js');
 /**
  * V8 flags a `start` runs with, set before its bundle is compiled. V8 rejects a code cache made under other flags
  * than the loading process has, and the node sets --heap-growing-percent from [cache] heap-growth-percent (default
- * 50, src/config/load.ts) once it has read its config: a cache written after that was rejected by every next start
+ * 20, src/config/load.ts) once it has read its config: a cache written after that was rejected by every next start
  * (a full compile, 300-500 ms of CPU on a busy 2-core machine). Set here first, the node's own setting to the default
  * changes nothing; another configured value still costs that compile.
  */
-const START_V8_FLAGS = ['--heap-growing-percent=50'];
+const START_V8_FLAGS = ['--heap-growing-percent=20'];
 
 /** Delay from a run's steady state to writing its cache: past a start's first answers. */
 const CACHE_DELAY_MS = 500;

@@ -23,8 +23,8 @@ describe('[cache] budget', () => {
     assert.equal(loadConfig(home, { 'cache.budget-mb': '128' }, DEFAULT_CHAIN_ID).cache.budgetBytes, 128 * MiB);
   });
 
-  test('heap-growth-percent: 50 by default, 0 (V8 decides) to 1000', () => {
-    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).cache.heapGrowthPercent, 50);
+  test('heap-growth-percent: 20 by default, 0 (V8 decides) to 1000', () => {
+    assert.equal(loadConfig(home, {}, DEFAULT_CHAIN_ID).cache.heapGrowthPercent, 20);
     assert.equal(loadConfig(home, { 'cache.heap-growth-percent': '0' }, DEFAULT_CHAIN_ID).cache.heapGrowthPercent, 0);
     for (const bad of ['1001', '-1', 'x']) {
       assert.throws(

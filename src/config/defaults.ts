@@ -54,9 +54,9 @@ recovery-min-batch = 1
 # (kestrel_cache_bytes) and share (kestrel_cache_limit_bytes). At least 64.
 budget-mb = 1024
 # How far the JavaScript heap may grow past its live data before a full garbage collection, in percent. Under load
-# V8's own rule (0) lets it reach 2-4x the live data, and RSS follows the heap; 50 keeps it near 1.5x for some more
+# V8's own rule (0) lets it reach 2-4x the live data, and RSS follows the heap; 20 keeps it near 1.2x for some more
 # collector time.
-heap-growth-percent = 50
+heap-growth-percent = 20
 
 [miner]
 # Account that receives the fees of the blocks this node produces (miner_setEtherbase writes it);

@@ -84,7 +84,7 @@ const MIN_CACHE_BUDGET_MB = 64;
 function cacheConfig(budget: unknown, growth: unknown): NodeConfig['cache'] {
   const mb = int(budget, 'cache.budget-mb');
   if (mb < MIN_CACHE_BUDGET_MB) throw new Error(`config: cache.budget-mb must be at least ${MIN_CACHE_BUDGET_MB}`);
-  const heapGrowthPercent = int(growth ?? 50, 'cache.heap-growth-percent');
+  const heapGrowthPercent = int(growth ?? 20, 'cache.heap-growth-percent');
   if (heapGrowthPercent > 1000) throw new Error('config: cache.heap-growth-percent must be at most 1000');
   return { budgetBytes: mb * 1024 * 1024, heapGrowthPercent };
 }

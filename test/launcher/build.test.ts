@@ -160,7 +160,7 @@ describe('build step', () => {
     await build(src, dist);
     const file = join(dist, 'bundle/kestreld.cjs');
     const loader = JSON.stringify(pathToFileURL(join(REPO_ROOT, 'bin/load-bundle.js')).href);
-    // What `kestreld start` does: load the bundle, set --heap-growing-percent to [cache]'s default (50), listen.
+    // What `kestreld start` does: load the bundle, set --heap-growing-percent to [cache]'s default (20), listen.
     const start = () =>
       execFileSync(
         process.execPath,
@@ -169,7 +169,7 @@ describe('build step', () => {
           '-e',
           `const { compileBundle } = await import(${loader});` +
             `const b = compileBundle(${JSON.stringify(file)}, 'start').run();` +
-            `(await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');` +
+            `(await import('node:v8')).setFlagsFromString('--heap-growing-percent=20');` +
             // Listening: the cache is written half a second later.
             `b.settled(); setTimeout(() => {}, 700);`,
         ],

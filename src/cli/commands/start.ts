@@ -177,7 +177,7 @@ export function registerStartCommand(program: Command): void {
     .option('--cache.budget-mb <n>', "MiB the node's caches may hold together (default 1024)")
     .option(
       '--cache.heap-growth-percent <n>',
-      "how far V8's heap may grow past its live data before a full GC, in percent (default 50; 0 = V8's own rule)",
+      "how far V8's heap may grow past its live data before a full GC, in percent (default 20; 0 = V8's own rule)",
     )
     .option('--metrics', 'serve Prometheus metrics on --metrics.address (default 127.0.0.1:6065; off unless given)')
     .option('--metrics.address <host:port>', 'Prometheus metrics listen address (implies --metrics)')
