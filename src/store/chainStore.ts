@@ -11,7 +11,7 @@ import type { BlockRecord, LogRecord, ReceiptRecord, TxLocation } from './record
 import { bigintToBytes, bytesToBigint, readU64be, u64be } from '../primitives/hex.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { hash } from 'node:crypto';
-import { keccak256 } from '../primitives/keccak.ts';
+import { logsBloom } from '../primitives/bloom.ts';
 import { blockKey, blockLogsKey, canonKey, cometTxKey, hashKey, metaKey, receiptsKey, txKey } from './schema.ts';
 
 const HEAD = metaKey('head');
@@ -41,26 +41,6 @@ export function blockSize(headerRaw: Uint8Array[], txs: Transaction[]): bigint {
 type RlpList = Array<Uint8Array | RlpList>;
 
 const NO_BYTES = new Uint8Array(0);
-
-/**
- * A receipt's logs bloom (Yellow Paper §4.3.1: three bits of keccak(address) and of keccak(topic) for each log), for
- * receipts stored without theirs (see encodeReceipts).
- */
-function bloomOfLogs(logs: readonly LogRecord[]): Uint8Array {
-  const bloom = new Uint8Array(256);
-  const add = (v: Uint8Array): void => {
-    const h = keccak256(v);
-    for (let i = 0; i < 6; i += 2) {
-      const bit = ((h[i]! << 8) | h[i + 1]!) & 2047;
-      bloom[255 - (bit >> 3)]! |= 1 << (bit & 7);
-    }
-  };
-  for (const l of logs) {
-    add(l.address);
-    for (const t of l.topics) add(t);
-  }
-  return bloom;
-}
 
 /**
  * A block's receipts record. The bloom, a function of the logs, is stored empty and computed again when read: its
@@ -98,7 +78,7 @@ function decodeReceipts(b: Uint8Array): ReceiptRecord[] {
       gasUsed: bytesToBigint(f[3]!),
       logs,
       // Records written before the bloom was left out hold it.
-      bloom: f[5]!.length === 256 ? f[5]! : bloomOfLogs(logs),
+      bloom: f[5]!.length === 256 ? f[5]! : logsBloom(logs),
       from: f[7]!,
       effectiveGasPrice: bytesToBigint(f[9]!),
     };

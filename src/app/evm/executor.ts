@@ -11,8 +11,8 @@ import {
   type TxInvalidReason,
   type WorldState,
 } from '../../evm/index.ts';
-import { keccak256 } from '../../primitives/keccak.ts';
 import { BoundedMemo } from '../../primitives/boundedMemo.ts';
+import { bloomBitsOf, setBloomBits } from '../../primitives/bloom.ts';
 import { encodeTx } from '../../primitives/tx/encode.ts';
 import type { Transaction } from '../../primitives/tx/types.ts';
 import { addressToBytes, wordToBytes } from '../../primitives/bytes.ts';
@@ -97,25 +97,19 @@ export function blockRejectReason(_reason: TxInvalidReason): TxRejectReason {
 const MAX_BLOOM_MEMO = 100_000;
 const bloomBits = new BoundedMemo<bigint, number>(MAX_BLOOM_MEMO);
 
-/** The three 11-bit bit indexes of `value` (its 20 or 32 bytes hashed), packed as b0 + b1·2¹¹ + b2·2²². */
+/** The packed bloom bits of `value` (bloomBitsOf), memoised by `key`. */
 function bitsOf(key: bigint, value: Uint8Array): number {
   let bits = bloomBits.get(key);
   if (bits === undefined) {
-    const h = keccak256(value);
-    bits = 0;
-    for (let i = 4, m = 1 << 22; i >= 0; i -= 2, m >>= 11) bits += (((h[i]! << 8) | h[i + 1]!) & 2047) * m;
+    bits = bloomBitsOf(value);
     bloomBits.set(key, bits);
   }
   return bits;
 }
 
-/** Sets the three bloom bits of one value (Yellow Paper §4.3.1); `key` tells a topic (≥ 0) from an address (< 0). */
+/** Sets the three bloom bits of one value; `key` tells a topic (≥ 0) from an address (< 0). */
 function bloomAdd(bloom: Uint8Array, key: bigint, value: Uint8Array): void {
-  const bits = bitsOf(key, value);
-  for (let j = 0, m = 1; j < 3; j++, m *= 2048) {
-    const bit = Math.floor(bits / m) & 2047;
-    bloom[255 - (bit >> 3)]! |= 1 << (bit & 7);
-  }
+  setBloomBits(bloom, bitsOf(key, value));
 }
 
 /** A log as the receipt stores it, and its bits in the receipt's bloom (block execution and eth_simulateV1). */
