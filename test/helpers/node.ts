@@ -312,8 +312,13 @@ export async function rpc<T = unknown>(
 }
 
 /** Like rpc() but returns `result` and throws (with the error object) on a JSON-RPC error. */
-export async function rpcResult<T = any>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const r = await rpc<T>(url, method, params);
+export async function rpcResult<T = any>(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  opts: { timeoutMs?: number } = {},
+): Promise<T> {
+  const r = await rpc<T>(url, method, params, opts);
   if (r.error !== undefined) {
     throw new Error(`${method}(${JSON.stringify(params).slice(0, 300)}) failed: ${JSON.stringify(r.error)}`);
   }

@@ -226,10 +226,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const recipient = accounts[3]!.address;
   const premine = o.premineBlocks ?? SOAK_PREMINE_BLOCKS;
   // Interval 0: the blocks keep the wall clock's timestamp instead of running the chain's clock hours ahead.
-  if (premine > 0) {
-    const r = await rpc(url, 'hardhat_mine', [`0x${premine.toString(16)}`, '0x0'], { timeoutMs: 600_000 });
-    if (r.error !== undefined) throw new Error(`hardhat_mine failed: ${JSON.stringify(r.error)}`);
-  }
+  if (premine > 0) await rpcResult(url, 'hardhat_mine', [`0x${premine.toString(16)}`, '0x0'], { timeoutMs: 600_000 });
   log(`mined ${premine} empty blocks before the load`);
 
   // The token: every account holds a supply; the ERC20 sender's transfers give the logs subscription its events.
