@@ -1,6 +1,5 @@
 // `kestreld start`: runs the node until SIGINT/SIGTERM (graceful: finish the block, flush, exit 0).
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import type { NodeConfig } from '../../config/schema.ts';
 import { DEFAULT_CHAIN_ID } from '../../config/defaults.ts';
@@ -10,6 +9,7 @@ import { routeConsole } from '../../log/console.ts';
 import { LogSink, parseLogFormat, parseLogLevel } from '../../log/logger.ts';
 import { defaultHome, homePaths, initHome, isInitialized, readAuthTokenFile } from '../../node/home.ts';
 import { errorMessage } from '../../errors/index.ts';
+import { setNodeV8Flags } from '../../primitives/workerBoot.ts';
 
 const FLAG_MAP: Record<string, string> = {
   blockTime: 'block-time',
@@ -227,7 +227,7 @@ export function registerStartCommand(program: Command): void {
       // short-lived objects (each block's), and RSS follows the heap, not the caches (see [cache] in app.toml). Set
       // even when 0 (V8's own default, its heuristics): the launcher sets the default first (bin/load-bundle.js
       // START_V8_FLAGS, so the code cache a start writes matches the flags the next one loads it with).
-      setFlagsFromString(`--heap-growing-percent=${config.cache.heapGrowthPercent}`);
+      setNodeV8Flags([`--heap-growing-percent=${config.cache.heapGrowthPercent}`]);
       sink.setLevel(config.log.level);
       sink.format = config.log.format;
       for (const secret of nodeSecrets(config)) sink.redact(secret);

@@ -11,7 +11,7 @@ import { secp256k1 } from '../../primitives/secp256k1.ts';
 import { recoverNow, type RecoveryJob } from '../../app/evm/validate.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { packJobs, RESULT_BYTES, type BatchReply } from './wire.ts';
-import { workerBootCode } from '../../primitives/workerBoot.ts';
+import { startWorker, workerBootCode } from '../../primitives/workerBoot.ts';
 
 /** How sender recovery is spread. */
 export interface RecoveryOptions {
@@ -42,8 +42,7 @@ class RecoveryWorker {
   readonly worker: Worker;
 
   constructor(boot: string, onReply: (r: BatchReply) => void, onDeath: (w: RecoveryWorker) => void) {
-    // node:worker_threads is loaded here, with the first worker: ~5 ms a node's start does not need.
-    this.worker = new (process.getBuiltinModule('node:worker_threads').Worker)(boot, { eval: true });
+    this.worker = startWorker(boot);
     this.worker.unref();
     this.worker.once('online', () => (this.online = true));
     this.worker.on('message', onReply);

@@ -10,7 +10,7 @@ import type { SandboxLimits } from '../js/limits.ts';
 import type { NodeSource } from '../syncState.ts';
 import type { FailureKind, Job, JobBody, Reply, WorkerInit } from './protocol.ts';
 import { serveReads } from './readBridge.ts';
-import { workerBootCode } from '../../primitives/workerBoot.ts';
+import { startWorker, workerBootCode } from '../../primitives/workerBoot.ts';
 
 /** How long past its deadline a tracer may run before its worker is terminated (it normally stops itself). */
 const KILL_GRACE_MS = 100;
@@ -67,8 +67,7 @@ class TraceWorker {
       this.failStart = reject;
     });
     this.ready.catch(() => {});
-    this.worker = new threads.Worker(boot, {
-      eval: true,
+    this.worker = startWorker(boot, {
       workerData: init,
       transferList: [port2],
       resourceLimits: { maxOldGenerationSizeMb: opts.heapMb, maxYoungGenerationSizeMb: 32 },
