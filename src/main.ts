@@ -170,6 +170,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       evmChainId: config.evmChainId,
       minGasPrice: config.minGasPrice,
       etherbase: config.etherbase ?? readValidatorAddress(config.home),
+      blockStateBytes: caps.block_state,
       queryModules: [new BankQueries(bank, config.bech32Prefix), ...stakingQueryModules(stateDb, genesis)],
       afterCommit:
         pruner || mode.afterCommit
@@ -316,6 +317,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
               receipts: chainStore.cacheBytes.receipts,
               state_views: stateDb.viewBytes,
               call_state: calls.stateBytes,
+              block_state: app.blockStateBytes,
               leveldb: kv.memoryBytes(),
               fork_history: fork?.history.bytes ?? 0,
               tx_decode: mode.decodeCacheBytes?.() ?? 0,

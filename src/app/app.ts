@@ -11,7 +11,7 @@ import { faultPoint } from '../store/faults.ts';
 import type { KvOp, KvStore } from '../store/kv.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
 import type { BlockRecord, ReceiptRecord } from '../store/records.ts';
-import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
+import { ArchiveStateReader, READER_ENTRY_BYTES, type CarriedTries } from './evm/archiveReader.ts';
 import { chainFork } from './evm/common.ts';
 import type { ExecTx, Rejection } from './evm/executor.ts';
 import {
@@ -81,6 +81,8 @@ export interface AppDeps {
   queryModules?: QueryModule[];
   /** --fork-url: the upstream state behind the local trie (fetched on first use, committed by the next block). */
   fork?: ForkState;
+  /** Bytes the tries and values a block hands to the next may hold (the [cache] budget's share); a default otherwise. */
+  blockStateBytes?: number;
 }
 
 /** The Kestrel application state machine. */
@@ -218,6 +220,11 @@ export class KestrelApp {
     return m.staking
       .lastValidatorPowers()
       .map(([op, power]) => ({ consPubkey: m.staking.validator(op)!.consPubkey, power }));
+  }
+
+  /** Estimated bytes of the head's block state: the tries and values the last block handed to the next. */
+  get blockStateBytes(): number {
+    return (this.carried?.entries ?? 0) * READER_ENTRY_BYTES;
   }
 
   /** The latest committed block. */

@@ -8,7 +8,7 @@ import { blockSize } from '../store/chainStore.ts';
 import type { BufferedTrieDb } from '../store/trieDb.ts';
 import type { BlockRecord } from '../store/records.ts';
 import { blockSizeOf, deriveMixHash, keccakOf, sealHeader, type BlockContext } from './block.ts';
-import { ArchiveStateReader, type CarriedTries } from './evm/archiveReader.ts';
+import { ArchiveStateReader, readerEntriesFor, type CarriedTries } from './evm/archiveReader.ts';
 import { blockEnvOf } from './evm/engineTx.ts';
 import { executeBlock, type BlockExecution, type EngineBlockExecution, type ExecTx } from './evm/executor.ts';
 import type { Genesis } from './genesis.ts';
@@ -33,21 +33,28 @@ export interface BuilderDeps {
   genesis: Genesis;
   evmChainId: bigint;
   fork?: ForkState;
+  /** Bytes the tries and values a block hands to the next may hold (the [cache] budget's share); a default otherwise. */
+  blockStateBytes?: number;
 }
 
-/** A block's execution over its parent state, with the state root it wrote and the tries to carry to the next. */
+/** A block's execution over its parent state, with the state root it wrote and the tries to carry to the next (if any). */
 export type BuiltExecution = EngineBlockExecution & {
   stateRoot: Uint8Array;
   storageRoots: Uint8Array[];
-  carry: CarriedTries;
+  carry: CarriedTries | undefined;
 };
 
 /** Builds blocks over a parent state for one chain (its Common, genesis and engine fork). */
 export class BlockBuilder {
+  /** The bound on a block reader's entries, carried ones included: the head's block state stays within its share. */
+  private readonly maxEntries: number | undefined;
+
   constructor(
     private readonly deps: BuilderDeps,
     private readonly engineFork: Fork,
-  ) {}
+  ) {
+    this.maxEntries = readerEntriesFor(deps.blockStateBytes);
+  }
 
   /**
    * The chain's first block over `stateRoot`: genesis, or for a forked chain the upstream's fork block N (its
@@ -117,7 +124,7 @@ export class BlockBuilder {
   ): BuiltExecution {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
     const hashOf = (n: bigint): Uint8Array | undefined => this.deps.chain.blockByNumber(n)?.hash;
-    const reader = new ArchiveStateReader(parentRoot, readNode, hashOf, undefined, carried);
+    const reader = new ArchiveStateReader(parentRoot, readNode, hashOf, this.maxEntries, carried);
     const elapsed = ctx.timestamp - parentTime;
     const hooks = blockHooks(this.deps.genesis.modules.params, ctx.number, ctx.timestamp, consensus, elapsed);
     const env = blockEnvOf(ctx, this.deps.evmChainId);
@@ -172,7 +179,7 @@ export class BlockBuilder {
     carried: CarriedTries | undefined,
   ): { root: Uint8Array; changes: HeadChange[] } {
     const readNode = (key: Uint8Array): Uint8Array | undefined => db.getSync(key);
-    const reader = new ArchiveStateReader(parentRoot, readNode, () => undefined, undefined, carried);
+    const reader = new ArchiveStateReader(parentRoot, readNode, () => undefined, this.maxEntries, carried);
     const diff = editsDiff(reader, withSupplyFollowing(reader, edits));
     const storageRoots: Uint8Array[] = [];
     const put = (k: Uint8Array, v: Uint8Array): void => db.putSync(k, v);

@@ -43,7 +43,7 @@ describe('[cache] budget', () => {
   test('the shares add up to at most the budget, each a positive whole number of bytes', () => {
     for (const budget of [64 * MiB, 1000 * MiB + 7, DEFAULT_CACHE_BUDGET_BYTES, 16 * 1024 * MiB]) {
       const limits = Object.values(cacheLimits(budget));
-      assert.equal(limits.length, 11);
+      assert.equal(limits.length, 12);
       for (const l of limits) assert.ok(Number.isSafeInteger(l) && l > 0, String(l));
       const sum = limits.reduce((a, b) => a + b, 0);
       assert.ok(sum <= budget && sum > budget - limits.length, `${sum} vs ${budget}`);

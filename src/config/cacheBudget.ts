@@ -12,6 +12,7 @@ export type CacheName =
   | 'receipts'
   | 'state_views'
   | 'call_state'
+  | 'block_state'
   | 'leveldb'
   | 'fork_history'
   | 'tx_decode';
@@ -20,7 +21,8 @@ export type CacheName =
  * Shares of the budget, summing to 1. The largest go where a miss costs most: trie nodes (a miss is a LevelDB read
  * and a decode per level of a walk) and the head's flat state (every read at `latest` and every admission). LevelDB's
  * own block cache backs all of them with compressed blocks. Blocks and receipts serve the newest blocks' reads and
- * the log filters; the memos of calls and historical reads hold what one block's requests touch.
+ * the log filters; the memos of calls and historical reads hold what one block's requests touch, and the head's
+ * block state what the next block's execution reads again (the tries and values a block hands to the next).
  */
 const SHARES: Readonly<Record<CacheName, number>> = {
   trie_nodes: 0.25,
@@ -29,8 +31,9 @@ const SHARES: Readonly<Record<CacheName, number>> = {
   code_analysis: 0.02,
   blocks: 0.08,
   receipts: 0.08,
-  state_views: 0.1,
+  state_views: 0.07,
   call_state: 0.07,
+  block_state: 0.03,
   leveldb: 0.1,
   fork_history: 0.03,
   tx_decode: 0.02,

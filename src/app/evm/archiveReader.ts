@@ -18,10 +18,18 @@ import { TrieUpdate } from '../../primitives/trie/update.ts';
 import { FlatLayer, type StoredAccount } from './flatLayers.ts';
 
 /**
- * Entries (memoised values and decoded trie nodes) kept before the memo starts over (a few MB: more than a busy
- * head's calls touch between blocks).
+ * Entries (memoised values and decoded trie nodes) kept before the memo starts over when no budget says otherwise
+ * (a few MB: more than a busy head's calls touch between blocks).
  */
 const MAX_ENTRIES = 50_000;
+
+/** What one reader entry (a memoised value or a decoded trie node) costs, estimated. */
+export const READER_ENTRY_BYTES = 400;
+
+/** How many reader entries `bytes` hold (at least one), or undefined (the reader's default) without a bound. */
+export function readerEntriesFor(bytes: number | undefined): number | undefined {
+  return bytes === undefined ? undefined : Math.max(1, Math.floor(bytes / READER_ENTRY_BYTES));
+}
 
 /**
  * Hashed trie keys kept across readers before the memo starts over: keccak(address) and keccak(slot) are pure, so
@@ -110,7 +118,8 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
    * The tries to hand to the next block's reader once this block commits: `accounts` and `storage` (new storage
    * roots) as the writer committed them at `stateRoot`, with every storage trie this reader loaded; `written` new
    * nodes join the count. `diff` (with each account's storage root after it, `storageRoots`) is what the block
-   * changed: laid over this reader's values it gives the flat state at `stateRoot`.
+   * changed: laid over this reader's values it gives the flat state at `stateRoot`. Undefined when the count
+   * reaches this reader's bound: the next reader would start over anyway, and not holding them frees them now.
    */
   carry(
     stateRoot: Uint8Array,
@@ -119,11 +128,13 @@ export class ArchiveStateReader implements StateReader, LoadedTries {
     written: number,
     diff: readonly AccountDiff[],
     storageRoots: readonly Uint8Array[],
-  ): CarriedTries {
+  ): CarriedTries | undefined {
+    const entries = this.entries + written + diff.length;
+    if (entries >= this.maxEntries) return undefined;
     const all = new Map(this.storageTries);
     for (const [root, trie] of storage) all.set(bytesKey(root), trie);
     const flat = this.flatAfter(diff, storageRoots);
-    return { root: stateRoot, accounts, storage: all, entries: this.entries + written + diff.length, flat };
+    return { root: stateRoot, accounts, storage: all, entries, flat };
   }
 
   /**

@@ -31,7 +31,7 @@ import type { BlockRecord } from '../../store/records.ts';
 import { contextOf } from '../block.ts';
 import type { NodeSource } from '../../primitives/trie/read.ts';
 import { buildAccessList, type AccessListResult, type AccessRun } from './accessList.ts';
-import { ArchiveStateReader } from './archiveReader.ts';
+import { ArchiveStateReader, READER_ENTRY_BYTES, readerEntriesFor } from './archiveReader.ts';
 import { forkReader } from '../fork/forkReader.ts';
 import type { ForkState } from '../fork/forkState.ts';
 import {
@@ -58,9 +58,6 @@ export interface CallLimits {
   /** Bytes the kept readers' memos may hold together (the [cache] budget's share); the readers' default otherwise. */
   stateBytes?: number;
 }
-
-/** What one reader entry (a memoised value or a decoded trie node) costs, estimated. */
-const READER_ENTRY_BYTES = 400;
 
 /** State roots whose readers are kept (the head, and the one before it while a block commits). */
 const POOLED_ROOTS = 2;
@@ -156,10 +153,9 @@ export class CallService {
     const root = bareHex(block.header.stateRoot);
     let r = this.readers.get(root);
     if (r === undefined) {
-      const maxEntries =
-        this.limits.stateBytes === undefined
-          ? undefined
-          : Math.max(1, Math.floor(this.limits.stateBytes / POOLED_ROOTS / READER_ENTRY_BYTES));
+      const maxEntries = readerEntriesFor(
+        this.limits.stateBytes === undefined ? undefined : this.limits.stateBytes / POOLED_ROOTS,
+      );
       r = new ArchiveStateReader(block.header.stateRoot, this.readNode, this.hashOf, maxEntries);
       this.readers.set(root, r);
     }
