@@ -109,12 +109,15 @@ describe('CometBFT application', () => {
     const a = await node({ etherbase: 0x01, minGasPrice: 0n });
     const b = await node({ etherbase: 0x02, minGasPrice: 5n * GWEI });
     // A third validator recovers the blocks' senders on two worker threads (ProcessProposal and FinalizeBlock).
-    const w = await node({ etherbase: 0x03, minGasPrice: 0n, recovery: await workerRecovery(2) });
+    const recovery = await workerRecovery(2);
+    const w = await node({ etherbase: 0x03, minGasPrice: 0n, recovery });
     const garbage = Uint8Array.of(0x02, 0xc0);
     const blocks = [
       block(1n, [tx(alice, 0n), tx(alice, 1n, 5n), garbage, tx(alice, 1n, 7n), tx(alice, 5n)], 1_800_000_000n),
       block(2n, [], 1_800_000_000n), // the same BFT second: the header keeps the BFT time, not parent + 1
       block(3n, [tx(alice, 2n, 3n), unrecoverable()], 1_800_000_002n),
+      // Above MAIN_SHARE_FROM: the workers' validator recovers a share on its main thread, the rest on the workers.
+      block(4n, [...Array.from({ length: 80 }, (_, i) => tx(alice, 3n + BigInt(i))), unrecoverable()], 1_800_000_002n),
     ];
     for (const n of [a, b, w]) {
       const init = n.abci.initChain({
@@ -132,9 +135,9 @@ describe('CometBFT application', () => {
         const proposal = { ...req, proposedLastCommit: { round: 0, votes: [] } };
         const [pa, pw] = [await a.abci.processProposal(proposal), await w.abci.processProposal(proposal)];
         assert.equal(pw.status, pa.status);
-        // Block 3 holds the tx whose signature recovers no key: a malformed proposal, with or without workers.
+        // Blocks 3 and 4 hold the tx whose signature recovers no key: a malformed proposal, with or without workers.
         const want =
-          i === 2 ? ResponseProcessProposal_ProposalStatus.REJECT : ResponseProcessProposal_ProposalStatus.ACCEPT;
+          i >= 2 ? ResponseProcessProposal_ProposalStatus.REJECT : ResponseProcessProposal_ProposalStatus.ACCEPT;
         assert.equal(pw.status, want);
       }
       const [ra, rb, rw] = [
@@ -149,7 +152,11 @@ describe('CometBFT application', () => {
       assert.equal(bytesToHex(a.app.head.hash), bytesToHex(b.app.head.hash));
       assert.equal(bytesToHex(w.app.head.hash), bytesToHex(a.app.head.hash));
     }
-    assert.equal(a.app.head.number, 3n);
+    assert.equal(a.app.head.number, 4n);
+    assert.ok(
+      recovery.inlineJobs > 0 && recovery.inlineJobs < 81,
+      'block 4 was shared by the main thread and the workers',
+    );
     assert.equal(bytesToHex(a.app.head.header.coinbase.bytes), '0x' + 'ab'.repeat(20)); // the proposer, not the etherbase
     const h1 = a.app.head.header.timestamp;
     assert.equal(h1, 1_800_000_002n);
