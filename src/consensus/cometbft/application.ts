@@ -28,9 +28,9 @@ import {
   type ResponsePrepareProposal,
   type ResponseProcessProposal,
   type ResponseQuery,
+  type Request,
 } from 'cosmjs-types/tendermint/abci/types';
 import type { AbciApplication } from '../../abci/server.ts';
-import type { Request } from 'cosmjs-types/tendermint/abci/types';
 import type { ExecTx } from '../../app/evm/executor.ts';
 import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
 import type { ConsensusInfo } from '../../app/staking/modules.ts';
