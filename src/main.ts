@@ -206,6 +206,7 @@ export async function startNode(config: NodeConfig, opts: { log?: LogSink } = {}
       genesis,
       version: VERSION,
       validatorKeyPath: paths.validatorKey,
+      recovery,
       restored: async () => {
         stateDb.checkRoots = true;
         await app.reload();

@@ -141,6 +141,28 @@ describe('ABCI socket server', () => {
     c.sock.destroy();
   });
 
+  it('shows the app every request of one read before the first is answered (received), then answers in order', async () => {
+    const rec = recordingApp();
+    const seen: string[] = [];
+    const app: AbciApplication = {
+      ...rec.app,
+      received: (r) => seen.push(`${Object.keys(Request.toJSON(r) as object)[0]}@${rec.calls.length}`),
+    };
+    const s = await startAbciServer({ laddr: 'tcp://127.0.0.1:0', app, log: () => {} });
+    servers.push(s);
+    const c = await client(s.address);
+    c.send({ checkTx: { tx: Uint8Array.of(3) } }, { checkTx: { tx: Uint8Array.of(5) } }, { flush: {} });
+    const got = await c.waitFor(3);
+    // All three were seen while no handler had run yet (the calls count was 0 each time).
+    assert.deepEqual(seen, ['checkTx@0', 'checkTx@0', 'flush@0']);
+    assert.deepEqual(rec.calls, ['checkTx:3', 'checkTx:5']);
+    assert.deepEqual(
+      got.map((r) => r.checkTx?.gasWanted),
+      [3n, 5n, undefined],
+    );
+    c.sock.destroy();
+  });
+
   it('serialises handlers across the four connections', async () => {
     const rec = recordingApp();
     const s = await startAbciServer({ laddr: 'tcp://127.0.0.1:0', app: rec.app, log: () => {} });

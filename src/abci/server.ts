@@ -46,6 +46,11 @@ export interface AbciApplication {
   processProposal(req: RequestProcessProposal): Promise<ResponseProcessProposal> | ResponseProcessProposal;
   finalizeBlock(req: RequestFinalizeBlock): Promise<ResponseFinalizeBlock> | ResponseFinalizeBlock;
   commit(): Promise<ResponseCommit> | ResponseCommit;
+  /**
+   * Optional: sees each request as it is read, before its turn in the connection's queue (the CheckTx requests of
+   * one read can start their stateless work together). Must not change state: the turn may be far off.
+   */
+  received?(req: Request): void;
   /** State sync (optional): without these the server offers no snapshots and refuses offered ones. */
   listSnapshots?(): ResponseListSnapshots;
   loadSnapshotChunk?(req: RequestLoadSnapshotChunk): ResponseLoadSnapshotChunk;
@@ -215,6 +220,7 @@ export async function startAbciServer(opts: AbciServerOptions): Promise<AbciServ
           kill(`undecodable ABCI request: ${(e as Error).message}`);
           return;
         }
+        opts.app.received?.(req);
         void order.run(async () => {
           if (dead) return;
           let out: Handled;

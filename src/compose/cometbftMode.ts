@@ -71,8 +71,8 @@ export class CometbftMode implements ConsensusMode {
     const rpcUrl = this.rpcUrl;
     const fwd = new CometForwarder(d.pool, (raw) => broadcastTxSync(rpcUrl, raw));
     this.forwarder = fwd;
-    d.txs.useForwarder((tx) => fwd.submitted(tx));
-    this.cometApp = new CometApplication({
+    const recovery = d.recovery;
+    const cometApp = new CometApplication({
       app: d.app,
       appHash: (b) => d.bank.appHash(b),
       genesisDoc: d.genesisDoc,
@@ -88,6 +88,7 @@ export class CometbftMode implements ConsensusMode {
       }),
       log: lineLogger(this.logs.logger('abci')),
       decodeCacheBytes: cacheLimits(this.config.cache.budgetBytes).tx_decode,
+      recover: recovery && ((job) => recovery.recover(job)),
       onChecked: (tx) => {
         fwd.markKnown(tx.hash);
         d.txs.adopt(tx);
@@ -99,6 +100,13 @@ export class CometbftMode implements ConsensusMode {
         // Queued txs may be executable now. Not awaited: CometBFT holds its mempool lock until its rechecks end.
         setImmediate(() => void fwd.pump());
       },
+    });
+    this.cometApp = cometApp;
+    // A tx sent here was decoded and its sender recovered by the submit path: CometBFT's CheckTx of the same bytes
+    // finds it in the decode cache instead of recovering the sender a second time.
+    d.txs.useForwarder((tx) => {
+      cometApp.seed(tx);
+      return fwd.submitted(tx);
     });
     return { syncStatus: new CometSyncStatus(httpCometCall(rpcUrl), () => d.app.head.number) };
   }

@@ -11,6 +11,7 @@ import type { SyncProgress } from '../consensus/cometbft/syncStatus.ts';
 import type { LogSink } from '../log/logger.ts';
 import type { TxPool } from '../mempool/pool.ts';
 import type { TxSubmitter } from '../mempool/submit.ts';
+import type { SenderRecovery } from '../mempool/recovery/workers.ts';
 import type { AbciTimer } from '../metrics/abci.ts';
 import type { ChainStore } from '../store/chainStore.ts';
 import type { KvStore } from '../store/kv.ts';
@@ -35,6 +36,8 @@ export interface ConsensusDeps {
   genesis: Genesis;
   version: string;
   validatorKeyPath: string;
+  /** The node's sender-recovery workers (absent: none configured): CometBFT mode recovers blocks' senders there. */
+  recovery?: SenderRecovery;
   /** Called once a state-sync restore has written its snapshot: reopen the app at that height. */
   restored(): Promise<void>;
 }

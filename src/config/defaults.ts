@@ -40,8 +40,8 @@ price-bump = 10
 journal = true
 # fsync the journal before acknowledging a transaction (survives a power loss too, at some throughput cost).
 journal-fsync = true
-# Worker threads that recover the senders of submitted transactions (0: the main thread does it): signature
-# recovery moves to another core. "auto": one when the machine has two cores or more.
+# Worker threads that recover the senders of submitted transactions, and under CometBFT of proposals' and CheckTx's
+# (0: the main thread does it): signature recovery moves to other cores. "auto": one with two cores or more.
 recovery-workers = "auto"
 # The submitted transactions of one event-loop turn go to the workers as one batch when there are at least this
 # many; fewer are recovered on the main thread.

@@ -17,6 +17,7 @@ export function instrumentAbci(app: AbciApplication, timer: AbciTimer): AbciAppl
     processProposal: (r) => timer.timeAbci('process_proposal', () => app.processProposal(r)),
     finalizeBlock: (r) => timer.timeAbci('finalize_block', () => app.finalizeBlock(r)),
     commit: () => timer.timeAbci('commit', () => app.commit()),
+    received: app.received?.bind(app),
     listSnapshots: app.listSnapshots?.bind(app),
     loadSnapshotChunk: app.loadSnapshotChunk?.bind(app),
     offerSnapshot: app.offerSnapshot ? (r) => timer.timeAbci('offer_snapshot', () => app.offerSnapshot!(r)) : undefined,

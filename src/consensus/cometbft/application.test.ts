@@ -12,6 +12,7 @@ import { BankStore } from '../../app/bank/store.ts';
 import { parseGenesis } from '../../app/genesis.ts';
 import { deriveAccounts, DEV_MNEMONIC, type DevAccount } from '../../keys/devAccounts.ts';
 import { bytesToHex } from '../../primitives/hex.ts';
+import { SenderRecovery } from '../../mempool/recovery/workers.ts';
 import { CometApplication, consensusAddress } from './application.ts';
 import { DEV_GENESIS, DEV_GENESIS_DOC, openTestApp, TEST_COMMON } from '../../../test/helpers/app.ts';
 
@@ -20,12 +21,28 @@ const genesisDoc = DEV_GENESIS_DOC;
 const [alice, bob] = deriveAccounts(DEV_MNEMONIC, 2) as [DevAccount, DevAccount];
 const GWEI = 1_000_000_000n;
 const dirs: string[] = [];
-after(() => {
+const recoveries: SenderRecovery[] = [];
+after(async () => {
+  for (const r of recoveries) await r.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** Sender recovery on `workers` threads, started (so the first batches go to the workers, not inline). */
+async function workerRecovery(workers: number): Promise<SenderRecovery> {
+  const r = new SenderRecovery({ workers, minBatch: 1 });
+  recoveries.push(r);
+  await r.start();
+  return r;
+}
+
 async function node(
-  local: { etherbase: number; minGasPrice: bigint; feeRecipients?: Map<string, Uint8Array>; log?: (l: string) => void },
+  local: {
+    etherbase: number;
+    minGasPrice: bigint;
+    feeRecipients?: Map<string, Uint8Array>;
+    log?: (l: string) => void;
+    recovery?: SenderRecovery;
+  },
   dir = mkdtempSync(join(tmpdir(), 'kestrel-abci-')),
 ) {
   if (!dirs.includes(dir)) dirs.push(dir);
@@ -41,6 +58,7 @@ async function node(
     version: 'test',
     log: local.log ?? (() => {}),
     feeRecipients: local.feeRecipients,
+    recover: local.recovery && ((job) => local.recovery!.recover(job)),
   });
   return { kv, app, abci, dir };
 }
@@ -60,6 +78,12 @@ function tx(from: DevAccount, nonce: bigint, value = 1n, tip = GWEI): Uint8Array
   )
     .sign(from.privateKey)
     .serialize();
+}
+
+/** A tx whose signature passes the value checks but recovers no key (r = 5 is no point's x): "invalid sender". */
+function unrecoverable(): Uint8Array {
+  const fields = { chainId: 9000n, nonce: 3n, to: bob.address, gasLimit: 21000n, maxFeePerGas: 10n * GWEI };
+  return createFeeMarket1559Tx({ ...fields, maxPriorityFeePerGas: GWEI, v: 0n, r: 5n, s: 1n }, { common }).serialize();
 }
 
 function block(height: bigint, txs: Uint8Array[], seconds: bigint): RequestFinalizeBlock {
@@ -84,13 +108,18 @@ describe('CometBFT application', () => {
   it('gives the same results, app hashes and Ethereum block hashes on validators with different local settings', async () => {
     const a = await node({ etherbase: 0x01, minGasPrice: 0n });
     const b = await node({ etherbase: 0x02, minGasPrice: 5n * GWEI });
+    // A third validator recovers the blocks' senders on two worker threads (ProcessProposal and FinalizeBlock).
+    const recovery = await workerRecovery(2);
+    const w = await node({ etherbase: 0x03, minGasPrice: 0n, recovery });
     const garbage = Uint8Array.of(0x02, 0xc0);
     const blocks = [
       block(1n, [tx(alice, 0n), tx(alice, 1n, 5n), garbage, tx(alice, 1n, 7n), tx(alice, 5n)], 1_800_000_000n),
       block(2n, [], 1_800_000_000n), // the same BFT second: the header keeps the BFT time, not parent + 1
-      block(3n, [tx(alice, 2n, 3n)], 1_800_000_002n),
+      block(3n, [tx(alice, 2n, 3n), unrecoverable()], 1_800_000_002n),
+      // Above MAIN_SHARE_FROM: the workers' validator recovers a share on its main thread, the rest on the workers.
+      block(4n, [...Array.from({ length: 80 }, (_, i) => tx(alice, 3n + BigInt(i))), unrecoverable()], 1_800_000_002n),
     ];
-    for (const n of [a, b]) {
+    for (const n of [a, b, w]) {
       const init = n.abci.initChain({
         chainId: 'kestrel_9000-1',
         validators: [],
@@ -100,15 +129,34 @@ describe('CometBFT application', () => {
       });
       assert.deepEqual(init.appHash, n.abci.info().lastBlockAppHash);
     }
-    for (const req of blocks) {
-      const [ra, rb] = [await a.abci.finalizeBlock(req), await b.abci.finalizeBlock(req)];
+    for (const [i, req] of blocks.entries()) {
+      // The workers' validator sees the first block only in FinalizeBlock, the others after a ProcessProposal.
+      if (i > 0) {
+        const proposal = { ...req, proposedLastCommit: { round: 0, votes: [] } };
+        const [pa, pw] = [await a.abci.processProposal(proposal), await w.abci.processProposal(proposal)];
+        assert.equal(pw.status, pa.status);
+        // Blocks 3 and 4 hold the tx whose signature recovers no key: a malformed proposal, with or without workers.
+        const want =
+          i >= 2 ? ResponseProcessProposal_ProposalStatus.REJECT : ResponseProcessProposal_ProposalStatus.ACCEPT;
+        assert.equal(pw.status, want);
+      }
+      const [ra, rb, rw] = [
+        await a.abci.finalizeBlock(req),
+        await b.abci.finalizeBlock(req),
+        await w.abci.finalizeBlock(req),
+      ];
       assert.deepEqual(plain(ra), plain(rb));
+      assert.deepEqual(plain(rw), plain(ra));
       assert.equal(ra.txResults.length, req.txs.length);
-      await a.abci.commit();
-      await b.abci.commit();
+      for (const n of [a, b, w]) await n.abci.commit();
       assert.equal(bytesToHex(a.app.head.hash), bytesToHex(b.app.head.hash));
+      assert.equal(bytesToHex(w.app.head.hash), bytesToHex(a.app.head.hash));
     }
-    assert.equal(a.app.head.number, 3n);
+    assert.equal(a.app.head.number, 4n);
+    assert.ok(
+      recovery.inlineJobs > 0 && recovery.inlineJobs < 81,
+      'block 4 was shared by the main thread and the workers',
+    );
     assert.equal(bytesToHex(a.app.head.header.coinbase.bytes), '0x' + 'ab'.repeat(20)); // the proposer, not the etherbase
     const h1 = a.app.head.header.timestamp;
     assert.equal(h1, 1_800_000_002n);
@@ -135,29 +183,41 @@ describe('CometBFT application', () => {
       [21000n, 21000n, 0n, 0n, 0n],
     );
     assert.equal(r1.txResults[0]!.events[0]!.attributes[0]!.key, 'ethereumTxHash');
-    for (const n of [a, b]) await n.kv.close();
+    for (const n of [a, b, w]) await n.kv.close();
   });
 
-  it('admits each sender nonce by nonce, refuses gaps, and rebuilds the check state on RECHECK after Commit', async () => {
-    const n = await node({ etherbase: 1, minGasPrice: 0n });
-    const check = (raw: Uint8Array, type = 0) => n.abci.checkTx({ tx: raw, type });
-    assert.equal((await check(tx(alice, 0n))).code, 0);
-    assert.equal((await check(tx(alice, 1n))).code, 0);
-    const gap = await check(tx(alice, 3n));
-    assert.equal(gap.code, 32);
-    assert.match(gap.log, /nonce too high/);
-    assert.equal((await check(tx(alice, 1n, 9n))).code, 32); // nonce 1 is taken in the check state
-    assert.equal((await check(Uint8Array.of(1, 2, 3))).code, 2);
-    assert.equal(n.abci.pendingNonce(alice.address), 2n);
-    await n.abci.finalizeBlock(block(1n, [tx(alice, 0n)], 1_800_000_000n));
-    await n.abci.commit();
-    assert.equal(n.abci.pendingNonce(alice.address), undefined);
-    // CometBFT rechecks what is left (nonce 1) first, in FIFO order; nonce 2 then follows.
-    assert.equal((await check(tx(alice, 1n), 1)).code, 0);
-    assert.equal((await check(tx(alice, 2n))).code, 0);
-    assert.equal((await check(tx(alice, 0n), 1)).code, 32); // mined: evicted on recheck
-    await n.kv.close();
-  });
+  for (const workers of [0, 2]) {
+    it(`admits each sender nonce by nonce, refuses gaps, and rebuilds the check state on RECHECK after Commit (${workers} recovery workers)`, async () => {
+      const n = await node({
+        etherbase: 1,
+        minGasPrice: 0n,
+        recovery: workers > 0 ? await workerRecovery(workers) : undefined,
+      });
+      // As the ABCI server does: each request is seen when read, then answered in its turn.
+      const check = (raw: Uint8Array, type = 0) => {
+        n.abci.received({ checkTx: { tx: raw, type } });
+        return n.abci.checkTx({ tx: raw, type });
+      };
+      assert.equal((await check(tx(alice, 0n))).code, 0);
+      assert.equal((await check(tx(alice, 1n))).code, 0);
+      const gap = await check(tx(alice, 3n));
+      assert.equal(gap.code, 32);
+      assert.match(gap.log, /nonce too high/);
+      assert.equal((await check(tx(alice, 1n, 9n))).code, 32); // nonce 1 is taken in the check state
+      assert.equal((await check(Uint8Array.of(1, 2, 3))).code, 2);
+      const bad = await check(unrecoverable());
+      assert.deepEqual([bad.code, bad.log], [2, 'invalid sender']);
+      assert.equal(n.abci.pendingNonce(alice.address), 2n);
+      await n.abci.finalizeBlock(block(1n, [tx(alice, 0n)], 1_800_000_000n));
+      await n.abci.commit();
+      assert.equal(n.abci.pendingNonce(alice.address), undefined);
+      // CometBFT rechecks what is left (nonce 1) first, in FIFO order; nonce 2 then follows.
+      assert.equal((await check(tx(alice, 1n), 1)).code, 0);
+      assert.equal((await check(tx(alice, 2n))).code, 0);
+      assert.equal((await check(tx(alice, 0n), 1)).code, 32); // mined: evicted on recheck
+      await n.kv.close();
+    });
+  }
 
   it('accepts well-formed proposals only, and prepares within max_tx_bytes without undecodable txs', async () => {
     const n = await node({ etherbase: 1, minGasPrice: 0n });
@@ -171,11 +231,11 @@ describe('CometBFT application', () => {
       proposerAddress: new Uint8Array(20),
     };
     assert.equal(
-      n.abci.processProposal({ ...base, txs: [tx(alice, 0n), tx(alice, 7n)] }).status,
+      (await n.abci.processProposal({ ...base, txs: [tx(alice, 0n), tx(alice, 7n)] })).status,
       ResponseProcessProposal_ProposalStatus.ACCEPT,
     );
     assert.equal(
-      n.abci.processProposal({ ...base, txs: [tx(alice, 0n), Uint8Array.of(0xff)] }).status,
+      (await n.abci.processProposal({ ...base, txs: [tx(alice, 0n), Uint8Array.of(0xff)] })).status,
       ResponseProcessProposal_ProposalStatus.REJECT,
     );
     const txs = [tx(alice, 0n), Uint8Array.of(0xff), tx(alice, 1n), tx(alice, 2n)];

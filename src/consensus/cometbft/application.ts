@@ -28,14 +28,16 @@ import {
   type ResponsePrepareProposal,
   type ResponseProcessProposal,
   type ResponseQuery,
+  type Request,
 } from 'cosmjs-types/tendermint/abci/types';
 import type { AbciApplication } from '../../abci/server.ts';
+import type { ExecTx } from '../../app/evm/executor.ts';
 import { BlockIDFlag } from 'cosmjs-types/tendermint/types/validator';
 import type { ConsensusInfo } from '../../app/staking/modules.ts';
 import type { CheckedTx, CommittedBlock, FinalizeResult, KestrelApp } from '../../app/app.ts';
 import type { BlockRecord } from '../../store/records.ts';
 import type { GenesisDoc } from '../../app/genesis.ts';
-import { MAX_TX_BYTES } from '../../app/evm/validate.ts';
+import { MAX_TX_BYTES, type RecoveryJob } from '../../app/evm/validate.ts';
 import { blockSizeBudget } from '../../app/blockSize.ts';
 import { abciCode } from '../../abci/codes.ts';
 import { KestrelError } from '../../errors/index.ts';
@@ -73,6 +75,11 @@ export interface CometAppOptions {
   log?(line: string): void;
   /** Bytes the decoded-tx cache may hold (the [cache] budget's share; its default otherwise). */
   decodeCacheBytes?: number;
+  /**
+   * Recovers senders off the main thread (the node's recovery workers): a proposal's txs and the CheckTx requests
+   * of one socket read go as one batch. Absent: every sender is recovered inline, as decode() does.
+   */
+  recover?(job: RecoveryJob): Promise<Uint8Array>;
 }
 
 /** CometBFT's address of an ed25519 or secp256k1 validator key: the first 20 bytes of its SHA-256. */
@@ -137,9 +144,32 @@ export class CometApplication implements AbciApplication {
   }
 
   constructor(private readonly opts: CometAppOptions) {
-    this.decoded = new DecodeCache((raw) => opts.app.decode(raw), undefined, opts.decodeCacheBytes);
+    const { app, recover } = opts;
+    this.decoded = new DecodeCache(
+      (raw) => app.decode(raw),
+      undefined,
+      opts.decodeCacheBytes,
+      recover && {
+        prepare: (raw) => app.prepare(raw),
+        recover,
+        recovered: (u, pub) => app.recovered(u, pub),
+      },
+    );
     this.checkState = new CheckState(opts.app, this.decoded);
     this.log = opts.log ?? ((l) => console.log(l));
+  }
+
+  /**
+   * A request read off the socket, before its turn: a CheckTx's sender recovery starts at once, so the CheckTx
+   * requests of one read are recovered as one batch on the workers while the earlier ones are answered.
+   */
+  received(req: Request): void {
+    if (req.checkTx) void this.decoded.warm([req.checkTx.tx]);
+  }
+
+  /** A tx this node decoded from its own submit path (the bytes it broadcasts): CheckTx will not decode it again. */
+  seed(tx: ExecTx): void {
+    this.decoded.seed(tx);
   }
 
   /** The next nonce CometBFT's mempool expects from a sender (undefined: no tx of it is pending). */
@@ -264,7 +294,8 @@ export class CometApplication implements AbciApplication {
   }
 
   /** ProcessProposal: deterministic; rejects only malformed blocks (undecodable or oversized txs). */
-  processProposal(req: RequestProcessProposal): ResponseProcessProposal {
+  async processProposal(req: RequestProcessProposal): Promise<ResponseProcessProposal> {
+    await this.decoded.warm(req.txs);
     for (const raw of req.txs) {
       try {
         if (raw.length > MAX_TX_BYTES) throw new Error('oversized');
@@ -287,6 +318,7 @@ export class CometApplication implements AbciApplication {
     // A block finalized but never committed: CometBFT restarted in between and is replaying this height.
     if (await app.discardSealed())
       this.log(`abci: discarded the uncommitted block ${req.height} (CometBFT is replaying it)`);
+    await this.decoded.warm(req.txs);
     const txs: BlockTx[] = req.txs.map((raw) => {
       try {
         return { item: this.decoded.get(raw) };

@@ -24,7 +24,7 @@ export class CheckState {
 
   /** CheckTx (NEW or RECHECK): decodes (cached), checks, and on success records the tx's nonce and spend. */
   async check(raw: Uint8Array): Promise<CheckedTx> {
-    const item = this.decoded.get(raw);
+    const item = await this.decoded.settled(raw);
     const key = bareHex(item.sender);
     const committed = await this.app.headAccount(item.sender);
     const view = this.senders.get(key) ?? { nonce: committed.nonce, spent: 0n };

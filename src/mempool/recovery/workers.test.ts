@@ -6,7 +6,7 @@ import { decodeTx, prepareTx, recoveredTx, type RecoveryJob } from '../../app/ev
 import { testRules } from '../../app/evm/validate.testing.ts';
 import { TxRejectedError } from '../../errors/index.ts';
 import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
-import { SenderRecovery } from './workers.ts';
+import { MAIN_SHARE_FROM, SenderRecovery } from './workers.ts';
 
 const common = createChainCommon(9000n);
 const rules = testRules({ baseFee: 0n });
@@ -72,6 +72,25 @@ describe('SenderRecovery', () => {
         assert.deepEqual(recoveredTx(u, pub).sender, decodeTx(raws[i]!, rules).sender);
       });
       assert.deepEqual(out.slice(20, 23), errors);
+    });
+  }
+
+  for (const workers of [1, 2]) {
+    test(`${workers} worker(s): a block-sized batch is shared with the main thread, results and order unchanged`, async () => {
+      const pool = new SenderRecovery({ workers, minBatch: 1 });
+      pools.push(pool);
+      await pool.start();
+      const small = await settleAll(pool, jobs.slice(0, MAIN_SHARE_FROM - 1));
+      assert.equal(pool.inlineJobs, 0);
+      assert.ok(small.every((k) => k instanceof Uint8Array));
+      // A block's worth: the 40 jobs repeated with the unrecoverable ones among them.
+      const block = [...jobs, ...jobs, ...bad, ...jobs];
+      const out = await settleAll(pool, block);
+      const share = Math.ceil(block.length / (workers + 1));
+      assert.equal(pool.inlineJobs, share);
+      const alone = await settleAll(new SenderRecovery({ workers: 0, minBatch: 1 }), block);
+      assert.deepEqual(out, alone);
+      assert.ok(out[80] instanceof TxRejectedError);
     });
   }
 

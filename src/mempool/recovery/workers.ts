@@ -13,12 +13,21 @@ import { TxRejectedError } from '../../errors/index.ts';
 import { packJobs, RESULT_BYTES, type BatchReply } from './wire.ts';
 import { startWorker, workerBootCode } from '../../primitives/workerBoot.ts';
 
+/**
+ * A turn's batch from this size on is split one share more than there are workers, the main thread recovering the
+ * last share itself while the workers do theirs: a block's txs (CometBFT's proposals), which the main thread would
+ * otherwise only wait for. Below it (the turns of the send path) the main thread's time goes to other requests.
+ */
+export const MAIN_SHARE_FROM = 64;
+
 /** How sender recovery is spread. */
 export interface RecoveryOptions {
   /** Worker threads (0: every recovery on the main thread). */
   workers: number;
   /** Smallest turn's batch sent to the workers; smaller ones are recovered inline. */
   minBatch: number;
+  /** Smallest turn's batch the main thread takes a share of (default MAIN_SHARE_FROM; Infinity: never). */
+  mainShareFrom?: number;
 }
 
 interface Entry {
@@ -71,6 +80,7 @@ export class SenderRecovery {
   private nextId = 1;
   private closed = false;
   private started = false;
+  private inline = 0;
 
   constructor(private readonly opts: RecoveryOptions) {
     if (!Number.isInteger(opts.workers) || opts.workers < 0) throw new Error('recovery workers must be ≥ 0');
@@ -79,6 +89,11 @@ export class SenderRecovery {
   /** Number of live worker threads (0 until the first job started them). */
   get size(): number {
     return this.workers.filter((w) => !w.dead).length;
+  }
+
+  /** Jobs recovered on the main thread so far: small turns with no worker online, and large batches' own share. */
+  get inlineJobs(): number {
+    return this.inline;
   }
 
   /** Starts the worker threads (the first job does it; a caller may do it earlier); resolves once all are online. */
@@ -144,16 +159,17 @@ export class SenderRecovery {
     this.turn = [];
     const live = this.workers.filter((w) => !w.dead && w.online);
     if (jobs.length < this.opts.minBatch || live.length === 0) {
-      for (const e of jobs) e.result = recoverInline(e.job);
-      this.drain();
+      this.recoverHere(jobs);
       return;
     }
     // Least-loaded workers first; no more chunks than jobs.
     live.sort((a, b) => a.outstanding - b.outstanding);
-    const chunks = Math.min(live.length, jobs.length);
+    const shares = jobs.length >= (this.opts.mainShareFrom ?? MAIN_SHARE_FROM) ? live.length + 1 : live.length;
+    const chunks = Math.min(shares, jobs.length);
     const per = Math.ceil(jobs.length / chunks);
-    for (let c = 0, at = 0; at < jobs.length; c++, at += per) {
-      const entries = jobs.slice(at, at + per);
+    const posted = shares > live.length ? jobs.length - per : jobs.length;
+    for (let c = 0, at = 0; at < posted; c++, at += per) {
+      const entries = jobs.slice(at, Math.min(at + per, posted));
       const worker = live[c]!;
       const id = this.nextId++;
       this.batches.set(id, { worker, entries });
@@ -161,6 +177,14 @@ export class SenderRecovery {
       const buf = packJobs(entries.map((e) => e.job));
       worker.worker.postMessage({ id, jobs: buf }, [buf]);
     }
+    // The main thread's share, recovered while the workers do theirs.
+    if (posted < jobs.length) this.recoverHere(jobs.slice(posted));
+  }
+
+  private recoverHere(entries: Entry[]): void {
+    for (const e of entries) e.result = recoverInline(e.job);
+    this.inline += entries.length;
+    this.drain();
   }
 
   private onReply(r: BatchReply): void {
