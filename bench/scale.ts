@@ -1,15 +1,22 @@
 // Scale: grows a dev chain's state (value transfers to fresh addresses, in real blocks, then hardhat_mine for the
 // rest of the blocks) and at each quarter of the way prints the curve: value and ERC20 tx/s over JSON-RPC, node CPU
 // per tx, eth_getBalance and eth_call rates, RSS, the caches' bytes and disk bytes per account; at the end, restart
-// time. Runs archive and pruned homes one after the other (issue 27 target 6).
+// time: shutdown (SIGTERM to exit) and start (spawn to the first answered eth_blockNumber) on the grown home, apart.
+// Runs archive and pruned homes one after the other (issue 27 target 6). Each node's stdout and stderr go whole to
+// <log-dir>/<mode>-<n>.log (printed at the start), so a failure can be read afterwards.
 //   node --import tsx bench/scale.ts --accounts 50000 --blocks 2000 [--modes archive,pruned] [--budget-mb N]
-import { readFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+//     [--home-root DIR: homes at DIR/<mode>, kept after the run] [--log-dir DIR] [--restarts N]
+//     [--restart-only: no growth, only the restarts of the existing homes under --home-root]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { directoryBytes } from '../src/metrics/nodeMetrics.ts';
 import { CHAIN_ID } from '../test/helpers/accounts.ts';
-import { freePort, type KestrelNode, startNode } from '../test/helpers/node.ts';
+import { kestrelStart } from './nodes/kestrel.ts';
+import { REPO_ROOT } from './nodes/paths.ts';
+import { cpuMs, freePort } from './nodes/process.ts';
 import { balanceOfData, compileContracts, tokenConstructorArgs, transferData } from './lib/contracts.ts';
 import { RpcClient } from './lib/rpc.ts';
 import { devAccounts, signLegacy, type Account, type SignedTx } from './lib/tx.ts';
@@ -22,13 +29,31 @@ const { values } = parseArgs({
     'budget-mb': { type: 'string' },
     'measure-txs': { type: 'string', default: '1000' },
     'measure-reads': { type: 'string', default: '3000' },
+    'home-root': { type: 'string' },
+    'log-dir': { type: 'string' },
+    restarts: { type: 'string', default: '3' },
+    'restart-only': { type: 'boolean', default: false },
+    points: { type: 'string' },
   },
 });
+/** The account counts the curve is measured at (default: each quarter of --accounts). */
+const POINTS = (values.points ?? '')
+  .split(',')
+  .filter((p) => p !== '')
+  .map(Number);
+const RESTARTS = Number(values.restarts);
+const LOG_DIR = values['log-dir'] ?? mkdtempSync(join(tmpdir(), 'kestrel-scale-logs-'));
+mkdirSync(LOG_DIR, { recursive: true });
+console.log(`scale: node logs in ${LOG_DIR}`);
+if (values['restart-only'] && values['home-root'] === undefined) throw new Error('--restart-only needs --home-root');
 const ACCOUNTS = Number(values.accounts);
 const BLOCKS = Number(values.blocks);
 const MEASURE_TXS = Number(values['measure-txs']);
 const MEASURE_READS = Number(values['measure-reads']);
 if (!(ACCOUNTS >= 4) || !(BLOCKS >= 0)) throw new Error('--accounts must be >= 4 and --blocks >= 0');
+if (POINTS.length === 0) for (let q = 1; q <= 4; q++) POINTS.push(Math.round((ACCOUNTS * q) / 4));
+if (POINTS.some((p, i) => !(p >= 1) || p > ACCOUNTS || (i > 0 && p <= POINTS[i - 1]!)))
+  throw new Error('--points must rise and stay within --accounts');
 const CHAIN = BigInt(CHAIN_ID);
 const SENDERS = devAccounts(10);
 const IN_FLIGHT = 32;
@@ -67,16 +92,21 @@ async function sendAndMine(rpc: RpcClient, txs: SignedTx[], batch: number): Prom
       if (batch === 1) await rpc.call('eth_sendRawTransaction', [part[0]!.raw]);
       else {
         const body = part.map((t, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [t.raw] }));
-        const res = (await (
-          await fetch(rpc.url, {
+        let res: Array<{ error?: unknown }>;
+        try {
+          const answer = await fetch(rpc.url, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify(body),
-          })
-        ).json()) as Array<{
-          error?: unknown;
-        }>;
-        if (!Array.isArray(res)) throw new Error(`batch send answered ${JSON.stringify(res).slice(0, 300)}`);
+          });
+          res = (await answer.json()) as Array<{ error?: unknown }>;
+        } catch (e) {
+          // The time and the cause (undici's socket error) are what the node's log is read against.
+          const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+          throw new Error(`${new Date().toISOString()}: batch send failed: ${String(e)}${cause}`, { cause: e });
+        }
+        if (!Array.isArray(res))
+          throw new Error(`${new Date().toISOString()}: batch send answered ${JSON.stringify(res).slice(0, 300)}`);
         const bad = res.find((r) => r.error !== undefined);
         if (bad) throw new Error(`send failed: ${JSON.stringify(bad.error)}`);
       }
@@ -121,15 +151,117 @@ interface Checkpoint {
   diskBytesPerAccount: number;
 }
 
-async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint[]; restartMs: number }> {
+/** A node of this bench: its process, URLs and log file; stop() resolves to the ms from SIGTERM to its exit. */
+interface ScaleNode {
+  proc: ChildProcess;
+  pid: number;
+  url: string;
+  metricsAt: string;
+  log: string;
+  /** Spawn to the first answered eth_blockNumber (polled every 5 ms), wall ms and the process's CPU ms by then. */
+  startMs: number;
+  startCpuMs: number;
+  stop(): Promise<number>;
+}
+
+const STARTUP_TIMEOUT_MS = 120_000;
+/** A loaded node may take long to stop (it finishes its block and closes the store); past this it is killed. */
+const STOP_TIMEOUT_MS = 120_000;
+let launches = 0;
+
+/** Starts `kestreld start --dev` on `home` with its output appended whole to a log file in LOG_DIR. */
+async function launch(mode: string, home: string, extra: string[]): Promise<ScaleNode> {
   const metricsAt = `127.0.0.1:${await freePort()}`;
-  const args = ['--metrics.address', metricsAt];
-  if (mode === 'pruned') args.push('--pruning', 'custom', '--pruning-keep-recent', '100', '--pruning-interval', '100');
-  if (values['budget-mb'] !== undefined) args.push('--cache.budget-mb', values['budget-mb']);
-  let node: KestrelNode = await startNode({ args });
+  const { url, args } = await kestrelStart('bin/kestreld.js', home, ['--metrics.address', metricsAt, ...extra]);
+  const log = join(LOG_DIR, `${mode}-${++launches}.log`);
+  const fd = openSync(log, 'a');
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  let exitedCode: number | null | undefined;
+  const exited = new Promise<void>((res) =>
+    proc.on('exit', (code) => {
+      exitedCode = code;
+      res();
+    }),
+  );
+  process.on('exit', () => proc.kill('SIGKILL'));
+  const stop = async (): Promise<number> => {
+    const s0 = performance.now();
+    if (exitedCode === undefined) {
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    return performance.now() - s0;
+  };
+  const probe = new RpcClient(url, 1_000, 1);
+  try {
+    while (true) {
+      if (exitedCode !== undefined) throw new Error(`kestreld exited at start (code ${exitedCode}); log ${log}`);
+      try {
+        await probe.call('eth_blockNumber');
+        break;
+      } catch {
+        /* not listening yet */
+      }
+      if (performance.now() - t0 > STARTUP_TIMEOUT_MS) throw new Error(`kestreld did not answer; log ${log}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  } catch (e) {
+    await stop();
+    throw e;
+  } finally {
+    probe.close();
+  }
+  const startMs = performance.now() - t0;
+  return { proc, pid: proc.pid!, url, metricsAt, log, startMs, startCpuMs: cpuMs(proc.pid!), stop };
+}
+
+interface Restart {
+  shutdownMs: number;
+  startMs: number;
+  startCpuMs: number;
+}
+
+/** Stops and starts the node `RESTARTS` times on its home; returns the last node (running) and each restart's figures. */
+async function restarts(mode: string, node: ScaleNode, home: string, extra: string[]) {
+  const out: Restart[] = [];
+  for (let r = 0; r < RESTARTS; r++) {
+    const shutdownMs = await node.stop();
+    node = await launch(mode, home, extra);
+    out.push({ shutdownMs, startMs: node.startMs, startCpuMs: node.startCpuMs });
+    console.log(
+      `scale ${mode}: restart ${r + 1}: shutdown ${shutdownMs.toFixed(0)} ms, start to first answer ` +
+        `${node.startMs.toFixed(0)} ms (CPU ${node.startCpuMs.toFixed(0)} ms)`,
+    );
+  }
+  return { node, restarts: out };
+}
+
+async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint[]; restarts: Restart[] }> {
+  const extra: string[] = [];
+  if (mode === 'pruned') extra.push('--pruning', 'custom', '--pruning-keep-recent', '100', '--pruning-interval', '100');
+  if (values['budget-mb'] !== undefined) extra.push('--cache.budget-mb', values['budget-mb']);
+  const root = values['home-root'] ?? mkdtempSync(join(tmpdir(), 'kestrel-scale-'));
+  const home = join(root, mode);
+  if (values['restart-only']) {
+    if (!existsSync(home)) throw new Error(`--restart-only: no home at ${home}`);
+    let node = await launch(mode, home, extra);
+    try {
+      const r = await restarts(mode, node, home, extra);
+      node = r.node;
+      return { points: [], restarts: r.restarts };
+    } finally {
+      await node.stop();
+    }
+  }
+  if (existsSync(home)) throw new Error(`${home} exists: grow on a new home (or pass --restart-only)`);
+  let node = await launch(mode, home, extra);
   try {
     // hardhat_mine of hundreds of blocks runs the pruner's sweeps inside one call: allow it minutes.
-    const rpc = new RpcClient(node.http, 300_000);
+    const rpc = new RpcClient(node.url, 300_000);
     const nonces = new Map<string, number>(SENDERS.map((a) => [a.address, 0]));
     const sign = (a: Account, to: string | null, data: string, gas: bigint, value = 0n): SignedTx => {
       const nonce = nonces.get(a.address)!;
@@ -146,12 +278,11 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
     await sendAndMine(rpc, [deploy], 1);
     const token = (await rpc.call<{ contractAddress: string }>('eth_getTransactionReceipt', [deploy.hash]))
       .contractAddress;
-    const pid = node.proc.pid!;
+    const pid = node.pid;
     const points: Checkpoint[] = [];
     let grown = 0;
-    for (let q = 1; q <= 4; q++) {
-      // Grow: a quarter of the accounts, in rounds of value transfers to fresh addresses (each round fills blocks).
-      const target = Math.round((ACCOUNTS * q) / 4);
+    for (const target of POINTS) {
+      // Grow to the point's accounts, in rounds of value transfers to fresh addresses (each round fills blocks).
       while (grown < target) {
         const n = Math.min(GROWTH_ROUND, target - grown);
         const txs = Array.from({ length: n }, (_, k) => sign(SENDERS[k % 10]!, fresh(grown + k), '0x', 21_000n, 1n));
@@ -159,8 +290,8 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
         grown += n;
       }
       const head = Number(BigInt(await rpc.call<string>('eth_blockNumber')));
-      const wantBlocks = Math.round((BLOCKS * q) / 4);
-      if (head < wantBlocks) await rpc.call('hardhat_mine', ['0x' + (wantBlocks - head).toString(16)]);
+      const wantBlocks = Math.round((BLOCKS * target) / ACCOUNTS);
+      if (head < wantBlocks) await mineTo(rpc, head, wantBlocks);
       // Measure: value transfers to grown accounts, then ERC20 transfers, each tx its own request (32 in flight).
       const value = Array.from({ length: MEASURE_TXS }, (_, k) =>
         sign(SENDERS[k % 10]!, fresh((k * 7919) % grown), '0x', 21_000n, 1n),
@@ -182,7 +313,7 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
         'eth_call',
         [{ to: token, data: balanceOfData(SENDERS[i % 10]!.address) }, 'latest'],
       ]);
-      const disk = await directoryBytes(join(node.home, 'data'));
+      const disk = await directoryBytes(join(home, 'data'));
       const p: Checkpoint = {
         accounts: grown,
         blocks: Number(BigInt(await rpc.call<string>('eth_blockNumber'))),
@@ -193,7 +324,7 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
         balanceRps,
         callRps,
         rssMiB: rssMiB(pid),
-        cacheMiB: (await metric(metricsAt, /^kestrel_cache_bytes\{/)) / 1048576,
+        cacheMiB: (await metric(node.metricsAt, /^kestrel_cache_bytes\{/)) / 1048576,
         diskBytesPerAccount: disk / grown,
       };
       points.push(p);
@@ -201,20 +332,31 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
         `scale ${mode}: ${JSON.stringify(p, (_k, v: unknown) => (typeof v === 'number' ? +v.toFixed(1) : v))}`,
       );
     }
-    const t0 = performance.now();
-    node = await node.restart();
-    const restartMs = performance.now() - t0;
-    console.log(`scale ${mode}: restart ${restartMs.toFixed(0)} ms`);
-    return { points, restartMs };
+    rpc.close();
+    const r = await restarts(mode, node, home, extra);
+    node = r.node;
+    return { points, restarts: r.restarts };
   } finally {
-    await node.dispose();
+    await node.stop();
+    if (values['home-root'] === undefined) rmSync(root, { recursive: true, force: true });
   }
 }
 
+/** Mines empty blocks up to `want` in calls of at most MINE_STEP blocks, so no one request runs for minutes. */
+async function mineTo(rpc: RpcClient, head: number, want: number): Promise<void> {
+  for (let at = head; at < want;) {
+    const n = Math.min(MINE_STEP, want - at);
+    await rpc.call('hardhat_mine', ['0x' + n.toString(16)]);
+    at += n;
+  }
+}
+const MINE_STEP = 1_000;
+
 const started = new Date().toISOString();
 const out: string[] = [];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 for (const mode of values.modes.split(',') as Array<'archive' | 'pruned'>) {
-  const { points, restartMs } = await runMode(mode);
+  const { points, restarts: rs } = await runMode(mode);
   out.push(
     `### ${mode}`,
     '',
@@ -227,7 +369,9 @@ for (const mode of values.modes.split(',') as Array<'archive' | 'pruned'>) {
         `${p.cacheMiB.toFixed(1)} | ${p.diskBytesPerAccount.toFixed(0)} |`,
     ),
     '',
-    `Restart (SIGTERM, start, first eth_blockNumber answered): ${restartMs.toFixed(0)} ms.`,
+    `Restarts (${rs.length}; SIGTERM to exit, then spawn to the first answered eth_blockNumber): shutdown ` +
+      `${rs.map((r) => r.shutdownMs.toFixed(0)).join(', ')} ms; start ${rs.map((r) => r.startMs.toFixed(0)).join(', ')} ms ` +
+      `(median ${median(rs.map((r) => r.startMs)).toFixed(0)} ms; CPU ${rs.map((r) => r.startCpuMs.toFixed(0)).join(', ')} ms).`,
     '',
   );
 }
