@@ -7,6 +7,7 @@
 //   node --import tsx bench/scale.ts --accounts 50000 --blocks 2000 [--modes archive,pruned] [--budget-mb N]
 //     [--home-root DIR: homes at DIR/<mode>, kept after the run] [--log-dir DIR] [--restarts N]
 //     [--restart-only: no growth, only the restarts of the existing homes under --home-root]
+//     [--against DIR: with --restart-only, the restarts alternate between DIR's build (A) and this checkout's (B)]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     'log-dir': { type: 'string' },
     restarts: { type: 'string', default: '3' },
     'restart-only': { type: 'boolean', default: false },
+    against: { type: 'string' },
     points: { type: 'string' },
   },
 });
@@ -46,6 +48,7 @@ const LOG_DIR = values['log-dir'] ?? mkdtempSync(join(tmpdir(), 'kestrel-scale-l
 mkdirSync(LOG_DIR, { recursive: true });
 console.log(`scale: node logs in ${LOG_DIR}`);
 if (values['restart-only'] && values['home-root'] === undefined) throw new Error('--restart-only needs --home-root');
+if (values.against !== undefined && !values['restart-only']) throw new Error('--against needs --restart-only');
 const ACCOUNTS = Number(values.accounts);
 const BLOCKS = Number(values.blocks);
 const MEASURE_TXS = Number(values['measure-txs']);
@@ -81,38 +84,52 @@ async function metric(at: string, re: RegExp): Promise<number> {
     .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }
 
-/** Sends signed txs, `IN_FLIGHT` requests at a time (batches of `batch`), then waits until every sender's nonce is mined. */
+/** Posts one JSON-RPC batch of eth_sendRawTransaction; throws on a failed request or any refused tx. */
+async function sendBatch(url: string, part: SignedTx[]): Promise<void> {
+  const body = part.map((t, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [t.raw] }));
+  let res: Array<{ error?: unknown }>;
+  try {
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    res = (await answer.json()) as Array<{ error?: unknown }>;
+  } catch (e) {
+    // The time and the cause (undici's socket error) are what the node's log is read against.
+    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+    throw new Error(`${new Date().toISOString()}: batch send failed: ${String(e)}${cause}`, { cause: e });
+  }
+  if (!Array.isArray(res))
+    throw new Error(`${new Date().toISOString()}: batch send answered ${JSON.stringify(res).slice(0, 300)}`);
+  const bad = res.find((r) => r.error !== undefined);
+  if (bad) throw new Error(`${new Date().toISOString()}: send failed: ${JSON.stringify(bad.error)}`);
+}
+
+/**
+ * Sends signed txs and waits until every sender's nonce is mined. One tx per request with `IN_FLIGHT` in flight
+ * (batch 1), or in batches of `batch` with one lane per sender, each sending its batches in nonce order one after
+ * the other: concurrent batches of one sender would arrive out of order and park its later nonces in the queued
+ * pool, whose per-account bound (64) refuses them ("account limit exceeded").
+ */
 async function sendAndMine(rpc: RpcClient, txs: SignedTx[], batch: number): Promise<number> {
   const t0 = performance.now();
-  let next = 0;
-  const worker = async () => {
-    while (next < txs.length) {
-      const part = txs.slice(next, next + batch);
-      next += batch;
-      if (batch === 1) await rpc.call('eth_sendRawTransaction', [part[0]!.raw]);
-      else {
-        const body = part.map((t, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_sendRawTransaction', params: [t.raw] }));
-        let res: Array<{ error?: unknown }>;
-        try {
-          const answer = await fetch(rpc.url, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(body),
-          });
-          res = (await answer.json()) as Array<{ error?: unknown }>;
-        } catch (e) {
-          // The time and the cause (undici's socket error) are what the node's log is read against.
-          const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
-          throw new Error(`${new Date().toISOString()}: batch send failed: ${String(e)}${cause}`, { cause: e });
-        }
-        if (!Array.isArray(res))
-          throw new Error(`${new Date().toISOString()}: batch send answered ${JSON.stringify(res).slice(0, 300)}`);
-        const bad = res.find((r) => r.error !== undefined);
-        if (bad) throw new Error(`send failed: ${JSON.stringify(bad.error)}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  if (batch === 1) {
+    let next = 0;
+    const worker = async () => {
+      while (next < txs.length) await rpc.call('eth_sendRawTransaction', [txs[next++]!.raw]);
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  } else {
+    const lanes = new Map<string, SignedTx[]>();
+    for (const t of txs) (lanes.get(t.from) ?? lanes.set(t.from, []).get(t.from)!).push(t);
+    await Promise.all(
+      [...lanes.values()].map(async (lane) => {
+        lane.sort((a, b) => a.nonce - b.nonce);
+        for (let i = 0; i < lane.length; i += batch) await sendBatch(rpc.url, lane.slice(i, i + batch));
+      }),
+    );
+  }
   const last = new Map<string, number>();
   for (const t of txs) last.set(t.from, Math.max(last.get(t.from) ?? 0, t.nonce));
   for (const [from, nonce] of last) {
@@ -170,13 +187,13 @@ const STOP_TIMEOUT_MS = 120_000;
 let launches = 0;
 
 /** Starts `kestreld start --dev` on `home` with its output appended whole to a log file in LOG_DIR. */
-async function launch(mode: string, home: string, extra: string[]): Promise<ScaleNode> {
+async function launch(mode: string, home: string, extra: string[], checkout = REPO_ROOT): Promise<ScaleNode> {
   const metricsAt = `127.0.0.1:${await freePort()}`;
   const { url, args } = await kestrelStart('bin/kestreld.js', home, ['--metrics.address', metricsAt, ...extra]);
   const log = join(LOG_DIR, `${mode}-${++launches}.log`);
   const fd = openSync(log, 'a');
   const t0 = performance.now();
-  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ['ignore', fd, fd] });
+  const proc = spawn(process.execPath, args, { cwd: checkout, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   let exitedCode: number | null | undefined;
   const exited = new Promise<void>((res) =>
@@ -220,6 +237,8 @@ async function launch(mode: string, home: string, extra: string[]): Promise<Scal
 }
 
 interface Restart {
+  /** 'A' (--against's build) or 'B' (this checkout's). */
+  build: 'A' | 'B';
   shutdownMs: number;
   startMs: number;
   startCpuMs: number;
@@ -230,10 +249,11 @@ async function restarts(mode: string, node: ScaleNode, home: string, extra: stri
   const out: Restart[] = [];
   for (let r = 0; r < RESTARTS; r++) {
     const shutdownMs = await node.stop();
-    node = await launch(mode, home, extra);
-    out.push({ shutdownMs, startMs: node.startMs, startCpuMs: node.startCpuMs });
+    const build = values.against !== undefined && r % 2 === 0 ? 'A' : 'B';
+    node = await launch(mode, home, extra, build === 'A' ? values.against : REPO_ROOT);
+    out.push({ build, shutdownMs, startMs: node.startMs, startCpuMs: node.startCpuMs });
     console.log(
-      `scale ${mode}: restart ${r + 1}: shutdown ${shutdownMs.toFixed(0)} ms, start to first answer ` +
+      `scale ${mode}: restart ${r + 1} (${build}): shutdown ${shutdownMs.toFixed(0)} ms, start to first answer ` +
         `${node.startMs.toFixed(0)} ms (CPU ${node.startCpuMs.toFixed(0)} ms)`,
     );
   }
@@ -369,10 +389,16 @@ for (const mode of values.modes.split(',') as Array<'archive' | 'pruned'>) {
         `${p.cacheMiB.toFixed(1)} | ${p.diskBytesPerAccount.toFixed(0)} |`,
     ),
     '',
-    `Restarts (${rs.length}; SIGTERM to exit, then spawn to the first answered eth_blockNumber): shutdown ` +
-      `${rs.map((r) => r.shutdownMs.toFixed(0)).join(', ')} ms; start ${rs.map((r) => r.startMs.toFixed(0)).join(', ')} ms ` +
-      `(median ${median(rs.map((r) => r.startMs)).toFixed(0)} ms; CPU ${rs.map((r) => r.startCpuMs.toFixed(0)).join(', ')} ms).`,
-    '',
+    ...(['A', 'B'] as const)
+      .map((b) => rs.filter((r) => r.build === b))
+      .filter((xs) => xs.length > 0)
+      .map(
+        (xs) =>
+          `Restarts${values.against === undefined ? '' : ` of build ${xs[0]!.build}`} (${xs.length}; SIGTERM to exit, ` +
+          `then spawn to the first answered eth_blockNumber): shutdown ${xs.map((r) => r.shutdownMs.toFixed(0)).join(', ')} ms; ` +
+          `start ${xs.map((r) => r.startMs.toFixed(0)).join(', ')} ms (median ${median(xs.map((r) => r.startMs)).toFixed(0)} ms; ` +
+          `CPU ${xs.map((r) => r.startCpuMs.toFixed(0)).join(', ')} ms, median ${median(xs.map((r) => r.startCpuMs)).toFixed(0)}).\n`,
+      ),
   );
 }
 console.log(
