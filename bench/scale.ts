@@ -8,11 +8,17 @@
 //     [--home-root DIR: homes at DIR/<mode>, kept after the run] [--log-dir DIR] [--restarts N]
 //     [--restart-only: no growth, only the restarts of the existing homes under --home-root]
 //     [--against DIR: with --restart-only, the restarts alternate between DIR's build (A) and this checkout's (B)]
+//     [--pruning-interval N: blocks between a pruned home's sweeps, default 100]
+//   node --import tsx bench/scale.ts --compare HOME:ACCOUNTS,HOME:ACCOUNTS [--rounds 3]: grown homes (kept with
+//     --home-root) measured against each other in one run, the first as the reference
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { encode as rlp } from '@ethereumjs/rlp';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { bareHex, hexToBytes } from '../src/primitives/bytes.ts';
 import { directoryBytes } from '../src/metrics/nodeMetrics.ts';
 import { CHAIN_ID } from '../test/helpers/accounts.ts';
 import { kestrelStart } from './nodes/kestrel.ts';
@@ -35,6 +41,9 @@ const { values } = parseArgs({
     restarts: { type: 'string', default: '3' },
     'restart-only': { type: 'boolean', default: false },
     against: { type: 'string' },
+    compare: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    'pruning-interval': { type: 'string', default: '100' },
     points: { type: 'string' },
   },
 });
@@ -44,6 +53,15 @@ const POINTS = (values.points ?? '')
   .filter((p) => p !== '')
   .map(Number);
 const RESTARTS = Number(values.restarts);
+/** A pruned home keeps the state of its 100 latest blocks and sweeps every --pruning-interval blocks. */
+const PRUNED_ARGS = [
+  '--pruning',
+  'custom',
+  '--pruning-keep-recent',
+  '100',
+  '--pruning-interval',
+  values['pruning-interval'],
+];
 const LOG_DIR = values['log-dir'] ?? mkdtempSync(join(tmpdir(), 'kestrel-scale-logs-'));
 mkdirSync(LOG_DIR, { recursive: true });
 console.log(`scale: node logs in ${LOG_DIR}`);
@@ -283,7 +301,7 @@ async function restarts(mode: string, node: ScaleNode, home: string, extra: stri
 
 async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint[]; restarts: Restart[] }> {
   const extra: string[] = [];
-  if (mode === 'pruned') extra.push('--pruning', 'custom', '--pruning-keep-recent', '100', '--pruning-interval', '100');
+  if (mode === 'pruned') extra.push(...PRUNED_ARGS);
   if (values['budget-mb'] !== undefined) extra.push('--cache.budget-mb', values['budget-mb']);
   const root = values['home-root'] ?? mkdtempSync(join(tmpdir(), 'kestrel-scale-'));
   const home = join(root, mode);
@@ -303,12 +321,7 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
   try {
     // hardhat_mine of hundreds of blocks runs the pruner's sweeps inside one call: allow it minutes.
     const rpc = new RpcClient(node.url, 300_000);
-    const nonces = new Map<string, number>(SENDERS.map((a) => [a.address, 0]));
-    const sign = (a: Account, to: string | null, data: string, gas: bigint, value = 0n): SignedTx => {
-      const nonce = nonces.get(a.address)!;
-      nonces.set(a.address, nonce + 1);
-      return signLegacy(a, CHAIN, { nonce, gas, to, value, data });
-    };
+    const sign = signer(new Map<string, number>(SENDERS.map((a) => [a.address, 0])));
     const code =
       compileContracts().token +
       tokenConstructorArgs(
@@ -319,7 +332,6 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
     await sendAndMine(rpc, [deploy], 1);
     const token = (await rpc.call<{ contractAddress: string }>('eth_getTransactionReceipt', [deploy.hash]))
       .contractAddress;
-    const pid = node.pid;
     const points: Checkpoint[] = [];
     let grown = 0;
     for (const target of POINTS) {
@@ -335,41 +347,7 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
       const head = Number(BigInt(await rpc.call<string>('eth_blockNumber')));
       const wantBlocks = Math.round((BLOCKS * target) / ACCOUNTS);
       if (head < wantBlocks) await mineTo(rpc, head, wantBlocks);
-      // Measure: value transfers to grown accounts, then ERC20 transfers, each tx its own request (32 in flight).
-      const value = await signSliced(MEASURE_TXS, (k) =>
-        sign(SENDERS[k % 10]!, fresh((k * 7919) % grown), '0x', 21_000n, 1n),
-      );
-      let cpu0 = cpuSeconds(pid);
-      const valueSeconds = await sendAndMine(rpc, value, 1);
-      const cpuValue = cpuSeconds(pid) - cpu0;
-      const erc20 = await signSliced(MEASURE_TXS, (k) =>
-        sign(SENDERS[k % 10]!, token, transferData(fresh((k * 104729) % grown), 1n), 100_000n),
-      );
-      cpu0 = cpuSeconds(pid);
-      const erc20Seconds = await sendAndMine(rpc, erc20, 1);
-      const cpuErc20 = cpuSeconds(pid) - cpu0;
-      const balanceRps = await readRate(rpc, MEASURE_READS, (i) => [
-        'eth_getBalance',
-        [fresh((i * 2_654_435_761) % grown), 'latest'],
-      ]);
-      const callRps = await readRate(rpc, MEASURE_READS, (i) => [
-        'eth_call',
-        [{ to: token, data: balanceOfData(SENDERS[i % 10]!.address) }, 'latest'],
-      ]);
-      const disk = await directoryBytes(join(home, 'data'));
-      const p: Checkpoint = {
-        accounts: grown,
-        blocks: Number(BigInt(await rpc.call<string>('eth_blockNumber'))),
-        valueTps: MEASURE_TXS / valueSeconds,
-        erc20Tps: MEASURE_TXS / erc20Seconds,
-        cpuUsPerValueTx: (cpuValue / MEASURE_TXS) * 1e6,
-        cpuUsPerErc20Tx: (cpuErc20 / MEASURE_TXS) * 1e6,
-        balanceRps,
-        callRps,
-        rssMiB: rssMiB(pid),
-        cacheMiB: (await metric(node.metricsAt, /^kestrel_cache_bytes\{/)) / 1048576,
-        diskBytesPerAccount: disk / grown,
-      };
+      const p = await measure(node, rpc, home, sign, token, grown);
       points.push(p);
       console.log(
         `scale ${mode}: ${JSON.stringify(p, (_k, v: unknown) => (typeof v === 'number' ? +v.toFixed(1) : v))}`,
@@ -385,6 +363,69 @@ async function runMode(mode: 'archive' | 'pruned'): Promise<{ points: Checkpoint
   }
 }
 
+/** Signs a tx from `a` with its next nonce. */
+type Signer = (a: Account, to: string | null, data: string, gas: bigint, value?: bigint) => SignedTx;
+
+/** A Signer over these next nonces. */
+function signer(nonces: Map<string, number>): Signer {
+  return (a, to, data, gas, value = 0n) => {
+    const nonce = nonces.get(a.address)!;
+    nonces.set(a.address, nonce + 1);
+    return signLegacy(a, CHAIN, { nonce, gas, to, value, data });
+  };
+}
+
+/**
+ * One point of the curve on a running node: value transfers to grown accounts, then ERC20 transfers, each tx its own
+ * request (32 in flight) and timed until mined with the node's CPU; eth_getBalance of random grown accounts and
+ * eth_call balanceOf; RSS, the caches' bytes and the disk per account.
+ */
+async function measure(
+  node: ScaleNode,
+  rpc: RpcClient,
+  home: string,
+  sign: Signer,
+  token: string,
+  grown: number,
+): Promise<Checkpoint> {
+  const pid = node.pid;
+  // Measure: value transfers to grown accounts, then ERC20 transfers, each tx its own request (32 in flight).
+  const value = await signSliced(MEASURE_TXS, (k) =>
+    sign(SENDERS[k % 10]!, fresh((k * 7919) % grown), '0x', 21_000n, 1n),
+  );
+  let cpu0 = cpuSeconds(pid);
+  const valueSeconds = await sendAndMine(rpc, value, 1);
+  const cpuValue = cpuSeconds(pid) - cpu0;
+  const erc20 = await signSliced(MEASURE_TXS, (k) =>
+    sign(SENDERS[k % 10]!, token, transferData(fresh((k * 104729) % grown), 1n), 100_000n),
+  );
+  cpu0 = cpuSeconds(pid);
+  const erc20Seconds = await sendAndMine(rpc, erc20, 1);
+  const cpuErc20 = cpuSeconds(pid) - cpu0;
+  const balanceRps = await readRate(rpc, MEASURE_READS, (i) => [
+    'eth_getBalance',
+    [fresh((i * 2_654_435_761) % grown), 'latest'],
+  ]);
+  const callRps = await readRate(rpc, MEASURE_READS, (i) => [
+    'eth_call',
+    [{ to: token, data: balanceOfData(SENDERS[i % 10]!.address) }, 'latest'],
+  ]);
+  const disk = await directoryBytes(join(home, 'data'));
+  return {
+    accounts: grown,
+    blocks: Number(BigInt(await rpc.call<string>('eth_blockNumber'))),
+    valueTps: MEASURE_TXS / valueSeconds,
+    erc20Tps: MEASURE_TXS / erc20Seconds,
+    cpuUsPerValueTx: (cpuValue / MEASURE_TXS) * 1e6,
+    cpuUsPerErc20Tx: (cpuErc20 / MEASURE_TXS) * 1e6,
+    balanceRps,
+    callRps,
+    rssMiB: rssMiB(pid),
+    cacheMiB: (await metric(node.metricsAt, /^kestrel_cache_bytes\{/)) / 1048576,
+    diskBytesPerAccount: disk / grown,
+  };
+}
+
 /** Mines empty blocks up to `want` in calls of at most MINE_STEP blocks, so no one request runs for minutes. */
 async function mineTo(rpc: RpcClient, head: number, want: number): Promise<void> {
   for (let at = head; at < want;) {
@@ -395,9 +436,82 @@ async function mineTo(rpc: RpcClient, head: number, want: number): Promise<void>
 }
 const MINE_STEP = 1_000;
 
+/**
+ * --compare: the curve's end points measured against each other in one run. Every home's node runs at once, and each
+ * round measures them one after the other, so a loaded machine weighs on all of them alike; prints each home's
+ * medians and the ratio of the others to the first.
+ */
+async function compare(spec: string, rounds: number): Promise<void> {
+  const homes = spec.split(',').map((h) => {
+    const [home, accounts] = h.split(':') as [string, string];
+    if (!existsSync(home) || !(Number(accounts) >= 1)) throw new Error(`--compare: want HOME:ACCOUNTS, got ${h}`);
+    return { home, accounts: Number(accounts) };
+  });
+  // The token is the first tx of a grown home: SENDERS[0]'s CREATE at nonce 0.
+  const token = '0x' + bareHex(keccak_256(rlp([hexToBytes(SENDERS[0]!.address), new Uint8Array(0)]))).slice(24);
+  const nodes: Array<{ home: string; accounts: number; node: ScaleNode; rpc: RpcClient; sign: Signer }> = [];
+  try {
+    for (const { home, accounts } of homes) {
+      const node = await launch('compare', home, /pruned/.test(home) ? PRUNED_ARGS : []);
+      const rpc = new RpcClient(node.url, 300_000);
+      const nonces = new Map<string, number>();
+      for (const a of SENDERS)
+        nonces.set(a.address, Number(BigInt(await rpc.call<string>('eth_getTransactionCount', [a.address, 'latest']))));
+      if ((await rpc.call<string>('eth_getCode', [token, 'latest'])) === '0x') throw new Error(`${home}: no token`);
+      nodes.push({ home, accounts, node, rpc, sign: signer(nonces) });
+    }
+    const got = nodes.map(() => [] as Checkpoint[]);
+    for (let r = 0; r < rounds; r++) {
+      for (const [i, n] of nodes.entries()) {
+        const p = await measure(n.node, n.rpc, n.home, n.sign, token, n.accounts);
+        got[i]!.push(p);
+        console.log(
+          `compare round ${r + 1}, ${n.home}: ${JSON.stringify(p, (_k, v: unknown) => (typeof v === 'number' ? +v.toFixed(1) : v))}`,
+        );
+      }
+    }
+    const keys = [
+      'valueTps',
+      'erc20Tps',
+      'cpuUsPerValueTx',
+      'cpuUsPerErc20Tx',
+      'balanceRps',
+      'callRps',
+      'rssMiB',
+      'cacheMiB',
+    ] as const;
+    const medians = got.map((ps) => Object.fromEntries(keys.map((k) => [k, median(ps.map((p) => p[k]))])));
+    console.log(
+      `\n# Compare, ${rounds} rounds (load average at the end ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})\n`,
+    );
+    console.log(`| home | accounts | blocks | ${keys.join(' | ')} |`);
+    console.log(`| --- | --- | --- | ${keys.map(() => '---').join(' | ')} |`);
+    for (const [i, n] of nodes.entries())
+      console.log(
+        `| ${n.home} | ${n.accounts} | ${got[i]!.at(-1)!.blocks} | ${keys.map((k) => medians[i]![k]!.toFixed(1)).join(' | ')} |`,
+      );
+    for (const [i, n] of nodes.entries())
+      if (i > 0)
+        console.log(
+          `| ratio ${n.accounts} / ${nodes[0]!.accounts} | | | ${keys.map((k) => (medians[i]![k]! / medians[0]![k]!).toFixed(2)).join(' | ')} |`,
+        );
+  } finally {
+    for (const n of nodes) {
+      n.rpc.close();
+      await n.node.stop();
+    }
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+if (values.compare !== undefined) {
+  await compare(values.compare, Number(values.rounds));
+  process.exit(0);
+}
 const started = new Date().toISOString();
 const out: string[] = [];
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 for (const mode of values.modes.split(',') as Array<'archive' | 'pruned'>) {
   const { points, restarts: rs } = await runMode(mode);
   out.push(
