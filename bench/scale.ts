@@ -11,8 +11,7 @@
 //     [--pruning-interval N: blocks between a pruned home's sweeps, default 100]
 //   node --import tsx bench/scale.ts --compare HOME:ACCOUNTS,HOME:ACCOUNTS [--rounds 3]: grown homes (kept with
 //     --home-root) measured against each other in one run, the first as the reference
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,9 +20,8 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bareHex, hexToBytes } from '../src/primitives/bytes.ts';
 import { directoryBytes } from '../src/metrics/nodeMetrics.ts';
 import { CHAIN_ID } from '../test/helpers/accounts.ts';
-import { kestrelStart } from './nodes/kestrel.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
-import { cpuMs, freePort } from './nodes/process.ts';
+import { launchScaleNode, type ScaleNode } from './lib/scaleNode.ts';
 import { balanceOfData, compileContracts, tokenConstructorArgs, transferData } from './lib/contracts.ts';
 import { RpcClient } from './lib/rpc.ts';
 import { devAccounts, signLegacy, type Account, type SignedTx } from './lib/tx.ts';
@@ -65,6 +63,8 @@ const PRUNED_ARGS = [
 const LOG_DIR = values['log-dir'] ?? mkdtempSync(join(tmpdir(), 'kestrel-scale-logs-'));
 mkdirSync(LOG_DIR, { recursive: true });
 console.log(`scale: node logs in ${LOG_DIR}`);
+const launch = (mode: string, home: string, extra: string[], checkout = REPO_ROOT) =>
+  launchScaleNode(LOG_DIR, mode, home, extra, checkout);
 if (values['restart-only'] && values['home-root'] === undefined) throw new Error('--restart-only needs --home-root');
 if (values.against !== undefined && !values['restart-only']) throw new Error('--against needs --restart-only');
 const ACCOUNTS = Number(values.accounts);
@@ -205,74 +205,6 @@ interface Checkpoint {
   rssMiB: number;
   cacheMiB: number;
   diskBytesPerAccount: number;
-}
-
-/** A node of this bench: its process, URLs and log file; stop() resolves to the ms from SIGTERM to its exit. */
-interface ScaleNode {
-  proc: ChildProcess;
-  pid: number;
-  url: string;
-  metricsAt: string;
-  log: string;
-  /** Spawn to the first answered eth_blockNumber (polled every 5 ms), wall ms and the process's CPU ms by then. */
-  startMs: number;
-  startCpuMs: number;
-  stop(): Promise<number>;
-}
-
-const STARTUP_TIMEOUT_MS = 120_000;
-/** A loaded node may take long to stop (it finishes its block and closes the store); past this it is killed. */
-const STOP_TIMEOUT_MS = 120_000;
-let launches = 0;
-
-/** Starts `kestreld start --dev` on `home` with its output appended whole to a log file in LOG_DIR. */
-async function launch(mode: string, home: string, extra: string[], checkout = REPO_ROOT): Promise<ScaleNode> {
-  const metricsAt = `127.0.0.1:${await freePort()}`;
-  const { url, args } = await kestrelStart('bin/kestreld.js', home, ['--metrics.address', metricsAt, ...extra]);
-  const log = join(LOG_DIR, `${mode}-${++launches}.log`);
-  const fd = openSync(log, 'a');
-  const t0 = performance.now();
-  const proc = spawn(process.execPath, args, { cwd: checkout, stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  let exitedCode: number | null | undefined;
-  const exited = new Promise<void>((res) =>
-    proc.on('exit', (code) => {
-      exitedCode = code;
-      res();
-    }),
-  );
-  process.on('exit', () => proc.kill('SIGKILL'));
-  const stop = async (): Promise<number> => {
-    const s0 = performance.now();
-    if (exitedCode === undefined) {
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
-      await exited;
-      clearTimeout(timer);
-    }
-    return performance.now() - s0;
-  };
-  const probe = new RpcClient(url, 1_000, 1);
-  try {
-    while (true) {
-      if (exitedCode !== undefined) throw new Error(`kestreld exited at start (code ${exitedCode}); log ${log}`);
-      try {
-        await probe.call('eth_blockNumber');
-        break;
-      } catch {
-        /* not listening yet */
-      }
-      if (performance.now() - t0 > STARTUP_TIMEOUT_MS) throw new Error(`kestreld did not answer; log ${log}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  } catch (e) {
-    await stop();
-    throw e;
-  } finally {
-    probe.close();
-  }
-  const startMs = performance.now() - t0;
-  return { proc, pid: proc.pid!, url, metricsAt, log, startMs, startCpuMs: cpuMs(proc.pid!), stop };
 }
 
 interface Restart {
