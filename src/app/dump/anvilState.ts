@@ -61,9 +61,9 @@ const CHAIN_ACCOUNTS = new Set(
 const ZERO_WORD = '0x' + '00'.repeat(32);
 
 /** The head state as Anvil's dump: every account and slot blocks wrote that still holds something. */
-export function dumpState(view: StateView, touched: TouchedState): AnvilState {
+export async function dumpState(view: StateView, touched: TouchedState): Promise<AnvilState> {
   const accounts: Record<string, AnvilAccount> = {};
-  for (const [a, slots] of touched.entries()) {
+  for await (const [a, slots] of touched.entries()) {
     const address = '0x' + a;
     if (CHAIN_ACCOUNTS.has(address)) continue;
     const addr = hexToBytes(address);

@@ -7,9 +7,9 @@ import type { KvStore } from '../../store/kv.ts';
 import type { AnvilState } from './anvilState.ts';
 import { TouchedState } from './touched.ts';
 
-/** Loads the recorded accounts and slots, records the genesis allocation, and records every later block's writes. */
+/** Records the genesis allocation's accounts and slots (once), and every later block's writes. */
 export async function recordTouchedState(kv: KvStore, app: KestrelApp, genesis: Genesis): Promise<TouchedState> {
-  const touched = await TouchedState.load(kv);
+  const touched = new TouchedState(kv);
   await kv.write(touched.genesisOps([...genesis.alloc.map((a) => ({ address: a.address })), ...genesis.accounts]));
   app.addIndexer((c) => touched.blockOps(c));
   return touched;

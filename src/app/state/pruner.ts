@@ -5,7 +5,7 @@
 // block executes, so no block writes nodes while it sweeps. Blocks, receipts, logs and the log index stay.
 import type { KvOp, KvStore } from '../../store/kv.ts';
 import { metaKey, trieKey } from '../../store/schema.ts';
-import { walkState } from './walk.ts';
+import { StateWalk } from './walk.ts';
 
 /** How much state history to keep (config/pruning.ts parses it; app/state cannot import config/). */
 export interface PruningConfig {
@@ -18,6 +18,12 @@ const EARLIEST_KEY = metaKey('state-earliest');
 const TRIE_START = trieKey(new Uint8Array(0));
 const TRIE_END = Uint8Array.of(TRIE_START[0]! + 1);
 const DELETE_BATCH = 5_000;
+/**
+ * Store reads of the mark phase between two turns of the event loop. The walk reads the whole live state, which
+ * grows with it; in one piece it kept the node from answering any request (even eth_blockNumber) for the length of
+ * the mark at every sweep. In steps, requests are answered between them; blocks still wait for the sweep's end.
+ */
+const MARK_STEP_READS = 2_000;
 /** LevelDB reclaims deleted entries lazily; every this many sweeps the trie range is compacted explicitly. */
 const COMPACT_EVERY = 10;
 
@@ -80,13 +86,15 @@ export class StatePruner {
       const root = this.rootAt(n);
       if (root) roots.push(root);
     }
+    const enter = (key: Uint8Array) => {
+      const id = Buffer.from(key).toString('latin1');
+      if (live.has(id)) return false;
+      live.add(id);
+      return true;
+    };
     for (const root of [...roots, ...this.pinned()]) {
-      walkState(root, get, (key) => {
-        const id = Buffer.from(key).toString('latin1');
-        if (live.has(id)) return false;
-        live.add(id);
-        return true;
-      });
+      const walk = new StateWalk(root, get, enter);
+      while (!walk.step(MARK_STEP_READS)) await new Promise<void>((r) => setImmediate(r));
     }
     let ops: KvOp[] = [];
     let deleted = 0;

@@ -33,7 +33,7 @@ export class DevToolkit {
   private readonly snapshots = new Map<bigint, Snapshot>();
   private nextSnapshot = 1n;
   private readonly impersonated = new Set<string>();
-  private dumper?: () => AnvilState;
+  private dumper?: () => Promise<AnvilState>;
   private autoImpersonate = false;
 
   constructor(
@@ -180,7 +180,7 @@ export class DevToolkit {
   }
 
   /** Supplies the head state in Anvil's dump format (the node records what a dump needs; see app/dump). */
-  useStateDump(dump: () => AnvilState): void {
+  useStateDump(dump: () => Promise<AnvilState>): void {
     this.dumper = dump;
   }
 
@@ -188,7 +188,7 @@ export class DevToolkit {
   dumpState(): Promise<AnvilState> {
     const dump = this.dumper;
     if (!dump) throw new InvalidParamsError('state dumps are not recorded on this node');
-    return this.engine.exclusive(async () => dump());
+    return this.engine.exclusive(dump);
   }
 
   /** anvil_loadState, --load-state: a dump's accounts (Anvil's JSON) written over the state, in one block. */
