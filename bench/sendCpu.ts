@@ -94,7 +94,7 @@ for (let r = 0; r < rounds; r++) {
     const base = mkdtempSync(join(tmpdir(), 'kestrel-sendcpu-'));
     const { url, s } =
       launcher === 'anvil'
-        ? await startPeer(startAnvil({}, flags))
+        ? await startPeer(startAnvil(flags))
         : launcher === 'hardhat'
           ? await startPeer(startHardhat())
           : await startKestrel(launcher, base, flags);
@@ -121,7 +121,8 @@ for (let r = 0; r < rounds; r++) {
       const blocks = Number(await client.call<string>('eth_blockNumber')) - blocks0;
       console.log(
         `${spec}: ${(o.mined / o.seconds).toFixed(0)} tx/s, mined ${o.mined}/${o.total} (rejected ${o.rejected}), ` +
-          `CPU ${perTx(cpu1.process - cpu0.process)} us/tx (main thread ${perTx(cpu1.main - cpu0.main)}), ${blocks} blocks, load ${loadavg()[0]!.toFixed(2)}`,
+          `CPU ${perTx(cpu1.process - cpu0.process)} us/tx (main thread ${perTx(cpu1.main - cpu0.main)}), ${blocks} blocks, ` +
+          `${(o.receiptPolls / Math.max(o.mined, 1)).toFixed(1)} receipt polls/tx, load ${loadavg()[0]!.toFixed(2)}`,
       );
       if (threads0 && threads1) console.log(`  per thread (us/tx): ${threadsLine(s.pid, threads0, threads1, o.mined)}`);
     } finally {
