@@ -20,7 +20,7 @@ import { spawnNode, type Spawned } from './nodes/process.ts';
 import type { RunningNode } from './nodes/types.ts';
 import { deploy, type Chain } from './workloads/chain.ts';
 import { sendAll } from './workloads/send.ts';
-import { WRITE_KINDS, writeTxs } from './workloads/writes.ts';
+import { fundSenders, WRITE_KINDS, writeTxs } from './workloads/writes.ts';
 
 const launchers = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 if (launchers.length === 0) throw new Error('usage: bench/sendCpu.ts [--prof] <launcher> [launcher ...]');
@@ -87,7 +87,8 @@ async function startKestrel(launcher: string, base: string, flags: string[]): Pr
 }
 
 const code = compileContracts();
-const senders = devAccounts(10);
+// SENDERS=32 KIND=write.erc20.awaited is `npm run bench`'s write group (32 senders, each awaiting its receipt).
+const senders = devAccounts(Number(process.env.SENDERS ?? 10));
 for (let r = 0; r < rounds; r++) {
   for (const spec of launchers) {
     const [launcher, ...flags] = spec.split('+') as [string, ...string[]];
@@ -102,6 +103,7 @@ for (let r = 0; r < rounds; r++) {
     try {
       const node = { name: 'kestrel', url } as RunningNode;
       const chain: Chain = { node, client, chainId: BigInt(await client.call<string>('eth_chainId')) };
+      await fundSenders(chain, senders[0]!, senders);
       const holders = senders.map((a) => a.address);
       const token = await deploy(chain, senders[0]!, code.token + tokenConstructorArgs(holders, 10n ** 30n));
       const txs = await writeTxs(chain, kind, senders, total, token);
