@@ -1,5 +1,6 @@
-// Write workloads: pre-signed plain transfers and ERC20 transfers from ten senders, end to end until every receipt
-// exists, with each sender awaiting its receipt or with a fixed number of transactions in flight.
+// Write workloads: pre-signed plain transfers and ERC20 transfers, end to end until every receipt exists, with each
+// sender awaiting its receipt or with a fixed number of transactions in flight over the senders. `npm run bench`'s
+// write group is issue 27's target 1 (benchWrites); bench/sendCpu.ts picks from WRITE_KINDS.
 import { recipientAddress, transferData } from '../lib/contracts.ts';
 import { signLegacy, type Account, type SignedTx } from '../lib/tx.ts';
 import type { NodeName } from '../nodes/types.ts';
