@@ -1,6 +1,8 @@
 // `npm run bench`: starts Kestrel, Anvil, Hardhat and Ganache one at a time on loopback with the same dev accounts
 // and instant mining, runs the same workloads against each, and prints one table (Markdown) of every node's figure
-// and Kestrel's ratios, written also as JSON to bench/results/. See README "Performance".
+// and Kestrel's ratios, written also as JSON to bench/results/. See README "Performance". The write group is issue
+// 27's target 1 and runs on Kestrel and its peers there (WRITE_NODES): Anvil with its defaults, Anvil
+// --prune-history (anvil-prune, a node of the write group only) and Hardhat; not on Ganache.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -11,7 +13,7 @@ import { ensureWrk } from './lib/wrk.ts';
 import { STARTERS } from './nodes/index.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 import { rssMiB } from './nodes/process.ts';
-import type { NodeName, StartOptions } from './nodes/types.ts';
+import type { NodeName } from './nodes/types.ts';
 import { isCompleteRun, parseArgs, USAGE, type Options } from './options.ts';
 import { aggregate, formatTable, rowsToJson, type Row, type RowSpec, type Sample } from './report.ts';
 import { deploy, openChain, type Chain } from './workloads/chain.ts';
@@ -20,7 +22,17 @@ import { logSpecs, runLogs } from './workloads/logs.ts';
 import { readSpecs, runReads } from './workloads/reads.ts';
 import { runTransport, transportSpecs } from './workloads/transport.ts';
 import { sendAll } from './workloads/send.ts';
-import { outcomeToSample, RSS_ROW, WRITE_KINDS, writeSpecs, writeTxs, type WriteKind } from './workloads/writes.ts';
+import {
+  benchWrites,
+  fundSenders,
+  RSS_ROW,
+  WRITE_NODES,
+  writeSample,
+  writeSpecs,
+  WRITE_SENDERS,
+  writeTxs,
+  type WriteWorkload,
+} from './workloads/writes.ts';
 
 // Issue 16's startup targets. Kestrel's rows are two starts of one home (the second is the usual start); a peer's
 // only start (a fresh in-memory chain) fills both of its rows.
@@ -54,8 +66,8 @@ function record(c: Collected, node: NodeName, samples: Map<string, Sample>): voi
 }
 
 /** Starts a node of `name` and opens a client on it; both are closed by closeChain. */
-async function startChain(name: NodeName, opts: StartOptions = {}): Promise<Chain> {
-  const node = await STARTERS[name](opts);
+async function startChain(name: NodeName): Promise<Chain> {
+  const node = await STARTERS[name]();
   try {
     return await openChain(node);
   } catch (e) {
@@ -81,8 +93,8 @@ async function deployToken(chain: Chain, code: BenchContracts, senders: Account[
   );
 }
 
-/** Startup and reads on one node process, then the write workloads (writeSessions). */
-async function readWriteSession(
+/** Startup and reads on one node process. */
+async function readSession(
   name: NodeName,
   o: Options,
   code: BenchContracts,
@@ -103,31 +115,34 @@ async function readWriteSession(
   } finally {
     await closeChain(chain);
   }
-  if (o.workloads.includes('writes')) for (const [id, s] of await writeSessions(name, o, code, senders)) out.set(id, s);
   return out;
 }
 
 /** Runs one write workload on `chain` (with `token` deployed) and logs its figure. */
-async function runWrite(chain: Chain, w: WriteKind, o: Options, senders: Account[], token: string): Promise<Sample> {
-  const total = w.kind === 'transfer' ? o.transfers : o.erc20Transfers;
-  const txs = await writeTxs(chain, w, senders, total, token);
+async function runWrite(
+  chain: Chain,
+  w: WriteWorkload,
+  o: Options,
+  senders: Account[],
+  token: string,
+): Promise<Sample> {
+  const txs = await writeTxs(chain, w, senders, w.size, token);
   const outcome = await sendAll(chain.node.url, txs, {
     mode: w.mode,
-    inflight: o.inflight,
+    inflight: WRITE_SENDERS,
     stallMs: o.stallMs,
     maxMs: o.writeMaxMs,
     requestTimeoutMs: 10_000,
   });
-  const sample = outcomeToSample(outcome);
+  const sample = writeSample(outcome);
   log(`  ${w.id}: ${sample.value?.toFixed(0) ?? '–'} tx/s${sample.note ? ` (${sample.status}: ${sample.note})` : ''}`);
   return sample;
 }
 
 /**
- * Each write workload on a fresh node process, so no node is measured on a chain the workloads before it grew:
- * Anvil slows as its chain grows (bench/sendCpu.ts, 2,000-3,000 ERC20 transfers on a fresh Anvil: 282-925 tx/s;
- * 400: 1,130-1,830), and a stalled workload cannot distort the next. Then, for Kestrel, the RSS row: the four
- * workloads in sequence on one process, and its RSS after them (peers: not measured, their sequential runs take
+ * Each write workload on a fresh node process, so no node is measured on a chain the workloads before it grew
+ * (Anvil slows as its chain grows) and a stalled workload cannot distort the next. Then, for Kestrel, the RSS row:
+ * the workloads in sequence on one process, and its RSS after them (peers: not measured, their sequential runs take
  * minutes).
  */
 async function writeSessions(
@@ -137,27 +152,30 @@ async function writeSessions(
   senders: Account[],
 ): Promise<Map<string, Sample>> {
   const out = new Map<string, Sample>();
-  for (const w of WRITE_KINDS) {
-    const chain = await startChain(name, { writes: true });
+  const workloads = benchWrites(o.writeSizes);
+  for (const w of workloads) {
+    const chain = await startChain(name);
     try {
+      await fundSenders(chain, senders[0]!, senders);
       out.set(w.id, await runWrite(chain, w, o, senders, await deployToken(chain, code, senders)));
     } finally {
       await closeChain(chain);
     }
   }
   if (name !== 'kestrel') return out;
-  log('  RSS: the four write workloads again, in sequence on one process');
-  const chain = await startChain(name, { writes: true });
+  log(`  RSS: the ${workloads.length} write workloads again, in sequence on one process`);
+  const chain = await startChain(name);
   try {
+    await fundSenders(chain, senders[0]!, senders);
     const token = await deployToken(chain, code, senders);
     const failed: string[] = [];
-    for (const w of WRITE_KINDS) {
+    for (const w of workloads) {
       const s = await runWrite(chain, w, o, senders, token);
       if (s.status !== 'ok') failed.push(`${w.id} (${s.status})`);
     }
     const rss = rssMiB(chain.node.pid);
     log(`  RSS ${rss.toFixed(0)} MiB`);
-    // A failed workload leaves txs pending, so the RSS is not that of the four completed: say so.
+    // A failed workload leaves txs pending, so the RSS is not that of the workloads completed: say so.
     out.set(
       RSS_ROW,
       failed.length > 0
@@ -220,15 +238,13 @@ function peerVersions(): Record<string, string> {
   return { anvil: pkg('@foundry-rs/anvil-linux-amd64'), hardhat: pkg('hardhat'), ganache: pkg('ganache') };
 }
 
-function specsFor(o: Options, senders: number): RowSpec[] {
+function specsFor(o: Options): RowSpec[] {
   return [
     ...(o.workloads.some((w) => w === 'startup' || w === 'reads' || w === 'writes')
       ? [STARTUP_ROW, STARTUP_FRESH_ROW]
       : []),
     ...(o.workloads.includes('reads') ? [...readSpecs(), ...transportSpecs()] : []),
-    ...(o.workloads.includes('writes')
-      ? writeSpecs({ transfers: o.transfers, erc20: o.erc20Transfers, inflight: o.inflight, senders })
-      : []),
+    ...(o.workloads.includes('writes') ? writeSpecs({ sizes: o.writeSizes }) : []),
     ...(o.workloads.includes('logs') ? logSpecs(o.logEvents, o.padBlocks) : []),
     ...(o.workloads.includes('engine') ? engineSpecs() : []),
   ];
@@ -250,14 +266,20 @@ async function main(): Promise<void> {
   if (o.workloads.includes('reads')) ensureWrk();
   const code = compileContracts();
   const senders = devAccounts(10);
+  const writers = devAccounts(WRITE_SENDERS);
   const collected: Collected = new Map();
   for (let run = 0; run < o.runs; run++) {
     for (const name of o.nodes) {
-      log(`run ${run + 1}/${o.runs}: ${name}`);
+      log(`run ${run + 1}/${o.runs}: ${name} (load average ${loadavg()[0]!.toFixed(2)})`);
       const sessions: Array<[string, () => Promise<Map<string, Sample>>]> = [];
-      if (o.workloads.some((w) => w === 'startup' || w === 'reads' || w === 'writes'))
-        sessions.push(['startup/reads/writes', () => readWriteSession(name, o, code, senders)]);
-      if (o.workloads.includes('logs')) sessions.push(['logs', () => logSession(name, o, code, senders, run)]);
+      // anvil-prune is a node of the write group only (the other groups measure Anvil as it starts).
+      const writesOnly = name === 'anvil-prune';
+      if (!writesOnly && o.workloads.some((w) => w === 'startup' || w === 'reads' || w === 'writes'))
+        sessions.push(['startup/reads', () => readSession(name, o, code, senders)]);
+      if (o.workloads.includes('writes') && WRITE_NODES.includes(name))
+        sessions.push(['writes', () => writeSessions(name, o, code, writers)]);
+      if (!writesOnly && o.workloads.includes('logs'))
+        sessions.push(['logs', () => logSession(name, o, code, senders, run)]);
       if (o.workloads.includes('engine') && name === 'kestrel')
         sessions.push(['engine', () => runEngine(o.quick, log)]);
       for (const [what, fn] of sessions) {
@@ -266,7 +288,7 @@ async function main(): Promise<void> {
         } catch (e) {
           log(`  ${name} ${what} failed: ${(e as Error).message}`);
           const failed = new Map<string, Sample>();
-          for (const spec of specsFor(o, senders.length)) {
+          for (const spec of specsFor(o)) {
             if (sessionOf(spec.id) === what)
               failed.set(spec.id, {
                 value: null,
@@ -289,7 +311,8 @@ async function main(): Promise<void> {
 
 /** The session that fills a row (the name main() gives it). */
 function sessionOf(rowId: string): string {
-  return rowId.startsWith('logs.') ? 'logs' : rowId.startsWith('engine.') ? 'engine' : 'startup/reads/writes';
+  if (rowId.startsWith('write.') || rowId === RSS_ROW) return 'writes';
+  return rowId.startsWith('logs.') ? 'logs' : rowId.startsWith('engine.') ? 'engine' : 'startup/reads';
 }
 
 /** `<dir>/<stem>.json`, or `<stem>-2.json`, `-3`… when that name already holds a run (results are committed). */
@@ -312,7 +335,7 @@ function writeResults(
   senders: number,
   progress: string,
 ): { table: string; out: string } {
-  const rows: Row[] = specsFor(o, senders).map((spec) => {
+  const rows: Row[] = specsFor(o).map((spec) => {
     const figures: Row['figures'] = {};
     for (const name of o.nodes) {
       const samples = collected.get(spec.id)?.get(name);
@@ -333,7 +356,13 @@ function writeResults(
     command: commandLine(),
     ...meta,
     loadAverageNow: loadavg(),
-    settings: { ...o, evmVersion: EVM_VERSION, gasPriceWei: GAS_PRICE.toString(), senders },
+    settings: {
+      ...o,
+      evmVersion: EVM_VERSION,
+      gasPriceWei: GAS_PRICE.toString(),
+      senders,
+      writeSenders: WRITE_SENDERS,
+    },
     rows: rowsToJson(rows, o.nodes),
     table,
   };

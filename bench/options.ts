@@ -14,10 +14,8 @@ export interface Options {
   workloads: WorkloadGroup[];
   /** Seconds per wrk run. */
   readSeconds: number;
-  transfers: number;
-  erc20Transfers: number;
-  /** Transactions in flight at once in the "inflight" write mode. */
-  inflight: number;
+  /** Transactions per write workload: value and ERC20 transfers each run once at every size. */
+  writeSizes: number[];
   logEvents: number;
   eventsPerTx: number;
   /** Chain height to reach with empty blocks before the selective query "over 100,000 blocks". */
@@ -35,11 +33,12 @@ export interface Options {
 }
 
 /** Help text of `npm run bench -- --help`. */
-export const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--only kestrel,anvil,hardhat,ganache]
+export const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--only kestrel,anvil,anvil-prune,hardhat,ganache]
                         [--workload startup,reads,writes,logs,engine] [--duration SECONDS] [--out FILE]
   --quick     one short run of everything with smaller counts (under 3 minutes)
   --runs N    runs per node (default 3; figures are medians over the runs)
-  --only      nodes to start, in turn (default all four)
+  --only      nodes to start, in turn (default all; anvil-prune is Anvil --prune-history, in the writes only;
+              Ganache is not in the writes)
   --workload  workload groups (default all)
   --duration  seconds per wrk read run (default 2, quick 1)
   --out       JSON output path (default bench/results/<date>.json; -2, -3… when taken)`;
@@ -47,8 +46,7 @@ export const USAGE = `usage: npm run bench -- [--quick] [--runs N] [--only kestr
 const FULL = {
   runs: 3,
   readSeconds: 2,
-  transfers: 5000,
-  erc20Transfers: 2000,
+  writeSizes: [1000, 5000],
   logEvents: 20_000,
   padBlocks: 100_000,
   padDeadlineMs: 60_000,
@@ -59,8 +57,7 @@ const FULL = {
 const QUICK = {
   runs: 1,
   readSeconds: 1,
-  transfers: 300,
-  erc20Transfers: 150,
+  writeSizes: [150, 500],
   logEvents: 1_000,
   padBlocks: 2_000,
   padDeadlineMs: 15_000,
@@ -95,9 +92,9 @@ export function parseArgs(argv: string[]): Options {
   const o: Options = {
     quick,
     ...base,
+    writeSizes: [...base.writeSizes],
     nodes: [...NODE_NAMES],
     workloads: [...WORKLOAD_GROUPS],
-    inflight: 32,
     eventsPerTx: 20,
   };
   for (let i = 0; i < argv.length; i++) {

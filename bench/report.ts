@@ -11,6 +11,11 @@ export interface Sample {
   value: number | null;
   status: Status;
   note?: string;
+  /**
+   * For a run that did not finish (no value): a figure a finished run could not have beaten, e.g. a write run's
+   * transactions over the time it was given. A peer without a complete run is compared at this figure.
+   */
+  bound?: number;
 }
 
 /** The figure of one workload on one node over all runs. */
@@ -21,9 +26,11 @@ export interface Figure extends Sample {
 /** Which direction is better for a unit. */
 export type Better = 'higher' | 'lower';
 
-/** The issue's target for a workload. */
+/** The issue's target for a workload; a vsBest target names its peers when not every peer counts. */
 export type Target =
-  { kind: 'vsBest'; factor: number } | { kind: 'max'; limit: number } | { kind: 'min'; limit: number };
+  | { kind: 'vsBest'; factor: number; peers?: readonly NodeName[] }
+  | { kind: 'max'; limit: number }
+  | { kind: 'min'; limit: number };
 
 /** A workload's identity and target. */
 export interface RowSpec {
@@ -75,20 +82,46 @@ export function ratio(kestrel: number | null, peer: number | null, better: Bette
 const usable = (f: Figure | undefined): f is Figure & { value: number } =>
   f !== undefined && f.status === 'ok' && f.value !== null;
 
-// A peer that was still mining at the time bound has a real throughput figure (what it mined per second), so it can
-// be the best peer; a stalled, rejecting or hanging peer cannot. Kestrel itself must finish to meet a target.
-const peerUsable = (f: Figure | undefined): f is Figure & { value: number } =>
-  f !== undefined && (f.status === 'ok' || f.status === 'timeout') && f.value !== null;
+/** A peer's figure as the best-of compares it; `bounded` when a run that did not finish contributes its bound. */
+export interface PeerFigure {
+  value: number;
+  bounded: boolean;
+}
 
-/** The best peer of a row among peers with a valid figure (ok, or still mining at the time bound). */
-export function bestPeer(row: Row): { name: NodeName; value: number } | null {
-  let best: { name: NodeName; value: number } | null = null;
-  for (const name of NODE_NAMES) {
-    if (name === 'kestrel') continue;
-    const f = row.figures[name];
-    if (!peerUsable(f)) continue;
-    if (best === null || (row.better === 'higher' ? f.value > best.value : f.value < best.value))
-      best = { name, value: f.value };
+/**
+ * A peer's figure for comparisons: its value when every run was ok; otherwise the median over its runs of each
+ * run's rate (ok), bound (a run that did not finish: the most it could have done) or rate so far (an older
+ * results file's timed-out run). A peer whose runs failed otherwise (rejected, hung, reverted) has none.
+ */
+export function peerFigure(f: Figure | undefined): PeerFigure | null {
+  if (f === undefined) return null;
+  if (usable(f)) return { value: f.value, bounded: false };
+  const xs: number[] = [];
+  let bounded = false;
+  for (const s of f.samples) {
+    if (s.status === 'ok' && s.value !== null) xs.push(s.value);
+    else if (s.bound !== undefined) {
+      xs.push(s.bound);
+      bounded = true;
+    } else if (s.status === 'timeout' && s.value !== null) xs.push(s.value);
+  }
+  return xs.length > 0 ? { value: median(xs), bounded } : null;
+}
+
+/** The peers a row compares Kestrel with: its target's peers, else every peer. */
+function peersOf(row: RowSpec): readonly NodeName[] {
+  return row.target?.kind === 'vsBest' && row.target.peers
+    ? row.target.peers
+    : NODE_NAMES.filter((n) => n !== 'kestrel');
+}
+
+/** The best of a row's peers (see peerFigure); with a bound it is an upper estimate, so Kestrel's ratio a lower one. */
+export function bestPeer(row: Row): ({ name: NodeName } & PeerFigure) | null {
+  let best: ({ name: NodeName } & PeerFigure) | null = null;
+  for (const name of peersOf(row)) {
+    const f = peerFigure(row.figures[name]);
+    if (f === null) continue;
+    if (best === null || (row.better === 'higher' ? f.value > best.value : f.value < best.value)) best = { name, ...f };
   }
   return best;
 }
@@ -112,11 +145,8 @@ export function targetText(row: RowSpec): string {
   if (!row.target) return '';
   if (row.target.kind === 'max') return `< ${row.target.limit} ${row.unit}`;
   if (row.target.kind === 'min') return `≥ ${row.target.limit} ${row.unit}`;
-  return row.target.factor === 1
-    ? row.better === 'lower'
-      ? '≤ best peer'
-      : '≥ best peer'
-    : `≥ ${row.target.factor}× best peer`;
+  const of = row.target.peers ? `best of ${row.target.peers.join(', ')}` : 'best peer';
+  return row.target.factor === 1 ? `${row.better === 'lower' ? '≤' : '≥'} ${of}` : `≥ ${row.target.factor}× ${of}`;
 }
 
 /** A figure's value for a table cell: thousands separators, one decimal below 100. */
@@ -126,17 +156,22 @@ export function formatNumber(v: number): string {
   return v.toFixed(2);
 }
 
-/** A figure as a table cell: the value, with the failure status when the figure is not ok. */
-export function formatFigure(f: Figure | undefined): string {
+/**
+ * A figure as a table cell: the value, with the failure status when the figure is not ok; a peer compared at a
+ * bound (peerFigure) shows it as "≤ bound (status)", never as a rate.
+ */
+export function formatFigure(f: Figure | undefined, peer = false): string {
   if (f === undefined) return '–';
+  if (f.status === 'ok') return f.value === null ? '' : formatNumber(f.value);
+  const p = peer ? peerFigure(f) : null;
+  if (p?.bounded) return `≤ ${formatNumber(p.value)} (${f.status})`;
   const v = f.value === null ? '' : formatNumber(f.value);
-  if (f.status === 'ok') return v;
   return v === '' ? f.status : `${v} (${f.status})`;
 }
 
-/** A ratio as a table cell. */
-export function formatRatio(r: number | null): string {
-  return r === null ? '–' : `${r.toFixed(2)}×`;
+/** A ratio as a table cell; against a bound it is a lower bound ("≥"). */
+export function formatRatio(r: number | null, bounded = false): string {
+  return r === null ? '–' : `${bounded ? '≥ ' : ''}${r.toFixed(2)}×`;
 }
 
 /** The Markdown table of a run plus the notes of every figure that is not plainly ok. */
@@ -151,12 +186,12 @@ export function formatTable(rows: Row[], nodes: readonly NodeName[]): string {
     const cells = [
       row.label,
       row.unit,
-      ...nodes.map((n) => formatFigure(row.figures[n])),
+      ...nodes.map((n) => formatFigure(row.figures[n], n !== 'kestrel')),
       ...peers.map((p) => {
-        const f = row.figures[p];
-        return formatRatio(peerUsable(f) ? ratio(k, f.value, row.better) : null);
+        const f = peerFigure(row.figures[p]);
+        return formatRatio(f ? ratio(k, f.value, row.better) : null, f?.bounded);
       }),
-      best ? `${formatRatio(ratio(k, best.value, row.better))} (${best.name})` : '–',
+      best ? `${formatRatio(ratio(k, best.value, row.better), best.bounded)} (${best.name})` : '–',
       targetText(row),
       row.target ? verdict(row) : '',
     ];
@@ -177,13 +212,15 @@ export function rowsToJson(rows: Row[], nodes: readonly NodeName[]): unknown[] {
     const ratios: Record<string, number | null> = {};
     for (const p of nodes) {
       if (p === 'kestrel') continue;
-      const f = row.figures[p];
-      ratios[p] = peerUsable(f) ? ratio(k, f.value, row.better) : null;
+      const f = peerFigure(row.figures[p]);
+      ratios[p] = f ? ratio(k, f.value, row.better) : null;
     }
     return {
       ...row,
       ratios,
-      best: best ? { node: best.name, value: best.value, ratio: ratio(k, best.value, row.better) } : null,
+      best: best
+        ? { node: best.name, value: best.value, bounded: best.bounded, ratio: ratio(k, best.value, row.better) }
+        : null,
       target: row.target ? { ...row.target, text: targetText(row), verdict: verdict(row) } : null,
     };
   });

@@ -25,7 +25,12 @@ const rows: Row[] = json.rows.map((r) => {
   }
   const target = r.target as unknown as (Row['target'] & { text?: string; verdict?: string }) | null;
   const spec = target
-    ? { kind: target.kind, ...(target.kind === 'vsBest' ? { factor: target.factor } : { limit: target.limit }) }
+    ? {
+        kind: target.kind,
+        ...(target.kind === 'vsBest'
+          ? { factor: target.factor, ...(target.peers ? { peers: target.peers } : {}) }
+          : { limit: target.limit }),
+      }
     : undefined;
   return {
     id: r.id,

@@ -20,7 +20,7 @@ import { spawnNode, type Spawned } from './nodes/process.ts';
 import type { RunningNode } from './nodes/types.ts';
 import { deploy, type Chain } from './workloads/chain.ts';
 import { sendAll } from './workloads/send.ts';
-import { WRITE_KINDS, writeTxs } from './workloads/writes.ts';
+import { fundSenders, WRITE_KINDS, writeTxs } from './workloads/writes.ts';
 
 const launchers = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 if (launchers.length === 0) throw new Error('usage: bench/sendCpu.ts [--prof] <launcher> [launcher ...]');
@@ -87,14 +87,15 @@ async function startKestrel(launcher: string, base: string, flags: string[]): Pr
 }
 
 const code = compileContracts();
-const senders = devAccounts(10);
+// SENDERS=32 KIND=write.erc20.awaited is `npm run bench`'s write group (32 senders, each awaiting its receipt).
+const senders = devAccounts(Number(process.env.SENDERS ?? 10));
 for (let r = 0; r < rounds; r++) {
   for (const spec of launchers) {
     const [launcher, ...flags] = spec.split('+') as [string, ...string[]];
     const base = mkdtempSync(join(tmpdir(), 'kestrel-sendcpu-'));
     const { url, s } =
       launcher === 'anvil'
-        ? await startPeer(startAnvil({}, flags))
+        ? await startPeer(startAnvil(flags))
         : launcher === 'hardhat'
           ? await startPeer(startHardhat())
           : await startKestrel(launcher, base, flags);
@@ -102,6 +103,7 @@ for (let r = 0; r < rounds; r++) {
     try {
       const node = { name: 'kestrel', url } as RunningNode;
       const chain: Chain = { node, client, chainId: BigInt(await client.call<string>('eth_chainId')) };
+      await fundSenders(chain, senders[0]!, senders);
       const holders = senders.map((a) => a.address);
       const token = await deploy(chain, senders[0]!, code.token + tokenConstructorArgs(holders, 10n ** 30n));
       const txs = await writeTxs(chain, kind, senders, total, token);
@@ -121,7 +123,8 @@ for (let r = 0; r < rounds; r++) {
       const blocks = Number(await client.call<string>('eth_blockNumber')) - blocks0;
       console.log(
         `${spec}: ${(o.mined / o.seconds).toFixed(0)} tx/s, mined ${o.mined}/${o.total} (rejected ${o.rejected}), ` +
-          `CPU ${perTx(cpu1.process - cpu0.process)} us/tx (main thread ${perTx(cpu1.main - cpu0.main)}), ${blocks} blocks, load ${loadavg()[0]!.toFixed(2)}`,
+          `CPU ${perTx(cpu1.process - cpu0.process)} us/tx (main thread ${perTx(cpu1.main - cpu0.main)}), ${blocks} blocks, ` +
+          `${(o.receiptPolls / Math.max(o.mined, 1)).toFixed(1)} receipt polls/tx, load ${loadavg()[0]!.toFixed(2)}`,
       );
       if (threads0 && threads1) console.log(`  per thread (us/tx): ${threadsLine(s.pid, threads0, threads1, o.mined)}`);
     } finally {

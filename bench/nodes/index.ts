@@ -8,7 +8,8 @@ import type { NodeName, NodeStarter } from './types.ts';
 /** How to start each node. */
 export const STARTERS: Record<NodeName, NodeStarter> = {
   kestrel: startKestrel,
-  anvil: startAnvil,
+  anvil: () => startAnvil(),
+  'anvil-prune': () => startAnvil(['--prune-history'], 'anvil-prune'),
   hardhat: startHardhat,
   ganache: startGanache,
 };

@@ -26,6 +26,8 @@ export interface SendOutcome {
   seconds: number;
   /** Up to three distinct rejection messages. */
   errors: string[];
+  /** eth_getTransactionReceipt calls made (answered or not): what the wait for receipts cost the node. */
+  receiptPolls: number;
 }
 
 /** Options of sendAll. */
@@ -51,6 +53,7 @@ export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOp
     timedOut: false,
     seconds: 0,
     errors: [],
+    receiptPolls: 0,
   };
   const t0 = performance.now();
   let lastProgress = t0;
@@ -93,6 +96,7 @@ export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOp
     let delay = 1;
     while (!aborted) {
       let receipt: { status?: string } | null = null;
+      out.receiptPolls++;
       try {
         receipt = await client.call<{ status?: string } | null>('eth_getTransactionReceipt', [hash]);
       } catch {

@@ -12,14 +12,16 @@ import {
   bestPeer,
   formatTable,
   median,
+  peerFigure,
   ratio,
   rowsToJson,
   verdict,
   type Row,
+  type Sample,
   type Status,
 } from '../../bench/report.ts';
-import { roundRobin } from '../../bench/workloads/send.ts';
-import { outcomeToSample } from '../../bench/workloads/writes.ts';
+import { roundRobin, type SendOutcome } from '../../bench/workloads/send.ts';
+import { benchWrites, outcomeToSample, WRITE_PEERS, writeSample, writeSpecs } from '../../bench/workloads/writes.ts';
 
 const WRK_OUTPUT = `Running 2s test @ http://127.0.0.1:8545
   2 threads and 32 connections
@@ -113,12 +115,17 @@ function row(partial: Partial<Row> & Pick<Row, 'figures'>): Row {
     ...partial,
   };
 }
-const fig = (value: number | null, status: Status = 'ok', note?: string) => ({ value, status, note, samples: [] });
+const fig = (value: number | null, status: Status = 'ok', note?: string) => ({
+  value,
+  status,
+  note,
+  samples: [{ value, status }],
+});
 
 describe('targets', () => {
   it('compares Kestrel with the best peer whose figure is ok', () => {
     const r = row({ figures: { kestrel: fig(115), anvil: fig(100), hardhat: fig(500, 'stalled'), ganache: fig(90) } });
-    assert.deepEqual(bestPeer(r), { name: 'anvil', value: 100 });
+    assert.deepEqual(bestPeer(r), { name: 'anvil', value: 100, bounded: false });
     assert.equal(verdict(r), 'missed');
     assert.equal(verdict(row({ figures: { kestrel: fig(120), anvil: fig(100) } })), 'met');
   });
@@ -129,7 +136,7 @@ describe('targets', () => {
       target: { kind: 'vsBest', factor: 1 },
       figures: { kestrel: fig(20), anvil: fig(29), hardhat: fig(15) },
     });
-    assert.deepEqual(bestPeer(lat), { name: 'hardhat', value: 15 });
+    assert.deepEqual(bestPeer(lat), { name: 'hardhat', value: 15, bounded: false });
     assert.equal(verdict(lat), 'missed');
     const startup = row({
       unit: 'ms',
@@ -149,7 +156,7 @@ describe('targets', () => {
   });
   it('lets a peer still mining at the time bound be the best peer, but not Kestrel meet a target that way', () => {
     const r = row({ figures: { kestrel: fig(130), anvil: fig(100, 'timeout') } });
-    assert.deepEqual(bestPeer(r), { name: 'anvil', value: 100 });
+    assert.deepEqual(bestPeer(r), { name: 'anvil', value: 100, bounded: false });
     assert.equal(verdict(r), 'met');
     assert.equal(verdict(row({ figures: { kestrel: fig(130, 'timeout'), anvil: fig(100) } })), 'missed');
   });
@@ -198,8 +205,8 @@ describe('options', () => {
     const o = parseArgs([]);
     assert.equal(o.quick, false);
     assert.equal(o.runs, 3);
-    assert.deepEqual(o.nodes, ['kestrel', 'anvil', 'hardhat', 'ganache']);
-    assert.equal(o.transfers, 5000);
+    assert.deepEqual(o.nodes, ['kestrel', 'anvil', 'anvil-prune', 'hardhat', 'ganache']);
+    assert.deepEqual(o.writeSizes, [1000, 5000]);
     assert.ok(isCompleteRun(o));
   });
   it('parses quick mode and selections in canonical order', () => {
@@ -208,7 +215,7 @@ describe('options', () => {
     assert.deepEqual(o.nodes, ['kestrel', 'anvil']);
     assert.deepEqual(o.workloads, ['reads']);
     assert.equal(o.runs, 2);
-    assert.ok(o.transfers < 5000);
+    assert.ok(Math.max(...o.writeSizes) < 1000);
     assert.equal(isCompleteRun(o), false);
   });
   it('rejects unknown nodes, workloads, flags and bad numbers', () => {
@@ -260,6 +267,7 @@ describe('transactions and calldata', () => {
       timedOut: false,
       seconds: 2,
       errors: [],
+      receiptPolls: 0,
     };
     assert.deepEqual(outcomeToSample(base), { value: 5, status: 'ok' });
     const s = outcomeToSample({ ...base, mined: 4, rejected: 2, stalled: true, errors: ['Nonce too high'] });
@@ -269,5 +277,92 @@ describe('transactions and calldata', () => {
     assert.equal(slow.status, 'timeout');
     assert.equal(slow.value, 3);
     assert.equal(outcomeToSample({ ...base, mined: 6, timedOut: true, unanswered: 1 }).status, 'hung');
+  });
+});
+
+describe('the write group (issue 27, target 1)', () => {
+  const done: SendOutcome = {
+    total: 5000,
+    mined: 5000,
+    reverted: 0,
+    rejected: 0,
+    unanswered: 0,
+    stalled: false,
+    timedOut: false,
+    seconds: 4,
+    errors: [],
+    receiptPolls: 9000,
+  };
+  it('runs value and ERC20 transfers at every size, against Anvil, Anvil --prune-history and Hardhat', () => {
+    assert.deepEqual(
+      benchWrites([1000, 5000]).map((w) => [w.id, w.kind, w.mode, w.size]),
+      [
+        ['write.transfer.inflight.1000', 'transfer', 'awaited', 1000],
+        ['write.erc20.inflight.1000', 'erc20', 'awaited', 1000],
+        ['write.transfer.inflight.5000', 'transfer', 'awaited', 5000],
+        ['write.erc20.inflight.5000', 'erc20', 'awaited', 5000],
+      ],
+    );
+    const specs = writeSpecs({ sizes: [1000, 5000] });
+    assert.equal(specs[1]!.label, '1,000 ERC20 transfers, 32 in flight, all mined');
+    assert.deepEqual(specs[3]!.target, { kind: 'vsBest', factor: 1.2, peers: ['anvil', 'anvil-prune', 'hardhat'] });
+    assert.equal(specs[4]!.label, 'RSS after the 4 write workloads in sequence on one process');
+  });
+  it('gives a rate only to a run that mined every transaction, and a bound to one that was slow or stuck', () => {
+    assert.deepEqual(writeSample(done), { value: 1250, status: 'ok' });
+    const stuck = writeSample({ ...done, mined: 4334, stalled: true, seconds: 62.5 });
+    assert.equal(stuck.value, null);
+    assert.equal(stuck.status, 'stalled');
+    assert.equal(stuck.bound, 80);
+    assert.match(stuck.note!, /4,334\/5,000 mined; no new receipt within the stall bound \(4,334 in 62\.5 s\)/);
+    assert.equal(writeSample({ ...done, mined: 3000, timedOut: true, seconds: 45 }).bound, 5000 / 45);
+    // A node that refused or lost transactions could never finish: no bound, it is not compared.
+    const refused = writeSample({ ...done, mined: 4000, rejected: 1000, stalled: true, seconds: 20 });
+    assert.equal(refused.value, null);
+    assert.equal(refused.bound, undefined);
+    assert.equal(writeSample({ ...done, mined: 4990, reverted: 10 }).bound, undefined);
+  });
+  const figure = (...samples: Sample[]) => aggregate(samples);
+  const ok = (v: number): Sample => ({ value: v, status: 'ok' });
+  const stalled = (bound: number): Sample => ({ value: null, status: 'stalled', note: 'n/5,000 mined', bound });
+  const writeRow = (figures: Row['figures']): Row =>
+    row({
+      label: '5,000 ERC20 transfers',
+      unit: 'tx/s',
+      target: { kind: 'vsBest', factor: 1.2, peers: WRITE_PEERS },
+      figures,
+    });
+  it('compares with the fastest of the target peers only, a peer that did not finish at its bound', () => {
+    assert.deepEqual(peerFigure(figure(ok(300), ok(100), ok(200))), { value: 200, bounded: false });
+    assert.deepEqual(peerFigure(figure(ok(300), stalled(80), ok(200))), { value: 200, bounded: true });
+    assert.deepEqual(peerFigure(figure(stalled(90), stalled(80), stalled(70))), { value: 80, bounded: true });
+    assert.equal(peerFigure(figure({ value: null, status: 'rejected' })), null);
+    const r = writeRow({
+      kestrel: figure(ok(1300), ok(1250), ok(1200)),
+      anvil: figure(stalled(90), stalled(80), stalled(70)),
+      'anvil-prune': figure(ok(900), stalled(1100), ok(1000)),
+      hardhat: figure(ok(600), ok(500), ok(550)),
+      // Not one of the target's peers: never the best, however fast.
+      ganache: figure(ok(5000), ok(5000), ok(5000)),
+    });
+    assert.deepEqual(bestPeer(r), { name: 'anvil-prune', value: 1000, bounded: true });
+    assert.equal(verdict(r), 'met');
+    const t = formatTable([r], ['kestrel', 'anvil', 'anvil-prune', 'hardhat', 'ganache']).split('\n');
+    assert.equal(
+      t[2],
+      '| 5,000 ERC20 transfers | tx/s | 1,250 | ≤ 80.0 (stalled) | ≤ 1,000 (stalled) | 550 | 5,000 | ≥ 15.63× | ≥ 1.25× | 2.27× | 0.25× | ≥ 1.25× (anvil-prune) | ≥ 1.2× best of anvil, anvil-prune, hardhat | met |',
+    );
+    const [j] = rowsToJson([r], ['kestrel', 'anvil-prune']) as Array<Record<string, any>>;
+    assert.deepEqual(j!.best, { node: 'anvil-prune', value: 1000, bounded: true, ratio: 1.25 });
+  });
+  it('misses when Kestrel did not mine every transaction in every run, whatever its rate', () => {
+    const r = writeRow({
+      kestrel: figure(ok(5000), stalled(4000), ok(5000)),
+      hardhat: figure(ok(500), ok(500), ok(500)),
+    });
+    assert.equal(r.figures.kestrel!.status, 'stalled');
+    assert.equal(verdict(r), 'missed');
+    assert.equal(verdict({ ...r, figures: { ...r.figures, kestrel: figure(ok(590), ok(600), ok(610)) } }), 'met');
+    assert.equal(verdict({ ...r, figures: { ...r.figures, kestrel: figure(ok(590), ok(599), ok(610)) } }), 'missed');
   });
 });

@@ -112,7 +112,7 @@ describe('Osaka: kestreld (Osaka and Prague homes) beside Anvil', { timeout: 300
     [osaka, prague, anvil] = await Promise.all([
       startNode(),
       startNode({ home: join(pragueHome, 'home') }),
-      startAnvil({}, ['--hardfork', 'osaka', '--enable-tx-gas-limit']),
+      startAnvil(['--hardfork', 'osaka', '--enable-tx-gas-limit']),
     ]);
     // Dev account 5 on each: no node uses it as its coinbase.
     const key = DEV_ACCOUNTS[5]!.privateKey;

@@ -19,7 +19,7 @@ describe('eth_sendRawTransactionSync', { timeout: 120_000 }, () => {
   let url: string;
 
   before(async () => {
-    [node, anvil] = await Promise.all([startNode(), startAnvil({}, ['--chain-id', '9000'])]);
+    [node, anvil] = await Promise.all([startNode(), startAnvil(['--chain-id', '9000'])]);
     url = node.http;
   });
   afterEach(printLogsOnFailure(() => node));

@@ -128,7 +128,7 @@ describe(
       assert.ok(existsSync(dumpFile), 'dump file written');
       const json = JSON.parse(readFileSync(dumpFile, 'utf8'));
       assert.equal(json.accounts[addrs.contract].code, '0x' + RUNTIME);
-      const anvil = await startAnvil({}, ['--load-state', dumpFile]);
+      const anvil = await startAnvil(['--load-state', dumpFile]);
       anvils.push(anvil);
       assert.deepEqual(await snapshotOf(anvil.url, addrs), expected);
     });

@@ -56,7 +56,7 @@ describe('trace_ against Anvil', () => {
   printLogsOnFailure(() => node);
 
   before(async () => {
-    [node, anvil] = await Promise.all([startNode(), startAnvil({}, ['--hardfork', 'osaka'])]);
+    [node, anvil] = await Promise.all([startNode(), startAnvil(['--hardfork', 'osaka'])]);
     const side = async (url: string): Promise<Side> => {
       const s = await runScenario(url);
       const receipts: Record<string, Json> = {};
