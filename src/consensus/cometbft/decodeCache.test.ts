@@ -7,25 +7,15 @@ import { createChainCommon } from '../../app/evm/common.ts';
 import { decodeTx, prepareTx, recoveredTx, type RecoveryJob } from '../../app/evm/validate.ts';
 import { testRules } from '../../app/evm/validate.testing.ts';
 import { TxRejectedError } from '../../errors/index.ts';
-import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
 import { SenderRecovery } from '../../mempool/recovery/workers.ts';
+import { signedTestTxs, TEST_TX_COMMON, TX_SIGNERS } from '../../app/evm/signedTxs.testing.ts';
 import { DecodeCache } from './decodeCache.ts';
 
-const common = createChainCommon(9000n);
+const common = TEST_TX_COMMON;
 const rules = testRules({ baseFee: 0n });
-const accounts = deriveAccounts(DEV_MNEMONIC, 4);
+const accounts = TX_SIGNERS;
 
-const valid = Array.from({ length: 40 }, (_, i) => {
-  const a = accounts[i % 4]!;
-  const data = { nonce: BigInt(i), gasLimit: 21_000n, to: accounts[(i + 1) % 4]!.address, value: BigInt(i) };
-  return i % 2 === 0
-    ? createLegacyTx({ ...data, gasPrice: 10n }, { common })
-        .sign(a.privateKey)
-        .serialize()
-    : createFeeMarket1559Tx({ ...data, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n }, { common })
-        .sign(a.privateKey)
-        .serialize();
-});
+const valid = signedTestTxs(40);
 /** Passes every value check, but r = 5 is no point's x coordinate: the recovery itself fails ("invalid sender"). */
 const unrecoverable = createFeeMarket1559Tx(
   { chainId: 9000n, nonce: 0n, gasLimit: 21_000n, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n, v: 0n, r: 5n, s: 1n },

@@ -1,29 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
-import { createChainCommon } from '../../app/evm/common.ts';
 import { decodeTx, prepareTx, recoveredTx, type RecoveryJob } from '../../app/evm/validate.ts';
 import { testRules } from '../../app/evm/validate.testing.ts';
 import { TxRejectedError } from '../../errors/index.ts';
-import { deriveAccounts, DEV_MNEMONIC } from '../../keys/devAccounts.ts';
+import { signedTestTxs, TX_SIGNERS } from '../../app/evm/signedTxs.testing.ts';
 import { MAIN_SHARE_FROM, SenderRecovery } from './workers.ts';
 
-const common = createChainCommon(9000n);
 const rules = testRules({ baseFee: 0n });
-const accounts = deriveAccounts(DEV_MNEMONIC, 4);
+const accounts = TX_SIGNERS;
 
 /** 40 signed txs (legacy and 1559, four senders) and the senders decodeTx recovers on this thread. */
-const raws = Array.from({ length: 40 }, (_, i) => {
-  const a = accounts[i % 4]!;
-  const data = { nonce: BigInt(i), gasLimit: 21_000n, to: accounts[(i + 1) % 4]!.address, value: BigInt(i) };
-  return i % 2 === 0
-    ? createLegacyTx({ ...data, gasPrice: 10n }, { common })
-        .sign(a.privateKey)
-        .serialize()
-    : createFeeMarket1559Tx({ ...data, maxFeePerGas: 10n, maxPriorityFeePerGas: 1n }, { common })
-        .sign(a.privateKey)
-        .serialize();
-});
+const raws = signedTestTxs(40);
 const jobs = raws.map((r) => prepareTx(r, rules).job!);
 
 /** Jobs whose signatures recover no key: r = 0, r at the group order, s = 0. */
