@@ -5,10 +5,10 @@
 // --against, another checkout (a build of main) runs the same workload, the two alternating each round. Usage:
 //   node --import tsx bench/cometSendCpu.ts [--against <checkout>] [--txs 1000] [--rounds 3] [--burst 8]
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { devAccounts, signLegacy } from './lib/tx.ts';
+import { cpuMs } from './lib/procCpu.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 
 const args = process.argv.slice(2);
@@ -16,12 +16,6 @@ const flag = (name: string, dflt: string): string => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1]! : dflt;
 };
-
-/** User + system CPU in ms of a /proc stat file (100 Hz ticks). */
-function statCpuMs(path: string): number {
-  const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<any> {
   const res = await fetch(url, {
@@ -53,7 +47,7 @@ async function child(root: string, nTxs: number, burst: number): Promise<void> {
         return signLegacy(a, 9000n, { nonce: start[k]! + i, gas: 21_000n, to, value: 1n, data: '0x' }).raw;
       }),
     );
-    const cpu0 = { proc: statCpuMs(`/proc/${pid}/stat`), main: statCpuMs(`/proc/${pid}/task/${pid}/stat`) };
+    const cpu0 = cpuMs(pid);
     const t0 = performance.now();
     await Promise.all(
       signed.map(async (txs) => {
@@ -73,8 +67,9 @@ async function child(root: string, nTxs: number, burst: number): Promise<void> {
     }
     const seconds = (performance.now() - t0) / 1000;
     const mined = perSender * accounts.length;
-    const proc = statCpuMs(`/proc/${pid}/stat`) - cpu0.proc;
-    const main = statCpuMs(`/proc/${pid}/task/${pid}/stat`) - cpu0.main;
+    const cpu1 = cpuMs(pid);
+    const proc = cpu1.process - cpu0.process;
+    const main = cpu1.main - cpu0.main;
     process.stdout.write(
       JSON.stringify({ mined, txPerS: mined / seconds, procUs: (proc * 1000) / mined, mainUs: (main * 1000) / mined }) +
         '\n',

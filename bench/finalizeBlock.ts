@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { devAccounts, signLegacy } from './lib/tx.ts';
+import { statCpuMs } from './lib/procCpu.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 
 const args = process.argv.slice(2);
@@ -27,12 +28,6 @@ interface ChildResult {
   mainCpuMs: number;
   processCpuMs: number;
   appHash: string;
-}
-
-/** User + system CPU in ms of a /proc stat file (100 Hz ticks). */
-function statCpuMs(path: string): number {
-  const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 async function child(root: string, spec: string, txFile: string, warmup: number): Promise<void> {

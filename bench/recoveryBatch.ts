@@ -7,8 +7,8 @@
 import { prepareTx } from '../src/app/evm/validate.ts';
 import { testRules } from '../src/app/evm/validate.testing.ts';
 import { SenderRecovery } from '../src/mempool/recovery/workers.ts';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { cpuMs } from './lib/procCpu.ts';
 import { devAccounts, signLegacy } from './lib/tx.ts';
 
 const args = process.argv.slice(2);
@@ -35,10 +35,7 @@ const jobs = Array.from({ length: nTxs }, (_, i) => {
 });
 
 /** The main thread's user + system CPU in ms (100 Hz ticks: summed over many batches). */
-function mainCpuMs(): number {
-  const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
+const mainCpuMs = (): number => cpuMs(process.pid).main;
 
 const pools = new Map<string, SenderRecovery>();
 for (const spec of specs) {

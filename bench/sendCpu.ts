@@ -6,10 +6,11 @@
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
 // --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof;
 // $PROF_INTERVAL_US sets the sampling interval, default node's 1,000 µs). --threads adds each thread's CPU per mined tx.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileContracts, tokenConstructorArgs } from './lib/contracts.ts';
+import { cpuMs, statCpuMs } from './lib/procCpu.ts';
 import { RpcClient } from './lib/rpc.ts';
 import { devAccounts } from './lib/tx.ts';
 import { kestrelStart } from './nodes/kestrel.ts';
@@ -34,20 +35,6 @@ if (!Number.isInteger(total) || total < 1 || !Number.isInteger(rounds) || rounds
 const kindId = process.env.KIND ?? 'write.erc20.inflight';
 const kind = WRITE_KINDS.find((k) => k.id === kindId);
 if (!kind) throw new Error(`KIND must be one of ${WRITE_KINDS.map((k) => k.id).join(', ')}`);
-
-/** User + system CPU time in ms (clock ticks at Linux's usual 100 Hz) of a /proc stat file. */
-function statCpuMs(path: string): number {
-  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/**
- * CPU time of the whole process (every thread: libuv's pool, V8's GC and compiler threads, worker threads) and of
- * its main thread alone (the thread whose id is the pid), in ms: the main thread is what bounds a node's rate.
- */
-function cpuMs(pid: number): { process: number; main: number } {
-  return { process: statCpuMs(`/proc/${pid}/stat`), main: statCpuMs(`/proc/${pid}/task/${pid}/stat`) };
-}
 
 /** Each thread's CPU time in ms, by thread id (threads that ended since are absent). */
 function threadCpuMs(pid: number): Map<number, number> {
