@@ -14,7 +14,8 @@ import {
 } from '../../bench/lib/contracts.ts';
 import { devAccounts, signLegacy, type Account } from '../../bench/lib/tx.ts';
 import { CHAIN_ID } from './accounts.ts';
-import { freePort, type KestrelNode, rpc, rpcResult, sleep, startNode, waitForReceipt } from './node.ts';
+import { freePort, type KestrelNode, rpcResult, sleep, startNode, waitForReceipt } from './node.ts';
+import { type SoakConnection, soakConnection } from './soakClient.ts';
 import {
   driftRule,
   KINDS,
@@ -151,11 +152,11 @@ export function curveTable(samples: SoakSample[]): string {
 
 /** The node's heap (used, total) and its caches' bytes in MiB, read from its Prometheus page. */
 async function memoryMetrics(
-  at: string,
+  conn: SoakConnection,
 ): Promise<
   Pick<SoakSample, 'heapUsedMiB' | 'heapTotalMiB' | 'externalMiB' | 'cacheMiB' | 'cacheByName' | 'heapSpaces'>
 > {
-  const text = await (await fetch(`http://${at}/metrics`, { signal: AbortSignal.timeout(30_000) })).text();
+  const text = await conn.get('/metrics');
   const sum = (re: RegExp) =>
     text
       .split('\n')
@@ -212,6 +213,18 @@ async function subscribe(
   return sock;
 }
 
+/** Polls for a receipt on one connection until it exists; throws on a JSON-RPC error or after `timeoutMs`. */
+async function receiptOn(c: SoakConnection, hash: string, timeoutMs: number): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    const r = await c.rpc<any>('eth_getTransactionReceipt', [hash]);
+    if (r.error !== undefined) throw new Error(`eth_getTransactionReceipt failed: ${JSON.stringify(r.error)}`);
+    if (r.result !== null && r.result !== undefined) return r.result;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for receipt of ${hash}`);
+    await sleep(50);
+  }
+}
+
 /** Starts a dev node, runs the mixed load for `seconds`, settles, checks. The caller disposes `result.node`. */
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const log = o.log ?? (() => {});
@@ -263,11 +276,19 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   );
   const firstHead = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));
 
+  // Each loop has its own connection (soakClient.ts), so the load holds a constant number of the node's fds.
+  const connections: SoakConnection[] = [];
+  const connect = (to: string): SoakConnection => {
+    const c = soakConnection(to);
+    connections.push(c);
+    return c;
+  };
+
   /** Calls and records latency; a JSON-RPC error or transport failure is recorded as an error. */
-  const timed = async <T>(kind: Kind, method: string, params: unknown[]): Promise<T | undefined> => {
+  const timed = async <T>(c: SoakConnection, kind: Kind, method: string, params: unknown[]): Promise<T | undefined> => {
     const t0 = performance.now();
     try {
-      const r = await rpc<T>(url, method, params, { timeoutMs: 30_000 });
+      const r = await c.rpc<T>(method, params, 30_000);
       latencies[kind].push(performance.now() - t0);
       requests[kind]++;
       if (r.error !== undefined) {
@@ -294,7 +315,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   // One sender per kind of tx: send, wait for the receipt (checked), next. Sequential keeps the nonce simple and
   // makes "acknowledged" and "mined" exact.
   const sender = async (acct: Account, erc20: boolean): Promise<void> => {
-    let nonce = Number(BigInt(await rpcResult<string>(url, 'eth_getTransactionCount', [acct.address, 'pending'])));
+    const c = connect(url);
+    const count = await c.rpc<string>('eth_getTransactionCount', [acct.address, 'pending']);
+    if (count.result === undefined) throw new Error(`eth_getTransactionCount failed: ${JSON.stringify(count.error)}`);
+    let nonce = Number(BigInt(count.result));
     const pace = pacer(SOAK_INTERVALS_MS.send);
     while (!stopping) {
       const tx = signLegacy(acct, BigInt(CHAIN_ID), {
@@ -305,7 +329,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         data: erc20 ? transferData(recipient, 1n) : '0x',
       });
       sent++;
-      const hash = await timed<string>('send', 'eth_sendRawTransaction', [tx.raw]);
+      const hash = await timed<string>(c, 'send', 'eth_sendRawTransaction', [tx.raw]);
       if (hash === undefined) {
         await sleep(500);
         continue;
@@ -313,7 +337,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       acked.push(hash);
       nonce++;
       try {
-        const rc = await waitForReceipt(url, hash, 60_000);
+        const rc = await receiptOn(c, hash, 60_000);
         if (rc.status !== '0x1') errors.push(`tx ${hash} reverted`);
         minedHashes.push(hash);
         if (erc20) tokenMined.push(hash);
@@ -325,10 +349,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   };
 
   const reader = async (): Promise<void> => {
+    const c = connect(url);
     const pace = pacer(SOAK_INTERVALS_MS.read);
     for (let i = 0; !stopping; i++) {
-      if (i % 2 === 0) await timed('getBalance', 'eth_getBalance', [accounts[i % 4]!.address, 'latest']);
-      else await timed('call', 'eth_call', [{ to: token, data: balanceOfData(accounts[i % 4]!.address) }, 'latest']);
+      if (i % 2 === 0) await timed(c, 'getBalance', 'eth_getBalance', [accounts[i % 4]!.address, 'latest']);
+      else await timed(c, 'call', 'eth_call', [{ to: token, data: balanceOfData(accounts[i % 4]!.address) }, 'latest']);
       await pace();
     }
   };
@@ -336,10 +361,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   // The head comes from the newHeads subscription, not a request: an eth_blockNumber that timed out while a
   // neighbour stalled the node would reject outside timed() and end the whole run instead of counting as a failure.
   const logsReader = async (): Promise<void> => {
+    const c = connect(url);
     const pace = pacer(SOAK_INTERVALS_MS.getLogs);
     while (!stopping) {
       const head = heads.at(-1) ?? firstHead;
-      await timed('getLogs', 'eth_getLogs', [
+      await timed(c, 'getLogs', 'eth_getLogs', [
         {
           address: token,
           topics: [TRANSFER_TOPIC],
@@ -352,15 +378,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   };
 
   const tracer = async (): Promise<void> => {
+    const c = connect(url);
     const pace = pacer(SOAK_INTERVALS_MS.trace);
     for (let i = 0; !stopping; i++) {
       const h = minedHashes[minedHashes.length - 1 - (i % Math.max(1, Math.min(50, minedHashes.length)))];
-      if (h !== undefined) await timed('trace', 'debug_traceTransaction', [h, {}]);
+      if (h !== undefined) await timed(c, 'trace', 'debug_traceTransaction', [h, {}]);
       await pace();
     }
   };
 
   const samples: SoakSample[] = [];
+  const metricsConn = connect(`http://${metricsAt}`);
   const t0 = Date.now();
   const sample = async (): Promise<void> => {
     const latency = {} as SoakSample['latency'];
@@ -369,7 +397,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       latency[k] = { n: v.length, p50: percentile(v, 50), p99: percentile(v, 99), ms: v };
     }
     const head = heads.at(-1) ?? firstHead; // as the logs reader's, from the subscription
-    const m = await memoryMetrics(metricsAt);
+    const m = await memoryMetrics(metricsConn);
     const s: SoakSample = {
       atSeconds: Math.round((Date.now() - t0) / 1000),
       rssMiB: rssMiB(pid),
@@ -419,6 +447,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   stopping = true;
   clearInterval(probe);
   await Promise.all(loops);
+  for (const c of connections) c.close();
 
   // Settle: the subscriptions get a last block or two to deliver before their coverage is checked.
   const lastHead = Number(BigInt(await rpcResult<string>(url, 'eth_blockNumber')));

@@ -108,15 +108,6 @@ export function referenceRss(samples: SoakSample[], refIndex: number): number {
   return median(samples.slice(Math.max(0, refIndex - 1), refIndex + 2).map((s) => s.rssMiB));
 }
 
-/**
- * How far open fds may stray from the reference regardless of the ±10%: the soak's own connections. Its six HTTP
- * loops (two senders, two readers, getLogs, traces) and the metrics scrape each keep at most one keep-alive connection,
- * which the client's pool opens under load and closes after a few idle seconds, so the node's count moves by up to
- * seven with no leak (a CI-suite run beside other tests: 46 fds at 122 s under load 11.8, 41 from 167 s at load 2-7).
- * A leak grows past that: an hour's soak would show it whatever the band.
- */
-export const FDS_SLACK = 7;
-
 /** The reference fd count: the median of the reference sample and its two neighbours, as for RSS. */
 export function referenceFds(samples: SoakSample[], refIndex: number): number {
   return median(samples.slice(Math.max(0, refIndex - 1), refIndex + 2).map((s) => s.fds));
@@ -183,8 +174,10 @@ export function verdict(r: SoakRun): string[] {
         `RSS ${s.rssMiB.toFixed(0)} MiB at ${s.atSeconds} s is outside ±${Math.round(rssBand * 100)}% of ` +
           `${refRss.toFixed(0)} MiB`,
       );
-    if (Math.abs(s.fds - refFds) > Math.max(BAND * refFds, FDS_SLACK))
-      out.push(`${s.fds} open fds at ${s.atSeconds} s is outside ±10% (at least ±${FDS_SLACK}) of ${refFds}`);
+    // Strict ±10%: each of the soak's loops holds one connection of its own (soakClient.ts), so the load's sockets
+    // are a constant share of the count and need no allowance.
+    if (Math.abs(s.fds - refFds) > BAND * refFds)
+      out.push(`${s.fds} open fds at ${s.atSeconds} s is outside ±10% of ${refFds}`);
   }
   const slow = machineSlowdown(r.samples);
   for (const [k, d] of Object.entries(p99Drift(r.samples))) {

@@ -1,6 +1,6 @@
 // The short soak in CI (issue 30, item 4): the same run as `npm run soak` (test/helpers/soak.ts) for SOAK_MINUTES
 // (default 5) with the same verdict (test/helpers/soakVerdict.ts, each check shown failing in soakVerdict.test.ts):
-// open fds within ±10% (at least the soak's own 7 connections) of their value at the reference (minute 2 of 5), no
+// open fds within ±10% of their value at the reference (minute 2 of 5), no
 // p99 drift between the second quarter and the second half, every acknowledged transaction mined, no failed request,
 // both subscriptions complete, and RSS within ±25% of the reference. Its own checks make sure the load really ran: a
 // floor on each kind of request, on the blocks made and on the samples after the reference.

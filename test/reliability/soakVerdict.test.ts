@@ -2,7 +2,7 @@
 // drift, loss and failed requests, and passes a flat, busy run (so the 5-minute soak in CI cannot pass vacuously).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FDS_SLACK, KINDS, p99Drift, referenceRss, type SoakSample, verdict } from '../helpers/soakVerdict.ts';
+import { KINDS, p99Drift, referenceRss, type SoakSample, verdict } from '../helpers/soakVerdict.ts';
 
 function sample(atSeconds: number, rssMiB: number, p99 = 100, fds = 40): SoakSample {
   const latency = {} as SoakSample['latency'];
@@ -76,11 +76,15 @@ describe('soak verdict', () => {
     assert.match(wide[0]!, /50 open fds/);
     s[7] = sample(240, 260);
     assert.match(run(s, { rssBand: 0.25 })[0]!, /RSS 260 MiB at 240 s is outside ±25% of 205 MiB/);
-    // fds: the soak's own connections come and go (FDS_SLACK); a larger step fails.
-    s[7] = sample(240, 200, 100, 40 - FDS_SLACK);
-    assert.deepEqual(run(s, { rssBand: 0.25 }), []);
-    s[7] = sample(240, 200, 100, 40 + FDS_SLACK + 1);
-    assert.match(run(s, { rssBand: 0.25 })[0]!, /48 open fds at 240 s is outside/);
+    // fds: strictly ±10% of the reference (40): 36 and 44 pass, 35 and 45 fail.
+    for (const fds of [36, 44]) {
+      s[7] = sample(240, 200, 100, fds);
+      assert.deepEqual(run(s, { rssBand: 0.25 }), []);
+    }
+    for (const fds of [35, 45]) {
+      s[7] = sample(240, 200, 100, fds);
+      assert.match(run(s, { rssBand: 0.25 })[0]!, new RegExp(`${fds} open fds at 240 s is outside ±10% of 40`));
+    }
   });
 
   it('fails p99 drift: the typical window of the second half slower than the second quarter by 1.5x + 100 ms', () => {
