@@ -32,8 +32,10 @@ const { values } = parseArgs({
     blocks: { type: 'string', default: '2000' },
     modes: { type: 'string', default: 'archive,pruned' },
     'budget-mb': { type: 'string' },
-    'measure-txs': { type: 'string', default: '1000' },
-    'measure-reads': { type: 'string', default: '3000' },
+    // Windows of ~1-2 s on this machine: 1,000 transfers (~0.4 s) and 3,000 reads (~0.2 s) moved the 1M/30k ratios
+    // by 0.2-0.3 between runs minutes apart (bench/results/2026-11-30-write-path-quiet.md).
+    'measure-txs': { type: 'string', default: '3000' },
+    'measure-reads': { type: 'string', default: '30000' },
     'home-root': { type: 'string' },
     'log-dir': { type: 'string' },
     restarts: { type: 'string', default: '3' },
