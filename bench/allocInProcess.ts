@@ -5,8 +5,7 @@
 //   npx esbuild bench/allocInProcess.ts --bundle --platform=node --format=esm --packages=external \
 //     --outfile=dist/allocInProcess.mjs && KIND=write.transfer.inflight node dist/allocInProcess.mjs [txs] [rounds]
 import { Session } from 'node:inspector/promises';
-import { DEFAULT_RPC_LIMITS, handleBody } from '../src/rpc/server/jsonrpc.ts';
-import { inProcessTokenNode } from './lib/inProcess.ts';
+import { inProcessCall, inProcessTokenNode, sendAndPoll } from './lib/inProcess.ts';
 import { WRITE_KINDS, writeTxs } from './workloads/writes.ts';
 
 const perRound = Number(process.argv[2] ?? 3000);
@@ -40,24 +39,9 @@ session.connect();
 const node = await inProcessTokenNode();
 try {
   const { tn, chain, accounts: senders, token } = node;
-  const meta = { transport: 'http' as const, authorized: false };
-  let id = 0;
-  const call = async (method: string, params: unknown[]): Promise<unknown> => {
-    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }));
-    const r = handleBody(body, tn.node.dispatcher, meta, DEFAULT_RPC_LIMITS);
-    const reply = JSON.parse((r instanceof Promise ? await r : r)!) as {
-      result?: unknown;
-      error?: { message: string };
-    };
-    if (reply.error) throw new Error(`${method}: ${reply.error.message}`);
-    return reply.result;
-  };
+  const call = inProcessCall(tn);
   for (let round = 0; round < rounds; round++) {
     const perSender = await writeTxs(chain, kind, senders, perRound, token);
-    const longest = Math.max(...perSender.map((l) => l.length));
-    const queue = Array.from({ length: longest }, (_, k) => perSender.map((l) => l[k]))
-      .flat()
-      .filter((t) => t !== undefined);
     const last = round === rounds - 1;
     if (last)
       await session.post('HeapProfiler.startSampling', {
@@ -65,19 +49,7 @@ try {
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: true,
       });
-    let next = 0;
-    let mined = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < queue.length) {
-          const tx = queue[next++]!;
-          await call('eth_sendRawTransaction', [tx.raw]);
-          for (let delay = 1; !(await call('eth_getTransactionReceipt', [tx.hash])); delay = Math.min(delay * 2, 16))
-            await new Promise((resolve) => setTimeout(resolve, delay));
-          mined++;
-        }
-      }),
-    );
+    const mined = await sendAndPoll(call, perSender, IN_FLIGHT);
     if (!last) continue;
     const { profile } = (await session.post('HeapProfiler.stopSampling')) as { profile: { head: ProfileNode } };
     const sites = [...bySite(profile.head)].sort((a, b) => b[1] - a[1]);
