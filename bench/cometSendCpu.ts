@@ -4,18 +4,15 @@
 // the last is answered (the node holds a nonce that arrives early and forwards it once the gap is filled). With
 // --against, another checkout (a build of main) runs the same workload, the two alternating each round. Usage:
 //   node --import tsx bench/cometSendCpu.ts [--against <checkout>] [--txs 1000] [--rounds 3] [--burst 8]
-import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { devAccounts, signLegacy } from './lib/tx.ts';
+import { flagValue, runChild } from './lib/benchProcess.ts';
 import { cpuMs } from './lib/procCpu.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 
 const args = process.argv.slice(2);
-const flag = (name: string, dflt: string): string => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1]! : dflt;
-};
+const flag = (name: string, dflt: string): string => flagValue(args, name, dflt);
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<any> {
   const res = await fetch(url, {
@@ -92,12 +89,7 @@ async function parent(): Promise<void> {
   );
   for (let r = 0; r < rounds; r++) {
     for (const root of roots) {
-      const text = execFileSync(
-        process.execPath,
-        ['--import', 'tsx', join(REPO_ROOT, 'bench/cometSendCpu.ts'), '--child', root, String(nTxs), burst],
-        { cwd: root, encoding: 'utf8', maxBuffer: 16 << 20 },
-      );
-      const res = JSON.parse(text.trim().split('\n').pop()!) as Record<string, number>;
+      const res = runChild<Record<string, number>>('bench/cometSendCpu.ts', root, [String(nTxs), burst]);
       console.log(
         `round ${r + 1} ${root}: ${res['txPerS']!.toFixed(0)} tx/s, mined ${res['mined']}, ` +
           `CPU ${res['procUs']!.toFixed(0)} us/tx (main thread ${res['mainUs']!.toFixed(0)}); load ${loadavg()[0]!.toFixed(2)}`,

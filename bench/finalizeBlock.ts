@@ -7,19 +7,16 @@
 //     [--rounds 3]
 // --against runs another checkout (a build of main) as the first configuration, with its own recovery (none). A
 // worker count with a "w" (1w) leaves the whole batch to the workers (the main thread takes no share of it).
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { devAccounts, signLegacy } from './lib/tx.ts';
+import { flagValue, runChild } from './lib/benchProcess.ts';
 import { statCpuMs } from './lib/procCpu.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 
 const args = process.argv.slice(2);
-const flag = (name: string, dflt: string): string => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1]! : dflt;
-};
+const flag = (name: string, dflt: string): string => flagValue(args, name, dflt);
 
 /** What one configuration's process prints. */
 interface ChildResult {
@@ -141,21 +138,7 @@ async function parent(): Promise<void> {
   );
   for (let r = 0; r < rounds; r++) {
     for (const c of configs) {
-      const text = execFileSync(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          join(REPO_ROOT, 'bench/finalizeBlock.ts'),
-          '--child',
-          c.root,
-          String(c.workers),
-          txFile,
-          String(warmup),
-        ],
-        { cwd: c.root, encoding: 'utf8', maxBuffer: 16 << 20 },
-      );
-      const res = JSON.parse(text.trim().split('\n').pop()!) as ChildResult;
+      const res = runChild<ChildResult>('bench/finalizeBlock.ts', c.root, [String(c.workers), txFile, String(warmup)]);
       results.get(c.name)!.push(res);
       console.log(
         `round ${r + 1} ${c.name}: finalize ${median(res.finalizeMs).toFixed(1)} ms/block, commit ${median(res.commitMs).toFixed(1)}, ` +

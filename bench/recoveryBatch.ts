@@ -8,14 +8,12 @@ import { prepareTx } from '../src/app/evm/validate.ts';
 import { testRules } from '../src/app/evm/validate.testing.ts';
 import { SenderRecovery } from '../src/mempool/recovery/workers.ts';
 import { loadavg } from 'node:os';
+import { flagValue } from './lib/benchProcess.ts';
 import { cpuMs } from './lib/procCpu.ts';
 import { devAccounts, signLegacy } from './lib/tx.ts';
 
 const args = process.argv.slice(2);
-const flag = (name: string, dflt: string): string => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1]! : dflt;
-};
+const flag = (name: string, dflt: string): string => flagValue(args, name, dflt);
 const nTxs = Number(flag('--txs', '500'));
 const batches = Number(flag('--batches', '60'));
 const specs = flag('--workers', '0,1,1w,2,2w,4').split(',');

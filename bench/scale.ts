@@ -11,7 +11,7 @@
 //     [--pruning-interval N: blocks between a pruned home's sweeps, default 100]
 //   node --import tsx bench/scale.ts --compare HOME:ACCOUNTS,HOME:ACCOUNTS [--rounds 3]: grown homes (kept with
 //     --home-root) measured against each other in one run, the first as the reference
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ import { bareHex, hexToBytes } from '../src/primitives/bytes.ts';
 import { directoryBytes } from '../src/metrics/nodeMetrics.ts';
 import { CHAIN_ID } from '../test/helpers/accounts.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
+import { cpuMs, rssMiB } from './nodes/process.ts';
 import { launchScaleNode, type ScaleNode } from './lib/scaleNode.ts';
 import { balanceOfData, compileContracts, tokenConstructorArgs, transferData } from './lib/contracts.ts';
 import { RpcClient } from './lib/rpc.ts';
@@ -89,14 +90,8 @@ const PROGRESS_EVERY = 50_000;
 /** The i-th fresh account: distinct, never a sender. */
 const fresh = (i: number): string => '0x5ca1e' + i.toString(16).padStart(35, '0');
 
-/** Node process CPU seconds (user + system) from /proc. */
-function cpuSeconds(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-}
-function rssMiB(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
+/** Node process CPU seconds (user + system). */
+const cpuSeconds = (pid: number): number => cpuMs(pid) / 1000;
 
 async function metric(at: string, re: RegExp): Promise<number> {
   const text = await (await fetch(`http://${at}/metrics`)).text();

@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { statCpuMs } from '../lib/procCpu.ts';
 import { RpcClient, sleep } from '../lib/rpc.ts';
 import type { NodeName, RunningNode } from './types.ts';
 
@@ -139,8 +140,7 @@ export async function spawnNode(
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  return statCpuMs(`/proc/${pid}/stat`);
 }
 
 /** CPU time of a process and its live descendants (ms); exited children count through their parent's cutime. */
