@@ -14,7 +14,7 @@ import {
 } from '../../bench/lib/contracts.ts';
 import { devAccounts, signLegacy, type Account } from '../../bench/lib/tx.ts';
 import { CHAIN_ID } from './accounts.ts';
-import { freePort, type KestrelNode, rpcResult, sleep, startNode, waitForReceipt } from './node.ts';
+import { freePort, type KestrelNode, rpcResult, sleep, startNode, waitFor, waitForReceipt } from './node.ts';
 import { type SoakConnection, soakConnection } from './soakClient.ts';
 import {
   driftRule,
@@ -213,18 +213,6 @@ async function subscribe(
   return sock;
 }
 
-/** Polls for a receipt on one connection until it exists; throws on a JSON-RPC error or after `timeoutMs`. */
-async function receiptOn(c: SoakConnection, hash: string, timeoutMs: number): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const r = await c.rpc<any>('eth_getTransactionReceipt', [hash]);
-    if (r.error !== undefined) throw new Error(`eth_getTransactionReceipt failed: ${JSON.stringify(r.error)}`);
-    if (r.result !== null && r.result !== undefined) return r.result;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for receipt of ${hash}`);
-    await sleep(50);
-  }
-}
-
 /** Starts a dev node, runs the mixed load for `seconds`, settles, checks. The caller disposes `result.node`. */
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const log = o.log ?? (() => {});
@@ -316,9 +304,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   // makes "acknowledged" and "mined" exact.
   const sender = async (acct: Account, erc20: boolean): Promise<void> => {
     const c = connect(url);
-    const count = await c.rpc<string>('eth_getTransactionCount', [acct.address, 'pending']);
-    if (count.result === undefined) throw new Error(`eth_getTransactionCount failed: ${JSON.stringify(count.error)}`);
-    let nonce = Number(BigInt(count.result));
+    let nonce = Number(BigInt(await c.result<string>('eth_getTransactionCount', [acct.address, 'pending'])));
     const pace = pacer(SOAK_INTERVALS_MS.send);
     while (!stopping) {
       const tx = signLegacy(acct, BigInt(CHAIN_ID), {
@@ -337,7 +323,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       acked.push(hash);
       nonce++;
       try {
-        const rc = await receiptOn(c, hash, 60_000);
+        const rc = await waitFor(
+          `receipt of ${hash}`,
+          () => c.result<any>('eth_getTransactionReceipt', [hash]),
+          60_000,
+        );
         if (rc.status !== '0x1') errors.push(`tx ${hash} reverted`);
         minedHashes.push(hash);
         if (erc20) tokenMined.push(hash);

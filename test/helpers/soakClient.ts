@@ -9,6 +9,8 @@ import type { RpcResponse } from './node.ts';
 export interface SoakConnection {
   /** Posts one JSON-RPC request on this connection; rejects on a transport failure or timeout. */
   rpc<T = unknown>(method: string, params?: unknown[], timeoutMs?: number): Promise<RpcResponse<T>>;
+  /** Like rpc() but returns `result`, and throws on a JSON-RPC error too. */
+  result<T = any>(method: string, params?: unknown[], timeoutMs?: number): Promise<T>;
   /** GETs a path on this connection and returns the body. */
   get(path: string, timeoutMs?: number): Promise<string>;
   /** Closes the connection. */
@@ -47,14 +49,20 @@ export function soakConnection(url: string): SoakConnection {
       req.on('error', reject);
       req.end(body);
     });
+  const rpc = async <T>(method: string, params: unknown[] = [], timeoutMs = 30_000): Promise<RpcResponse<T>> => {
+    const text = await send('POST', url, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), timeoutMs);
+    try {
+      return JSON.parse(text) as RpcResponse<T>;
+    } catch {
+      throw new Error(`${method}: body is not JSON: ${text.slice(0, 300)}`);
+    }
+  };
   return {
-    async rpc<T>(method: string, params: unknown[] = [], timeoutMs = 30_000): Promise<RpcResponse<T>> {
-      const text = await send('POST', url, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), timeoutMs);
-      try {
-        return JSON.parse(text) as RpcResponse<T>;
-      } catch {
-        throw new Error(`${method}: body is not JSON: ${text.slice(0, 300)}`);
-      }
+    rpc,
+    async result<T>(method: string, params: unknown[] = [], timeoutMs?: number): Promise<T> {
+      const r = await rpc<T>(method, params, timeoutMs);
+      if (r.error !== undefined) throw new Error(`${method} failed: ${JSON.stringify(r.error)}`);
+      return r.result as T;
     },
     get: (path, timeoutMs = 30_000) => send('GET', path, undefined, timeoutMs),
     close: () => agent.destroy(),
