@@ -1,0 +1,174 @@
+// The floor under an app block's cost (issue 27, target 3): what any design that keeps Ethereum's roots per block
+// must spend on a 500-tx block beside the execution, measured on the bench's own blocks (lib/appBlock.ts).
+//   node --import tsx bench/blockFloor.ts [rounds]
+// 1. Hashing: every keccak-256 input a block's finalizeBlock and commit hash is recorded (a module hook swaps
+//    src/primitives/keccak.ts for a counting copy, lib/keccakCountHooks.mjs; src is unchanged), then exactly those
+//    inputs are hashed again alone through the same WebAssembly keccak in a warm loop (best of 7). The state trie's
+//    changed nodes, the new accounts' keys, the transactions and receipts tries and the header are hashed by any
+//    such design; inputs already hashed in an earlier block are counted apart (a cache could skip them).
+// 2. The store write: each block's LevelDB batch is recorded (KvStore.write) and written again into a fresh
+//    LevelDB twice: as the same batch, and as one put of all its bytes (the fewest writes any layout can make).
+//    CPU is the whole process's (LevelDB's own threads included), over all blocks and until compaction settles.
+import { register } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+// Types only (erased): the modules themselves load after the hook is registered.
+import type { KestrelApp as App } from '../src/app/app.ts';
+import type { KvOp, KvStore as Kv } from '../src/store/kv.ts';
+
+register('./lib/keccakCountHooks.mjs', import.meta.url);
+const rounds = Number(process.argv[2] ?? 8);
+const { recorded, keccak256, initKeccak } = await import('./lib/keccakCounting.ts');
+const { KestrelApp } = await import('../src/app/app.ts');
+const { KvStore } = await import('../src/store/kv.ts');
+const { appBlockRates } = await import('./lib/appBlock.ts');
+await initKeccak();
+
+/** Per block: the keccak256 inputs, the engine's keccakWord count, and the LevelDB ops. */
+interface Recorded {
+  inputs: Uint8Array[];
+  engineWords: number;
+  ops: KvOp[];
+}
+const blocks: Recorded[] = [];
+let current: Recorded = { inputs: [], engineWords: 0, ops: [] };
+recorded.sink = (data) => current.inputs.push(data.slice());
+
+const finalizeBlock = KestrelApp.prototype.finalizeBlock;
+KestrelApp.prototype.finalizeBlock = async function (this: App, ...args) {
+  current = { inputs: [], engineWords: 0, ops: [] };
+  recorded.keccakWord = [];
+  recorded.on = true;
+  try {
+    return await finalizeBlock.apply(this, args);
+  } finally {
+    recorded.on = false;
+  }
+};
+const commit = KestrelApp.prototype.commit;
+KestrelApp.prototype.commit = async function (this: App) {
+  recorded.on = true;
+  try {
+    return await commit.call(this);
+  } finally {
+    recorded.on = false;
+    current.engineWords = recorded.keccakWord.length;
+    blocks.push(current);
+  }
+};
+const write = KvStore.prototype.write;
+KvStore.prototype.write = function (this: Kv, ops: KvOp[]) {
+  if (recorded.on) current.ops.push(...ops);
+  return write.call(this, ops);
+};
+
+await appBlockRates(rounds);
+// appBlockRates: the token's deploy block, then per workload 2 warm-up and `rounds` measured blocks.
+const workloads = { transfers: blocks.slice(3, 3 + rounds), erc20: blocks.slice(5 + rounds, 5 + 2 * rounds) };
+
+/** CPU microseconds of this process so far (every thread). */
+function cpuUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
+
+/** Best-of-7 CPU ms to hash these inputs once each (warm code). */
+function hashMs(inputs: Uint8Array[]): number {
+  let best = Infinity;
+  for (let r = 0; r < 7; r++) {
+    const t0 = cpuUs();
+    for (let k = 0; k < 20; k++) for (const b of inputs) keccak256(b);
+    best = Math.min(best, (cpuUs() - t0) / 20 / 1000);
+  }
+  return best;
+}
+
+/**
+ * Best-of-7 CPU ms of the keccak-f permutations alone that these inputs take (one permutation per started 136-byte
+ * block), hashed as one long input: the hashing with no per-call cost at all.
+ */
+function permutationMs(inputs: Uint8Array[]): number {
+  const permutations = inputs.reduce((s, x) => s + Math.floor(x.length / 136) + 1, 0);
+  const one = new Uint8Array(permutations * 136 - 1);
+  let best = Infinity;
+  for (let r = 0; r < 7; r++) {
+    const t0 = cpuUs();
+    for (let k = 0; k < 20; k++) keccak256(one);
+    best = Math.min(best, (cpuUs() - t0) / 20 / 1000);
+  }
+  return best;
+}
+
+/** Process CPU ms per block to write these blocks' ops into a fresh LevelDB, as recorded or each as one put. */
+async function storeMs(bs: Recorded[], onePut: boolean): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'kestrel-blockfloor-'));
+  const kv = await KvStore.open(dir);
+  try {
+    // Each block written 4 times under fresh keys (a prefix), so the database grows as a chain's does.
+    const batches: KvOp[][] = [];
+    for (let rep = 0; rep < 4; rep++) {
+      for (const [i, b] of bs.entries()) {
+        const tag = (key: Uint8Array): Uint8Array => {
+          const k = new Uint8Array(key.length + 2);
+          k[0] = rep;
+          k[1] = i;
+          k.set(key, 2);
+          return k;
+        };
+        if (!onePut) batches.push(b.ops.map((op) => (op.type === 'put' ? { ...op, key: tag(op.key) } : op)));
+        else {
+          const size = b.ops.reduce((s, op) => s + op.key.length + (op.type === 'put' ? op.value.length : 0), 0);
+          const all = new Uint8Array(size);
+          let o = 0;
+          for (const op of b.ops) {
+            all.set(op.key, o);
+            o += op.key.length;
+            if (op.type === 'put') {
+              all.set(op.value, o);
+              o += op.value.length;
+            }
+          }
+          batches.push([{ type: 'put', key: tag(new Uint8Array([0x42])), value: all }]);
+        }
+      }
+    }
+    const t0 = cpuUs();
+    for (const ops of batches) await kv.write(ops);
+    await sleep(1500); // LevelDB's flush and compaction of what was written run on its thread meanwhile
+    return (cpuUs() - t0) / batches.length / 1000;
+  } finally {
+    await kv.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const out: Record<string, unknown> = {};
+const seen = new Set<string>();
+for (const b of blocks.slice(0, 3)) for (const x of b.inputs) seen.add(Buffer.from(x).toString('hex'));
+for (const [name, bs] of Object.entries(workloads)) {
+  const repeated = bs.map((b) => {
+    const n = b.inputs.filter((x) => seen.has(Buffer.from(x).toString('hex'))).length;
+    for (const x of b.inputs) seen.add(Buffer.from(x).toString('hex'));
+    return n;
+  });
+  out[name] = {
+    keccakCalls: median(bs.map((b) => b.inputs.length)),
+    keccakBytes: median(bs.map((b) => b.inputs.reduce((s, x) => s + x.length, 0))),
+    keccakRepeatedFromEarlierBlocks: median(repeated),
+    engineKeccakWordCalls: median(bs.map((b) => b.engineWords)),
+    keccakPermutations: median(bs.map((b) => b.inputs.reduce((s, x) => s + Math.floor(x.length / 136) + 1, 0))),
+    hashMs: +median(bs.map((b) => hashMs(b.inputs))).toFixed(2),
+    permutationsOnlyMs: +median(bs.map((b) => permutationMs(b.inputs))).toFixed(2),
+    storeOps: median(bs.map((b) => b.ops.length)),
+    storeBytes: median(
+      bs.map((b) => b.ops.reduce((s, op) => s + op.key.length + (op.type === 'put' ? op.value.length : 0), 0)),
+    ),
+    storeBatchMs: +(await storeMs(bs, false)).toFixed(2),
+    storeOnePutMs: +(await storeMs(bs, true)).toFixed(2),
+  };
+}
+// The app-block rates of this run are not reported: recording every input slows the blocks (bench/engine.ts has them).
+console.log(JSON.stringify({ rounds, perBlock: out }));

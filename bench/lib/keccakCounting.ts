@@ -1,0 +1,24 @@
+// The counting stand-in for src/primitives/keccak.ts (see keccakCountHooks.mjs): the same functions; while
+// `recorded.on`, each keccak256 input goes to `recorded.sink` and each keccakWord length is recorded.
+import * as real from '../../src/primitives/keccak.ts';
+
+/** What the stand-in records while `on`. */
+export const recorded = {
+  on: false,
+  sink: (_data: Uint8Array): void => undefined,
+  keccakWord: [] as number[],
+};
+
+export const initKeccak = real.initKeccak;
+
+/** keccak256, its input passed to the sink. */
+export function keccak256(data: Uint8Array): Uint8Array {
+  if (recorded.on) recorded.sink(data);
+  return real.keccak256(data);
+}
+
+/** keccakWord (the engine's KECCAK256), its length recorded. */
+export function keccakWord(data: Uint8Array, off: number, len: number): bigint {
+  if (recorded.on) recorded.keccakWord.push(len);
+  return real.keccakWord(data, off, len);
+}
