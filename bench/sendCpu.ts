@@ -3,6 +3,8 @@
 // number of blocks it took (process CPU, every thread, and the main thread's alone): the figures a busy machine distorts least. With several launchers (e.g. another
 // checkout's bin/kestreld.js) the runs alternate. Usage:
 //   [KIND=write.transfer.awaited] N=3000 ROUNDS=3 node --import tsx bench/sendCpu.ts [--prof] <launcher> [launcher ...]
+// Issue 27's target 2 as it is worded (16 senders, 32 in flight, a receipt polled once per 500):
+//   SENDERS=16 KIND=write.transfer.batched N=20000 node --import tsx bench/sendCpu.ts --threads bin/kestreld.js
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
 // --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof;
 // $PROF_INTERVAL_US sets the sampling interval, default node's 1,000 µs). --threads adds each thread's CPU per mined tx.

@@ -1,18 +1,25 @@
 // Sends pre-signed transactions with eth_sendRawTransaction and waits until every accepted one has a receipt,
-// either one transaction in flight per sender or a fixed number in flight across all senders. Bounded: when no new
-// receipt arrives for `stallMs` the run stops and says so, and every request has its own deadline.
+// either one transaction in flight per sender or a fixed number in flight across all senders, each send then awaiting
+// its receipt; or a fixed number in flight with a receipt polled once per batch (issue 27's target 2), the mined
+// ones counted from the senders' nonces at the end. Bounded: when no new receipt arrives for `stallMs` the run stops
+// and says so, and every request has its own deadline.
 import { RpcCallError, RpcClient, sleep } from '../lib/rpc.ts';
 import type { SignedTx } from '../lib/tx.ts';
 
-/** awaited: each sender waits for its receipt before its next tx; inflight: `inflight` txs outstanding at once. */
-export type SendMode = 'awaited' | 'inflight';
+/**
+ * awaited: each sender waits for its receipt before its next tx; inflight: `inflight` txs outstanding at once, each
+ * send followed by its receipt; batched: `inflight` sends outstanding at once and no receipt per tx, only the
+ * receipt of every `batch`-th tx sent and, at the end, of each sender's last (then each sender's nonce says how many
+ * of its txs were mined).
+ */
+export type SendMode = 'awaited' | 'inflight' | 'batched';
 
 /** What happened to a batch of transactions. */
 export interface SendOutcome {
   total: number;
   /** Transactions with a receipt (successful or reverted). */
   mined: number;
-  /** Receipts with status 0. */
+  /** Receipts with status 0 (batched: of the receipts polled). */
   reverted: number;
   /** eth_sendRawTransaction answered with an error. */
   rejected: number;
@@ -38,6 +45,8 @@ export interface SendOptions {
   /** Bound on the whole run. */
   maxMs: number;
   requestTimeoutMs: number;
+  /** batched: the receipt of every this many-th tx sent is polled (default 500). */
+  batch?: number;
 }
 
 /** Sends every transaction of `perSender` (each list in nonce order) and waits for the receipts. */
@@ -125,6 +134,10 @@ export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOp
           }
         }),
       );
+    } else if (opts.mode === 'batched') {
+      await sendBatched(client, perSender, opts, { send, awaitReceipt, aborted: () => aborted, out }, () => {
+        lastProgress = performance.now();
+      });
     } else {
       const queue = roundRobin(perSender);
       let next = 0;
@@ -144,6 +157,54 @@ export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOp
   }
   out.seconds = ((out.stalled || out.timedOut ? performance.now() : lastReceiptAt) - t0) / 1000;
   return out;
+}
+
+/**
+ * The batched mode of sendAll: `inflight` concurrent loops send the round-robin queue without waiting for receipts,
+ * the loop that sent every `batch`-th tx awaits its receipt first; at the end each sender's last accepted tx's
+ * receipt is awaited, and each sender's nonce (eth_getTransactionCount at latest) counts its mined txs.
+ */
+async function sendBatched(
+  client: RpcClient,
+  perSender: SignedTx[][],
+  opts: SendOptions,
+  run: {
+    send: (tx: SignedTx) => Promise<boolean>;
+    awaitReceipt: (hash: string) => Promise<void>;
+    aborted: () => boolean;
+    out: SendOutcome;
+  },
+  progress: () => void,
+): Promise<void> {
+  const { send, awaitReceipt, aborted, out } = run;
+  const batch = opts.batch ?? 500;
+  const queue = roundRobin(perSender);
+  /** Per sender, the last accepted tx (txs after a rejected one can never be mined: not awaited). */
+  const last = new Map<string, SignedTx>();
+  const gap = new Set<string>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: opts.inflight }, async () => {
+      while (!aborted() && next < queue.length) {
+        const at = next++;
+        const tx = queue[at]!;
+        if (await send(tx)) {
+          // An accepted send is progress here: receipts are polled once per batch only.
+          progress();
+          if (!gap.has(tx.from)) last.set(tx.from, tx);
+          if ((at + 1) % batch === 0) await awaitReceipt(tx.hash);
+        } else gap.add(tx.from);
+      }
+    }),
+  );
+  await Promise.all([...last.values()].map((tx) => awaitReceipt(tx.hash)));
+  // awaitReceipt counted the polled receipts as mined: the nonces count them all instead.
+  out.mined = 0;
+  for (const txs of perSender) {
+    if (txs.length === 0) continue;
+    const nonce = Number(await client.call<string>('eth_getTransactionCount', [txs[0]!.from, 'latest']));
+    out.mined += Math.max(0, Math.min(txs.length, nonce - txs[0]!.nonce));
+  }
 }
 
 /** Interleaves the senders' lists: s0n0, s1n0, …, s0n1, s1n1, … (so concurrent txs of one sender are adjacent nonces). */

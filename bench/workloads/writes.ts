@@ -21,6 +21,8 @@ export const WRITE_KINDS: WriteKind[] = [
   { id: 'write.erc20.awaited', kind: 'erc20', mode: 'awaited' },
   { id: 'write.transfer.inflight', kind: 'transfer', mode: 'inflight' },
   { id: 'write.erc20.inflight', kind: 'erc20', mode: 'inflight' },
+  { id: 'write.transfer.batched', kind: 'transfer', mode: 'batched' },
+  { id: 'write.erc20.batched', kind: 'erc20', mode: 'batched' },
 ];
 
 /** A write workload of `npm run bench`: a kind with its number of transactions. */
