@@ -7,12 +7,15 @@
 // `kestreld` from `npm i -g` of the packed tarball (`tarball`: the checkout's current build packed with
 // --ignore-scripts, so the checkout is not rebuilt, then installed into a temporary prefix with --prefer-offline:
 // no sources, no devDependencies; about a minute of setup, mostly c-kzg compiling).
+// `npm-floor` is no Kestrel at all: `npm start` of a package whose start script is a dozen-line node:http server
+// answering eth_blockNumber, the least any `npm start` can take to a first answer on this machine and Node (both rows
+// alike: it has no home).
 // Usage: node --import tsx bench/startup.ts [runs=5] [path ...] [--against DIR] with paths among node, npm-start,
-// npx, global, tarball. The runs alternate between paths, so the comparison is fair on a busy machine. --against DIR
+// npx, global, tarball, npm-floor. The runs alternate between paths, so the comparison is fair on a busy machine. --against DIR
 // times another built checkout (A, e.g. a worktree of main) beside this one (B), alternating A and B run by run
 // (`tarball` needs a checkout whose package.json ships dist/).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { kestrelStart } from './nodes/kestrel.ts';
@@ -20,7 +23,7 @@ import { spawnNode } from './nodes/process.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 import { staleReason } from '../scripts/build.mjs';
 
-const PATHS = ['node', 'npm-start', 'npx', 'global', 'tarball'] as const;
+const PATHS = ['node', 'npm-start', 'npx', 'global', 'tarball', 'npm-floor'] as const;
 type PathName = (typeof PATHS)[number];
 const argv = process.argv.slice(2);
 const againstAt = argv.indexOf('--against');
@@ -77,11 +80,39 @@ function install(root: string, env: NodeJS.ProcessEnv): string {
   console.log(`${root}: packed and installed in ${Date.now() - t} ms (${installed})`);
   return installed;
 }
+/**
+ * The package of the npm-floor path: `npm start -- <port>` runs a node:http server on 127.0.0.1:<port> answering
+ * every request with eth_blockNumber's shape.
+ */
+function floorPackage(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kestrel-npm-floor-'));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'npm-floor', version: '1.0.0', private: true, scripts: { start: 'node server.js' } }),
+  );
+  writeFileSync(
+    join(dir, 'server.js'),
+    [
+      "const http = require('node:http');",
+      'http',
+      '  .createServer((req, res) => {',
+      "    req.resume().on('end', () => {",
+      "      res.setHeader('content-type', 'application/json');",
+      '      res.end(\'{"jsonrpc":"2.0","id":1,"result":"0x0"}\');',
+      '    });',
+      '  })',
+      "  .listen(Number(process.argv[2]), '127.0.0.1');",
+    ].join('\n'),
+  );
+  return dir;
+}
+const floorDir = chosen.includes('npm-floor') ? floorPackage() : undefined;
+
 const checkouts =
   against === undefined ? [checkout('', REPO_ROOT)] : [checkout('A ', resolve(against)), checkout('B ', REPO_ROOT)];
 
 /** The command line a user types for `path`, given the launcher arguments (`bin/kestreld.js start --dev ...`). */
-function command(path: PathName, args: string[], co: Checkout): [string, string[]] {
+function command(path: PathName, args: string[], url: string, co: Checkout): [string, string[]] {
   const rest = args.slice(1); // start --dev --home ... listeners
   switch (path) {
     case 'node':
@@ -95,6 +126,8 @@ function command(path: PathName, args: string[], co: Checkout): [string, string[
       return [join(co.prefix, 'bin', 'kestreld'), rest];
     case 'tarball':
       return [join(co.installed!, 'bin', 'kestreld'), rest];
+    case 'npm-floor':
+      return ['npm', ['start', '--silent', '--', new URL(url).port]];
   }
 }
 
@@ -105,8 +138,9 @@ interface Sample {
 
 async function once(path: PathName, home: string, co: Checkout): Promise<Sample> {
   const { url, args } = await kestrelStart('bin/kestreld.js', home);
-  const [cmd, cmdArgs] = command(path, args, co);
-  const s = await spawnNode(`kestrel (${path})`, cmd, cmdArgs, url, { cwd: co.root, env: co.env, group: true });
+  const [cmd, cmdArgs] = command(path, args, url, co);
+  const cwd = path === 'npm-floor' ? floorDir! : co.root;
+  const s = await spawnNode(`kestrel (${path})`, cmd, cmdArgs, url, { cwd, env: co.env, group: true });
   await s.stop();
   return { wall: s.startupMs, cpu: s.startupCpuMs };
 }
@@ -136,6 +170,7 @@ try {
     console.log(`run ${i + 1}/${runs} done, load average ${load()}`);
   }
 } finally {
+  if (floorDir !== undefined) rmSync(floorDir, { recursive: true, force: true });
   for (const co of checkouts) {
     rmSync(co.prefix, { recursive: true, force: true });
     if (co.installed !== undefined) rmSync(dirname(co.installed), { recursive: true, force: true });
