@@ -8,6 +8,8 @@
 // A launcher may carry extra kestreld flags after a '+', e.g. `bin/kestreld.js+--mempool.journal-fsync=false`.
 // --prof starts each node under `node --cpu-prof` (profiles in $PROF_DIR, default <tmpdir>/kestrel-sendcpu-prof;
 // $PROF_INTERVAL_US sets the sampling interval, default node's 1,000 µs). --threads adds each thread's CPU per mined tx.
+// KESTREL_NODE_FLAGS passes Node/V8 flags to the node process (e.g. `--single-threaded-gc`, to see the collector's
+// share on the main thread). Each run ends with the node's RSS.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +21,7 @@ import { kestrelStart } from './nodes/kestrel.ts';
 import { REPO_ROOT } from './nodes/paths.ts';
 import { startHardhat } from './nodes/hardhat.ts';
 import { startAnvil } from './nodes/anvil.ts';
-import { spawnNode, type Spawned } from './nodes/process.ts';
+import { rssMiB, spawnNode, type Spawned } from './nodes/process.ts';
 import type { RunningNode } from './nodes/types.ts';
 import { deploy, type Chain } from './workloads/chain.ts';
 import { sendAll } from './workloads/send.ts';
@@ -71,7 +73,9 @@ async function startPeer(starting: Promise<RunningNode>): Promise<{ url: string;
 async function startKestrel(launcher: string, base: string, flags: string[]): Promise<{ url: string; s: Spawned }> {
   const { url, args } = await kestrelStart(launcher, join(base, 'home'), flags);
   const interval = process.env.PROF_INTERVAL_US ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL_US}`] : [];
-  const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval] : [];
+  // KESTREL_NODE_FLAGS: Node/V8 flags for the node process (e.g. collector settings to try), space-separated.
+  const extra = (process.env.KESTREL_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...extra, ...(prof ? ['--cpu-prof', '--cpu-prof-dir', profDir, ...interval] : [])];
   return { url, s: await spawnNode('kestrel', process.execPath, [...nodeArgs, ...args], url, { cwd: REPO_ROOT }) };
 }
 
@@ -113,7 +117,8 @@ for (let r = 0; r < rounds; r++) {
       console.log(
         `${spec}: ${(o.mined / o.seconds).toFixed(0)} tx/s, mined ${o.mined}/${o.total} (rejected ${o.rejected}), ` +
           `CPU ${perTx(cpu1.process - cpu0.process)} us/tx (main thread ${perTx(cpu1.main - cpu0.main)}), ${blocks} blocks, ` +
-          `${(o.receiptPolls / Math.max(o.mined, 1)).toFixed(1)} receipt polls/tx, load ${loadavg()[0]!.toFixed(2)}`,
+          `${(o.receiptPolls / Math.max(o.mined, 1)).toFixed(1)} receipt polls/tx, RSS ${rssMiB(s.pid).toFixed(0)} MiB, ` +
+          `load ${loadavg()[0]!.toFixed(2)}`,
       );
       if (threads0 && threads1) console.log(`  per thread (us/tx): ${threadsLine(s.pid, threads0, threads1, o.mined)}`);
     } finally {
