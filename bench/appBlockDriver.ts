@@ -7,15 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { KestrelApp } from '../src/app/app.ts';
 import { appBlockRates } from './lib/appBlock.ts';
+import { processCpuUs } from './lib/procCpu.ts';
 
 const rounds = Number(process.argv[2] ?? 10);
 const only = process.argv[3] as 'transfers' | 'erc20' | undefined;
-
-/** CPU microseconds of this process so far. */
-function processUs(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
 
 /** CPU microseconds of the calling thread so far (NaN where the kernel does not say). */
 function threadUs(): number {
@@ -29,12 +24,12 @@ function threadUs(): number {
 const spent = { finalizeProcess: 0, finalizeMain: 0, commitProcess: 0, commitMain: 0 };
 let blocks = 0;
 async function timed<T>(run: () => Promise<T>, process: keyof typeof spent, main: keyof typeof spent): Promise<T> {
-  const p0 = processUs();
+  const p0 = processCpuUs();
   const t0 = threadUs();
   try {
     return await run();
   } finally {
-    spent[process] += processUs() - p0;
+    spent[process] += processCpuUs() - p0;
     spent[main] += threadUs() - t0;
   }
 }

@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processCpuUs } from './lib/procCpu.ts';
 // Types only (erased): the modules themselves load after the hook is registered.
 import type { KestrelApp as App } from '../src/app/app.ts';
 import type { KvOp, KvStore as Kv } from '../src/store/kv.ts';
@@ -70,12 +71,6 @@ await appBlockRates(rounds);
 // appBlockRates: the token's deploy block, then per workload 2 warm-up and `rounds` measured blocks.
 const workloads = { transfers: blocks.slice(3, 3 + rounds), erc20: blocks.slice(5 + rounds, 5 + 2 * rounds) };
 
-/** CPU microseconds of this process so far (every thread). */
-function cpuUs(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-}
-
 /** A keccak-256 implementation to time: the node's (WebAssembly) or OpenSSL's through node:crypto. */
 type Hash = (data: Uint8Array) => unknown;
 /**
@@ -90,9 +85,9 @@ const opensslKeccak: Hash | undefined = getHashes().includes('keccak-256')
 function hashMs(inputs: Uint8Array[], h: Hash): number {
   let best = Infinity;
   for (let r = 0; r < 7; r++) {
-    const t0 = cpuUs();
+    const t0 = processCpuUs();
     for (let k = 0; k < 20; k++) for (const b of inputs) h(b);
-    best = Math.min(best, (cpuUs() - t0) / 20 / 1000);
+    best = Math.min(best, (processCpuUs() - t0) / 20 / 1000);
   }
   return best;
 }
@@ -140,10 +135,10 @@ async function storeMs(bs: Recorded[], onePut: boolean): Promise<number> {
         }
       }
     }
-    const t0 = cpuUs();
+    const t0 = processCpuUs();
     for (const ops of batches) await kv.write(ops);
     await sleep(1500); // LevelDB's flush and compaction of what was written run on its thread meanwhile
-    return (cpuUs() - t0) / batches.length / 1000;
+    return (processCpuUs() - t0) / batches.length / 1000;
   } finally {
     await kv.close();
     rmSync(dir, { recursive: true, force: true });

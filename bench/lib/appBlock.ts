@@ -13,6 +13,7 @@ import { DEV_GENESIS, openTestApp, TEST_COMMON } from '../../test/helpers/app.ts
 import { hexToBytes } from '../../src/primitives/hex.ts';
 import { compileContracts } from './contracts.ts';
 import { execTxOf } from '../../src/app/evm/execTx.testing.ts';
+import { processCpuUs } from './procCpu.ts';
 
 /** Transactions per block. */
 const BLOCK_TXS = 500;
@@ -44,12 +45,6 @@ function sign(
   ).sign(key);
   // Encoded beforehand too, as the node's decoder does at admission (decodeTx).
   return execTxOf(tx);
-}
-
-/** CPU microseconds of this process so far. */
-function cpuUs(): number {
-  const u = process.cpuUsage();
-  return u.user + u.system;
 }
 
 /**
@@ -87,12 +82,12 @@ export async function appBlockRates(rounds: number, only?: 'transfers' | 'erc20'
     let time = app.head.header.timestamp;
     const produce = async (txs: ExecTx[]): Promise<{ cpu: number; wall: number; finalize: number }> => {
       time += 2n;
-      const c0 = cpuUs();
+      const c0 = processCpuUs();
       const w0 = performance.now();
       const res = await app.finalizeBlock({ txs, time });
-      const finalize = cpuUs() - c0;
+      const finalize = processCpuUs() - c0;
       await app.commit();
-      const cpu = cpuUs() - c0;
+      const cpu = processCpuUs() - c0;
       const wall = (performance.now() - w0) * 1000;
       if (res.rejected.length > 0 || res.receipts.some((r) => r.status !== 1))
         throw new Error(`bench block failed: ${res.rejected[0]?.error.message ?? 'a tx reverted'}`);

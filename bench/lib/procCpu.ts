@@ -14,3 +14,9 @@ export function statCpuMs(path: string): number {
 export function cpuMs(pid: number): { process: number; main: number } {
   return { process: statCpuMs(`/proc/${pid}/stat`), main: statCpuMs(`/proc/${pid}/task/${pid}/stat`) };
 }
+
+/** CPU microseconds of the calling process so far (user + system, every thread). */
+export function processCpuUs(): number {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+}
