@@ -42,7 +42,7 @@ recorded.sink = (data) => current.inputs.push(data.slice());
 const finalizeBlock = KestrelApp.prototype.finalizeBlock;
 KestrelApp.prototype.finalizeBlock = async function (this: App, ...args) {
   current = { inputs: [], engineWords: 0, ops: [] };
-  recorded.keccakWord = [];
+  recorded.keccakWordCalls = 0;
   recorded.on = true;
   try {
     return await finalizeBlock.apply(this, args);
@@ -57,7 +57,7 @@ KestrelApp.prototype.commit = async function (this: App) {
     return await commit.call(this);
   } finally {
     recorded.on = false;
-    current.engineWords = recorded.keccakWord.length;
+    current.engineWords = recorded.keccakWordCalls;
     blocks.push(current);
   }
 };
@@ -70,6 +70,16 @@ KvStore.prototype.write = function (this: Kv, ops: KvOp[]) {
 await appBlockRates(rounds);
 // appBlockRates: the token's deploy block, then per workload 2 warm-up and `rounds` measured blocks.
 const workloads = { transfers: blocks.slice(3, 3 + rounds), erc20: blocks.slice(5 + rounds, 5 + 2 * rounds) };
+
+/** keccak-f permutations hashing these inputs takes: one per started 136-byte block of each. */
+function permutations(inputs: Uint8Array[]): number {
+  return inputs.reduce((s, x) => s + Math.floor(x.length / 136) + 1, 0);
+}
+
+/** Bytes of these ops' keys and values. */
+function opBytes(ops: KvOp[]): number {
+  return ops.reduce((s, op) => s + op.key.length + (op.type === 'put' ? op.value.length : 0), 0);
+}
 
 /** A keccak-256 implementation to time: the node's (WebAssembly) or OpenSSL's through node:crypto. */
 type Hash = (data: Uint8Array) => unknown;
@@ -97,8 +107,7 @@ function hashMs(inputs: Uint8Array[], h: Hash): number {
  * 136-byte block), hashed as one long input: the hashing with no per-call cost at all.
  */
 function permutationMs(inputs: Uint8Array[], h: Hash): number {
-  const permutations = inputs.reduce((s, x) => s + Math.floor(x.length / 136) + 1, 0);
-  const one = new Uint8Array(permutations * 136 - 1);
+  const one = new Uint8Array(permutations(inputs) * 136 - 1);
   return hashMs([one], h);
 }
 
@@ -120,8 +129,7 @@ async function storeMs(bs: Recorded[], onePut: boolean): Promise<number> {
         };
         if (!onePut) batches.push(b.ops.map((op) => (op.type === 'put' ? { ...op, key: tag(op.key) } : op)));
         else {
-          const size = b.ops.reduce((s, op) => s + op.key.length + (op.type === 'put' ? op.value.length : 0), 0);
-          const all = new Uint8Array(size);
+          const all = new Uint8Array(opBytes(b.ops));
           let o = 0;
           for (const op of b.ops) {
             all.set(op.key, o);
@@ -151,8 +159,9 @@ const seen = new Set<string>();
 for (const b of blocks.slice(0, 3)) for (const x of b.inputs) seen.add(Buffer.from(x).toString('hex'));
 for (const [name, bs] of Object.entries(workloads)) {
   const repeated = bs.map((b) => {
-    const n = b.inputs.filter((x) => seen.has(Buffer.from(x).toString('hex'))).length;
-    for (const x of b.inputs) seen.add(Buffer.from(x).toString('hex'));
+    const hex = b.inputs.map((x) => Buffer.from(x).toString('hex'));
+    const n = hex.filter((h) => seen.has(h)).length;
+    for (const h of hex) seen.add(h);
     return n;
   });
   out[name] = {
@@ -160,7 +169,7 @@ for (const [name, bs] of Object.entries(workloads)) {
     keccakBytes: median(bs.map((b) => b.inputs.reduce((s, x) => s + x.length, 0))),
     keccakRepeatedFromEarlierBlocks: median(repeated),
     engineKeccakWordCalls: median(bs.map((b) => b.engineWords)),
-    keccakPermutations: median(bs.map((b) => b.inputs.reduce((s, x) => s + Math.floor(x.length / 136) + 1, 0))),
+    keccakPermutations: median(bs.map((b) => permutations(b.inputs))),
     hashMs: +median(bs.map((b) => hashMs(b.inputs, keccak256))).toFixed(2),
     permutationsOnlyMs: +median(bs.map((b) => permutationMs(b.inputs, keccak256))).toFixed(2),
     ...(opensslKeccak === undefined
@@ -170,9 +179,7 @@ for (const [name, bs] of Object.entries(workloads)) {
           opensslPermutationsOnlyMs: +median(bs.map((b) => permutationMs(b.inputs, opensslKeccak))).toFixed(2),
         }),
     storeOps: median(bs.map((b) => b.ops.length)),
-    storeBytes: median(
-      bs.map((b) => b.ops.reduce((s, op) => s + op.key.length + (op.type === 'put' ? op.value.length : 0), 0)),
-    ),
+    storeBytes: median(bs.map((b) => opBytes(b.ops))),
     storeBatchMs: +(await storeMs(bs, false)).toFixed(2),
     storeOnePutMs: +(await storeMs(bs, true)).toFixed(2),
   };
