@@ -90,20 +90,16 @@ function floorPackage(): string {
     join(dir, 'package.json'),
     JSON.stringify({ name: 'npm-floor', version: '1.0.0', private: true, scripts: { start: 'node server.js' } }),
   );
-  writeFileSync(
-    join(dir, 'server.js'),
-    [
-      "const http = require('node:http');",
-      'http',
-      '  .createServer((req, res) => {',
-      "    req.resume().on('end', () => {",
-      "      res.setHeader('content-type', 'application/json');",
-      '      res.end(\'{"jsonrpc":"2.0","id":1,"result":"0x0"}\');',
-      '    });',
-      '  })',
-      "  .listen(Number(process.argv[2]), '127.0.0.1');",
-    ].join('\n'),
-  );
+  const server = `require('node:http')
+  .createServer((req, res) => {
+    req.resume().on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      res.end('{"jsonrpc":"2.0","id":1,"result":"0x0"}');
+    });
+  })
+  .listen(Number(process.argv[2]), '127.0.0.1');
+`;
+  writeFileSync(join(dir, 'server.js'), server);
   return dir;
 }
 const floorDir = chosen.includes('npm-floor') ? floorPackage() : undefined;
