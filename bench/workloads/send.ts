@@ -135,9 +135,10 @@ export async function sendAll(url: string, perSender: SignedTx[][], opts: SendOp
         }),
       );
     } else if (opts.mode === 'batched') {
-      await sendBatched(client, perSender, opts, { send, awaitReceipt, aborted: () => aborted, out }, () => {
+      const progress = () => {
         lastProgress = performance.now();
-      });
+      };
+      await sendBatched(client, perSender, opts, { send, awaitReceipt, aborted: () => aborted, progress, out });
     } else {
       const queue = roundRobin(perSender);
       let next = 0;
@@ -172,11 +173,12 @@ async function sendBatched(
     send: (tx: SignedTx) => Promise<boolean>;
     awaitReceipt: (hash: string) => Promise<void>;
     aborted: () => boolean;
+    /** Marks progress for the stall watchdog. */
+    progress: () => void;
     out: SendOutcome;
   },
-  progress: () => void,
 ): Promise<void> {
-  const { send, awaitReceipt, aborted, out } = run;
+  const { send, awaitReceipt, aborted, progress, out } = run;
   const batch = opts.batch ?? 500;
   const queue = roundRobin(perSender);
   /** Per sender, the last accepted tx (txs after a rejected one can never be mined: not awaited). */
