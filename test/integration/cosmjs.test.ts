@@ -16,15 +16,25 @@ const acc = (hex: string) => bech32.encode('kestrel', bech32.toWords(Buffer.from
 const alice = DEV_ACCOUNTS[7]!;
 
 /**
- * Closes a cosmjs WebSocket client for good. cosmjs 0.39's ReconnectingSocket reacts to its own disconnect() (the
- * status goes Disconnected) by scheduling a reconnect, so a closed client dials again for ever and keeps the test
- * process alive after its last test (CI waited on it until its timeout). The timer it just set is cancelled here.
+ * Closes a cosmjs WebSocket client for good. cosmjs 0.39's ReconnectingSocket answers every Disconnected status, its
+ * own disconnect() included, with a reconnect timer; the status arrives with the socket's close event, after
+ * disconnect() returns, and each failed dial sets the next timer, so a closed client dials for ever and keeps the test
+ * process alive after its last test (CI waited on it until its timeout). A listener added after the socket's own
+ * cancels each timer as soon as it is set.
  */
 function closeWs(ws: Comet38Client): void {
+  type Reconnecting = {
+    reconnectTimeout: ReturnType<typeof setTimeout> | null;
+    connectionStatus: { updates: { subscribe(listener: { next: () => void }): unknown } };
+  };
+  const socket = (ws as unknown as { client: { socket: Reconnecting } }).client.socket;
+  socket.connectionStatus.updates.subscribe({
+    next: () => {
+      if (socket.reconnectTimeout) clearTimeout(socket.reconnectTimeout);
+      socket.reconnectTimeout = null;
+    },
+  });
   ws.disconnect();
-  const socket = (ws as unknown as { client: { socket?: { reconnectTimeout?: ReturnType<typeof setTimeout> | null } } })
-    .client.socket;
-  if (socket?.reconnectTimeout) clearTimeout(socket.reconnectTimeout);
 }
 const bob = DEV_ACCOUNTS[8]!;
 
