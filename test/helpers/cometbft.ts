@@ -23,7 +23,7 @@ import { nodeCommands, nodeFiles, readManifest, type Manifest, type ManifestNode
 import { planPorts, PORT_OFFSETS, PORT_STRIDE } from '../../src/testnet/ports.ts';
 import { stateSyncValues, type StateSyncTrust } from '../../src/testnet/stateSync.ts';
 import { portAccepts } from '../../src/testnet/processes.ts';
-import { REPO_ROOT, rpcResult, sleep, waitFor } from './node.ts';
+import { REPO_ROOT, rpcResult, settlesWithin, sleep, waitFor } from './node.ts';
 
 export { DEFAULT_COMETBFT as COMETBFT_BIN };
 
@@ -161,7 +161,7 @@ export class CometNode {
       if (!p || p.exitCode !== null || p.signalCode !== null) continue;
       const exited = new Promise((r) => p.once('exit', r));
       p.kill('SIGTERM');
-      if (!(await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]))) await killAndWait(p);
+      if (!(await settlesWithin(exited, graceMs))) await killAndWait(p);
     }
   }
 
@@ -183,8 +183,8 @@ export class CometNode {
   async cometStopsAfterApp(graceMs: number): Promise<boolean> {
     const p = this.comet;
     if (!p || p.exitCode !== null || p.signalCode !== null) return true;
-    const exited = new Promise<true>((r) => p.once('exit', () => r(true)));
-    const byItself = await Promise.race([exited, sleep(graceMs).then(() => false as const)]);
+    const exited = new Promise((r) => p.once('exit', r));
+    const byItself = await settlesWithin(exited, graceMs);
     if (!byItself) await killAndWait(p);
     return byItself;
   }

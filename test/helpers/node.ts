@@ -100,6 +100,20 @@ async function distinctFreePorts(n: number): Promise<number[]> {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * True when `done` settles within `ms`, false when the time runs out first. Its timer is cleared either way, so a
+ * race the process wins leaves nothing to hold the test file open afterwards.
+ */
+export async function settlesWithin(done: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((res) => (timer = setTimeout(() => res(false), ms)));
+  try {
+    return await Promise.race([done.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Starts a dev node and waits until eth_blockNumber answers over HTTP. */
 export async function startNode(opts: StartOptions = {}): Promise<KestrelNode> {
   installExitHook();
@@ -208,19 +222,13 @@ async function launch(home: string, opts: StartOptions, tmpBase: string | undefi
   const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<number | null> => {
     if (exitCode !== undefined) return exitCode;
     proc.kill(signal);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((res) => {
-      timer = setTimeout(() => res('timeout'), STOP_TIMEOUT_MS);
-    });
-    const r = await Promise.race([exited, timeout]);
-    clearTimeout(timer);
-    if (r === 'timeout') {
+    if (!(await settlesWithin(exited, STOP_TIMEOUT_MS))) {
       proc.kill('SIGKILL');
       await exited;
       printLogs(`did not exit within ${STOP_TIMEOUT_MS} ms of ${signal}`);
       throw new Error(`kestreld (pid ${proc.pid}) did not exit within ${STOP_TIMEOUT_MS} ms of ${signal}`);
     }
-    return r;
+    return exited;
   };
 
   const node: KestrelNode = {

@@ -11,7 +11,7 @@ import { JsonRpcProvider, Transaction, Wallet, parseEther } from 'ethers';
 import { toBech32 } from '../../src/primitives/bech32.ts';
 import { computeBlockHash } from '../helpers/chain.ts';
 import { bankClient, cli } from '../helpers/cosmos.ts';
-import { freePort, REPO_ROOT, rpc, startNode, type KestrelNode } from '../helpers/node.ts';
+import { freePort, REPO_ROOT, rpc, settlesWithin, startNode, type KestrelNode } from '../helpers/node.ts';
 
 const COMETBFT = join(REPO_ROOT, '.tools', 'bin', 'cometbft');
 const DEV_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -65,7 +65,7 @@ class Comet {
   /** Waits for the process to exit by itself (CometBFT stops when its app connection dies). */
   async waitExit(ms: number): Promise<boolean> {
     if (!this.exited) return true;
-    return Promise.race([this.exited.then(() => true), sleep(ms).then(() => false)]);
+    return settlesWithin(this.exited, ms);
   }
 
   async kill(): Promise<void> {
