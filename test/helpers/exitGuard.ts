@@ -20,7 +20,8 @@ if (process.env.NODE_TEST_CONTEXT?.startsWith('child') === true) {
   after(() => {
     setTimeout(() => {
       const handles = process.getActiveResourcesInfo().join(', ');
-      process.stderr.write(`exitGuard: still running ${GRACE_MS} ms after its tests, held by: ${handles}\n`);
+      const file = process.argv[1] ?? 'a test file';
+      process.stderr.write(`exitGuard: ${file} still running ${GRACE_MS} ms after its tests, held by: ${handles}\n`);
       exitAfterDrain();
     }, GRACE_MS).unref();
   });
