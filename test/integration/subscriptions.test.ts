@@ -182,6 +182,7 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
       await wait(heads, 1, 5_000);
       (slow as any)._socket.resume();
       let dropped: any;
+      let giveUp: ReturnType<typeof setTimeout> | undefined;
       await new Promise<void>((res) => {
         slow.on('message', (d) => {
           const m = JSON.parse(d.toString());
@@ -190,8 +191,9 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
             res();
           }
         });
-        setTimeout(res, 20_000);
+        giveUp = setTimeout(res, 20_000);
       });
+      clearTimeout(giveUp);
       assert.ok(dropped, 'an error notification ends the subscription');
       assert.equal(dropped.params.subscription, subId);
       assert.match(dropped.params.error.message, /^subscription dropped: the client is not reading/);
