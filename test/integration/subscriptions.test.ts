@@ -8,7 +8,16 @@ import { createPublicClient, parseAbiItem, webSocket } from 'viem';
 import WebSocket from 'ws';
 import { DEV_ACCOUNTS } from '../helpers/accounts.ts';
 import { deployEmitter, emitManyData, pongData } from '../helpers/emitter.ts';
-import { type KestrelNode, printLogsOnFailure, rpc, rpcResult, sleep, startNode, waitFor } from '../helpers/node.ts';
+import {
+  type KestrelNode,
+  printLogsOnFailure,
+  rpc,
+  rpcResult,
+  settlesWithin,
+  sleep,
+  startNode,
+  waitFor,
+} from '../helpers/node.ts';
 import { sendTx, signTx } from '../helpers/tx.ts';
 import { WsRpc } from '../helpers/ws.ts';
 
@@ -182,8 +191,7 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
       await wait(heads, 1, 5_000);
       (slow as any)._socket.resume();
       let dropped: any;
-      let giveUp: ReturnType<typeof setTimeout> | undefined;
-      await new Promise<void>((res) => {
+      const dropNotice = new Promise<void>((res) => {
         slow.on('message', (d) => {
           const m = JSON.parse(d.toString());
           if (m.params?.error) {
@@ -191,9 +199,8 @@ describe('eth_subscribe', { timeout: 120_000 }, () => {
             res();
           }
         });
-        giveUp = setTimeout(res, 20_000);
       });
-      clearTimeout(giveUp);
+      await settlesWithin(dropNotice, 20_000);
       assert.ok(dropped, 'an error notification ends the subscription');
       assert.equal(dropped.params.subscription, subId);
       assert.match(dropped.params.error.message, /^subscription dropped: the client is not reading/);
